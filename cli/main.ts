@@ -1,0 +1,30 @@
+// The `svc` command. Each subcommand lives in its own module; this file only assembles them and turns a
+// failure into `svc: <message>` on stderr with exit code 1 (DESIGN §4).
+import { Command, CommanderError } from 'commander';
+import { shipCommand } from './ship-command.js';
+
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('Workspace orchestration for coding agents: git workspaces, terminals and agent status per host.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  program.addCommand(shipCommand());
+  return program;
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  process.umask(0o077);
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`svc: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,63 @@
+// `svc ship`: runs one ship until SIGINT/SIGTERM. Flags as DESIGN §4; secrets only from the environment
+// (SVC_BRIDGE_TOKEN), never from flags. On shutdown, sessions of active workspaces stay in tmux and are
+// adopted by the next start.
+import os from 'node:os';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { identifierProblem, SHIP_DEFAULT_PORT } from '../protocol/index.js';
+import { startShip } from '../ship/server.js';
+import { normalizeUrl } from './url.js';
+
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be a port number (0-65535)');
+  return port;
+}
+
+export function parseIdentifier(value: string): string {
+  const problem = identifierProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+}
+
+export function shipCommand(): Command {
+  return new Command('ship')
+    .description('run a ship: workspaces, terminals and agent status for this host')
+    .addOption(new Option('-p, --port <port>', 'port to listen on').default(SHIP_DEFAULT_PORT).argParser(parsePort))
+    .addOption(new Option('-n, --name <name>', 'ship name reported to the bridge (default: the host name)').argParser(parseIdentifier))
+    .option('-f, --fleet-directory <dir>', 'directory holding <repo>/<name> workspaces', './fleet')
+    .option('--bridge-url <url>', 'the only bridge allowed to push the armory (default: the first that pushes)')
+    .option('--host <host>', 'address to listen on (localhost: loopback only; 0.0.0.0 serves other hosts)', 'localhost')
+    .option('--allowed-host <name...>', 'extra Host names an open ship answers (DNS-rebinding guard)')
+    .option('--no-local-repos', 'refuse file:// and local-path clone URLs')
+    .action(async (options: {
+      port: number;
+      name?: string;
+      fleetDirectory: string;
+      bridgeUrl?: string;
+      host: string;
+      allowedHost?: string[];
+      localRepos: boolean;
+    }) => {
+      const ship = await startShip({
+        port: options.port,
+        name: options.name ?? os.hostname(),
+        fleetDirectory: options.fleetDirectory,
+        bridgeUrl: options.bridgeUrl ? normalizeUrl(options.bridgeUrl) : undefined,
+        host: options.host,
+        allowedHosts: options.allowedHost ?? [],
+        allowLocalRepos: options.localRepos,
+        bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
+      });
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        const stop = (signal: NodeJS.Signals) => {
+          if (stopping) return;
+          stopping = true;
+          ship.app.log.info({ signal }, 'ship stopping');
+          void ship.close().finally(resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}

@@ -1,0 +1,42 @@
+// Agent status shapes: the five states, the status record, and the request bodies that change it.
+import { Type, type Static } from 'typebox';
+
+export const AGENT_STATES = ['idle', 'planning', 'building', 'verifying', 'awaiting'] as const;
+export const AgentState = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('planning'),
+  Type.Literal('building'),
+  Type.Literal('verifying'),
+  Type.Literal('awaiting'),
+]);
+export type AgentState = (typeof AGENT_STATES)[number];
+
+export const AgentStatus = Type.Object({
+  state: AgentState,
+  description: Type.String(),
+  model: Type.String(),
+  provider: Type.String(),
+  harness: Type.String(),
+});
+export type AgentStatus = Static<typeof AgentStatus>;
+
+export const UpdateAgentStatusRequest = Type.Object({
+  state: AgentState,
+  description: Type.String(),
+});
+export type UpdateAgentStatusRequest = Static<typeof UpdateAgentStatusRequest>;
+
+/** Body of the agent initialization route (DESIGN §6): fixes model, provider and harness. */
+export const AgentInitRequest = Type.Object({
+  model: Type.String(),
+  provider: Type.String(),
+  harness: Type.String(),
+});
+export type AgentInitRequest = Static<typeof AgentInitRequest>;
+
+/** Body of POST /agent/credentials: the bridge's URL and the ship-agent token for repository tools. */
+export const AgentCredentialsRequest = Type.Object({
+  bridgeUrl: Type.String(),
+  token: Type.String(),
+});
+export type AgentCredentialsRequest = Static<typeof AgentCredentialsRequest>;

@@ -1,0 +1,17 @@
+// Ship configuration and the discovery file an agent finds two directory levels above its workspace.
+import { Type, type Static } from 'typebox';
+import { Identifier } from './identifier.js';
+
+export const ShipConfig = Type.Object({
+  fleetDirectory: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  name: Identifier,
+});
+export type ShipConfig = Static<typeof ShipConfig>;
+
+export const DISCOVERY_FILE_NAME = 'atlas.json';
+export const DiscoveryFile = Type.Object({ port: Type.Integer() });
+export type DiscoveryFile = Static<typeof DiscoveryFile>;
+
+export const SHIP_DEFAULT_PORT = 4700;
+export const BRIDGE_DEFAULT_PORT = 4800;

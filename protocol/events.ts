@@ -1,0 +1,47 @@
+// The ship's event stream (FleetEvent): one `sync` on connect, then one event per workspace change.
+import { Type, type Static } from 'typebox';
+import { Identifier } from './identifier.js';
+import { WorkspaceSummary } from './workspace.js';
+
+export const WORKSPACE_EVENT_TYPES = [
+  'workspace.created',
+  'workspace.branch_changed',
+  'workspace.activated',
+  'workspace.deactivated',
+  'workspace.agent_status_changed',
+  'workspace.removed',
+] as const;
+export type WorkspaceEventType = (typeof WORKSPACE_EVENT_TYPES)[number];
+
+export const SyncEvent = Type.Object({
+  type: Type.Literal('sync'),
+  ship: Identifier,
+  at: Type.String(),
+  workspaces: Type.Array(WorkspaceSummary),
+});
+export type SyncEvent = Static<typeof SyncEvent>;
+
+export const WorkspaceEvent = Type.Object({
+  type: Type.Union([
+    Type.Literal('workspace.created'),
+    Type.Literal('workspace.branch_changed'),
+    Type.Literal('workspace.activated'),
+    Type.Literal('workspace.deactivated'),
+    Type.Literal('workspace.agent_status_changed'),
+    Type.Literal('workspace.removed'),
+  ]),
+  ship: Identifier,
+  at: Type.String(),
+  workspace: WorkspaceSummary,
+});
+export type WorkspaceEvent = Static<typeof WorkspaceEvent>;
+
+export const FleetEvent = Type.Union([SyncEvent, WorkspaceEvent]);
+export type FleetEvent = SyncEvent | WorkspaceEvent;
+
+/** Close codes and reasons of the event socket. */
+export const EVENT_CLOSE = {
+  snapshotFailed: { code: 1011, reason: 'Failed to build workspace snapshot' },
+  bufferLimit: { code: 1009, reason: 'Terminal buffer limit exceeded' },
+  slowConsumer: { code: 1013, reason: 'Event subscriber too slow' },
+} as const;

@@ -1,0 +1,40 @@
+// Identifiers: repo, workspace and ship names. Owns the six rules of the spec, their exact messages,
+// and the TypeBox schema that carries them, so every component validates names the same way.
+import { Type, type Static } from 'typebox';
+
+export const IDENTIFIER_MAX_BYTES = 128;
+
+const utf8 = new TextEncoder();
+const PATH_SEPARATOR = /[/\\]/;
+const CONTROL_CHARACTER = /\p{Cc}/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The first rule `value` breaks, as the spec words it, or null for a valid identifier. */
+export function identifierProblem(value: string): string | null {
+  if (value.length < 1) return 'minimum length';
+  if (utf8.encode(value).length > IDENTIFIER_MAX_BYTES) return 'must be at most 128 UTF-8 bytes';
+  if (value === '.' || value === '..') return 'must not be . or ..';
+  if (PATH_SEPARATOR.test(value)) return 'must not contain path separators';
+  if (CONTROL_CHARACTER.test(value)) return 'must not contain Unicode control characters';
+  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode';
+  return null;
+}
+
+export function isIdentifier(value: unknown): value is string {
+  return typeof value === 'string' && identifierProblem(value) === null;
+}
+
+/** Marks the refinement so error mapping can tell an identifier failure (400) from a shape failure (422). */
+export const IDENTIFIER_REFINEMENT = 'identifier';
+
+export const Identifier = Type.Refine(
+  Type.String({ [IDENTIFIER_REFINEMENT]: true }),
+  (value) => identifierProblem(value) === null,
+  (value) => identifierProblem(value) ?? 'invalid identifier',
+);
+export type Identifier = Static<typeof Identifier>;
+
+/** A workspace's identity `<repoName>/<name>`. */
+export function workspaceKey(repoName: string, name: string): string {
+  return `${repoName}/${name}`;
+}

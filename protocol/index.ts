@@ -1,0 +1,12 @@
+// The protocol: every shape components exchange, as TypeBox schemas with their derived types.
+// Browser-safe: nothing here imports node-only modules.
+export * from './identifier.js';
+export * from './agent.js';
+export * from './workspace.js';
+export * from './events.js';
+export * from './resources.js';
+export * from './config.js';
+export * from './errors.js';
+export * from './limits.js';
+export * from './redact.js';
+export * from './clone-url.js';

@@ -1,0 +1,7 @@
+// Credential redaction for any text that may carry a URL with userinfo (git stderr, error messages, logs).
+const URL_USERINFO = /([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/\s@]*@/g;
+
+/** Replaces `user:secret@` in every URL inside `text` with `***@`. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, '$1***@');
+}

@@ -1,0 +1,79 @@
+// Workspace shapes of the ship: summary, status union, diff numbers, and the request/query bodies.
+import { Type, type Static } from 'typebox';
+import { AgentStatus } from './agent.js';
+import { Identifier } from './identifier.js';
+
+export const WorkspaceSummary = Type.Object({
+  repoName: Identifier,
+  name: Identifier,
+  branch: Type.String(),
+  active: Type.Boolean(),
+  agent: Type.Union([AgentStatus, Type.Null()]),
+});
+export type WorkspaceSummary = Static<typeof WorkspaceSummary>;
+
+export const WorkspaceDiff = Type.Object({
+  added: Type.Number(),
+  removed: Type.Number(),
+  commits: Type.Number(),
+});
+export type WorkspaceDiff = Static<typeof WorkspaceDiff>;
+
+export const InactiveWorkspaceStatus = Type.Object({
+  state: Type.Literal('inactive'),
+  repoName: Identifier,
+  name: Identifier,
+  branch: Type.String(),
+});
+export type InactiveWorkspaceStatus = Static<typeof InactiveWorkspaceStatus>;
+
+export const ActiveWorkspaceStatus = Type.Object({
+  state: Type.Literal('active'),
+  repoName: Identifier,
+  name: Identifier,
+  branch: Type.String(),
+  diff: WorkspaceDiff,
+  agent: Type.Union([AgentStatus, Type.Null()]),
+  issue: Type.Null(),
+  mergeRequest: Type.Null(),
+  ship: Identifier,
+});
+export type ActiveWorkspaceStatus = Static<typeof ActiveWorkspaceStatus>;
+
+export const WorkspaceStatus = Type.Union([InactiveWorkspaceStatus, ActiveWorkspaceStatus]);
+export type WorkspaceStatus = Static<typeof WorkspaceStatus>;
+
+export const CreateWorkspaceRequest = Type.Object({
+  url: Type.String(),
+  repoName: Identifier,
+  name: Identifier,
+  branch: Type.String(),
+});
+export type CreateWorkspaceRequest = Static<typeof CreateWorkspaceRequest>;
+
+export const SwitchBranchRequest = Type.Object({ branch: Type.String() });
+export type SwitchBranchRequest = Static<typeof SwitchBranchRequest>;
+
+export const WorkspaceParams = Type.Object({ repo: Type.String(), name: Type.String() });
+export type WorkspaceParams = Static<typeof WorkspaceParams>;
+
+/** `active` is a plain string: `true`/`false` filter, anything else means no filter. */
+export const ListWorkspacesQuery = Type.Object({ active: Type.Optional(Type.String()) });
+export type ListWorkspacesQuery = Static<typeof ListWorkspacesQuery>;
+
+/** Diff options; omitted keys stay omitted. `paths` repeats the key, so one value or many. */
+export const DiffQuery = Type.Object({
+  staged: Type.Optional(Type.Boolean()),
+  stat: Type.Optional(Type.Boolean()),
+  nameOnly: Type.Optional(Type.Boolean()),
+  range: Type.Optional(Type.String()),
+  paths: Type.Optional(Type.Array(Type.String())),
+  includeUntracked: Type.Optional(Type.Boolean()),
+});
+export type DiffQuery = Static<typeof DiffQuery>;
+
+export const DeleteWorkspaceQuery = Type.Object({ force: Type.Optional(Type.Boolean()) });
+export type DeleteWorkspaceQuery = Static<typeof DeleteWorkspaceQuery>;
+
+export const OkResponse = Type.Object({ ok: Type.Literal(true) });
+export type OkResponse = Static<typeof OkResponse>;

@@ -1,0 +1,77 @@
+// The ship's one gate in front of every route, run before routing and before any WebSocket upgrade:
+// 1. browsers: a foreign Origin or a cross-site fetch is refused (403), so a web page cannot drive the ship;
+// 2. an open ship (no SVC_BRIDGE_TOKEN) answers only Host names that are loopback, IP literals, this host or
+//    configured ones (421), which defeats DNS rebinding;
+// 3. with SVC_BRIDGE_TOKEN set, every route needs `Authorization: Bearer`: the bridge token reaches all,
+//    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { workspaceKey } from '../../protocol/index.js';
+import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
+
+export interface GuardOptions {
+  bridgeToken: string | undefined;
+  tokens: McpTokenRegistry;
+  /** Host names an open ship answers besides loopback, IP literals and this machine's name. */
+  allowedHosts: string[];
+}
+
+const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(1, hostHeader.indexOf(']')).toLowerCase();
+  return hostHeader.replace(/:\d+$/, '').toLowerCase();
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/** The workspace key of a `/workspaces/:repo/:name/mcp` path, or null for any other path. */
+function mcpKey(url: string): string | null {
+  const path = url.split('?')[0]!;
+  const parts = path.split('/');
+  if (parts.length !== 5 || parts[0] !== '' || parts[1] !== 'workspaces' || parts[4] !== 'mcp') return null;
+  try {
+    return workspaceKey(decodeURIComponent(parts[2]!), decodeURIComponent(parts[3]!));
+  } catch {
+    return null;
+  }
+}
+
+export function installRequestGuard(app: FastifyInstance, options: GuardOptions): void {
+  const localNames = new Set(['localhost', ...options.allowedHosts.map((h) => h.toLowerCase())]);
+  const expected = options.bridgeToken ? sha256(options.bridgeToken) : null;
+
+  const deny = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    const host = request.headers.host ?? '';
+    if (origin !== undefined) {
+      const sameOrigin = origin === `http://${host}` || origin === `https://${host}`;
+      if (!sameOrigin) return deny(reply, 403, `cross-origin requests are not allowed (origin ${origin})`);
+    }
+    if (request.headers['sec-fetch-site'] === 'cross-site') return deny(reply, 403, 'cross-site requests are not allowed');
+
+    if (!expected) {
+      const hostname = hostnameOf(host);
+      if (!(isIP(hostname) || localNames.has(hostname) || hostname.endsWith('.localhost'))) {
+        return deny(reply, 421, `host not allowed: ${hostname}`);
+      }
+      return;
+    }
+
+    const token = bearer(request);
+    if (!token) return deny(reply, 401, 'authentication required');
+    if (timingSafeEqual(sha256(token), expected)) return;
+    const boundKey = options.tokens.resolve(token);
+    if (boundKey !== null && MCP_METHODS.has(request.method) && mcpKey(request.url) === boundKey) return;
+    return deny(reply, 401, 'authentication required');
+  });
+}

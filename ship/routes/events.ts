@@ -1,0 +1,23 @@
+// WS /events: the ship's FleetEvent stream. Read-only: whatever a client sends is ignored.
+import type { FastifyInstance } from 'fastify';
+import type { SyncEvent } from '../../protocol/index.js';
+import type { EventBus } from '../events/event-bus.js';
+import { EventSubscription } from '../events/subscription.js';
+import type { WorkspaceService } from '../workspaces/service.js';
+
+/** `beforeSnapshot` lets tests hold the snapshot open while events are raised (the buffered replay). */
+export function eventRoutes(service: WorkspaceService, bus: EventBus, shipName: string, beforeSnapshot?: () => Promise<void>) {
+  return async (app: FastifyInstance) => {
+    app.get('/events', { websocket: true }, (socket) => {
+      const subscription = new EventSubscription(socket);
+      const unsubscribe = bus.subscribe((event) => subscription.deliver(event));
+      socket.on('close', unsubscribe);
+      socket.on('error', unsubscribe);
+      const snapshot = async (): Promise<SyncEvent> => {
+        await beforeSnapshot?.();
+        return { type: 'sync', ship: shipName, at: new Date().toISOString(), workspaces: await service.list() };
+      };
+      void subscription.open(snapshot);
+    });
+  };
+}

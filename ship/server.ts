@@ -1,0 +1,166 @@
+// Assembles a ship: resolves the fleet directory, starts (or adopts) its private tmux server, wires the
+// workspace service to HTTP and WebSocket routes behind the request guard, listens, and writes the
+// discovery file. `close()` stops serving and leaves workspace sessions running for the next start.
+import { createHash } from 'node:crypto';
+import { mkdir, realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import os from 'node:os';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import { identifierProblem, WEBSOCKET_MAX_PAYLOAD } from '../protocol/index.js';
+import { AgentStatusStore } from './agents/agent-status.js';
+import { BridgeCredentials } from './agents/bridge-credentials.js';
+import { McpTokenRegistry } from './agents/mcp-tokens.js';
+import { writeDiscoveryFile } from './discovery.js';
+import { EventBus } from './events/event-bus.js';
+import { GitRunner } from './git/runner.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { installRequestGuard } from './http/request-guard.js';
+import { createLogger, requestSerializers } from './logger.js';
+import { agentRoutes } from './routes/agent.js';
+import { eventRoutes } from './routes/events.js';
+import { systemRoutes } from './routes/system.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+import { SessionRegistry } from './sessions/session-registry.js';
+import { isWorkspaceSessionName } from './sessions/session-names.js';
+import { Tmux } from './sessions/tmux.js';
+import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
+import { WorkspaceService } from './workspaces/service.js';
+
+export interface ShipOptions {
+  fleetDirectory: string;
+  port: number;
+  /** Listen address: `localhost` (loopback, IPv4 and IPv6) unless serving other hosts. */
+  host?: string;
+  name?: string;
+  /** Pinned bridge for armory pushes (none: the first bridge that pushes). */
+  bridgeUrl?: string;
+  allowLocalRepos?: boolean;
+  /** Token inbound callers must present (SVC_BRIDGE_TOKEN); none leaves the ship open. */
+  bridgeToken?: string;
+  allowedHosts?: string[];
+  logger?: Logger;
+  /** Test seam: awaited before each event-stream snapshot is built. */
+  beforeSnapshot?: () => Promise<void>;
+}
+
+export interface Ship {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly fleetDirectory: string;
+  readonly tmux: Tmux;
+  readonly app: FastifyInstance;
+  readonly service: WorkspaceService;
+  close(): Promise<void>;
+}
+
+export function tmuxSocketFor(fleetDirectory: string): string {
+  return `svc-${createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16)}`;
+}
+
+export async function resolveFleetDirectory(path: string): Promise<string> {
+  const absolute = resolve(path);
+  await mkdir(absolute, { recursive: true });
+  const real = await realpath(absolute);
+  await mkdir(resolve(real, SHIP_STATE_DIR), { recursive: true, mode: 0o700 });
+  return real;
+}
+
+export async function startShip(options: ShipOptions): Promise<Ship> {
+  const name = options.name ?? os.hostname();
+  const problem = identifierProblem(name);
+  if (problem) throw new Error(`invalid ship name "${name}": ${problem}`);
+  const logger = options.logger ?? createLogger();
+  const fleetDirectory = await resolveFleetDirectory(options.fleetDirectory);
+  const allowLocalRepos = options.allowLocalRepos ?? true;
+
+  const fleet = new Fleet(fleetDirectory);
+  const git = new GitRunner({ allowLocalRepos });
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory));
+  const agents = new AgentStatusStore();
+  const tokens = new McpTokenRegistry();
+  const credentials = new BridgeCredentials();
+  const events = new EventBus(name);
+  let shipUrl = '';
+  let service: WorkspaceService | undefined;
+  const sessions = new SessionRegistry(tmux, (session) => {
+    void service?.sessionEnded(session).catch((error) => logger.warn({ err: error }, 'could not report an ended session'));
+  });
+  service = new WorkspaceService({
+    shipName: name,
+    shipUrl: () => shipUrl,
+    allowLocalRepos,
+    fleet,
+    git,
+    tmux,
+    sessions,
+    agents,
+    tokens,
+    events,
+  });
+
+  await sessions.start();
+  await service.adoptSessions();
+
+  const app = Fastify({
+    loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
+    disableRequestLogging: false,
+    maxParamLength: 512,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  installErrorHandler(app);
+  installRequestGuard(app, {
+    bridgeToken: options.bridgeToken,
+    tokens,
+    allowedHosts: [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])],
+  });
+  await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
+  await app.register(workspaceRoutes(service));
+  await app.register(agentRoutes(service, credentials));
+  await app.register(systemRoutes());
+  await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
+
+  try {
+    await app.listen({ port: options.port, host: options.host ?? 'localhost' });
+  } catch (error) {
+    await sessions.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  shipUrl = `http://localhost:${port}`;
+  await writeDiscoveryFile(fleetDirectory, port);
+  if (!options.bridgeToken) {
+    logger.warn(
+      { host: options.host ?? 'localhost', port },
+      'SVC_BRIDGE_TOKEN is not set: every route, terminals included, answers anyone who can reach this port',
+    );
+  }
+  logger.info({ name, port, fleetDirectory }, 'ship listening');
+
+  return {
+    name,
+    port,
+    url: shipUrl,
+    fleetDirectory,
+    tmux,
+    app,
+    service,
+    async close() {
+      await app.close();
+      await sessions.close();
+      const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
+      // Active workspaces keep their sessions for the next start; an idle server is not left behind.
+      if (live.length === 0) await tmux.killServer();
+    },
+  };
+}

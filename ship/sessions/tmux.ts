@@ -1,0 +1,151 @@
+// The ship's private tmux server (`-L <socket>`), never the user's. Owns starting it from a scrubbed
+// environment (so no ship secret reaches a pane: security notes F5), the keeper session that keeps it and
+// its watcher alive, and the few commands the ship needs. Session names are always hashes made by
+// session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export const KEEPER_SESSION = 'svc-control';
+
+/** Names of the variables tmux copies from a creating client into its new session (per-session secrets). */
+export const SESSION_VARIABLES = ['SVC_MCP_TOKEN', 'SVC_SHIP_URL', 'SVC_WORKSPACE'] as const;
+
+const BASE_VARIABLES = ['HOME', 'PATH', 'SHELL', 'USER', 'LOGNAME', 'TMUX_TMPDIR', 'TMPDIR', 'TZ'];
+
+interface TmuxResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment every tmux client of the ship runs with: the basics, a UTF-8 locale, and no SVC_* secret. */
+export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of BASE_VARIABLES) {
+    const value = source[key];
+    if (value) env[key] = value;
+  }
+  const locale = source.LC_ALL || source.LANG || '';
+  env.LANG = /utf-?8/i.test(locale) ? locale : 'C.UTF-8';
+  env.TERM = 'xterm-256color';
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  return env;
+}
+
+export class Tmux {
+  private readonly env = scrubbedEnvironment();
+  private watcher: ChildProcessWithoutNullStreams | null = null;
+
+  constructor(readonly socketName: string) {}
+
+  run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('tmux', ['-L', this.socketName, ...args], {
+        cwd: options.cwd,
+        env: options.env ? { ...this.env, ...options.env } : this.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
+  private async ok(args: readonly string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<string> {
+    const result = await this.run(args, options);
+    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.trim() || `exit code ${result.code}`}`);
+    return result.stdout;
+  }
+
+  /**
+   * Starts the server if it is not running, with the keeper session that keeps it alive, and applies the
+   * ship's server options. Idempotent; an existing server (from an earlier ship run) is adopted as it is.
+   */
+  async ensureServer(): Promise<void> {
+    const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
+    if (keeper.code === 0) return;
+    const started = await this.run(
+      ['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'],
+      { cwd: '/' },
+    );
+    if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
+      throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
+    }
+    await this.ok(['set-option', '-g', 'update-environment', SESSION_VARIABLES.join(' ')]);
+    await this.ok(['set-option', '-g', 'status', 'off']);
+    await this.ok(['set-option', '-g', 'escape-time', '10']);
+    await this.ok(['set-option', '-g', 'history-limit', '10000']);
+    await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
+  }
+
+  /** Names of the live sessions; an absent server means none. */
+  async listSessions(): Promise<Set<string>> {
+    const result = await this.run(['list-sessions', '-F', '#{session_name}']);
+    if (result.code !== 0) return new Set();
+    return new Set(result.stdout.split('\n').filter((line) => line !== ''));
+  }
+
+  /**
+   * Creates a detached session whose shell starts in `cwd`. Per-session variables travel only in the
+   * creating client's environment (never argv: /proc/<pid>/cmdline is world-readable) and reach the
+   * session through `update-environment`.
+   */
+  async newSession(name: string, cwd: string, variables: Record<string, string>): Promise<void> {
+    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40'], { cwd, env: variables });
+  }
+
+  /** Kills a session; false when it did not exist. */
+  async killSession(name: string): Promise<boolean> {
+    const result = await this.run(['kill-session', '-t', `=${name}`]);
+    return result.code === 0;
+  }
+
+  /** A session's value of one environment variable, or null. */
+  async sessionVariable(name: string, variable: string): Promise<string | null> {
+    const result = await this.run(['show-environment', '-t', `=${name}`, variable]);
+    if (result.code !== 0) return null;
+    const line = result.stdout.trim();
+    return line.startsWith(`${variable}=`) ? line.slice(variable.length + 1) : null;
+  }
+
+  /**
+   * Watches session creation and exit through a control-mode client attached to the keeper session. Calls
+   * `onChange` on every `%sessions-changed`, and `onLost` once when the client ends (server or keeper gone).
+   */
+  watch(onChange: () => void, onLost: () => void): void {
+    this.unwatch();
+    const child = spawn('tmux', ['-L', this.socketName, '-C', 'attach-session', '-t', `=${KEEPER_SESSION}`], {
+      env: this.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.watcher = child;
+    child.stdin.on('error', () => undefined);
+    child.stderr.resume();
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.startsWith('%sessions-changed')) onChange();
+    });
+    child.on('error', () => undefined);
+    child.on('close', () => {
+      if (this.watcher !== child) return;
+      this.watcher = null;
+      onLost();
+    });
+  }
+
+  unwatch(): void {
+    const child = this.watcher;
+    this.watcher = null;
+    if (child) {
+      child.stdin.end();
+      child.kill('SIGTERM');
+    }
+  }
+
+  async killServer(): Promise<void> {
+    this.unwatch();
+    await this.run(['kill-server']);
+  }
+}

@@ -1,0 +1,47 @@
+// Cloning a workspace. The requested name is tried as a remote branch or tag in the clone itself (one git
+// call on the common path, so create costs what a plain clone costs); when the remote has neither, the
+// default branch is cloned and the branch created locally, never pushed. Failures are classified at the
+// step that failed: a refused branch name or an unresolvable remote HEAD is the caller's 400, a failed
+// clone is a 500 carrying git's (redacted) message.
+import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
+import type { GitRunner } from '../git/runner.js';
+import { redactUrlCredentials } from '../../protocol/index.js';
+
+const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
+const CLONE_TIMEOUT_MS = 10 * 60_000;
+
+/** Checks a name git could create as a branch; null when valid, else the reason. */
+export async function branchNameProblem(git: GitRunner, branch: string): Promise<string | null> {
+  if (branch.startsWith('-')) return 'a branch name must not start with "-"';
+  const result = await git.run(['check-ref-format', '--branch', branch]);
+  return result.code === 0 ? null : 'not a valid branch name';
+}
+
+function cloneFailed(url: string, stderr: string): WorkspaceError {
+  const detail = stderr
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('Cloning into'))
+    .join(' ')
+    .trim();
+  return new WorkspaceError(500, redactUrlCredentials(`git clone of ${url} failed: ${detail || 'unknown error'}`));
+}
+
+/** Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). */
+export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string): Promise<void> {
+  const direct = await git.run(['clone', '--quiet', `--branch=${branch}`, '--', url, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+  if (direct.code === 0) return;
+  if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw cloneFailed(url, direct.stderr);
+
+  const problem = await branchNameProblem(git, branch);
+  if (problem) throw cannotCreateBranch(branch, problem);
+  const fallback = await git.run(['clone', '--quiet', '--', url, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+  if (fallback.code !== 0) throw cloneFailed(url, fallback.stderr);
+  const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });
+  if (head.code !== 0) throw noUsableHead(branch);
+  const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
+  if (created.code !== 0) throw cannotCreateBranch(branch, firstLine(created.stderr));
+}
+
+export function firstLine(text: string): string {
+  return (text.split('\n').find((line) => line.trim() !== '') ?? '').replace(/^(fatal|error): /, '').trim();
+}

@@ -1,0 +1,136 @@
+// The fleet directory on disk: where `<repo>/<name>` lives, which entries are workspaces, and containment.
+// Identifiers can hold no separator and are never `.`/`..`, so a joined path can only escape through a
+// symlink; every lookup refuses a symlinked repo or workspace directory (security notes H13).
+import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
+import { invalidRepoIdentifier, invalidWorkspaceIdentifier, pathEscape } from '../errors.js';
+import { readBranch } from '../git/head.js';
+
+/** The ship's own dot-directory at the fleet root (trash for deletes); never a repo. */
+export const SHIP_STATE_DIR = '.svc-ship';
+const RESERVED_ROOT_NAMES = new Set([SHIP_STATE_DIR, DISCOVERY_FILE_NAME]);
+
+export interface WorkspaceEntry {
+  repoName: string;
+  name: string;
+  branch: string;
+}
+
+export function checkKey(repo: string, name: string): void {
+  if (identifierProblem(repo) !== null) throw invalidRepoIdentifier();
+  if (identifierProblem(name) !== null) throw invalidWorkspaceIdentifier();
+}
+
+async function kindOf(path: string): Promise<'dir' | 'symlink' | 'other' | 'absent'> {
+  try {
+    const stats = await lstat(path);
+    if (stats.isSymbolicLink()) return 'symlink';
+    return stats.isDirectory() ? 'dir' : 'other';
+  } catch {
+    return 'absent';
+  }
+}
+
+export class Fleet {
+  constructor(readonly root: string) {}
+
+  repoDir(repo: string): string {
+    return join(this.root, repo);
+  }
+
+  workspaceDir(repo: string, name: string): string {
+    return join(this.root, repo, name);
+  }
+
+  isReserved(repo: string): boolean {
+    return RESERVED_ROOT_NAMES.has(repo);
+  }
+
+  /** The workspace directory if it exists and is reachable without symlinks; null when absent. */
+  async locate(repo: string, name: string): Promise<string | null> {
+    checkKey(repo, name);
+    if (this.isReserved(repo)) return null;
+    const repoKind = await kindOf(this.repoDir(repo));
+    if (repoKind === 'symlink') throw pathEscape(repo, name);
+    if (repoKind !== 'dir') return null;
+    const dir = this.workspaceDir(repo, name);
+    const kind = await kindOf(dir);
+    if (kind === 'symlink') throw pathEscape(repo, name);
+    return kind === 'dir' ? dir : null;
+  }
+
+  /** A workspace's branch, or null when the directory is absent or not a git working tree. */
+  async read(repo: string, name: string): Promise<WorkspaceEntry | null> {
+    const dir = await this.locate(repo, name);
+    if (!dir) return null;
+    const branch = await readBranch(dir);
+    return branch === null ? null : { repoName: repo, name, branch };
+  }
+
+  /** Every workspace under the fleet; invalid or vanishing entries are skipped silently (spec). */
+  async list(): Promise<WorkspaceEntry[]> {
+    const repos = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    const perRepo = await Promise.all(
+      repos
+        .filter((entry) => entry.isDirectory() && !this.isReserved(entry.name) && identifierProblem(entry.name) === null)
+        .map(async (repo) => {
+          const names = await readdir(this.repoDir(repo.name), { withFileTypes: true }).catch(() => []);
+          const found = await Promise.all(
+            names
+              .filter((entry) => entry.isDirectory() && identifierProblem(entry.name) === null)
+              .map(async (entry) => {
+                const branch = await readBranch(this.workspaceDir(repo.name, entry.name));
+                return branch === null ? null : { repoName: repo.name, name: entry.name, branch };
+              }),
+          );
+          return found.filter((entry): entry is WorkspaceEntry => entry !== null);
+        }),
+    );
+    return perRepo.flat().sort((a, b) => a.repoName.localeCompare(b.repoName) || a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Claims `<repo>/<name>` for a clone: creates the repo directory if needed and the workspace directory
+   * exclusively, so of two concurrent creates exactly one wins. Returns false when the destination exists.
+   */
+  async claim(repo: string, name: string): Promise<boolean> {
+    if (this.isReserved(repo)) return false;
+    // A concurrent delete may remove the (empty) repo directory between our mkdirs: try again then.
+    for (let attempt = 0; ; attempt++) {
+      const repoDir = this.repoDir(repo);
+      const repoKind = await kindOf(repoDir);
+      if (repoKind === 'symlink') throw pathEscape(repo, name);
+      if (repoKind === 'other') return false;
+      if (repoKind === 'absent') {
+        await mkdir(repoDir).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+      }
+      try {
+        await mkdir(this.workspaceDir(repo, name));
+        return true;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return false;
+        if (code === 'ENOTDIR') return false;
+        if (code !== 'ENOENT' || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  /**
+   * Removes a workspace directory: first renamed into the ship's trash (atomic for every reader), then
+   * deleted recursively. The repo directory is removed too once it is empty.
+   */
+  async remove(repo: string, name: string): Promise<void> {
+    const dir = this.workspaceDir(repo, name);
+    const trash = join(this.root, SHIP_STATE_DIR, 'trash');
+    await mkdir(trash, { recursive: true, mode: 0o700 });
+    const parked = join(trash, `${Date.now()}-${randomBytes(6).toString('hex')}`);
+    await rename(dir, parked);
+    await rm(parked, { recursive: true, force: true });
+    await rmdir(this.repoDir(repo)).catch(() => undefined);
+  }
+}

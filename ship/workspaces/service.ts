@@ -1,0 +1,277 @@
+// The ship's workspace operations, as the spec's state table has them: create (always inactive), status,
+// list, diff, branch switch, activate/deactivate (one tmux session each, with its MCP token), delete
+// (unconditional or guarded), and agent status. Emits one event per change. Listing and status read git
+// files and the session cache only: no process per workspace.
+import {
+  classifyCloneUrl,
+  workspaceKey,
+  type AgentInitRequest,
+  type AgentStatus,
+  type CreateWorkspaceRequest,
+  type DiffQuery,
+  type UpdateAgentStatusRequest,
+  type WorkspaceEventType,
+  type WorkspaceStatus,
+  type WorkspaceSummary,
+} from '../../protocol/index.js';
+import {
+  agentNotInitialized,
+  alreadyActive,
+  alreadyExists,
+  emptyBranch,
+  invalidCreateRequest,
+  notActive,
+  notFound,
+  unpushedWork,
+  WorkspaceError,
+  cannotCreateBranch,
+} from '../errors.js';
+import type { AgentStatusStore } from '../agents/agent-status.js';
+import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { GitRunner } from '../git/runner.js';
+import { readBranch } from '../git/head.js';
+import type { SessionRegistry } from '../sessions/session-registry.js';
+import { sessionName } from '../sessions/session-names.js';
+import type { Tmux } from '../sessions/tmux.js';
+import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
+import { cloneWorkspace } from './clone.js';
+import { diffText } from './diff-text.js';
+import { readDiffNumbers } from './diff-numbers.js';
+import { KeyLock } from './key-lock.js';
+import { switchBranch } from './switch-branch.js';
+import { findUnpushedWork } from './unpushed-work.js';
+
+export interface WorkspaceServiceDeps {
+  shipName: string;
+  /** The URL agents inside a session use to reach this ship. */
+  shipUrl: () => string;
+  allowLocalRepos: boolean;
+  fleet: Fleet;
+  git: GitRunner;
+  tmux: Tmux;
+  sessions: SessionRegistry;
+  agents: AgentStatusStore;
+  tokens: McpTokenRegistry;
+  events: EventBus;
+}
+
+export class WorkspaceService {
+  private readonly locks = new KeyLock();
+
+  constructor(private readonly deps: WorkspaceServiceDeps) {}
+
+  private summary(entry: WorkspaceEntry): WorkspaceSummary {
+    const key = workspaceKey(entry.repoName, entry.name);
+    return {
+      repoName: entry.repoName,
+      name: entry.name,
+      branch: entry.branch,
+      active: this.deps.sessions.isLive(sessionName(entry.repoName, entry.name)),
+      agent: this.deps.agents.get(key),
+    };
+  }
+
+  private emit(type: WorkspaceEventType, summary: WorkspaceSummary): void {
+    this.deps.events.publish(type, summary);
+  }
+
+  private async require(repo: string, name: string): Promise<{ entry: WorkspaceEntry; dir: string }> {
+    const entry = await this.deps.fleet.read(repo, name);
+    if (!entry) throw notFound(repo, name);
+    return { entry, dir: this.deps.fleet.workspaceDir(repo, name) };
+  }
+
+  async list(active?: boolean): Promise<WorkspaceSummary[]> {
+    const summaries = (await this.deps.fleet.list()).map((entry) => this.summary(entry));
+    return active === undefined ? summaries : summaries.filter((summary) => summary.active === active);
+  }
+
+  async status(repo: string, name: string): Promise<WorkspaceStatus> {
+    const { entry, dir } = await this.require(repo, name);
+    if (!this.deps.sessions.isLive(sessionName(repo, name))) {
+      return { state: 'inactive', repoName: repo, name, branch: entry.branch };
+    }
+    return {
+      state: 'active',
+      repoName: repo,
+      name,
+      branch: entry.branch,
+      diff: await readDiffNumbers(this.deps.git, dir),
+      agent: this.deps.agents.get(workspaceKey(repo, name)),
+      issue: null,
+      mergeRequest: null,
+      ship: this.deps.shipName,
+    };
+  }
+
+  async diff(repo: string, name: string, query: DiffQuery): Promise<Buffer> {
+    const { dir } = await this.require(repo, name);
+    return diffText(this.deps.git, dir, query);
+  }
+
+  async create(request: CreateWorkspaceRequest): Promise<WorkspaceSummary> {
+    const { repoName, name } = request;
+    checkKey(repoName, name);
+    const branch = request.branch.trim();
+    if (branch === '') throw emptyBranch();
+    if (branch.startsWith('-')) throw cannotCreateBranch(branch, 'a branch name must not start with "-"');
+    const url = classifyCloneUrl(request.url, { allowLocalRepos: this.deps.allowLocalRepos });
+    if ('problem' in url) throw invalidCreateRequest(url.problem);
+    return this.locks.run(workspaceKey(repoName, name), async () => {
+      if (!(await this.deps.fleet.claim(repoName, name))) throw alreadyExists(repoName, name);
+      const dir = this.deps.fleet.workspaceDir(repoName, name);
+      try {
+        await cloneWorkspace(this.deps.git, request.url, dir, branch);
+      } catch (error) {
+        await this.releaseFailedClaim(repoName, name, error);
+        throw error;
+      }
+      const summary: WorkspaceSummary = {
+        repoName,
+        name,
+        branch: (await readBranch(dir)) ?? branch,
+        active: false,
+        agent: null,
+      };
+      this.emit('workspace.created', summary);
+      return summary;
+    });
+  }
+
+  /** Removes a destination whose clone failed; if that fails too, the error names both (spec). */
+  private async releaseFailedClaim(repo: string, name: string, cause: unknown): Promise<void> {
+    try {
+      await this.deps.fleet.remove(repo, name);
+    } catch (cleanup) {
+      const original = cause instanceof Error ? cause.message : String(cause);
+      throw new WorkspaceError(
+        500,
+        `${original}; the destination ${this.deps.fleet.workspaceDir(repo, name)} could not be removed: ${(cleanup as Error).message}`,
+      );
+    }
+  }
+
+  async switchBranch(repo: string, name: string, requested: string): Promise<void> {
+    checkKey(repo, name);
+    const branch = requested.trim();
+    if (branch === '') throw emptyBranch();
+    await this.locks.run(workspaceKey(repo, name), async () => {
+      const { entry, dir } = await this.require(repo, name);
+      await switchBranch(this.deps.git, dir, branch);
+      this.emit('workspace.branch_changed', this.summary({ ...entry, branch: (await readBranch(dir)) ?? branch }));
+    });
+  }
+
+  async activate(repo: string, name: string): Promise<void> {
+    checkKey(repo, name);
+    await this.locks.run(workspaceKey(repo, name), async () => {
+      const { entry, dir } = await this.require(repo, name);
+      const session = sessionName(repo, name);
+      if (this.deps.sessions.isLive(session)) throw alreadyActive(repo, name);
+      const key = workspaceKey(repo, name);
+      const token = this.deps.tokens.mint();
+      await this.deps.tmux.ensureServer();
+      try {
+        await this.deps.tmux.newSession(session, dir, {
+          SVC_MCP_TOKEN: token,
+          SVC_SHIP_URL: this.deps.shipUrl(),
+          SVC_WORKSPACE: key,
+        });
+      } catch (error) {
+        if (/duplicate session/.test((error as Error).message)) {
+          await this.deps.sessions.refresh();
+          throw alreadyActive(repo, name);
+        }
+        throw error;
+      }
+      this.deps.sessions.markStarted(session);
+      this.deps.tokens.bind(key, token);
+      this.emit('workspace.activated', this.summary(entry));
+    });
+  }
+
+  async deactivate(repo: string, name: string): Promise<void> {
+    checkKey(repo, name);
+    await this.locks.run(workspaceKey(repo, name), async () => {
+      const { entry } = await this.require(repo, name);
+      const session = sessionName(repo, name);
+      if (!this.deps.sessions.isLive(session)) throw notActive(repo, name);
+      await this.deps.tmux.killSession(session);
+      this.deps.sessions.markStopped(session);
+      this.forgetSession(workspaceKey(repo, name));
+      this.emit('workspace.deactivated', this.summary(entry));
+    });
+  }
+
+  /** Delete: `force` absent or true is unconditional; `false` refuses when the clone holds unpushed work. */
+  async remove(repo: string, name: string, force: boolean | undefined): Promise<void> {
+    checkKey(repo, name);
+    await this.locks.run(workspaceKey(repo, name), async () => {
+      const { dir } = await this.require(repo, name);
+      if (force === false) {
+        const findings = await findUnpushedWork(this.deps.git, dir);
+        if (findings.length > 0) throw unpushedWork(repo, name, findings);
+      }
+      const branch = (await readBranch(dir)) ?? '';
+      const session = sessionName(repo, name);
+      if (this.deps.sessions.isLive(session)) {
+        await this.deps.tmux.killSession(session);
+        this.deps.sessions.markStopped(session);
+      }
+      this.forgetSession(workspaceKey(repo, name));
+      await this.deps.fleet.remove(repo, name);
+      this.emit('workspace.removed', { repoName: repo, name, branch, active: false, agent: null });
+    });
+  }
+
+  private forgetSession(key: string): void {
+    this.deps.agents.clear(key);
+    this.deps.tokens.unbind(key);
+  }
+
+  /** A workspace session ended without the ship asking (shell exit, server death): it is inactive now. */
+  async sessionEnded(session: string): Promise<void> {
+    for (const entry of await this.deps.fleet.list()) {
+      if (sessionName(entry.repoName, entry.name) !== session) continue;
+      this.forgetSession(workspaceKey(entry.repoName, entry.name));
+      this.emit('workspace.deactivated', this.summary(entry));
+      return;
+    }
+  }
+
+  /** Re-binds the MCP tokens of sessions that outlived an earlier ship process (read from tmux, not argv). */
+  async adoptSessions(): Promise<void> {
+    for (const entry of await this.deps.fleet.list()) {
+      const session = sessionName(entry.repoName, entry.name);
+      if (!this.deps.sessions.isLive(session)) continue;
+      const token = await this.deps.tmux.sessionVariable(session, 'SVC_MCP_TOKEN');
+      if (token) this.deps.tokens.bind(workspaceKey(entry.repoName, entry.name), token);
+    }
+  }
+
+  private requireActive(repo: string, name: string): void {
+    if (!this.deps.sessions.isLive(sessionName(repo, name))) throw notActive(repo, name);
+  }
+
+  async agentInit(repo: string, name: string, request: AgentInitRequest): Promise<AgentStatus> {
+    const { entry } = await this.require(repo, name);
+    this.requireActive(repo, name);
+    const status = this.deps.agents.init(workspaceKey(repo, name), request);
+    this.emit('workspace.agent_status_changed', this.summary(entry));
+    return status;
+  }
+
+  async agentStatus(repo: string, name: string): Promise<AgentStatus | null> {
+    await this.require(repo, name);
+    return this.deps.agents.get(workspaceKey(repo, name));
+  }
+
+  async agentUpdate(repo: string, name: string, request: UpdateAgentStatusRequest): Promise<AgentStatus> {
+    const { entry } = await this.require(repo, name);
+    const status = this.deps.agents.update(workspaceKey(repo, name), request);
+    if (!status) throw agentNotInitialized(repo, name);
+    this.emit('workspace.agent_status_changed', this.summary(entry));
+    return status;
+  }
+}
