@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import os from 'node:os';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -16,7 +16,7 @@ import { McpTokenRegistry } from './agents/mcp-tokens.js';
 import { writeDiscoveryFile } from './discovery.js';
 import { EventBus } from './events/event-bus.js';
 import { GitRunner } from './git/runner.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { agentRoutes } from './routes/agent.js';
@@ -42,6 +42,8 @@ export interface ShipOptions {
   bridgeToken?: string;
   allowedHosts?: string[];
   logger?: Logger;
+  /** What a workspace session runs instead of the login shell (SVC_SESSION_COMMAND). */
+  sessionCommand?: string;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
 }
@@ -79,7 +81,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
 
   const fleet = new Fleet(fleetDirectory);
   const git = new GitRunner({ allowLocalRepos });
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory));
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand);
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
@@ -107,14 +109,18 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
 
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
-    disableRequestLogging: false,
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,
     connectionTimeout: 0,
     keepAliveTimeout: 5_000,
     forceCloseConnections: true,
     return503OnClosing: true,
+    frameworkErrors: (error, _request, reply) => {
+      const failure = error.code === 'FST_ERR_BAD_URL' ? badUrlError(String(_request.url)) : null;
+      const status = failure?.status ?? error.statusCode ?? 400;
+      void (reply as FastifyReply).code(status).send({ error: failure?.message ?? error.message });
+    },
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   installErrorHandler(app);

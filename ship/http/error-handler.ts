@@ -10,6 +10,7 @@ interface SchemaIssue {
   keyword?: string;
   instancePath?: string;
   message?: string;
+  params?: { requiredProperties?: string[] };
 }
 
 const IDENTIFIER_FIELDS: Record<string, () => WorkspaceError> = {
@@ -26,11 +27,16 @@ function identifierFailure(issues: SchemaIssue[]): WorkspaceError | null {
 }
 
 export function validationBody(part: string, issues: SchemaIssue[]): ValidationErrorBody {
-  const mapped: ValidationIssue[] = issues.map((issue) => ({
-    part: part as ValidationIssue['part'],
-    path: issue.instancePath ?? '',
-    message: issue.message ?? 'is invalid',
-  }));
+  // A missing property is reported at its own pointer (`/url is required`), not at its parent object.
+  const mapped: ValidationIssue[] = issues.flatMap((issue) =>
+    issue.keyword === 'required' && issue.params?.requiredProperties?.length
+      ? issue.params.requiredProperties.map((property) => ({
+          part: part as ValidationIssue['part'],
+          path: `${issue.instancePath ?? ''}/${property}`,
+          message: 'is required',
+        }))
+      : [{ part: part as ValidationIssue['part'], path: issue.instancePath ?? '', message: issue.message ?? 'is invalid' }],
+  );
   const first = mapped[0];
   return {
     message: first ? `${first.part}${first.path} ${first.message}` : `${part} is invalid`,
@@ -60,4 +66,24 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: `route not found: ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/**
+ * A path whose percent-encoding is not UTF-8 (a lone surrogate such as `%ED%A0%80`) cannot hold an
+ * identifier: the router's "bad URL" becomes the spec's 400 for whichever workspace segment is broken.
+ */
+export function badUrlError(url: string): WorkspaceError | null {
+  const segments = url.split('?')[0]!.split('/');
+  if (segments[1] !== 'workspaces') return null;
+  const broken = segments.findIndex((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (broken === 2) return invalidRepoIdentifier();
+  if (broken === 3) return invalidWorkspaceIdentifier();
+  return null;
 }

@@ -36,7 +36,11 @@ export class Tmux {
   private readonly env = scrubbedEnvironment();
   private watcher: ChildProcessWithoutNullStreams | null = null;
 
-  constructor(readonly socketName: string) {}
+  /**
+   * @param sessionCommand what a new session runs instead of the user's login shell (tmux
+   *   `default-command`), e.g. `exec bash --noprofile --norc`; none: the login shell.
+   */
+  constructor(readonly socketName: string, private readonly sessionCommand?: string) {}
 
   run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
     return new Promise((resolve, reject) => {
@@ -79,6 +83,7 @@ export class Tmux {
     await this.ok(['set-option', '-g', 'escape-time', '10']);
     await this.ok(['set-option', '-g', 'history-limit', '10000']);
     await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
+    if (this.sessionCommand) await this.ok(['set-option', '-g', 'default-command', this.sessionCommand]);
   }
 
   /** Names of the live sessions; an absent server means none. */

@@ -1,0 +1,173 @@
+// POST /workspaces against real git remotes: branch, tag, new branch, errors, cleanup, concurrency.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, makeEmptyRemote, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+
+let root: string;
+let remote: RemoteFixture;
+let ship: TestShip;
+const fleet = () => ship.ship.fleetDirectory;
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  remote = makeRemote(root);
+  ship = await startTestShip(root);
+});
+afterAll(async () => {
+  await ship.stop();
+  await removeRoot(root);
+});
+
+const create = (body: Record<string, unknown>) => call(ship.url, 'POST', '/workspaces', body);
+
+describe('POST /workspaces', () => {
+  it('clones a remote branch and answers 201 with an inactive summary', async () => {
+    const reply = await create({ url: remote.url, repoName: 'app', name: 'feat', branch: 'feature' });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toEqual({ repoName: 'app', name: 'feat', branch: 'feature', active: false, agent: null });
+    const dir = join(fleet(), 'app', 'feat');
+    expect(existsSync(join(dir, 'feature.txt'))).toBe(true);
+    expect(git(dir, 'rev-parse', '--abbrev-ref', '@{upstream}').trim()).toBe('origin/feature');
+  });
+
+  it('trims the branch before looking it up', async () => {
+    const reply = await create({ url: remote.url, repoName: 'app', name: 'trimmed', branch: '  other \t' });
+    expect(reply.status).toBe(201);
+    expect(reply.body.branch).toBe('other');
+  });
+
+  it('checks a tag out detached', async () => {
+    const reply = await create({ url: remote.url, repoName: 'app', name: 'tagged', branch: 'v1.0' });
+    expect(reply.status).toBe(201);
+    expect(reply.body.branch).toBe('HEAD');
+    const dir = join(fleet(), 'app', 'tagged');
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(remote.bare, 'rev-parse', 'v1.0^{commit}').trim());
+    expect(existsSync(join(dir, 'logo.bin'))).toBe(false);
+  });
+
+  it('creates a branch the remote lacks off the default branch, and never pushes it', async () => {
+    const reply = await create({ url: remote.url, repoName: 'app', name: 'fresh', branch: 'brand-new' });
+    expect(reply.status).toBe(201);
+    expect(reply.body.branch).toBe('brand-new');
+    const dir = join(fleet(), 'app', 'fresh');
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(remote.bare, 'rev-parse', 'main').trim());
+    expect(git(remote.bare, 'branch', '--list', 'brand-new').trim()).toBe('');
+  });
+
+  it('answers 409 when the destination exists, and leaves it untouched', async () => {
+    await create({ url: remote.url, repoName: 'dup', name: 'one', branch: 'main' });
+    const reply = await create({ url: remote.url, repoName: 'dup', name: 'one', branch: 'feature' });
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({ error: 'workspace already exists: dup/one' });
+    expect(git(join(fleet(), 'dup', 'one'), 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
+  });
+
+  it('answers 409 for a repo name that is a file at the fleet root (atlas.json), and keeps the file', async () => {
+    const reply = await create({ url: remote.url, repoName: 'atlas.json', name: 'x', branch: 'main' });
+    expect(reply.status).toBe(409);
+    expect(JSON.parse(readFileSync(join(fleet(), 'atlas.json'), 'utf8'))).toEqual({ port: ship.ship.port });
+  });
+
+  it.each([
+    ['', 'branch must not be empty'],
+    ['   ', 'branch must not be empty'],
+  ])('refuses the branch %j with 400', async (branch, message) => {
+    const reply = await create({ url: remote.url, repoName: 'bad', name: 'b', branch });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: message });
+    expect(existsSync(join(fleet(), 'bad'))).toBe(false);
+  });
+
+  it.each(['a..b', 'x.lock', 'has space', '-b', '--orphan=x', 'a@{1}'])('refuses a branch git cannot create (%j) with 400 and leaves nothing', async (branch) => {
+    const reply = await create({ url: remote.url, repoName: 'badbranch', name: 'b', branch });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatch(new RegExp(`^could not create branch "${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `));
+    expect(existsSync(join(fleet(), 'badbranch', 'b'))).toBe(false);
+  });
+
+  it('refuses a new branch on a remote whose HEAD resolves to no commit, and removes the destination', async () => {
+    const empty = makeEmptyRemote(root);
+    const reply = await create({ url: empty.url, repoName: 'empty', name: 'e', branch: 'work' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: 'remote has no usable HEAD to create branch "work" from' });
+    expect(existsSync(join(fleet(), 'empty', 'e'))).toBe(false);
+    const retry = await create({ url: remote.url, repoName: 'empty', name: 'e', branch: 'main' });
+    expect(retry.status).toBe(201);
+  });
+
+  it('answers 500 naming the failure for an unreachable remote, and removes the destination', async () => {
+    const reply = await create({ url: `file://${root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
+    expect(reply.status).toBe(500);
+    expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: /);
+    expect(existsSync(join(fleet(), 'gone'))).toBe(false);
+  });
+
+  it('redacts credentials of the clone url in errors', async () => {
+    const reply = await create({ url: 'http://user:s3cret@127.0.0.1:1/x.git', repoName: 'cred', name: 'c', branch: 'main' });
+    expect(reply.status).toBe(500);
+    expect(reply.text).not.toContain('s3cret');
+    expect(reply.text).toContain('***@');
+  });
+
+  it.each([
+    ['ext::sh -c touch% /tmp/svc-pwn', 'invalid workspace create request: clone url transport "ext::" is not allowed'],
+    ['--upload-pack=touch /tmp/svc-pwn', 'invalid workspace create request: clone url must not start with "-"'],
+  ])('refuses the clone url %j with 400', async (url, message) => {
+    const reply = await create({ url, repoName: 'evil', name: 'e', branch: 'main' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: message });
+    expect(existsSync('/tmp/svc-pwn')).toBe(false);
+  });
+
+  it.each([
+    [{ repoName: 'r', name: 'n', branch: 'main' }, '/url'],
+    [{ url: 'x', repoName: 'r', name: 'n' }, '/branch'],
+    [{ url: 5, repoName: 'r', name: 'n', branch: 'main' }, '/url'],
+    [{ url: 'x', repoName: 'r', name: 'n', branch: 7 }, '/branch'],
+  ])('answers 422 with the validator body for a missing or mistyped field (%j)', async (body, pointer) => {
+    const reply = await create(body);
+    expect(reply.status).toBe(422);
+    expect(reply.body.error).toBeUndefined();
+    expect(reply.body.issues.some((issue: { part: string; path: string }) => issue.part === 'body' && issue.path === pointer)).toBe(true);
+    expect(typeof reply.body.message).toBe('string');
+  });
+
+  it.each([
+    [{ repoName: 'a/b', name: 'n' }, 'invalid repo identifier'],
+    [{ repoName: '..', name: 'n' }, 'invalid repo identifier'],
+    [{ repoName: 'r', name: '' }, 'invalid workspace identifier'],
+    [{ repoName: 'r', name: 'x'.repeat(129) }, 'invalid workspace identifier'],
+    [{ repoName: 'r', name: 'a\u0001' }, 'invalid workspace identifier'],
+    [{ repoName: 'r', name: 'a\ud800' }, 'invalid workspace identifier'],
+    [{ repoName: 'a\\b', name: 'x/y' }, 'invalid repo identifier'],
+  ])('answers 400 for invalid identifiers in the body (%j)', async (key, message) => {
+    const reply = await create({ url: remote.url, branch: 'main', ...key });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: message });
+  });
+
+  it('accepts identifiers with spaces, dots, colons, #() and 128 bytes of multibyte characters', async () => {
+    for (const [repoName, name] of [
+      ['my repo', 'a.b:c'],
+      ['#(touch svc-pwn)', '#{pane_pid}'],
+      ['é'.repeat(64), '€'.repeat(42) + 'ab'],
+    ]) {
+      const reply = await create({ url: remote.url, repoName, name, branch: 'main' });
+      expect(reply.status, `${repoName}/${name}`).toBe(201);
+      const status = await call(ship.url, 'GET', path(repoName!, name!));
+      expect(status.status).toBe(200);
+      expect(status.body).toEqual({ state: 'inactive', repoName, name, branch: 'main' });
+    }
+  });
+
+  it('two concurrent creates of one key: one 201, one 409, one complete clone', async () => {
+    const body = { url: remote.url, repoName: 'race', name: 'r', branch: 'feature' };
+    const replies = await Promise.all([create(body), create(body)]);
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 409]);
+    const dir = join(fleet(), 'race', 'r');
+    expect(git(dir, 'status', '--porcelain').trim()).toBe('');
+    expect(readdirSync(join(fleet(), 'race'))).toEqual(['r']);
+  });
+});
