@@ -26,8 +26,9 @@ async function workingTreeFinding(git: GitRunner, dir: string): Promise<string |
   return count > 0 ? `uncommitted changes (${plural(count, 'path')})` : null;
 }
 
+/** `rev` is `HEAD` or a full `refs/heads/…` name from git itself, so it can never read as an option. */
 async function unpushedCount(git: GitRunner, dir: string, rev: string, exclude: string[]): Promise<number | string> {
-  const result = await git.run(['rev-list', '--count', '--end-of-options', rev, '--not', ...exclude], { cwd: dir });
+  const result = await git.run(['rev-list', '--count', rev, '--not', ...exclude], { cwd: dir });
   if (result.code !== 0) return firstLine(result.stderr) || `exit code ${result.code}`;
   return Number(result.stdout.toString('utf8').trim()) || 0;
 }

@@ -1,0 +1,117 @@
+// DELETE with force=false refuses while the clone holds work no remote has: each finding alone, all of
+// them together, and a check that cannot run. force absent (or true) always deletes.
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+
+let root: string;
+let remote: RemoteFixture;
+let ship: TestShip;
+let counter = 0;
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  remote = makeRemote(root);
+  ship = await startTestShip(root);
+});
+afterAll(async () => {
+  await ship.stop();
+  await removeRoot(root);
+});
+
+async function workspace(branch = 'main'): Promise<{ name: string; dir: string }> {
+  const name = `w${++counter}`;
+  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'g', name, branch })).status).toBe(201);
+  return { name, dir: join(ship.ship.fleetDirectory, 'g', name) };
+}
+const guardedDelete = (name: string) => call(ship.url, 'DELETE', path('g', name, '?force=false'));
+const prefix = (name: string) => `workspace g/${name} holds work that is not on a remote: `;
+
+describe('guarded delete (force=false)', () => {
+  it('deletes a clean clone whose commits are all on the remote', async () => {
+    const { name, dir } = await workspace('feature');
+    git(dir, 'switch', '--quiet', 'main');
+    expect(await guardedDelete(name)).toMatchObject({ status: 200, body: { ok: true } });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a modified tracked file', async () => {
+    const { name, dir } = await workspace();
+    writeFileSync(join(dir, 'README.md'), 'changed\n');
+    const reply = await guardedDelete(name);
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({ error: `${prefix(name)}uncommitted changes (1 path)` });
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('refuses an untracked file', async () => {
+    const { name, dir } = await workspace();
+    writeFileSync(join(dir, 'scratch.txt'), 'x\n');
+    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}uncommitted changes (1 path)` });
+  });
+
+  it('refuses commits on a local branch that no remote has, naming the branch', async () => {
+    const { name, dir } = await workspace('local-only');
+    writeFileSync(join(dir, 'a.txt'), 'a\n');
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '--quiet', '-m', 'a');
+    git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'b');
+    git(dir, 'switch', '--quiet', 'main');
+    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}2 commits on branch local-only not on any remote` });
+  });
+
+  it('refuses a stash', async () => {
+    const { name, dir } = await workspace();
+    writeFileSync(join(dir, 'README.md'), 'stashed\n');
+    git(dir, 'stash', 'push', '--quiet');
+    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}1 stash entry` });
+  });
+
+  it('refuses commits made on a detached HEAD', async () => {
+    const { name, dir } = await workspace('v1.0');
+    git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'detached work');
+    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}1 commit on the detached HEAD not on any remote or branch` });
+  });
+
+  it('names every finding together', async () => {
+    const { name, dir } = await workspace('mixed');
+    git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'unpushed');
+    writeFileSync(join(dir, 'README.md'), 'stash me\n');
+    git(dir, 'stash', 'push', '--quiet');
+    writeFileSync(join(dir, 'README.md'), 'dirty\n');
+    writeFileSync(join(dir, 'new.txt'), 'new\n');
+    const reply = await guardedDelete(name);
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({
+      error: `${prefix(name)}uncommitted changes (2 paths); 1 commit on branch mixed not on any remote; 1 stash entry`,
+    });
+  });
+
+  it('counts a check that cannot run as work held', async () => {
+    const { name, dir } = await workspace();
+    rmSync(join(dir, '.git', 'index'));
+    writeFileSync(join(dir, '.git', 'index'), 'corrupt');
+    const reply = await guardedDelete(name);
+    expect(reply.status).toBe(409);
+    expect(reply.body.error).toMatch(new RegExp(`^${prefix(name).replace(/[/]/g, '\\/')}the working tree could not be checked \\(`));
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('without force (or force=true) deletes whatever the clone holds', async () => {
+    for (const query of ['', '?force=true']) {
+      const { name, dir } = await workspace();
+      git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'lost on purpose');
+      writeFileSync(join(dir, 'dirty.txt'), 'x');
+      expect((await call(ship.url, 'DELETE', path('g', name, query))).status).toBe(200);
+      expect(existsSync(dir)).toBe(false);
+    }
+  });
+
+  it('answers 404 for a missing workspace and 422 for a mistyped force', async () => {
+    expect((await guardedDelete('absent')).status).toBe(404);
+    const { name } = await workspace();
+    expect((await call(ship.url, 'DELETE', path('g', name, '?force=perhaps'))).status).toBe(422);
+  });
+});
