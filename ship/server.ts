@@ -129,6 +129,11 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     tokens,
     allowedHosts: [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])],
   });
+  // An upgrade request answered with an HTTP status (401, 403, 404…) leaves a socket the HTTP server no
+  // longer tracks: end it, or it lingers and holds close() open.
+  app.addHook('onResponse', async (request) => {
+    if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
+  });
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
