@@ -7,5 +7,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -1,0 +1,48 @@
+// Suite-wide guard that tests leave nothing behind: after the run, no tmux server on a ship socket created
+// during the run may still answer, and no `svc-test-*` temp directory may remain. Leftovers are cleaned up
+// and fail the run, naming what leaked.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const socketDir = join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
+
+function shipSockets(): string[] {
+  try {
+    return readdirSync(socketDir).filter((name) => name.startsWith('svc-'));
+  } catch {
+    return [];
+  }
+}
+
+function tempRoots(): string[] {
+  return readdirSync(tmpdir()).filter((name) => name.startsWith('svc-test-'));
+}
+
+export default function setup() {
+  const started = Date.now();
+  const socketsBefore = new Set(shipSockets());
+  const rootsBefore = new Set(tempRoots());
+  return () => {
+    const leaks: string[] = [];
+    for (const socket of shipSockets()) {
+      if (socketsBefore.has(socket)) continue;
+      try {
+        execFileSync('tmux', ['-L', socket, 'list-sessions'], { stdio: 'ignore' });
+        leaks.push(`tmux server ${socket}`);
+        execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+      } catch {
+        // No server behind the socket: nothing leaked.
+      }
+    }
+    for (const root of tempRoots()) {
+      if (rootsBefore.has(root)) continue;
+      const path = join(tmpdir(), root);
+      if (statSync(path).mtimeMs < started) continue;
+      leaks.push(`temp directory ${path}`);
+      rmSync(path, { recursive: true, force: true });
+    }
+    if (leaks.length > 0) throw new Error(`tests left these behind: ${leaks.join(', ')}`);
+  };
+}
