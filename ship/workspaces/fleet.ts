@@ -1,7 +1,8 @@
 // The fleet directory on disk: where `<repo>/<name>` lives, which entries are workspaces, and containment.
 // Identifiers can hold no separator and are never `.`/`..`, so a joined path can only escape through a
 // symlink; every lookup refuses a symlinked repo or workspace directory (security notes H13).
-import { lstat, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
@@ -23,13 +24,20 @@ export function checkKey(repo: string, name: string): void {
   if (identifierProblem(name) !== null) throw invalidWorkspaceIdentifier();
 }
 
-async function kindOf(path: string): Promise<'dir' | 'symlink' | 'other' | 'absent'> {
+// Lookups and listing use synchronous metadata calls: a few local lstat/readdir calls cost microseconds,
+// less than the thread-pool round trips of their async forms, and they are the ship's hottest path.
+function kindOf(path: string): 'dir' | 'symlink' | 'other' | 'absent' {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  if (!stats) return 'absent';
+  if (stats.isSymbolicLink()) return 'symlink';
+  return stats.isDirectory() ? 'dir' : 'other';
+}
+
+function entries(dir: string) {
   try {
-    const stats = await lstat(path);
-    if (stats.isSymbolicLink()) return 'symlink';
-    return stats.isDirectory() ? 'dir' : 'other';
+    return readdirSync(dir, { withFileTypes: true });
   } catch {
-    return 'absent';
+    return [];
   }
 }
 
@@ -49,46 +57,38 @@ export class Fleet {
   }
 
   /** The workspace directory if it exists and is reachable without symlinks; null when absent. */
-  async locate(repo: string, name: string): Promise<string | null> {
+  locate(repo: string, name: string): string | null {
     checkKey(repo, name);
     if (this.isReserved(repo)) return null;
-    const repoKind = await kindOf(this.repoDir(repo));
+    const repoKind = kindOf(this.repoDir(repo));
     if (repoKind === 'symlink') throw pathEscape(repo, name);
     if (repoKind !== 'dir') return null;
     const dir = this.workspaceDir(repo, name);
-    const kind = await kindOf(dir);
+    const kind = kindOf(dir);
     if (kind === 'symlink') throw pathEscape(repo, name);
     return kind === 'dir' ? dir : null;
   }
 
   /** A workspace's branch, or null when the directory is absent or not a git working tree. */
-  async read(repo: string, name: string): Promise<WorkspaceEntry | null> {
-    const dir = await this.locate(repo, name);
+  read(repo: string, name: string): WorkspaceEntry | null {
+    const dir = this.locate(repo, name);
     if (!dir) return null;
-    const branch = await readBranch(dir);
+    const branch = readBranch(dir);
     return branch === null ? null : { repoName: repo, name, branch };
   }
 
   /** Every workspace under the fleet; invalid or vanishing entries are skipped silently (spec). */
-  async list(): Promise<WorkspaceEntry[]> {
-    const repos = await readdir(this.root, { withFileTypes: true }).catch(() => []);
-    const perRepo = await Promise.all(
-      repos
-        .filter((entry) => entry.isDirectory() && !this.isReserved(entry.name) && identifierProblem(entry.name) === null)
-        .map(async (repo) => {
-          const names = await readdir(this.repoDir(repo.name), { withFileTypes: true }).catch(() => []);
-          const found = await Promise.all(
-            names
-              .filter((entry) => entry.isDirectory() && identifierProblem(entry.name) === null)
-              .map(async (entry) => {
-                const branch = await readBranch(this.workspaceDir(repo.name, entry.name));
-                return branch === null ? null : { repoName: repo.name, name: entry.name, branch };
-              }),
-          );
-          return found.filter((entry): entry is WorkspaceEntry => entry !== null);
-        }),
-    );
-    return perRepo.flat().sort((a, b) => a.repoName.localeCompare(b.repoName) || a.name.localeCompare(b.name));
+  list(): WorkspaceEntry[] {
+    const found: WorkspaceEntry[] = [];
+    for (const repo of entries(this.root)) {
+      if (!repo.isDirectory() || this.isReserved(repo.name) || identifierProblem(repo.name) !== null) continue;
+      for (const entry of entries(this.repoDir(repo.name))) {
+        if (!entry.isDirectory() || identifierProblem(entry.name) !== null) continue;
+        const branch = readBranch(this.workspaceDir(repo.name, entry.name));
+        if (branch !== null) found.push({ repoName: repo.name, name: entry.name, branch });
+      }
+    }
+    return found.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /**
@@ -100,7 +100,7 @@ export class Fleet {
     // A concurrent delete may remove the (empty) repo directory between our mkdirs: try again then.
     for (let attempt = 0; ; attempt++) {
       const repoDir = this.repoDir(repo);
-      const repoKind = await kindOf(repoDir);
+      const repoKind = kindOf(repoDir);
       if (repoKind === 'symlink') throw pathEscape(repo, name);
       if (repoKind === 'other') return false;
       if (repoKind === 'absent') {

@@ -77,13 +77,13 @@ export class WorkspaceService {
   }
 
   private async require(repo: string, name: string): Promise<{ entry: WorkspaceEntry; dir: string }> {
-    const entry = await this.deps.fleet.read(repo, name);
+    const entry = this.deps.fleet.read(repo, name);
     if (!entry) throw notFound(repo, name);
     return { entry, dir: this.deps.fleet.workspaceDir(repo, name) };
   }
 
   async list(active?: boolean): Promise<WorkspaceSummary[]> {
-    const summaries = (await this.deps.fleet.list()).map((entry) => this.summary(entry));
+    const summaries = this.deps.fleet.list().map((entry) => this.summary(entry));
     return active === undefined ? summaries : summaries.filter((summary) => summary.active === active);
   }
 
@@ -130,7 +130,7 @@ export class WorkspaceService {
       const summary: WorkspaceSummary = {
         repoName,
         name,
-        branch: (await readBranch(dir)) ?? branch,
+        branch: readBranch(dir) ?? branch,
         active: false,
         agent: null,
       };
@@ -159,7 +159,7 @@ export class WorkspaceService {
     await this.locks.run(workspaceKey(repo, name), async () => {
       const { entry, dir } = await this.require(repo, name);
       await switchBranch(this.deps.git, dir, branch);
-      this.emit('workspace.branch_changed', this.summary({ ...entry, branch: (await readBranch(dir)) ?? branch }));
+      this.emit('workspace.branch_changed', this.summary({ ...entry, branch: readBranch(dir) ?? branch }));
     });
   }
 
@@ -213,7 +213,7 @@ export class WorkspaceService {
         const findings = await findUnpushedWork(this.deps.git, dir);
         if (findings.length > 0) throw unpushedWork(repo, name, findings);
       }
-      const branch = (await readBranch(dir)) ?? '';
+      const branch = readBranch(dir) ?? '';
       const session = sessionName(repo, name);
       if (this.deps.sessions.isLive(session)) {
         await this.deps.tmux.killSession(session);
@@ -232,7 +232,7 @@ export class WorkspaceService {
 
   /** A workspace session ended without the ship asking (shell exit, server death): it is inactive now. */
   async sessionEnded(session: string): Promise<void> {
-    for (const entry of await this.deps.fleet.list()) {
+    for (const entry of this.deps.fleet.list()) {
       if (sessionName(entry.repoName, entry.name) !== session) continue;
       this.forgetSession(workspaceKey(entry.repoName, entry.name));
       this.emit('workspace.deactivated', this.summary(entry));
@@ -242,7 +242,7 @@ export class WorkspaceService {
 
   /** Re-binds the MCP tokens of sessions that outlived an earlier ship process (read from tmux, not argv). */
   async adoptSessions(): Promise<void> {
-    for (const entry of await this.deps.fleet.list()) {
+    for (const entry of this.deps.fleet.list()) {
       const session = sessionName(entry.repoName, entry.name);
       if (!this.deps.sessions.isLive(session)) continue;
       const token = await this.deps.tmux.sessionVariable(session, 'SVC_MCP_TOKEN');

@@ -1,0 +1,87 @@
+// A small closed-loop HTTP load generator for benchmarks: `concurrency` keep-alive clients issue requests
+// back to back for a fixed duration (or count) and record each latency.
+import http from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+export function timedRequest(agent: http.Agent, url: URL, method = 'GET', body?: string): Promise<{ ms: number; status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const request = http.request(
+      url,
+      { agent, method, headers: body ? { 'content-type': 'application/json' } : {} },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+export async function runLoad(url: string, options: { concurrency: number; durationMs: number }): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = Date.now();
+  const deadline = started + options.durationMs;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (Date.now() < deadline) {
+        try {
+          const result = await timedRequest(agent, target);
+          if (result.status !== 200) errors++;
+          latencies.push(result.ms);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  const seconds = (Date.now() - started) / 1000;
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** Sequential requests, one at a time: latency distribution of a single client. */
+export async function sequential(url: string, count: number): Promise<number[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  for (let i = 0; i < count; i++) latencies.push((await timedRequest(agent, target)).ms);
+  agent.destroy();
+  return latencies;
+}

@@ -1,0 +1,49 @@
+// Child processes for benchmarks: a real `svc ship` and the bare reference server, each in its own process so
+// the load generator never shares their event loop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+export interface Child {
+  process: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolveStop) => {
+      if (child.exitCode !== null) return resolveStop();
+      child.once('exit', () => resolveStop());
+      child.kill('SIGTERM');
+    });
+}
+
+export async function startShipProcess(fleetDirectory: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', 'bench', '--fleet-directory', fleetDirectory], {
+    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'exec bash --noprofile --norc' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const discovery = join(fleetDirectory, 'atlas.json');
+  for (let i = 0; i < 200; i++) {
+    if (existsSync(discovery)) {
+      const { port } = JSON.parse(readFileSync(discovery, 'utf8')) as { port: number };
+      if (port) return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
+    }
+    if (child.exitCode !== null) throw new Error(`svc ship exited with ${child.exitCode}`);
+    await sleep(50);
+  }
+  throw new Error('svc ship did not write its discovery file');
+}
+
+export async function startBareServer(bodyFile: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/lib/bare-server.js'), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolvePort(Number(chunk.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
+}
