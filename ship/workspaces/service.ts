@@ -197,8 +197,9 @@ export class WorkspaceService {
       const { entry } = await this.require(repo, name);
       const session = sessionName(repo, name);
       if (!this.deps.sessions.isLive(session)) throw notActive(repo, name);
-      await this.deps.tmux.killSession(session);
+      // Marked first: a concurrent re-listing must not report this session as having ended on its own.
       this.deps.sessions.markStopped(session);
+      await this.deps.tmux.killSession(session);
       this.forgetSession(workspaceKey(repo, name));
       this.emit('workspace.deactivated', this.summary(entry));
     });
@@ -216,8 +217,8 @@ export class WorkspaceService {
       const branch = readBranch(dir) ?? '';
       const session = sessionName(repo, name);
       if (this.deps.sessions.isLive(session)) {
-        await this.deps.tmux.killSession(session);
         this.deps.sessions.markStopped(session);
+        await this.deps.tmux.killSession(session);
       }
       this.forgetSession(workspaceKey(repo, name));
       await this.deps.fleet.remove(repo, name);
@@ -232,6 +233,8 @@ export class WorkspaceService {
 
   /** A workspace session ended without the ship asking (shell exit, server death): it is inactive now. */
   async sessionEnded(session: string): Promise<void> {
+    // Re-activated meanwhile: the new session owns the token and status now.
+    if (this.deps.sessions.isLive(session)) return;
     for (const entry of this.deps.fleet.list()) {
       if (sessionName(entry.repoName, entry.name) !== session) continue;
       this.forgetSession(workspaceKey(entry.repoName, entry.name));

@@ -1,5 +1,5 @@
 // POST /workspaces against real git remotes: branch, tag, new branch, errors, cleanup, concurrency.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeEmptyRemote, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
@@ -160,6 +160,41 @@ describe('POST /workspaces', () => {
       expect(status.status).toBe(200);
       expect(status.body).toEqual({ state: 'inactive', repoName, name, branch: 'main' });
     }
+  });
+
+  it('when removing a failed clone fails too, the 500 names both failures and the directory left behind', async () => {
+    const trash = join(fleet(), '.svc-ship', 'trash');
+    rmSync(trash, { recursive: true, force: true });
+    writeFileSync(trash, 'not a directory');
+    try {
+      const reply = await create({ url: `file://${root}/missing.git`, repoName: 'stuck', name: 's', branch: 'main' });
+      expect(reply.status).toBe(500);
+      expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: .*; the destination .*\/stuck\/s could not be removed: /);
+    } finally {
+      rmSync(trash, { force: true });
+    }
+  });
+
+  it('refuses a symlinked repo directory (path escaping the fleet directory) and leaves its target intact', async () => {
+    const canary = join(root, 'canary');
+    mkdirSync(join(canary, 'victim'), { recursive: true });
+    writeFileSync(join(canary, 'victim', 'keep.txt'), 'keep');
+    symlinkSync(canary, join(fleet(), 'linked'));
+    const created = await create({ url: remote.url, repoName: 'linked', name: 'x', branch: 'main' });
+    expect(created).toMatchObject({ status: 400, body: { error: 'path escaping the fleet directory: linked/x' } });
+    for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/activate']] as const) {
+      expect(await call(ship.url, method, path('linked', 'victim', suffix))).toMatchObject({
+        status: 400,
+        body: { error: 'path escaping the fleet directory: linked/victim' },
+      });
+    }
+    expect(readFileSync(join(canary, 'victim', 'keep.txt'), 'utf8')).toBe('keep');
+    expect(existsSync(join(canary, 'x'))).toBe(false);
+  });
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const reply = await create({ url: 'x'.repeat(1024 * 1024 + 1), repoName: 'big', name: 'b', branch: 'main' });
+    expect(reply.status).toBe(413);
   });
 
   it('two concurrent creates of one key: one 201, one 409, one complete clone', async () => {

@@ -107,6 +107,7 @@ describe('workspace lifecycle', () => {
     git(dir, 'commit', '--quiet', '-am', 'local one');
     writeFileSync(join(dir, 'feature.txt'), 'changed\nadded line\nthird\n');
     writeFileSync(join(dir, 'untracked.txt'), 'not counted\n');
+    writeFileSync(join(dir, 'logo.bin'), Buffer.from([0, 1, 1, 1, 0]));
     const status = (await call(ship.url, 'GET', path('status', 's'))).body;
     expect(status).toEqual({
       state: 'active',

@@ -20,6 +20,7 @@ interface Running {
   child: ChildProcess;
   url: string;
   stderr: () => string;
+  stdout: () => string;
   exited: Promise<number | null>;
 }
 
@@ -44,7 +45,7 @@ async function startProcess(extraArgs: string[] = []): Promise<Running> {
     });
     child.on('exit', (code) => reject(new Error(`ship exited with ${code}: ${out}${err}`)));
   });
-  return { child, url: `http://localhost:${port}`, stderr: () => err, exited };
+  return { child, url: `http://localhost:${port}`, stderr: () => err, stdout: () => out, exited };
 }
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -87,6 +88,12 @@ describe('svc ship as a process', () => {
     expect((await call(second.url, 'POST', path('p', 'w', '/deactivate'), undefined, auth)).status).toBe(200);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+    // Request logs are on (info), yet no token ever reaches them.
+    for (const run of [first, second]) {
+      expect(run.stdout()).toContain('"url":"/workspaces"');
+      expect(run.stdout() + run.stderr()).not.toContain(TOKEN);
+      expect(run.stdout() + run.stderr()).not.toContain(token!);
+    }
     // No active workspace left: the ship took its idle tmux server down with it.
     expect((await tmux.listSessions()).size).toBe(0);
   });
