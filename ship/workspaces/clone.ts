@@ -5,6 +5,7 @@
 // clone is a 500 carrying git's (redacted) message.
 import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
 import type { GitRunner } from '../git/runner.js';
+import { persistUrlCredentials, splitUrlCredentials } from '../git/url-credentials.js';
 import { redactUrlCredentials } from '../../protocol/index.js';
 
 const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
@@ -28,14 +29,17 @@ function cloneFailed(url: string, stderr: string): WorkspaceError {
 
 /** Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). */
 export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string): Promise<void> {
-  const direct = await git.run(['clone', '--quiet', `--branch=${branch}`, '--', url, dir], { timeoutMs: CLONE_TIMEOUT_MS });
-  if (direct.code === 0) return;
+  const split = splitUrlCredentials(url);
+  const options = { timeoutMs: CLONE_TIMEOUT_MS, env: split.env };
+  const direct = await git.run(['clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
+  if (direct.code === 0) return persistUrlCredentials(dir, split);
   if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw cloneFailed(url, direct.stderr);
 
   const problem = await branchNameProblem(git, branch);
   if (problem) throw cannotCreateBranch(branch, problem);
-  const fallback = await git.run(['clone', '--quiet', '--', url, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+  const fallback = await git.run(['clone', '--quiet', '--', split.url, dir], options);
   if (fallback.code !== 0) throw cloneFailed(url, fallback.stderr);
+  await persistUrlCredentials(dir, split);
   const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });
   if (head.code !== 0) throw noUsableHead(branch);
   const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
