@@ -10,3 +10,5 @@ export * from './errors.js';
 export * from './limits.js';
 export * from './redact.js';
 export * from './clone-url.js';
+export * from './terminal.js';
+export * from './terminal-screen.js';

@@ -23,6 +23,9 @@ import { agentRoutes } from './routes/agent.js';
 import { eventRoutes } from './routes/events.js';
 import { systemRoutes } from './routes/system.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { terminalRoutes } from './routes/terminal.js';
+import { TerminalConnection, type TerminalOptions } from './terminal/terminal-connection.js';
+import { TerminalGuard } from './terminal/terminal-guard.js';
 import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
@@ -44,6 +47,8 @@ export interface ShipOptions {
   logger?: Logger;
   /** What a workspace session runs instead of the login shell (SVC_SESSION_COMMAND). */
   sessionCommand?: string;
+  /** Terminal timing (tests shorten the init and ack timeouts). */
+  terminal?: TerminalOptions;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
 }
@@ -56,6 +61,8 @@ export interface Ship {
   readonly tmux: Tmux;
   readonly app: FastifyInstance;
   readonly service: WorkspaceService;
+  /** Open terminal connections (each holds a pty and an emulator). */
+  readonly terminals: ReadonlySet<TerminalConnection>;
   close(): Promise<void>;
 }
 
@@ -139,6 +146,11 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   await app.register(agentRoutes(service, credentials));
   await app.register(systemRoutes());
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
+  const terminals = new Set<TerminalConnection>();
+  const terminalGuard = new TerminalGuard();
+  await app.register(
+    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals }),
+  );
 
   try {
     await app.listen({ port: options.port, host: options.host ?? 'localhost' });
@@ -166,7 +178,9 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     tmux,
     app,
     service,
+    terminals,
     async close() {
+      for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();
       await sessions.close();
       const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);

@@ -24,7 +24,7 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 export async function startShipProcess(fleetDirectory: string): Promise<Child> {
   const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', 'bench', '--fleet-directory', fleetDirectory], {
-    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'exec bash --noprofile --norc' },
+    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const discovery = join(fleetDirectory, 'atlas.json');

@@ -32,15 +32,27 @@ export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Re
   return env;
 }
 
+const exitOption = (session: string) => `@svc_exit_${session.replace(/[^A-Za-z0-9]/g, '_')}`;
+
 export class Tmux {
   private readonly env = scrubbedEnvironment();
   private watcher: ChildProcessWithoutNullStreams | null = null;
 
+  /** What a session's pane runs; its exit status is recorded for the terminal's `exit` frame. */
+  private readonly paneCommand: string;
+
   /**
-   * @param sessionCommand what a new session runs instead of the user's login shell (tmux
-   *   `default-command`), e.g. `exec bash --noprofile --norc`; none: the login shell.
+   * @param sessionCommand what a new session runs instead of the user's login shell, e.g.
+   *   `bash --noprofile --norc`; none: `$SHELL -l`.
    */
-  constructor(readonly socketName: string, private readonly sessionCommand?: string) {}
+  constructor(readonly socketName: string, sessionCommand?: string) {
+    this.paneCommand = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
+  }
+
+  /** The environment for tmux clients of this server (attach clients add a session's variables). */
+  get clientEnvironment(): Record<string, string> {
+    return { ...this.env };
+  }
 
   run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
     return new Promise((resolve, reject) => {
@@ -83,7 +95,11 @@ export class Tmux {
     await this.ok(['set-option', '-g', 'escape-time', '10']);
     await this.ok(['set-option', '-g', 'history-limit', '10000']);
     await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
-    if (this.sessionCommand) await this.ok(['set-option', '-g', 'default-command', this.sessionCommand]);
+    // The attached client's terminal (our pty, TERM=xterm-256color) renders everything the emulator
+    // understands: without these, tmux would downgrade truecolor to the 256 palette and drop styles.
+    await this.ok(['set-option', '-as', 'terminal-features', ',xterm-256color:RGB:usstyle:strikethrough:overline:cstyle']);
+    // Pane commands are written in POSIX sh (the exit-status wrapper), whatever the user's shell is.
+    await this.ok(['set-option', '-g', 'default-shell', '/bin/sh']);
   }
 
   /** Names of the live sessions; an absent server means none. */
@@ -99,7 +115,38 @@ export class Tmux {
    * session through `update-environment`.
    */
   async newSession(name: string, cwd: string, variables: Record<string, string>): Promise<void> {
-    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40'], { cwd, env: variables });
+    // The pane runs the shell, then records its exit status in a server option the terminal reads. The
+    // session name is a hash (session-names.ts), so nothing user-controlled enters this command.
+    const command = `${this.paneCommand}; tmux set-option -gq ${exitOption(name)} "$?"`;
+    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command], { cwd, env: variables });
+  }
+
+  /** The exit status the session's shell recorded (and forget it), or null when it recorded none. */
+  async takeExitStatus(name: string): Promise<number | null> {
+    const result = await this.run(['show-options', '-gqv', exitOption(name)]);
+    const value = result.stdout.trim();
+    if (value === '') return null;
+    await this.run(['set-option', '-gqu', exitOption(name)]);
+    const code = Number(value);
+    return Number.isInteger(code) ? code : null;
+  }
+
+  /** A session's per-session variables (SESSION_VARIABLES) as tmux holds them. */
+  async sessionVariables(name: string): Promise<Record<string, string>> {
+    const result = await this.run(['show-environment', '-t', `=${name}`]);
+    const variables: Record<string, string> = {};
+    if (result.code !== 0) return variables;
+    for (const line of result.stdout.split('\n')) {
+      const equals = line.indexOf('=');
+      const key = line.slice(0, equals);
+      if (equals > 0 && (SESSION_VARIABLES as readonly string[]).includes(key)) variables[key] = line.slice(equals + 1);
+    }
+    return variables;
+  }
+
+  /** argv for a client attached to one session (run in a pty by the terminal). */
+  attachArgs(name: string): string[] {
+    return ['-L', this.socketName, 'attach-session', '-t', `=${name}`];
   }
 
   /** Kills a session; false when it did not exist. */

@@ -253,6 +253,13 @@ export class WorkspaceService {
     }
   }
 
+  /** The tmux session of an active workspace, or null when it is missing or inactive. */
+  activeSession(repo: string, name: string): string | null {
+    if (!this.deps.fleet.read(repo, name)) return null;
+    const session = sessionName(repo, name);
+    return this.deps.sessions.isLive(session) ? session : null;
+  }
+
   private requireActive(repo: string, name: string): void {
     if (!this.deps.sessions.isLive(sessionName(repo, name))) throw notActive(repo, name);
   }

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { startShip, type Ship, type ShipOptions } from '../../ship/server.js';
 
 /** A shell with no rc files: the tests must not depend on the machine's profile scripts. */
-export const TEST_SESSION_COMMAND = 'exec bash --noprofile --norc';
+export const TEST_SESSION_COMMAND = 'bash --noprofile --norc';
 
 export interface TestShip {
   ship: Ship;

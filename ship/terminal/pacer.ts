@@ -1,0 +1,134 @@
+// When terminal frames go out: at once after idle (keystroke echo), at most one per coalescing interval
+// while output keeps streaming, and never more than two unacknowledged. With two outstanding it waits for
+// an ack, or for the ack timeout, after which the next frame is a full snapshot. A resync or resize asks
+// for a snapshot too. Pure: the clock and timers are injected, frames are produced by `flush`.
+import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
+
+export interface PacerTimers {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: PacerTimers = {
+  now: () => performance.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface PacerOptions {
+  coalesceMs?: number;
+  ackTimeoutMs?: number;
+  maxUnacked?: number;
+  timers?: PacerTimers;
+}
+
+/** Sends one frame: a grid when `full`, else a patch; returns the seq sent, or null when nothing changed. */
+export type FrameSender = (full: boolean) => number | null;
+
+export class FramePacer {
+  private readonly coalesceMs: number;
+  private readonly ackTimeoutMs: number;
+  private readonly maxUnacked: number;
+  private readonly timers: PacerTimers;
+  private lastSentSeq = -1;
+  private lastAckedSeq = -1;
+  private lastSentAt = -Infinity;
+  private dirty = false;
+  private wantFull = true;
+  private flushTimer: unknown = null;
+  private ackTimer: unknown = null;
+  private stopped = false;
+
+  constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
+    this.coalesceMs = options.coalesceMs ?? 16;
+    this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
+    this.maxUnacked = options.maxUnacked ?? TERMINAL_MAX_UNACKED_FRAMES;
+    this.timers = options.timers ?? realTimers;
+  }
+
+  get unacked(): number {
+    return this.lastSentSeq - this.lastAckedSeq;
+  }
+
+  private get blocked(): boolean {
+    return this.unacked >= this.maxUnacked;
+  }
+
+  /** The screen changed. */
+  markDirty(): void {
+    this.dirty = true;
+    this.schedule();
+  }
+
+  /** The next frame must be a full snapshot (open, resize, resync). */
+  requestSnapshot(): void {
+    this.wantFull = true;
+    this.dirty = true;
+    this.schedule();
+  }
+
+  ack(seq: number): void {
+    if (seq > this.lastSentSeq || seq <= this.lastAckedSeq) return;
+    this.lastAckedSeq = seq;
+    if (!this.blocked && this.ackTimer !== null) {
+      this.timers.clearTimeout(this.ackTimer);
+      this.ackTimer = null;
+    }
+    this.schedule();
+  }
+
+  /** Sends what is pending now, if pacing allows (used when the stream ends). */
+  flushNow(): void {
+    if (this.flushTimer !== null) {
+      this.timers.clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    if (this.dirty && !this.blocked) this.flush();
+  }
+
+  private schedule(): void {
+    if (this.stopped || !this.dirty || this.blocked || this.flushTimer !== null) return;
+    const wait = this.lastSentAt + this.coalesceMs - this.timers.now();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
+    this.flushTimer = this.timers.setTimeout(() => {
+      this.flushTimer = null;
+      if (this.dirty && !this.blocked) this.flush();
+    }, wait);
+  }
+
+  private flush(): void {
+    if (this.stopped) return;
+    this.dirty = false;
+    const full = this.wantFull;
+    this.wantFull = false;
+    const seq = this.send(full);
+    if (seq === null) return;
+    this.lastSentSeq = seq;
+    this.lastSentAt = this.timers.now();
+    if (this.blocked && this.ackTimer === null) {
+      this.ackTimer = this.timers.setTimeout(() => this.ackTimedOut(), this.ackTimeoutMs);
+    }
+  }
+
+  private ackTimedOut(): void {
+    this.ackTimer = null;
+    if (this.stopped || !this.blocked) return;
+    // The client is not acking: forget what it owes, and give it one full snapshot to start again from.
+    this.lastAckedSeq = this.lastSentSeq;
+    this.wantFull = true;
+    this.dirty = true;
+    this.flush();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.flushTimer !== null) this.timers.clearTimeout(this.flushTimer);
+    if (this.ackTimer !== null) this.timers.clearTimeout(this.ackTimer);
+    this.flushTimer = null;
+    this.ackTimer = null;
+  }
+}

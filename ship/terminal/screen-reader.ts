@@ -1,0 +1,90 @@
+// Reads an @xterm/headless screen into protocol cells. Colours keep their kind (palette index or RGB),
+// attributes become the DESIGN §7 bit set, wide characters their width markers, and the cursor its
+// position, visibility and DECSCUSR shape. The visible cursor flag and underline style are not in the
+// public typings; both are read defensively and pinned by tests.
+import type { Terminal, IBufferCell } from '@xterm/headless';
+import { ATTRIBUTE, WIDTH, type Cell, type CellColor, type CellObject, type Cursor } from '../../protocol/index.js';
+
+export interface Screen {
+  cols: number;
+  rows: number;
+  cells: Cell[][];
+  cursor: Cursor;
+}
+
+function color(isDefault: boolean, isRgb: boolean, value: number): CellColor | undefined {
+  if (isDefault) return undefined;
+  return isRgb ? [(value >> 16) & 255, (value >> 8) & 255, value & 255] : value;
+}
+
+function attributes(cell: IBufferCell): number {
+  let bits = 0;
+  if (cell.isBold()) bits |= ATTRIBUTE.bold;
+  if (cell.isDim()) bits |= ATTRIBUTE.faint;
+  if (cell.isItalic()) bits |= ATTRIBUTE.italic;
+  if (cell.isBlink()) bits |= ATTRIBUTE.blink;
+  if (cell.isInverse()) bits |= ATTRIBUTE.inverse;
+  if (cell.isInvisible()) bits |= ATTRIBUTE.invisible;
+  if (cell.isStrikethrough()) bits |= ATTRIBUTE.strikethrough;
+  if (cell.isOverline()) bits |= ATTRIBUTE.overline;
+  return bits;
+}
+
+export function toCell(cell: IBufferCell): Cell {
+  const width = cell.getWidth();
+  const chars = cell.getChars();
+  const blankText = chars === '' || chars === ' ';
+  if (width === 1 && blankText && cell.isAttributeDefault()) return 0;
+  const out: CellObject = {};
+  if (!blankText) out.t = chars;
+  const fg = color(cell.isFgDefault(), cell.isFgRGB(), cell.getFgColor());
+  if (fg !== undefined) out.f = fg;
+  const bg = color(cell.isBgDefault(), cell.isBgRGB(), cell.getBgColor());
+  if (bg !== undefined) out.b = bg;
+  const bits = attributes(cell);
+  if (bits) out.a = bits;
+  if (cell.isUnderline()) {
+    const style = (cell as IBufferCell & { getUnderlineStyle?: () => number }).getUnderlineStyle?.() ?? 1;
+    out.u = style >= 1 && style <= 5 ? style : 1;
+  }
+  if (width === 2) out.w = WIDTH.wide;
+  else if (width === 0) out.w = WIDTH.spacerTail;
+  return Object.keys(out).length === 0 ? 0 : out;
+}
+
+interface CoreWithCursor {
+  _core?: { coreService?: { isCursorHidden?: boolean } };
+}
+
+export function readCursor(term: Terminal): Cursor {
+  const buffer = term.buffer.active;
+  const hidden = (term as unknown as CoreWithCursor)._core?.coreService?.isCursorHidden === true;
+  const cursor: Cursor = {
+    x: Math.min(buffer.cursorX, term.cols - 1),
+    y: Math.min(buffer.cursorY, term.rows - 1),
+    visible: !hidden,
+  };
+  const shape = term.options.cursorStyle;
+  if (shape && shape !== 'block') cursor.shape = shape;
+  if (term.options.cursorBlink) cursor.blinking = true;
+  return cursor;
+}
+
+/** One row of the visible screen as cells (a fresh array). */
+export function readRow(term: Terminal, row: number, scratch: IBufferCell): Cell[] {
+  const buffer = term.buffer.active;
+  const line = buffer.getLine(buffer.viewportY + row);
+  const cells: Cell[] = new Array(term.cols);
+  for (let x = 0; x < term.cols; x++) {
+    const cell = line?.getCell(x, scratch);
+    cells[x] = cell ? toCell(cell) : 0;
+  }
+  return cells;
+}
+
+export function readScreen(term: Terminal): Screen {
+  const scratch = term.buffer.active.getNullCell();
+  const cells: Cell[][] = [];
+  for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch));
+  return { cols: term.cols, rows: term.rows, cells, cursor: readCursor(term) };
+}

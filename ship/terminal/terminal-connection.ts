@@ -1,0 +1,219 @@
+// One terminal WebSocket (spec "WS …/terminal"): waits for `init`, attaches a tmux client to the workspace's
+// session in a pty, feeds its output to a headless terminal, and sends that screen as grid/patch frames
+// paced by acks. Validates every client message, closes with the spec's codes, ends with `exit`, and
+// disposes the pty, emulator and timers on every path. The pty's output is flow-controlled against the
+// emulator's parse backlog, so a burst accumulates in the emulator and costs a few frames, not one per chunk.
+import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import xterm from '@xterm/headless';
+import unicode11 from '@xterm/addon-unicode11';
+import type { Terminal } from '@xterm/headless';
+import { Compile } from 'typebox/compile';
+import type { WebSocket } from 'ws';
+import type { Logger } from 'pino';
+import {
+  TERMINAL_CLOSE,
+  TERMINAL_INIT_TIMEOUT_MS,
+  TerminalClientMessage,
+  type ExitFrame,
+} from '../../protocol/index.js';
+import type { Tmux } from '../sessions/tmux.js';
+import { clampCsiCounts } from './csi-clamp.js';
+import { FrameBuilder } from './frame-builder.js';
+import { FramePacer, type PacerOptions } from './pacer.js';
+import { readScreen } from './screen-reader.js';
+import type { TerminalGuard } from './terminal-guard.js';
+
+// Both packages are CommonJS bundles: named imports fail in Node's ESM loader (deps notes §3).
+const { Terminal: HeadlessTerminal } = xterm;
+const { Unicode11Addon } = unicode11;
+const checkMessage = Compile(TerminalClientMessage);
+
+/** Pause the pty when this much output waits for the emulator; resume below the low mark. */
+const HIGH_WATER = 2 * 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+
+export interface TerminalOptions {
+  initTimeoutMs?: number;
+  pacing?: PacerOptions;
+}
+
+export interface TerminalDeps {
+  tmux: Tmux;
+  guard: TerminalGuard;
+  logger: Logger;
+  options: TerminalOptions;
+  /** Live connections, for shutdown. */
+  connections: Set<TerminalConnection>;
+}
+
+export class TerminalConnection {
+  private phase: 'awaiting-init' | 'attaching' | 'attached' | 'closed' = 'awaiting-init';
+  private initTimer: NodeJS.Timeout | null = null;
+  private pty: IPty | null = null;
+  private term: Terminal | null = null;
+  private pacer: FramePacer | null = null;
+  private readonly frames = new FrameBuilder();
+  private nextSeq = 0;
+  private inFlight = 0;
+  private paused = false;
+  private holdsGuard = false;
+
+  /** @param session the workspace's tmux session, or null when the workspace is missing or inactive. */
+  constructor(private readonly socket: WebSocket, private readonly session: string | null, private readonly deps: TerminalDeps) {}
+
+  start(): void {
+    this.deps.connections.add(this);
+    this.initTimer = setTimeout(() => this.close(TERMINAL_CLOSE.initTimeout), this.deps.options.initTimeoutMs ?? TERMINAL_INIT_TIMEOUT_MS);
+    this.socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    this.socket.on('close', () => this.dispose());
+    this.socket.on('error', () => this.dispose());
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.phase === 'closed') return;
+    if (isBinary) return this.close(TERMINAL_CLOSE.binary);
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString('utf8'));
+    } catch {
+      return this.close(TERMINAL_CLOSE.invalidMessage);
+    }
+    if (!checkMessage.Check(message)) return this.close(TERMINAL_CLOSE.invalidMessage);
+    if (this.phase === 'awaiting-init') {
+      if (message.type !== 'init') return this.close(TERMINAL_CLOSE.invalidMessage);
+      this.phase = 'attaching';
+      if (this.initTimer) clearTimeout(this.initTimer);
+      this.initTimer = null;
+      void this.attach(message.cols, message.rows).catch((error) => {
+        this.deps.logger.warn({ err: error }, 'terminal attach failed');
+        this.exit(1);
+      });
+      return;
+    }
+    switch (message.type) {
+      case 'init':
+        return this.close(TERMINAL_CLOSE.invalidMessage);
+      case 'input':
+        this.pty?.write(message.data);
+        return;
+      case 'resize':
+        this.pty?.resize(message.cols, message.rows);
+        this.term?.resize(message.cols, message.rows);
+        this.pacer?.requestSnapshot();
+        return;
+      case 'ack':
+        this.pacer?.ack(message.seq);
+        return;
+      case 'resync':
+        this.pacer?.requestSnapshot();
+        return;
+    }
+  }
+
+  private async attach(cols: number, rows: number): Promise<void> {
+    const session = this.session;
+    if (session === null || !this.deps.guard.acquire(session)) {
+      this.exit(1);
+      return;
+    }
+    this.holdsGuard = true;
+    // The attach client carries the session's own variables: tmux's update-environment would otherwise
+    // drop them from the session when this client attaches.
+    const variables = await this.deps.tmux.sessionVariables(session);
+    if (this.phase === 'closed') return;
+    const term = new HeadlessTerminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+    clampCsiCounts(term);
+    // tmux measures emoji and CJK with Unicode 11+ widths; the emulator must agree or wide cells shift.
+    term.loadAddon(new Unicode11Addon());
+    term.unicode.activeVersion = '11';
+    this.term = term;
+    this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
+    term.onWriteParsed(() => this.pacer?.markDirty());
+    const pty = spawnPty('tmux', this.deps.tmux.attachArgs(session), {
+      name: 'xterm-256color',
+      cols,
+      rows,
+      env: { ...this.deps.tmux.clientEnvironment, ...variables },
+    });
+    this.pty = pty;
+    this.phase = 'attached';
+    pty.onData((data) => this.feed(data));
+    pty.onExit(() => void this.finish());
+    this.pacer.requestSnapshot();
+  }
+
+  private feed(data: string): void {
+    const term = this.term;
+    if (!term) return;
+    const size = data.length;
+    this.inFlight += size;
+    if (!this.paused && this.inFlight > HIGH_WATER) {
+      this.paused = true;
+      this.pty?.pause();
+    }
+    term.write(data, () => {
+      this.inFlight -= size;
+      if (this.paused && this.inFlight < LOW_WATER) {
+        this.paused = false;
+        this.pty?.resume();
+      }
+    });
+  }
+
+  private sendFrame(full: boolean): number | null {
+    const term = this.term;
+    if (!term || this.phase === 'closed') return null;
+    const screen = readScreen(term);
+    const seq = this.nextSeq;
+    const frame = full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
+    if (!frame) return null;
+    this.socket.send(JSON.stringify(frame));
+    this.nextSeq++;
+    return seq;
+  }
+
+  /** The attached client ended: the shell exited, the session was killed, or the client detached. */
+  private async finish(): Promise<void> {
+    if (this.phase === 'closed') return;
+    const term = this.term;
+    if (term) await new Promise<void>((resolve) => term.write('', resolve));
+    this.pacer?.flushNow();
+    const code = this.session ? await this.deps.tmux.takeExitStatus(this.session) : null;
+    this.exit(code ?? 0);
+  }
+
+  private exit(code: number): void {
+    if (this.phase === 'closed') return;
+    const frame: ExitFrame = { type: 'exit', code };
+    this.socket.send(JSON.stringify(frame));
+    this.close({ code: 1000, reason: '' });
+  }
+
+  close(how: { code: number; reason: string }): void {
+    if (this.phase !== 'closed') this.socket.close(how.code, how.reason);
+    this.dispose();
+  }
+
+  private dispose(): void {
+    if (this.phase === 'closed' && !this.pty && !this.term && !this.holdsGuard) return;
+    this.phase = 'closed';
+    if (this.initTimer) clearTimeout(this.initTimer);
+    this.initTimer = null;
+    this.pacer?.stop();
+    this.pacer = null;
+    const pty = this.pty;
+    this.pty = null;
+    if (pty) {
+      try {
+        pty.kill();
+      } catch {
+        // already gone
+      }
+    }
+    this.term?.dispose();
+    this.term = null;
+    if (this.holdsGuard && this.session) this.deps.guard.release(this.session);
+    this.holdsGuard = false;
+    this.deps.connections.delete(this);
+  }
+}

@@ -1,0 +1,269 @@
+// The ship's terminal over real tmux and real WebSockets: snapshot, echo, resize, resync, pacing, close
+// codes, the one-terminal guard, exit codes, colours and wide characters, and disposal under churn.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/terminal.js';
+import type { CellObject, GridFrame } from '../../protocol/index.js';
+import { sessionName } from '../../ship/sessions/session-names.js';
+
+const ACK_TIMEOUT_MS = 400;
+let root: string;
+let remote: RemoteFixture;
+let ship: TestShip;
+let counter = 0;
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  remote = makeRemote(root);
+  ship = await startTestShip(root, { terminal: { initTimeoutMs: 500, pacing: { ackTimeoutMs: ACK_TIMEOUT_MS } } });
+});
+afterAll(async () => {
+  await ship.stop();
+  await removeRoot(root);
+});
+
+async function activeWorkspace(): Promise<string> {
+  const name = `t${++counter}`;
+  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'term', name, branch: 'main' })).status).toBe(201);
+  expect((await call(ship.url, 'POST', path('term', name, '/activate'))).status).toBe(200);
+  return name;
+}
+
+const open = (name: string, options = {}) => connectTerminal(terminalUrl(ship.url, 'term', name), options);
+const prompt = (client: TerminalClient) => client.until((screen) => /[$#] ?$/m.test(screen.text()));
+
+function rawSocket(name: string): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }>; messages: string[] }> {
+  const socket = new WebSocket(terminalUrl(ship.url, 'term', name));
+  const messages: string[] = [];
+  socket.on('message', (data) => messages.push(data.toString()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve({ socket, closed, messages }));
+    socket.once('error', reject);
+  });
+}
+
+describe('terminal', () => {
+  it('opens with a full grid snapshot of the init size, then echoes typed input', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { cols: 100, rows: 30 });
+    await client.waitForFrames(1);
+    const first = client.frames[0] as GridFrame;
+    expect(first).toMatchObject({ type: 'grid', seq: 0, cols: 100, rows: 30 });
+    expect(first.cells).toHaveLength(30);
+    expect(first.cells.every((row) => row.length === 100)).toBe(true);
+    await prompt(client);
+    client.input('echo typed-$((6*7))\r');
+    await client.until((screen) => screen.text().includes('typed-42'));
+    // Frames after the first are patches with consecutive seqs.
+    const seqs = client.frames.filter((f) => f.type !== 'exit').map((f) => (f as GridFrame).seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i));
+    expect(client.frames.slice(1).every((f) => f.type === 'patch')).toBe(true);
+    await client.close();
+  });
+
+  it('resize sends a grid of the new size and resizes the session', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    client.send({ type: 'resize', cols: 132, rows: 43 });
+    await client.until((screen) => screen.cols === 132 && screen.rows === 43);
+    expect(client.frames.some((f) => f.type === 'grid' && f.seq > 0 && f.cols === 132 && f.rows === 43)).toBe(true);
+    // tmux resizes the pane's tty asynchronously (and may delay it by up to 250 ms): ask until it has.
+    for (let attempt = 0; attempt < 20 && !/^43 132$/m.test(client.screen.text()); attempt++) {
+      client.input('clear; stty size\r');
+      await client.until((screen) => /^\d+ \d+$/m.test(screen.text())).catch(() => undefined);
+      if (!/^43 132$/m.test(client.screen.text())) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(client.screen.text()).toMatch(/^43 132$/m);
+    await client.close();
+  });
+
+  it('resync answers with a full grid', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    const before = client.frames.length;
+    client.send({ type: 'resync' });
+    await client.waitForFrames(before + 1);
+    expect(client.frames[before]).toMatchObject({ type: 'grid', seq: before });
+    await client.close();
+  });
+
+  it('a patch out of sequence makes the client resync once and recover', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    client.screen.seq -= 1; // pretend one frame was lost
+    client.input('echo after-gap\r');
+    await client.until((screen) => screen.text().includes('after-gap'));
+    expect(client.frames.filter((f) => f.type === 'grid').length).toBeGreaterThanOrEqual(2);
+    await client.close();
+  });
+
+  it('reconstructs colours (16, 256, truecolor), attributes, underline styles, wide characters and the cursor exactly', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { cols: 80, rows: 10 });
+    await prompt(client);
+    client.input(
+      "clear; printf '\\033[31mR\\033[0m\\033[38;5;202mO\\033[0m\\033[38;2;10;200;30mG\\033[0m\\033[48;5;21mB\\033[0m\\033[1;3mI\\033[0m\\033[4:3mC\\033[0m\\033[9;53mS\\033[0m\\033[2;7mF\\033[0m漢字😀x\\n'; printf '\\033[?25l'; sleep 30\r",
+    );
+    await client.until((screen) => screen.rowText(0).startsWith('ROGBICSF漢字😀x') && !screen.cursor.visible);
+    const row = client.screen.cells[0]!;
+    const cell = (x: number) => row[x] as CellObject;
+    expect(cell(0)).toEqual({ t: 'R', f: 1 });
+    expect(cell(1)).toEqual({ t: 'O', f: 202 });
+    expect(cell(2)).toEqual({ t: 'G', f: [10, 200, 30] });
+    expect(cell(3)).toEqual({ t: 'B', b: 21 });
+    expect(cell(4)).toEqual({ t: 'I', a: 1 | 4 });
+    expect(cell(5)).toEqual({ t: 'C', u: 3 });
+    expect(cell(6)).toEqual({ t: 'S', a: 64 | 128 });
+    expect(cell(7)).toEqual({ t: 'F', a: 2 | 16 });
+    expect(cell(8)).toEqual({ t: '漢', w: 1 });
+    expect(cell(9)).toEqual({ w: 2 });
+    expect(cell(10)).toEqual({ t: '字', w: 1 });
+    expect(cell(12)).toEqual({ t: '😀', w: 1 });
+    expect(cell(13)).toEqual({ w: 2 });
+    expect(cell(14)).toEqual({ t: 'x' });
+    expect(row[15]).toBe(0);
+    expect(client.screen.cursor).toMatchObject({ visible: false, y: 1, x: 0 });
+    await client.close();
+  });
+
+  it('a second connection to the same session gets exit 1 and is closed; the slot frees when the first closes', async () => {
+    const name = await activeWorkspace();
+    const first = await open(name);
+    await first.waitForFrames(1);
+    const second = await open(name);
+    expect(await second.exit).toBe(1);
+    expect((await second.closed).code).toBe(1000);
+    await first.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const third = await open(name);
+    await third.waitForFrames(1);
+    expect(third.frames[0]!.type).toBe('grid');
+    await third.close();
+  });
+
+  it('a missing or inactive workspace gets exit 1', async () => {
+    const missing = await connectTerminal(terminalUrl(ship.url, 'term', 'nope'));
+    expect(await missing.exit).toBe(1);
+    const name = await activeWorkspace();
+    await call(ship.url, 'POST', path('term', name, '/deactivate'));
+    const inactive = await open(name);
+    expect(await inactive.exit).toBe(1);
+  });
+
+  it('sends the shell exit code and closes', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    client.input('exit 7\r');
+    expect(await client.exit).toBe(7);
+    expect((await client.closed).code).toBe(1000);
+  });
+
+  it('deactivating the workspace ends its terminal with exit', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    await call(ship.url, 'POST', path('term', name, '/deactivate'));
+    expect(typeof (await client.exit)).toBe('number');
+    await client.closed;
+  });
+
+  it('paces: at most two unacknowledged frames, then one full snapshot after the ack timeout', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { autoAck: false });
+    await client.waitForFrames(1);
+    client.input('while :; do date +%N; done\r');
+    await client.waitForFrames(2);
+    await new Promise((r) => setTimeout(r, ACK_TIMEOUT_MS / 2));
+    expect(client.frames.length).toBe(2);
+    await client.waitForFrames(3, ACK_TIMEOUT_MS * 3);
+    expect(client.frames[2]).toMatchObject({ type: 'grid', seq: 2 });
+    await client.waitForFrames(4, ACK_TIMEOUT_MS * 3);
+    expect(client.frames[3]).toMatchObject({ type: 'patch', seq: 3 });
+    await new Promise((r) => setTimeout(r, ACK_TIMEOUT_MS / 2));
+    expect(client.frames.length).toBe(4);
+    // Acking resumes the stream at once.
+    client.send({ type: 'ack', seq: 3 });
+    await client.waitForFrames(5, ACK_TIMEOUT_MS / 2);
+    client.input('\u0003');
+    await client.close();
+  });
+
+  it('coalesces a burst: a large cat costs a few frames, not one per chunk', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { cols: 120, rows: 40 });
+    await prompt(client);
+    const before = client.frames.length;
+    client.input("seq 1 200000 | tr '\\n' ' ' | fold -w 100; echo; echo burst-done\r");
+    await client.until((screen) => /^burst-done$/m.test(screen.text()), 30_000);
+    expect(client.frames.length - before).toBeLessThan(400);
+    await client.close();
+  });
+
+  it('negotiates permessage-deflate when the client offers it', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { perMessageDeflate: true });
+    await client.waitForFrames(1);
+    expect(client.socket.extensions).toContain('permessage-deflate');
+    await client.close();
+  });
+});
+
+describe('terminal close codes', () => {
+  it('closes 1008 "terminal init timeout" without an init', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { skipInit: true });
+    expect(await client.closed).toEqual({ code: 1008, reason: 'terminal init timeout' });
+  });
+
+  it.each([
+    ['a non-init first message', [{ type: 'input', data: 'x' }]],
+    ['a second init', [{ type: 'init', cols: 80, rows: 24 }, { type: 'init', cols: 80, rows: 24 }]],
+    ['an unknown type', [{ type: 'init', cols: 80, rows: 24 }, { type: 'dance' }]],
+    ['cols out of bounds', [{ type: 'init', cols: 0, rows: 24 }]],
+    ['rows out of bounds', [{ type: 'init', cols: 80, rows: 513 }]],
+    ['non-integer cols', [{ type: 'init', cols: 80.5, rows: 24 }]],
+    ['a resize out of bounds', [{ type: 'init', cols: 80, rows: 24 }, { type: 'resize', cols: 1025, rows: 24 }]],
+    ['a negative ack', [{ type: 'init', cols: 80, rows: 24 }, { type: 'ack', seq: -1 }]],
+    ['input over 256 KiB', [{ type: 'init', cols: 80, rows: 24 }, { type: 'input', data: 'é'.repeat(128 * 1024 + 1) }]],
+  ])('closes 1008 "Invalid terminal message" for %s', async (_label, messages) => {
+    const name = await activeWorkspace();
+    const { socket, closed } = await rawSocket(name);
+    for (const message of messages) socket.send(JSON.stringify(message));
+    expect(await closed).toEqual({ code: 1008, reason: 'Invalid terminal message' });
+  });
+
+  it('closes 1008 for undecodable text', async () => {
+    const name = await activeWorkspace();
+    const { socket, closed } = await rawSocket(name);
+    socket.send('{not json');
+    expect(await closed).toEqual({ code: 1008, reason: 'Invalid terminal message' });
+  });
+
+  it('closes 1003 for a binary frame', async () => {
+    const name = await activeWorkspace();
+    const { socket, closed } = await rawSocket(name);
+    socket.send(Buffer.from(JSON.stringify({ type: 'init', cols: 80, rows: 24 })), { binary: true });
+    expect(await closed).toEqual({ code: 1003, reason: 'Binary terminal messages are not supported' });
+  });
+
+  it('accepts input of exactly 256 KiB and closes 1009 for a message over the 1,572,992-byte payload limit', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    client.input('stty -icanon -echo; cat > /dev/null; stty sane; echo still-here\r');
+    await new Promise((r) => setTimeout(r, 300));
+    client.input('a'.repeat(256 * 1024));
+    await new Promise((r) => setTimeout(r, 300));
+    client.input('\u0003');
+    await client.until((screen) => screen.text().includes('still-here'), 20_000);
+    client.socket.send('x'.repeat(1_572_993));
+    expect((await client.closed).code).toBe(1009);
+  });
+});
