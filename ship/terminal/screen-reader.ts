@@ -53,20 +53,27 @@ export function toCell(cell: IBufferCell): Cell {
 }
 
 interface CoreWithCursor {
-  _core?: { coreService?: { isCursorHidden?: boolean } };
+  _core?: {
+    coreService?: {
+      isCursorHidden?: boolean;
+      decPrivateModes?: { cursorStyle?: 'block' | 'underline' | 'bar'; cursorBlink?: boolean };
+    };
+  };
 }
 
 export function readCursor(term: Terminal): Cursor {
   const buffer = term.buffer.active;
-  const hidden = (term as unknown as CoreWithCursor)._core?.coreService?.isCursorHidden === true;
+  const core = (term as unknown as CoreWithCursor)._core?.coreService;
+  const hidden = core?.isCursorHidden === true;
   const cursor: Cursor = {
     x: Math.min(buffer.cursorX, term.cols - 1),
     y: Math.min(buffer.cursorY, term.rows - 1),
     visible: !hidden,
   };
-  const shape = term.options.cursorStyle;
+  // DECSCUSR lands in the core's private modes; the public options hold only the embedder's defaults.
+  const shape = core?.decPrivateModes?.cursorStyle ?? term.options.cursorStyle;
   if (shape && shape !== 'block') cursor.shape = shape;
-  if (term.options.cursorBlink) cursor.blinking = true;
+  if (core?.decPrivateModes?.cursorBlink ?? term.options.cursorBlink) cursor.blinking = true;
   return cursor;
 }
 

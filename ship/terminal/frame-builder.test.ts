@@ -1,0 +1,111 @@
+// Frames reconstruct the emulator's screen exactly: random coloured, styled and wide output is written to a
+// headless terminal; after every write the builder's grid/patch, applied by the client's TerminalScreen,
+// must equal what the emulator shows, cell for cell, cursor included.
+import { describe, expect, it } from 'vitest';
+import xterm from '@xterm/headless';
+import unicode11 from '@xterm/addon-unicode11';
+import { TerminalScreen } from '../../protocol/index.js';
+import { diffRow, FrameBuilder } from './frame-builder.js';
+import { readScreen } from './screen-reader.js';
+import { clampCsiCounts } from './csi-clamp.js';
+
+const { Terminal } = xterm;
+const { Unicode11Addon } = unicode11;
+
+function makeTerminal(cols: number, rows: number) {
+  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = '11';
+  return term;
+}
+const write = (term: InstanceType<typeof Terminal>, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
+
+/** A deterministic pseudo-random source (mulberry32). */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  () => 'plain text ',
+  () => '漢字かな',
+  () => '😀🎉',
+  () => 'é\u0301',
+  () => '\r\n',
+  () => '\t',
+];
+function chunk(next: () => number, cols: number, rows: number): string {
+  let out = '';
+  for (let i = 0; i < 12; i++) {
+    const pick = Math.floor(next() * 11);
+    if (pick < PIECES.length) out += PIECES[pick]!();
+    else if (pick === 6) out += `\x1b[${30 + Math.floor(next() * 8)};${40 + Math.floor(next() * 8)}m`;
+    else if (pick === 7) out += `\x1b[38;5;${Math.floor(next() * 256)}m\x1b[48;2;${Math.floor(next() * 256)};${Math.floor(next() * 256)};9m`;
+    else if (pick === 8) out += ['\x1b[1m', '\x1b[2m', '\x1b[3m', '\x1b[4:2m', '\x1b[4:3m', '\x1b[5m', '\x1b[7m', '\x1b[9m', '\x1b[53m', '\x1b[0m'][Math.floor(next() * 10)];
+    else if (pick === 9) out += `\x1b[${1 + Math.floor(next() * rows)};${1 + Math.floor(next() * cols)}H`;
+    else out += ['\x1b[K', '\x1b[2J', '\x1b[?25l', '\x1b[?25h', '\x1b[5 q', '\x1b[2 q', '\x1b[3L', '\x1b[2M', '\x1b[4@', '\x1b[3P'][Math.floor(next() * 10)];
+  }
+  return out;
+}
+
+describe('frames reconstruct the emulator screen', () => {
+  it.each([1, 2, 3, 4, 5])('random output, seed %i', async (seed) => {
+    const next = random(seed);
+    const [cols, rows] = [40 + Math.floor(next() * 60), 8 + Math.floor(next() * 20)];
+    const term = makeTerminal(cols, rows);
+    const builder = new FrameBuilder();
+    const client = new TerminalScreen();
+    let seq = 0;
+    client.apply(builder.grid(seq++, readScreen(term)));
+    for (let step = 0; step < 60; step++) {
+      await write(term, chunk(next, cols, rows));
+      const screen = readScreen(term);
+      const frame = step % 17 === 16 ? builder.grid(seq, screen) : builder.patch(seq, screen);
+      if (frame) {
+        seq++;
+        expect(client.apply(frame)).toEqual({ ack: frame.seq });
+      }
+      expect(client.cells).toEqual(screen.cells);
+      expect(client.cursor).toEqual(screen.cursor);
+    }
+    term.dispose();
+  });
+
+  it('a patch holds only changed runs, never past the right edge', async () => {
+    const term = makeTerminal(20, 3);
+    const builder = new FrameBuilder();
+    builder.grid(0, readScreen(term));
+    await write(term, '\x1b[2;3Hab\x1b[2;19Hyz');
+    const patch = builder.patch(1, readScreen(term))!;
+    expect(patch.runs).toEqual([
+      [1, 2, [{ t: 'a' }, { t: 'b' }]],
+      [1, 18, [{ t: 'y' }, { t: 'z' }]],
+    ]);
+    expect(builder.patch(2, readScreen(term))).toBeNull();
+    expect(diffRow(0, [0, 0, 0, 0, 0, 0, 0], [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }, 0])).toEqual([[0, 0, [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }]]]);
+  });
+
+  it('reads the cursor shape and visibility set by the application', async () => {
+    const term = makeTerminal(10, 3);
+    await write(term, 'ab\x1b[?25l\x1b[5 q');
+    expect(readScreen(term).cursor).toEqual({ x: 2, y: 0, visible: false, shape: 'bar', blinking: true });
+    await write(term, '\x1b[?25h\x1b[4 q');
+    expect(readScreen(term).cursor).toEqual({ x: 2, y: 0, visible: true, shape: 'underline' });
+  });
+
+  it('drops CSI sequences with absurd repeat counts instead of stalling (hostile output)', async () => {
+    const term = makeTerminal(80, 24);
+    clampCsiCounts(term);
+    const started = Date.now();
+    await write(term, 'a\x1b[100000000b\x1b[1;24r\x1b[1000000000L\x1b[100000000S\x1b[100000000@done');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(term.buffer.active.getLine(0)!.translateToString(true)).toBe('done'); // DECSTBM homed the cursor
+    await write(term, '\x1b[1;1Hx\x1b[3b');
+    expect(term.buffer.active.getLine(0)!.translateToString(true)).toBe('xxxx'); // a sane REP still works
+    term.dispose();
+  });
+});

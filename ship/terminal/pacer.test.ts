@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { FramePacer, type PacerTimers } from './pacer.js';
+
+/** A manual clock: timers fire only when the test advances time. */
+class ManualTimers implements PacerTimers {
+  time = 0;
+  private timers: Array<{ at: number; callback: () => void; id: number }> = [];
+  private nextId = 0;
+  now = () => this.time;
+  setTimeout = (callback: () => void, ms: number) => {
+    const id = this.nextId++;
+    this.timers.push({ at: this.time + ms, callback, id });
+    return id;
+  };
+  clearTimeout = (handle: unknown) => {
+    this.timers = this.timers.filter((timer) => timer.id !== handle);
+  };
+  advance(ms: number) {
+    const until = this.time + ms;
+    for (;;) {
+      const due = this.timers.filter((timer) => timer.at <= until).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((timer) => timer !== due);
+      this.time = due.at;
+      due.callback();
+    }
+    this.time = until;
+  }
+}
+
+function setup(options: { coalesceMs?: number; ackTimeoutMs?: number } = {}) {
+  const timers = new ManualTimers();
+  const sent: Array<{ seq: number; full: boolean; at: number }> = [];
+  let seq = 0;
+  const pacer = new FramePacer(
+    (full) => {
+      sent.push({ seq, full, at: timers.time });
+      return seq++;
+    },
+    { timers, coalesceMs: options.coalesceMs ?? 16, ackTimeoutMs: options.ackTimeoutMs ?? 5000 },
+  );
+  return { timers, sent, pacer };
+}
+
+describe('frame pacer', () => {
+  it('sends the first frame as a full snapshot at once', () => {
+    const { sent, pacer } = setup();
+    pacer.requestSnapshot();
+    expect(sent).toEqual([{ seq: 0, full: true, at: 0 }]);
+  });
+
+  it('draws at once after idle, and at most once per coalescing interval while output streams', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    timers.advance(100);
+    pacer.markDirty(); // idle: immediate
+    expect(sent.at(-1)).toEqual({ seq: 1, full: false, at: 100 });
+    pacer.ack(1);
+    for (let t = 0; t < 10; t++) {
+      timers.advance(1);
+      pacer.markDirty();
+    }
+    expect(sent.length).toBe(2); // coalesced until 116
+    timers.advance(10);
+    expect(sent.at(-1)).toEqual({ seq: 2, full: false, at: 116 });
+  });
+
+  it('holds at two unacknowledged frames until an ack', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    timers.advance(20);
+    pacer.markDirty();
+    expect(sent.length).toBe(2);
+    timers.advance(20);
+    pacer.markDirty();
+    timers.advance(1000);
+    expect(sent.length).toBe(2);
+    pacer.ack(0);
+    expect(sent.at(-1)).toMatchObject({ seq: 2, full: false });
+  });
+
+  it('after the ack timeout sends one full snapshot, and so a never-acking client gets one per timeout', () => {
+    const { timers, sent, pacer } = setup({ ackTimeoutMs: 5000 });
+    pacer.requestSnapshot();
+    timers.advance(20);
+    pacer.markDirty();
+    expect(sent.length).toBe(2); // blocked from t=20
+    for (let i = 0; i < 3; i++) {
+      timers.advance(4999);
+      pacer.markDirty();
+      expect(sent.at(-1)!.full).toBe(false);
+      timers.advance(1);
+      expect(sent.at(-1)).toMatchObject({ full: true });
+      timers.advance(20);
+      pacer.markDirty();
+    }
+    expect(sent.filter((frame) => frame.full).length).toBe(4);
+  });
+
+  it('a resync or resize asks for a full frame; stale and future acks are ignored', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    timers.advance(20);
+    pacer.markDirty();
+    pacer.ack(7); // never sent: ignored
+    pacer.ack(-1);
+    timers.advance(20);
+    pacer.markDirty();
+    expect(sent.length).toBe(2); // still blocked
+    pacer.ack(0);
+    pacer.ack(0); // stale: ignored
+    expect(sent.map((frame) => frame.full)).toEqual([true, false, false]); // the held change went out
+    pacer.requestSnapshot(); // blocked again (1 and 2 unacked): waits
+    timers.advance(20);
+    expect(sent.length).toBe(3);
+    pacer.ack(2);
+    expect(sent.map((frame) => frame.full)).toEqual([true, false, false, true]);
+  });
+
+  it('stop() cancels everything pending', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    pacer.markDirty();
+    pacer.markDirty();
+    pacer.stop();
+    timers.advance(10_000);
+    expect(sent.length).toBe(1);
+  });
+});
