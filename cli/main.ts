@@ -2,6 +2,7 @@
 // failure into `svc: <message>` on stderr with exit code 1 (DESIGN §4).
 import { Command, CommanderError } from 'commander';
 import { shipCommand } from './ship-command.js';
+import { clientCommand } from './client-command.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -10,6 +11,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   program.addCommand(shipCommand());
+  program.addCommand(clientCommand());
   return program;
 }
 

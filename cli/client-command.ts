@@ -1,0 +1,57 @@
+// `svc client`: verbs on workspaces. With `--url` they go straight to one ship (presenting SVC_BRIDGE_TOKEN
+// when set); through the bridge once it exists (`--bridge-url`). For now: `attach`.
+import { Command } from 'commander';
+import { identifierProblem } from '../protocol/index.js';
+import { attach, ATTACH_HELP } from './attach/attach-session.js';
+import { normalizeUrl } from './url.js';
+
+interface ClientOptions {
+  url?: string;
+  bridgeUrl?: string;
+}
+
+function terminalSocketUrl(base: string, repo: string, name: string): string {
+  const url = new URL(base);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  url.pathname = `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}/terminal`;
+  return url.toString();
+}
+
+function checkKey(repo: string, name: string): void {
+  const repoProblem = identifierProblem(repo);
+  if (repoProblem) throw new Error(`invalid repo identifier: ${repoProblem}`);
+  const nameProblem = identifierProblem(name);
+  if (nameProblem) throw new Error(`invalid workspace identifier: ${nameProblem}`);
+}
+
+export function clientCommand(): Command {
+  const client = new Command('client')
+    .description('act on workspaces, through a ship (--url) or the bridge (--bridge-url)')
+    .option('--url <ship>', 'talk to this ship directly (4700, host:port or a URL)')
+    .option('--bridge-url <bridge>', 'talk to this bridge (default 4800)');
+
+  client
+    .command('attach')
+    .description(`open a workspace's terminal here. ${ATTACH_HELP}`)
+    .argument('<repo>', 'repo name')
+    .argument('<name>', 'workspace name')
+    .action(async (repo: string, name: string) => {
+      checkKey(repo, name);
+      const options = client.opts<ClientOptions>();
+      if (!options.url) throw new Error('attach needs --url <ship> (attaching through the bridge comes with the bridge)');
+      const token = process.env.SVC_BRIDGE_TOKEN;
+      const result = await attach({
+        url: terminalSocketUrl(normalizeUrl(options.url), repo, name),
+        headers: token ? { authorization: `Bearer ${token}` } : undefined,
+      });
+      if (result.reason === 'exit') {
+        // Like ssh: the remote shell's exit code becomes ours.
+        process.exitCode = Math.max(0, Math.min(255, result.exitCode ?? 0));
+      } else if (result.reason === 'detached') {
+        process.stderr.write(`svc: detached from ${repo}/${name}; its session keeps running\n`);
+      } else {
+        throw new Error(`the terminal connection ended${result.detail ? ` (${result.detail})` : ''}`);
+      }
+    });
+  return client;
+}
