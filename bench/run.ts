@@ -1,9 +1,13 @@
 // `npm run bench`: runs every benchmark in turn and prints one table of ratios. Exits 1 when a target is
 // missed, so a regression is visible, but it is never part of `npm test`.
 import { benchShipWorkspaces } from './ship-workspaces.js';
+import { benchTerminal } from './terminal.js';
 import { renderTable, verdict, type BenchRow } from './report.js';
 
+// `npm run bench -- terminal` runs one group; no argument runs all.
+const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal };
+const chosen = process.argv.slice(2).filter((name) => name in groups);
 const rows: BenchRow[] = [];
-rows.push(...(await benchShipWorkspaces()));
+for (const name of chosen.length ? chosen : Object.keys(groups)) rows.push(...(await groups[name]!()));
 process.stdout.write(`${renderTable(rows)}\n`);
 process.exitCode = rows.every(verdict) ? 0 : 1;

@@ -2,7 +2,7 @@
 // during the run may still answer, and no `svc-test-*` temp directory may remain. Leftovers are cleaned up
 // and fail the run, naming what leaked.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,6 +42,19 @@ export default function setup() {
       if (statSync(path).mtimeMs < started) continue;
       leaks.push(`temp directory ${path}`);
       rmSync(path, { recursive: true, force: true });
+    }
+    // Shells of test sessions (and anything they started) must be gone with their tmux servers.
+    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+        const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+        if (cmdline === 'bash --noprofile --norc' && state !== 'Z' && statSync(`/proc/${pid}`).mtimeMs >= started) {
+          leaks.push(`session shell ${pid}`);
+          process.kill(Number(pid), 'SIGKILL');
+        }
+      } catch {
+        // gone meanwhile
+      }
     }
     if (leaks.length > 0) throw new Error(`tests left these behind: ${leaks.join(', ')}`);
   };

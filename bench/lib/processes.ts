@@ -23,7 +23,9 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 export async function startShipProcess(fleetDirectory: string): Promise<Child> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', 'bench', '--fleet-directory', fleetDirectory], {
+  // SVC_BENCH_SHIP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ship under load.
+  const nodeArgs = (process.env.SVC_BENCH_SHIP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', 'bench', '--fleet-directory', fleetDirectory], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -4,6 +4,7 @@
 // session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { terminateSessions } from './process-reaper.js';
 
 export const KEEPER_SESSION = 'svc-control';
 
@@ -144,14 +145,26 @@ export class Tmux {
     return variables;
   }
 
-  /** argv for a client attached to one session (run in a pty by the terminal). */
-  attachArgs(name: string): string[] {
-    return ['-L', this.socketName, 'attach-session', '-t', `=${name}`];
+  /** argv for a control-mode client attached to one session (the terminal's source). */
+  controlArgs(name: string): string[] {
+    return ['-L', this.socketName, '-C', 'attach-session', '-t', `=${name}`];
   }
 
-  /** Kills a session; false when it did not exist. */
+  /** Process ids of the panes (each a session leader) of one session, or of every session. */
+  async panePids(name?: string): Promise<number[]> {
+    const result = await this.run(['list-panes', ...(name ? ['-s', '-t', `=${name}`] : ['-a']), '-F', '#{pane_pid}']);
+    if (result.code !== 0) return [];
+    return result.stdout.split('\n').map(Number).filter((pid) => Number.isInteger(pid) && pid > 0);
+  }
+
+  /**
+   * Kills a session and every process it started (not only those tmux's SIGHUP reaches); false when the
+   * session did not exist.
+   */
   async killSession(name: string): Promise<boolean> {
+    const panes = await this.panePids(name);
     const result = await this.run(['kill-session', '-t', `=${name}`]);
+    void terminateSessions(panes);
     return result.code === 0;
   }
 
@@ -196,8 +209,11 @@ export class Tmux {
     }
   }
 
+  /** Kills the server and every process its sessions started; resolves once they are gone. */
   async killServer(): Promise<void> {
     this.unwatch();
+    const panes = await this.panePids();
     await this.run(['kill-server']);
+    await terminateSessions(panes);
   }
 }

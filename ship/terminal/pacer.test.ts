@@ -49,6 +49,15 @@ describe('frame pacer', () => {
     expect(sent).toEqual([{ seq: 0, full: true, at: 0 }]);
   });
 
+  it('draws output after a quiet spell at once, even right after a frame', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    timers.advance(3);
+    pacer.markDirty();
+    expect(sent.at(-1)).toEqual({ seq: 1, full: false, at: 3 });
+  });
+
   it('draws at once after idle, and at most once per coalescing interval while output streams', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();
@@ -122,10 +131,13 @@ describe('frame pacer', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();
     pacer.ack(0);
-    pacer.markDirty();
-    pacer.markDirty();
+    pacer.markDirty(); // after quiet: at once
+    pacer.ack(1);
+    timers.advance(1);
+    pacer.markDirty(); // streaming: waits for the coalescing interval
+    expect(sent.length).toBe(2);
     pacer.stop();
     timers.advance(10_000);
-    expect(sent.length).toBe(1);
+    expect(sent.length).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
-// When terminal frames go out: at once after idle (keystroke echo), at most one per coalescing interval
-// while output keeps streaming, and never more than two unacknowledged. With two outstanding it waits for
+// When terminal frames go out: at once when output arrives after a quiet spell (keystroke echo), at most
+// one per coalescing interval while output keeps streaming, and never more than two unacknowledged. With two outstanding it waits for
 // an ack, or for the ack timeout, after which the next frame is a full snapshot. A resync or resize asks
 // for a snapshot too. Pure: the clock and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
@@ -17,7 +17,10 @@ export const realTimers: PacerTimers = {
 };
 
 export interface PacerOptions {
+  /** While output streams, at most one frame per this interval. */
   coalesceMs?: number;
+  /** Output arriving after this long without any is drawn at once. */
+  idleGapMs?: number;
   ackTimeoutMs?: number;
   maxUnacked?: number;
   timers?: PacerTimers;
@@ -28,12 +31,14 @@ export type FrameSender = (full: boolean) => number | null;
 
 export class FramePacer {
   private readonly coalesceMs: number;
+  private readonly idleGapMs: number;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
   private readonly timers: PacerTimers;
   private lastSentSeq = -1;
   private lastAckedSeq = -1;
   private lastSentAt = -Infinity;
+  private lastDirtyAt = -Infinity;
   private dirty = false;
   private wantFull = true;
   private flushTimer: unknown = null;
@@ -42,6 +47,7 @@ export class FramePacer {
 
   constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
     this.coalesceMs = options.coalesceMs ?? 16;
+    this.idleGapMs = options.idleGapMs ?? 5;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
     this.maxUnacked = options.maxUnacked ?? TERMINAL_MAX_UNACKED_FRAMES;
     this.timers = options.timers ?? realTimers;
@@ -57,7 +63,19 @@ export class FramePacer {
 
   /** The screen changed. */
   markDirty(): void {
+    const now = this.timers.now();
+    // Output after a quiet spell (a keystroke's echo) is drawn at once; only a stream is batched.
+    const afterQuiet = now - this.lastDirtyAt >= this.idleGapMs;
+    this.lastDirtyAt = now;
     this.dirty = true;
+    if (afterQuiet && !this.blocked) {
+      if (this.flushTimer !== null) {
+        this.timers.clearTimeout(this.flushTimer);
+        this.flushTimer = null;
+      }
+      this.flush();
+      return;
+    }
     this.schedule();
   }
 

@@ -1,9 +1,10 @@
-// One terminal WebSocket (spec "WS …/terminal"): waits for `init`, attaches a tmux client to the workspace's
-// session in a pty, feeds its output to a headless terminal, and sends that screen as grid/patch frames
-// paced by acks. Validates every client message, closes with the spec's codes, ends with `exit`, and
-// disposes the pty, emulator and timers on every path. The pty's output is flow-controlled against the
-// emulator's parse backlog, so a burst accumulates in the emulator and costs a few frames, not one per chunk.
-import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+// One terminal WebSocket (spec "WS …/terminal"): waits for `init`, attaches a tmux control-mode client to
+// the workspace's session, seeds a headless terminal with the pane's screen and feeds it the pane's output,
+// and sends that screen as grid/patch frames paced by acks. Validates every client message, closes with the
+// spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
+// flow-controlled against the emulator's parse backlog, so a burst accumulates in the emulator and costs a
+// few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
+// (csi-clamp.ts, security notes F1/F2).
 import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
 import type { Terminal } from '@xterm/headless';
@@ -17,6 +18,8 @@ import {
   type ExitFrame,
 } from '../../protocol/index.js';
 import type { Tmux } from '../sessions/tmux.js';
+import { ControlClient } from './control-client.js';
+import { inputCommands } from './control-protocol.js';
 import { clampCsiCounts } from './csi-clamp.js';
 import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
@@ -49,7 +52,11 @@ export interface TerminalDeps {
 export class TerminalConnection {
   private phase: 'awaiting-init' | 'attaching' | 'attached' | 'closed' = 'awaiting-init';
   private initTimer: NodeJS.Timeout | null = null;
-  private pty: IPty | null = null;
+  private control: ControlClient | null = null;
+  /** The session's pane (`%<n>`), once known. */
+  private pane: string | null = null;
+  /** Output is dropped while a fresh capture of the screen is on its way (it already holds that output). */
+  private discarding = true;
   private term: Terminal | null = null;
   private pacer: FramePacer | null = null;
   private readonly frames = new FrameBuilder();
@@ -84,22 +91,17 @@ export class TerminalConnection {
       this.phase = 'attaching';
       if (this.initTimer) clearTimeout(this.initTimer);
       this.initTimer = null;
-      void this.attach(message.cols, message.rows).catch((error) => {
-        this.deps.logger.warn({ err: error }, 'terminal attach failed');
-        this.exit(1);
-      });
+      void this.attach(message.cols, message.rows).catch((error) => this.failed(error));
       return;
     }
     switch (message.type) {
       case 'init':
         return this.close(TERMINAL_CLOSE.invalidMessage);
       case 'input':
-        this.pty?.write(message.data);
+        if (this.pane) for (const command of inputCommands(this.pane, message.data)) this.control?.command(command);
         return;
       case 'resize':
-        this.pty?.resize(message.cols, message.rows);
-        this.term?.resize(message.cols, message.rows);
-        this.pacer?.requestSnapshot();
+        void this.seed(message.cols, message.rows).catch((error) => this.failed(error));
         return;
       case 'ack':
         this.pacer?.ack(message.seq);
@@ -117,8 +119,8 @@ export class TerminalConnection {
       return;
     }
     this.holdsGuard = true;
-    // The attach client carries the session's own variables: tmux's update-environment would otherwise
-    // drop them from the session when this client attaches.
+    // The client carries the session's own variables: tmux's update-environment would otherwise drop them
+    // from the session when this client attaches.
     const variables = await this.deps.tmux.sessionVariables(session);
     if (this.phase === 'closed') return;
     const term = new HeadlessTerminal({ cols, rows, scrollback: 0, allowProposedApi: true });
@@ -129,33 +131,66 @@ export class TerminalConnection {
     this.term = term;
     this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
     term.onWriteParsed(() => this.pacer?.markDirty());
-    const pty = spawnPty('tmux', this.deps.tmux.attachArgs(session), {
-      name: 'xterm-256color',
-      cols,
-      rows,
-      env: { ...this.deps.tmux.clientEnvironment, ...variables },
+    this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
+      onOutput: (pane, data) => {
+        if (pane === this.pane && !this.discarding) this.feed(data);
+      },
+      onExit: () => void this.finish(),
     });
-    this.pty = pty;
     this.phase = 'attached';
-    pty.onData((data) => this.feed(data));
-    pty.onExit(() => void this.finish());
-    this.pacer.requestSnapshot();
+    await this.seed(cols, rows);
   }
 
-  private feed(data: string): void {
+  /**
+   * Sizes the session to `cols`×`rows` and loads the emulator with the pane's screen as tmux holds it,
+   * then shows it as a full snapshot. Used at attach and on every resize, so the view never drifts from
+   * tmux's even though the two emulators reflow differently.
+   */
+  private async seed(cols: number, rows: number): Promise<void> {
+    const control = this.control;
+    if (!control || !this.term) return;
+    this.discarding = true;
+    await control.ask(`refresh-client -C ${cols}x${rows}`);
+    const target = `-t =${this.session}:`;
+    const [facts = ''] = await control.ask(
+      `display-message -p ${target} "#{pane_id} #{cursor_x} #{cursor_y} #{cursor_flag} #{alternate_on} #{pane_width} #{pane_height}"`,
+    );
+    const [pane = '', cursorX, cursorY, cursorFlag, alternate] = facts.split(' ');
+    this.pane = pane;
+    control.command(`capture-pane -p -e ${target}`, (lines, error) => {
+      // Runs at the capture's exact place in the stream: output before it is in the capture, after it is new.
+      const term = this.term;
+      if (error || !term || this.phase === 'closed') return;
+      term.reset();
+      if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
+      const screen = lines.slice(0, rows).map((line) => line.toString('utf8'));
+      const setup = alternate === '1' ? '\x1b[?1049h' : '';
+      const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
+      term.write(`${setup}\x1b[H${screen.join('\x1b[0m\r\n')}${cursor}`);
+      this.discarding = false;
+      this.pacer?.requestSnapshot();
+    });
+  }
+
+  private failed(error: unknown): void {
+    this.deps.logger.warn({ err: error }, 'terminal failed');
+    this.exit(1);
+  }
+
+  private feed(data: Buffer): void {
     const term = this.term;
     if (!term) return;
     const size = data.length;
     this.inFlight += size;
     if (!this.paused && this.inFlight > HIGH_WATER) {
       this.paused = true;
-      this.pty?.pause();
+      this.control?.pauseOutput();
     }
     term.write(data, () => {
       this.inFlight -= size;
       if (this.paused && this.inFlight < LOW_WATER) {
         this.paused = false;
-        this.pty?.resume();
+        this.control?.resumeOutput();
       }
     });
   }
@@ -172,7 +207,7 @@ export class TerminalConnection {
     return seq;
   }
 
-  /** The attached client ended: the shell exited, the session was killed, or the client detached. */
+  /** The control client ended: the shell exited, the session was killed, or tmux went away. */
   private async finish(): Promise<void> {
     if (this.phase === 'closed') return;
     const term = this.term;
@@ -195,21 +230,15 @@ export class TerminalConnection {
   }
 
   private dispose(): void {
-    if (this.phase === 'closed' && !this.pty && !this.term && !this.holdsGuard) return;
+    if (this.phase === 'closed' && !this.control && !this.term && !this.holdsGuard) return;
     this.phase = 'closed';
     if (this.initTimer) clearTimeout(this.initTimer);
     this.initTimer = null;
     this.pacer?.stop();
     this.pacer = null;
-    const pty = this.pty;
-    this.pty = null;
-    if (pty) {
-      try {
-        pty.kill();
-      } catch {
-        // already gone
-      }
-    }
+    const control = this.control;
+    this.control = null;
+    control?.close();
     this.term?.dispose();
     this.term = null;
     if (this.holdsGuard && this.session) this.deps.guard.release(this.session);

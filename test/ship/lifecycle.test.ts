@@ -255,6 +255,21 @@ describe('workspace lifecycle', () => {
     await events.close();
   });
 
+  it('deactivate ends every process the session started, background jobs and shell loops included', async () => {
+    await create('reap', 'r');
+    await call(ship.url, 'POST', path('reap', 'r', '/activate'));
+    const session = sessionName('reap', 'r');
+    const marker = `reap-${process.pid}-${Date.now()}`;
+    await ship.ship.tmux.run(['send-keys', '-t', `=${session}:`, `(exec -a ${marker}-bg sleep 600) & while :; do sleep 0.2; done`, 'Enter']);
+    const [leader] = await ship.ship.tmux.panePids(session);
+    const { processesInSessions } = await import('../../ship/sessions/process-reaper.js');
+    for (let i = 0; i < 50 && processesInSessions(new Set([leader!])).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(processesInSessions(new Set([leader!])).length).toBeGreaterThanOrEqual(3);
+    await call(ship.url, 'POST', path('reap', 'r', '/deactivate'));
+    for (let i = 0; i < 60 && processesInSessions(new Set([leader!])).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(processesInSessions(new Set([leader!]))).toEqual([]);
+  });
+
   it('a shell that exits on its own makes the workspace inactive, clears its status and emits deactivated', async () => {
     await create('exit', 'x');
     await call(ship.url, 'POST', path('exit', 'x', '/activate'));
