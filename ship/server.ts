@@ -26,6 +26,7 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { terminalRoutes } from './routes/terminal.js';
 import { TerminalConnection, type TerminalOptions } from './terminal/terminal-connection.js';
 import { TerminalGuard } from './terminal/terminal-guard.js';
+import { PipeDirectory } from './terminal/pane-pipe.js';
 import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
@@ -148,8 +149,9 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();
   const terminalGuard = new TerminalGuard();
+  const pipes = new PipeDirectory();
   await app.register(
-    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals }),
+    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes }),
   );
 
   try {
@@ -182,6 +184,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     async close() {
       for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();
+      pipes.dispose();
       await sessions.close();
       const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
       // Active workspaces keep their sessions for the next start; an idle server is not left behind.

@@ -58,19 +58,19 @@ const HEX_CHUNK = 512;
 const LITERAL_CHUNK = 512;
 
 /**
- * The `send-keys` commands that type `data` into `pane` exactly: ASCII (controls included) as hex key
+ * The `send-keys` commands that type `data` into `target` (a pane or `=session:`) exactly: ASCII (controls included) as hex key
  * codes, other characters as single-quoted literal text.
  */
-export function inputCommands(pane: string, data: string): string[] {
+export function inputCommands(target: string, data: string): string[] {
   const commands: string[] = [];
   let hex: string[] = [];
   let literal = '';
   const flushHex = () => {
-    if (hex.length) commands.push(`send-keys -t ${pane} -H ${hex.join(' ')}`);
+    if (hex.length) commands.push(`send-keys -t ${target} -H ${hex.join(' ')}`);
     hex = [];
   };
   const flushLiteral = () => {
-    if (literal) commands.push(`send-keys -t ${pane} -l '${literal}'`);
+    if (literal) commands.push(`send-keys -t ${target} -l '${literal}'`);
     literal = '';
   };
   for (const char of data) {

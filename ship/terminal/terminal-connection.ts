@@ -1,6 +1,7 @@
 // One terminal WebSocket (spec "WS …/terminal"): waits for `init`, attaches a tmux control-mode client to
-// the workspace's session, seeds a headless terminal with the pane's screen and feeds it the pane's output,
-// and sends that screen as grid/patch frames paced by acks. Validates every client message, closes with the
+// the workspace's session (for typing, sizing and reading the screen), seeds a headless terminal with the
+// pane's screen, feeds it the pane's raw output from a `pipe-pane` FIFO, and sends that screen as grid/patch
+// frames paced by acks. Validates every client message, closes with the
 // spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
 // flow-controlled against the emulator's parse backlog, so a burst accumulates in the emulator and costs a
 // few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
@@ -20,6 +21,7 @@ import {
 import type { Tmux } from '../sessions/tmux.js';
 import { ControlClient } from './control-client.js';
 import { inputCommands } from './control-protocol.js';
+import { openPaneStream, type PaneStream, type PipeDirectory } from './pane-pipe.js';
 import { clampCsiCounts } from './csi-clamp.js';
 import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
@@ -47,16 +49,15 @@ export interface TerminalDeps {
   options: TerminalOptions;
   /** Live connections, for shutdown. */
   connections: Set<TerminalConnection>;
+  pipes: PipeDirectory;
 }
 
 export class TerminalConnection {
   private phase: 'awaiting-init' | 'attaching' | 'attached' | 'closed' = 'awaiting-init';
   private initTimer: NodeJS.Timeout | null = null;
   private control: ControlClient | null = null;
-  /** The session's pane (`%<n>`), once known. */
-  private pane: string | null = null;
-  /** Output is dropped while a fresh capture of the screen is on its way (it already holds that output). */
-  private discarding = true;
+  /** The pipe whose bytes reach the emulator; a re-seed replaces it. */
+  private stream: PaneStream | null = null;
   private term: Terminal | null = null;
   private pacer: FramePacer | null = null;
   private readonly frames = new FrameBuilder();
@@ -98,7 +99,7 @@ export class TerminalConnection {
       case 'init':
         return this.close(TERMINAL_CLOSE.invalidMessage);
       case 'input':
-        if (this.pane) for (const command of inputCommands(this.pane, message.data)) this.control?.command(command);
+        if (this.session) for (const command of inputCommands(`=${this.session}:`, message.data)) this.control?.command(command);
         return;
       case 'resize':
         void this.seed(message.cols, message.rows).catch((error) => this.failed(error));
@@ -132,11 +133,10 @@ export class TerminalConnection {
     this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
     term.onWriteParsed(() => this.pacer?.markDirty());
     this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
-      onOutput: (pane, data) => {
-        if (pane === this.pane && !this.discarding) this.feed(data);
-      },
       onExit: () => void this.finish(),
     });
+    // Output comes through pipe-pane, not as escaped `%output` lines.
+    this.control.command('refresh-client -f no-output');
     this.phase = 'attached';
     await this.seed(cols, rows);
   }
@@ -149,27 +149,41 @@ export class TerminalConnection {
   private async seed(cols: number, rows: number): Promise<void> {
     const control = this.control;
     if (!control || !this.term) return;
-    this.discarding = true;
     await control.ask(`refresh-client -C ${cols}x${rows}`);
-    const target = `-t =${this.session}:`;
-    const [facts = ''] = await control.ask(
-      `display-message -p ${target} "#{pane_id} #{cursor_x} #{cursor_y} #{cursor_flag} #{alternate_on} #{pane_width} #{pane_height}"`,
-    );
-    const [pane = '', cursorX, cursorY, cursorFlag, alternate] = facts.split(' ');
-    this.pane = pane;
-    control.command(`capture-pane -p -e ${target}`, (lines, error) => {
-      // Runs at the capture's exact place in the stream: output before it is in the capture, after it is new.
-      const term = this.term;
-      if (error || !term || this.phase === 'closed') return;
-      term.reset();
-      if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
-      const screen = lines.slice(0, rows).map((line) => line.toString('utf8'));
-      const setup = alternate === '1' ? '\x1b[?1049h' : '';
-      const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
-      term.write(`${setup}\x1b[H${screen.join('\x1b[0m\r\n')}${cursor}`);
-      this.discarding = false;
-      this.pacer?.requestSnapshot();
+    if (this.phase === 'closed') return;
+    // A new pipe: its bytes are held until the capture is loaded, the old pipe's tail is dropped (the
+    // capture already shows it).
+    let held: Buffer[] | null = [];
+    const stream: PaneStream = openPaneStream(this.deps.pipes.next(), (chunk) => {
+      if (stream !== this.stream) return;
+      if (held) held.push(chunk);
+      else this.feed(chunk);
     });
+    void this.stream?.close();
+    this.stream = stream;
+    const target = `-t =${this.session}:`;
+    // One command list runs without tmux reading the pane in between: the pipe starts exactly where the
+    // capture ends.
+    control.command(
+      `display-message -p ${target} "#{cursor_x} #{cursor_y} #{cursor_flag} #{alternate_on}" ; ` +
+        `pipe-pane -O ${target} "${stream.command}" ; capture-pane -p -e ${target}`,
+      (lines, error) => {
+        const term = this.term;
+        if (error || !term || this.phase === 'closed' || stream !== this.stream) return;
+        const [facts = '', ...screen] = lines.map((line) => line.toString('utf8'));
+        const [cursorX, cursorY, cursorFlag, alternate] = facts.split(' ');
+        term.reset();
+        if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
+        const setup = alternate === '1' ? '\x1b[?1049h' : '';
+        const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
+        term.write(`${setup}\x1b[H${screen.slice(0, rows).join('\x1b[0m\r\n')}${cursor}`);
+        const pending = held ?? [];
+        held = null;
+        for (const chunk of pending) this.feed(chunk);
+        this.pacer?.requestSnapshot();
+      },
+      3,
+    );
   }
 
   private failed(error: unknown): void {
@@ -184,13 +198,13 @@ export class TerminalConnection {
     this.inFlight += size;
     if (!this.paused && this.inFlight > HIGH_WATER) {
       this.paused = true;
-      this.control?.pauseOutput();
+      this.stream?.pause();
     }
     term.write(data, () => {
       this.inFlight -= size;
       if (this.paused && this.inFlight < LOW_WATER) {
         this.paused = false;
-        this.control?.resumeOutput();
+        this.stream?.resume();
       }
     });
   }
@@ -239,6 +253,13 @@ export class TerminalConnection {
     const control = this.control;
     this.control = null;
     control?.close();
+    const stream = this.stream;
+    this.stream = null;
+    if (stream) {
+      void stream.close();
+      // Stop tmux's copy of the output (the session may be gone already: harmless).
+      if (this.session) void this.deps.tmux.run(['pipe-pane', '-t', `=${this.session}:`]).catch(() => undefined);
+    }
     this.term?.dispose();
     this.term = null;
     if (this.holdsGuard && this.session) this.deps.guard.release(this.session);

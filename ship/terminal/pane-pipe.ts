@@ -1,0 +1,71 @@
+// Raw pane output through `pipe-pane -O`: tmux copies the pane's bytes as they are into a FIFO the ship
+// reads, the cheapest way out of tmux (an attached client makes tmux re-render and stall on a busy client;
+// control-mode `%output` escapes every byte). Each pipe gets a fresh FIFO in the ship's private directory,
+// so a re-seed never mixes an old pipe's tail into a new stream.
+import { constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+const SAFE_PATH = /^[A-Za-z0-9_./-]+$/;
+
+/** A 0700 directory for one ship's FIFOs, removed by `dispose()`. */
+export class PipeDirectory {
+  readonly path: string;
+  private counter = 0;
+
+  constructor(base = tmpdir()) {
+    this.path = mkdtempSync(join(base, 'svc-pipes-'));
+    if (!SAFE_PATH.test(this.path)) {
+      rmSync(this.path, { recursive: true, force: true });
+      throw new Error(`the temp directory path ${base} has characters a pipe command cannot carry`);
+    }
+  }
+
+  /** A new FIFO path (not yet created). */
+  next(): string {
+    return join(this.path, `p${++this.counter}`);
+  }
+
+  dispose(): void {
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}
+
+export interface PaneStream {
+  /** The FIFO's path, for the `pipe-pane` command. */
+  path: string;
+  /** The `pipe-pane` shell command that writes into it. */
+  command: string;
+  pause(): void;
+  resume(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a FIFO and opens it for reading before any writer exists (non-blocking, so nothing waits), then
+ * hands every chunk to `onData`.
+ */
+export function openPaneStream(path: string, onData: (chunk: Buffer) => void): PaneStream {
+  execFileSync('mkfifo', ['-m', '600', path]);
+  // The socket owns the descriptor from here on (libuv reads a FIFO as a pipe).
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const socket = new Socket({ fd, readable: true, writable: false });
+  socket.on('data', onData);
+  socket.on('error', () => undefined);
+  let closed = false;
+  return {
+    path,
+    command: `cat > ${path}`,
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      socket.destroy();
+      await rm(path, { force: true });
+    },
+  };
+}
