@@ -92,7 +92,7 @@ export async function benchTerminal(): Promise<BenchRow[]> {
       Object.assign(cpuSpent, { ship: 0, client: 0, tmux: 0 });
       const svcTimes: number[] = [];
       const bareTimes: number[] = [];
-      for (let round = 0; round < (Number(process.env.SVC_BENCH_ROUNDS) || 3); round++) {
+      for (let round = 0; round < (Number(process.env.SVC_BENCH_ROUNDS) || (megabytes === 4 ? 5 : 3)); round++) {
         const marker = `MARK-${megabytes}-${round}-${Date.now()}`;
         const file = join(root, `out-${megabytes}-${round}.txt`);
         await writeFile(file, mixedOutput(megabytes * 1024 * 1024, marker));

@@ -43,13 +43,14 @@ export default function setup() {
       leaks.push(`temp directory ${path}`);
       rmSync(path, { recursive: true, force: true });
     }
-    // Shells of test sessions (and anything they started) must be gone with their tmux servers.
+    // Shells of test sessions and terminal pipes must be gone with their tmux servers.
     for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
         const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-        if (cmdline === 'bash --noprofile --norc' && state !== 'Z' && statSync(`/proc/${pid}`).mtimeMs >= started) {
-          leaks.push(`session shell ${pid}`);
+        const ours = cmdline === 'bash --noprofile --norc' || cmdline.includes('svc-pipes-');
+        if (ours && state !== 'Z' && statSync(`/proc/${pid}`).mtimeMs >= started) {
+          leaks.push(`session process ${pid} (${cmdline})`);
           process.kill(Number(pid), 'SIGKILL');
         }
       } catch {

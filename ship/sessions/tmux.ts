@@ -145,9 +145,13 @@ export class Tmux {
     return variables;
   }
 
-  /** argv for a control-mode client attached to one session (the terminal's source). */
+  /**
+   * argv for a control-mode client attached to one session, for the terminal's commands. `no-output` is set
+   * at attach (not by a later refresh-client, which can race the attach): the terminal reads the pane
+   * through pipe-pane, and escaped `%output` copies would cost tmux and the ship dearly.
+   */
   controlArgs(name: string): string[] {
-    return ['-L', this.socketName, '-C', 'attach-session', '-t', `=${name}`];
+    return ['-L', this.socketName, '-C', 'attach-session', '-f', 'no-output', '-t', `=${name}`];
   }
 
   /** Process ids of the panes (each a session leader) of one session, or of every session. */

@@ -110,11 +110,16 @@ export class ControlClient {
     this.handlers.onExit(reason);
   }
 
-  /** Detaches (the session keeps running) and ends the client process. */
-  close(): void {
-    if (!this.child.killed && this.child.exitCode === null) {
-      this.child.stdin.end();
-      this.child.kill('SIGTERM');
-    }
+  /**
+   * Sends `lastCommands`, then ends the client by closing its input: tmux runs everything it was sent, in
+   * order, before the client detaches (the session keeps running). Killed if it lingers.
+   */
+  close(lastCommands: string[] = []): void {
+    if (this.child.exitCode !== null || this.child.killed) return;
+    for (const line of lastCommands) this.child.stdin.write(`${line}\n`);
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    timer.unref();
+    this.child.once('close', () => clearTimeout(timer));
   }
 }

@@ -75,6 +75,26 @@ describe('frame pacer', () => {
     expect(sent.at(-1)).toEqual({ seq: 2, full: false, at: 116 });
   });
 
+  it('draws a sustained stream less often', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    const stream = () => {
+      for (let t = 0; t < 100; t++) {
+        timers.advance(1);
+        pacer.markDirty();
+        pacer.ack(sent.at(-1)!.seq);
+      }
+    };
+    stream(); // 0-100 ms: every 16 ms
+    const early = sent.length;
+    expect(early).toBeGreaterThanOrEqual(6);
+    stream();
+    stream(); // 100-300 ms
+    const before = sent.length;
+    stream(); // 300-400 ms: every 50 ms
+    expect(sent.length - before).toBeLessThanOrEqual(3);
+  });
+
   it('holds at two unacknowledged frames until an ack', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();

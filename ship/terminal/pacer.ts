@@ -1,5 +1,5 @@
 // When terminal frames go out: at once when output arrives after a quiet spell (keystroke echo), at most
-// one per coalescing interval while output keeps streaming, and never more than two unacknowledged. With two outstanding it waits for
+// one per coalescing interval while output keeps streaming (a longer one once the stream has lasted), and never more than two unacknowledged. With two outstanding it waits for
 // an ack, or for the ack timeout, after which the next frame is a full snapshot. A resync or resize asks
 // for a snapshot too. Pure: the clock and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
@@ -21,6 +21,9 @@ export interface PacerOptions {
   coalesceMs?: number;
   /** Output arriving after this long without any is drawn at once. */
   idleGapMs?: number;
+  /** A stream that has lasted this long is drawn at most once per `sustainedCoalesceMs`. */
+  sustainedAfterMs?: number;
+  sustainedCoalesceMs?: number;
   ackTimeoutMs?: number;
   maxUnacked?: number;
   timers?: PacerTimers;
@@ -32,6 +35,10 @@ export type FrameSender = (full: boolean) => number | null;
 export class FramePacer {
   private readonly coalesceMs: number;
   private readonly idleGapMs: number;
+  private readonly sustainedAfterMs: number;
+  private readonly sustainedCoalesceMs: number;
+  /** When the current stream of output began (the first change after a quiet spell). */
+  private streamStartedAt = -Infinity;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
   private readonly timers: PacerTimers;
@@ -48,6 +55,8 @@ export class FramePacer {
   constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
     this.coalesceMs = options.coalesceMs ?? 16;
     this.idleGapMs = options.idleGapMs ?? 5;
+    this.sustainedAfterMs = options.sustainedAfterMs ?? 250;
+    this.sustainedCoalesceMs = options.sustainedCoalesceMs ?? 50;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
     this.maxUnacked = options.maxUnacked ?? TERMINAL_MAX_UNACKED_FRAMES;
     this.timers = options.timers ?? realTimers;
@@ -67,6 +76,7 @@ export class FramePacer {
     // Output after a quiet spell (a keystroke's echo) is drawn at once; only a stream is batched.
     const afterQuiet = now - this.lastDirtyAt >= this.idleGapMs;
     this.lastDirtyAt = now;
+    if (afterQuiet) this.streamStartedAt = now;
     this.dirty = true;
     if (afterQuiet && !this.blocked) {
       if (this.flushTimer !== null) {
@@ -107,7 +117,11 @@ export class FramePacer {
 
   private schedule(): void {
     if (this.stopped || !this.dirty || this.blocked || this.flushTimer !== null) return;
-    const wait = this.lastSentAt + this.coalesceMs - this.timers.now();
+    const now = this.timers.now();
+    // A flood (a build log, `cat` of a large file) needs no 60 frames a second: after a while, fewer
+    // frames leave the cores to the program and to tmux.
+    const interval = now - this.streamStartedAt >= this.sustainedAfterMs ? this.sustainedCoalesceMs : this.coalesceMs;
+    const wait = this.lastSentAt + interval - now;
     if (wait <= 0) {
       this.flush();
       return;

@@ -53,19 +53,35 @@ export function openPaneStream(path: string, onData: (chunk: Buffer) => void): P
   // The socket owns the descriptor from here on (libuv reads a FIFO as a pipe).
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const socket = new Socket({ fd, readable: true, writable: false });
-  socket.on('data', onData);
+  let deliver = true;
+  socket.on('data', (chunk: Buffer) => {
+    if (deliver) onData(chunk);
+  });
   socket.on('error', () => undefined);
-  let closed = false;
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  let closing: Promise<void> | null = null;
   return {
     path,
-    command: `cat > ${path}`,
+    // `test -p`: a pipe whose FIFO is already gone must end, never create a regular file in its place.
+    command: `test -p ${path} && exec cat > ${path}`,
     pause: () => socket.pause(),
     resume: () => socket.resume(),
-    async close() {
-      if (closed) return;
-      closed = true;
-      socket.destroy();
-      await rm(path, { force: true });
+    close() {
+      // Keep reading (and dropping) until tmux's writer is gone: a writer that has not opened the FIFO yet
+      // must find a reader, or it would block in open() forever. Give up after a grace period.
+      closing ??= (async () => {
+        deliver = false;
+        socket.resume();
+        const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+        timer.unref();
+        await ended;
+        clearTimeout(timer);
+        await rm(path, { force: true });
+      })();
+      return closing;
     },
   };
 }
+
+/** How long a closed stream waits for tmux's writer to let go of its FIFO. */
+const CLOSE_GRACE_MS = 5000;

@@ -135,8 +135,6 @@ export class TerminalConnection {
     this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
       onExit: () => void this.finish(),
     });
-    // Output comes through pipe-pane, not as escaped `%output` lines.
-    this.control.command('refresh-client -f no-output');
     this.phase = 'attached';
     await this.seed(cols, rows);
   }
@@ -252,14 +250,12 @@ export class TerminalConnection {
     this.pacer = null;
     const control = this.control;
     this.control = null;
-    control?.close();
+    // Stop tmux's copy of the output through the same client, after anything it was sent (a pipe-pane that
+    // is still on its way included); the session may be gone already, which is harmless.
+    control?.close(this.session ? [`pipe-pane -t =${this.session}:`] : []);
     const stream = this.stream;
     this.stream = null;
-    if (stream) {
-      void stream.close();
-      // Stop tmux's copy of the output (the session may be gone already: harmless).
-      if (this.session) void this.deps.tmux.run(['pipe-pane', '-t', `=${this.session}:`]).catch(() => undefined);
-    }
+    void stream?.close();
     this.term?.dispose();
     this.term = null;
     if (this.holdsGuard && this.session) this.deps.guard.release(this.session);

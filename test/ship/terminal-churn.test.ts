@@ -1,6 +1,7 @@
 // Terminal resources under churn and over real time: no pty, emulator, timer or tmux client outlives its
 // connection across 100 connect/disconnect cycles; the ack timeout at its real 5 s; hostile output in one
 // workspace never stalls another's terminal.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
@@ -23,6 +24,16 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
+const pipeProcesses = () =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('svc-pipes-');
+      } catch {
+        return false;
+      }
+    });
 const resources = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout').length;
 const tmuxClients = async () =>
   (await ship.ship.tmux.run(['list-clients', '-F', '#{client_control_mode} #{session_name}'])).stdout.split('\n').filter((line) => line.startsWith('0 ')).length;
@@ -44,6 +55,11 @@ describe('terminal churn', () => {
     for (let i = 0; i < 50 && (ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++) await new Promise((r) => setTimeout(r, 100));
     expect(ship.ship.terminals.size).toBe(0);
     expect(await tmuxClients()).toBe(0);
+    // No pane is still piped, and no pipe process is left.
+    for (let i = 0; i < 50 && pipeProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(pipeProcesses()).toEqual([]);
+    const piped = await ship.ship.tmux.run(['list-panes', '-a', '-F', '#{pane_pipe}']);
+    expect(piped.stdout.split('\n').filter((flag) => flag === '1')).toEqual([]);
     await new Promise((r) => setTimeout(r, 200));
     expect(resources()).toBeLessThanOrEqual(before + 2);
     // The guard is free: a new connection attaches normally.
