@@ -6,7 +6,8 @@ import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
 import { TerminalScreen } from '../../protocol/index.js';
 import { diffRow, FrameBuilder } from './frame-builder.js';
-import { readScreen } from './screen-reader.js';
+import { CellInterner, readScreen } from './screen-reader.js';
+import { frameJson } from './frame-json.js';
 import { clampCsiCounts } from './csi-clamp.js';
 
 const { Terminal } = xterm;
@@ -59,17 +60,21 @@ describe('frames reconstruct the emulator screen', () => {
     const term = makeTerminal(cols, rows);
     const builder = new FrameBuilder();
     const client = new TerminalScreen();
+    // Interned cells (seed-dependent) and the hand-written serializer must change nothing on the wire.
+    const interner = seed % 2 ? new CellInterner() : undefined;
     let seq = 0;
-    client.apply(builder.grid(seq++, readScreen(term)));
+    client.apply(JSON.parse(frameJson(builder.grid(seq++, readScreen(term, interner)))));
     for (let step = 0; step < 60; step++) {
       await write(term, chunk(next, cols, rows));
-      const screen = readScreen(term);
+      const screen = readScreen(term, interner);
       const frame = step % 17 === 16 ? builder.grid(seq, screen) : builder.patch(seq, screen);
       if (frame) {
         seq++;
-        expect(client.apply(frame)).toEqual({ ack: frame.seq });
+        const wire = frameJson(frame);
+        expect(JSON.parse(wire)).toEqual(JSON.parse(JSON.stringify(frame)));
+        expect(client.apply(JSON.parse(wire))).toEqual({ ack: frame.seq });
       }
-      expect(client.cells).toEqual(screen.cells);
+      expect(client.cells).toEqual(readScreen(term).cells);
       expect(client.cursor).toEqual(screen.cursor);
     }
     term.dispose();

@@ -77,21 +77,72 @@ export function readCursor(term: Terminal): Cursor {
   return cursor;
 }
 
+/** The emulator's packed cell data (runtime fields of its CellData; pinned by the reconstruction tests). */
+interface RawCell {
+  content: number;
+  fg: number;
+  bg: number;
+}
+
+const COMBINED = 0x200000;
+const HAS_EXTENDED = 0x10000000;
+const INTERN_LIMIT = 65_536;
+const BLANK = 1 << 22; // width 1, no character
+const SPACE = BLANK | 0x20;
+
+/**
+ * Returns one shared, frozen Cell per distinct emulator cell: equal cells are the same object, so frames
+ * compare them by identity and serialize each once (frame-json.ts). Cells of combining sequences are not
+ * interned (their text lives outside the packed data). Forgets everything past INTERN_LIMIT entries.
+ */
+export class CellInterner {
+  /** bg → fg → content (with the underline style above bit 24) → cell. */
+  private readonly cells = new Map<number, Map<number, Map<number, Cell>>>();
+  private size = 0;
+
+  cell(source: IBufferCell): Cell {
+    const raw = source as unknown as RawCell;
+    const { content, fg, bg } = raw;
+    if (typeof content !== 'number' || content & COMBINED) return toCell(source);
+    // The common case first: a blank default cell (no character, or a space, of width 1).
+    if (fg === 0 && bg === 0 && (content === BLANK || content === SPACE)) return 0;
+    const style = bg & HAS_EXTENDED && source.isUnderline()
+      ? ((source as IBufferCell & { getUnderlineStyle?: () => number }).getUnderlineStyle?.() ?? 1)
+      : 0;
+    const key = content + style * 0x1000000;
+    let byFg = this.cells.get(bg);
+    if (!byFg) this.cells.set(bg, (byFg = new Map()));
+    let byContent = byFg.get(fg);
+    if (!byContent) byFg.set(fg, (byContent = new Map()));
+    let cell = byContent.get(key);
+    if (cell === undefined) {
+      if (++this.size > INTERN_LIMIT) {
+        this.cells.clear();
+        this.size = 0;
+      }
+      cell = toCell(source);
+      if (cell !== 0) Object.freeze(cell);
+      byContent.set(key, cell);
+    }
+    return cell;
+  }
+}
+
 /** One row of the visible screen as cells (a fresh array). */
-export function readRow(term: Terminal, row: number, scratch: IBufferCell): Cell[] {
+export function readRow(term: Terminal, row: number, scratch: IBufferCell, interner?: CellInterner): Cell[] {
   const buffer = term.buffer.active;
   const line = buffer.getLine(buffer.viewportY + row);
   const cells: Cell[] = new Array(term.cols);
   for (let x = 0; x < term.cols; x++) {
     const cell = line?.getCell(x, scratch);
-    cells[x] = cell ? toCell(cell) : 0;
+    cells[x] = cell ? (interner ? interner.cell(cell) : toCell(cell)) : 0;
   }
   return cells;
 }
 
-export function readScreen(term: Terminal): Screen {
+export function readScreen(term: Terminal, interner?: CellInterner): Screen {
   const scratch = term.buffer.active.getNullCell();
   const cells: Cell[][] = [];
-  for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch));
+  for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch, interner));
   return { cols: term.cols, rows: term.rows, cells, cursor: readCursor(term) };
 }

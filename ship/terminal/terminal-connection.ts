@@ -25,7 +25,8 @@ import { openPaneStream, type PaneStream, type PipeDirectory } from './pane-pipe
 import { clampCsiCounts } from './csi-clamp.js';
 import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
-import { readScreen } from './screen-reader.js';
+import { CellInterner, readScreen } from './screen-reader.js';
+import { frameJson } from './frame-json.js';
 import type { TerminalGuard } from './terminal-guard.js';
 
 // Both packages are CommonJS bundles: named imports fail in Node's ESM loader (deps notes §3).
@@ -61,6 +62,7 @@ export class TerminalConnection {
   private term: Terminal | null = null;
   private pacer: FramePacer | null = null;
   private readonly frames = new FrameBuilder();
+  private readonly interner = new CellInterner();
   private nextSeq = 0;
   private inFlight = 0;
   private paused = false;
@@ -210,11 +212,11 @@ export class TerminalConnection {
   private sendFrame(full: boolean): number | null {
     const term = this.term;
     if (!term || this.phase === 'closed') return null;
-    const screen = readScreen(term);
+    const screen = readScreen(term, this.interner);
     const seq = this.nextSeq;
     const frame = full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
     if (!frame) return null;
-    this.socket.send(JSON.stringify(frame));
+    this.socket.send(frameJson(frame));
     this.nextSeq++;
     return seq;
   }
