@@ -7,6 +7,8 @@ import type { Tmux } from './tmux.js';
 
 export class SessionRegistry {
   private live = new Set<string>();
+  /** Sessions the ship is killing: never live again, never reported as having ended on their own. */
+  private readonly stopping = new Set<string>();
   /** Bumped by every local change, so a listing that raced with one is not trusted. */
   private generation = 0;
   private refreshing: Promise<void> | null = null;
@@ -58,8 +60,17 @@ export class SessionRegistry {
     this.live.add(session);
   }
 
+  /** The ship is about to kill `session`: from now on it is not live, and its end is not news. */
+  markStopping(session: string): void {
+    this.generation++;
+    this.stopping.add(session);
+    this.live.delete(session);
+  }
+
+  /** The kill of `session` has completed. */
   markStopped(session: string): void {
     this.generation++;
+    this.stopping.delete(session);
     this.live.delete(session);
   }
 
@@ -78,7 +89,7 @@ export class SessionRegistry {
           this.refreshAgain = true;
           continue;
         }
-        const current = new Set([...listed].filter(isWorkspaceSessionName));
+        const current = new Set([...listed].filter((session) => isWorkspaceSessionName(session) && !this.stopping.has(session)));
         const ended = [...this.live].filter((session) => !current.has(session));
         this.live = current;
         for (const session of ended) this.onEnded(session);

@@ -198,8 +198,8 @@ export class WorkspaceService {
       const session = sessionName(repo, name);
       if (!this.deps.sessions.isLive(session)) throw notActive(repo, name);
       // Marked first: a concurrent re-listing must not report this session as having ended on its own.
-      this.deps.sessions.markStopped(session);
-      await this.deps.tmux.killSession(session);
+      this.deps.sessions.markStopping(session);
+      await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
       this.forgetSession(workspaceKey(repo, name));
       this.emit('workspace.deactivated', this.summary(entry));
     });
@@ -217,8 +217,8 @@ export class WorkspaceService {
       const branch = readBranch(dir) ?? '';
       const session = sessionName(repo, name);
       if (this.deps.sessions.isLive(session)) {
-        this.deps.sessions.markStopped(session);
-        await this.deps.tmux.killSession(session);
+        this.deps.sessions.markStopping(session);
+        await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
       }
       this.forgetSession(workspaceKey(repo, name));
       await this.deps.fleet.remove(repo, name);
