@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['protocol/**/*.test.ts', 'ship/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['protocol/**/*.test.ts', 'ship/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

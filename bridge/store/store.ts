@@ -1,0 +1,58 @@
+// Opens the bridge's store: PostgreSQL when a URL is given, else PGlite in `<dataDirectory>/db`. The data
+// directory is created 0700 and locked for this process; migrations run before anything is served.
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pgliteDatabase, postgresDatabase, type Database } from './database.js';
+import { lockDataDirectory } from './lock.js';
+import { migrate } from './migrations.js';
+import { ReposStore } from './repos-store.js';
+import { ShipsStore } from './ships-store.js';
+
+export interface StoreOptions {
+  dataDirectory: string;
+  /** PostgreSQL connection string; none: PGlite in the data directory. */
+  databaseUrl?: string;
+}
+
+export interface Store {
+  readonly db: Database;
+  readonly ships: ShipsStore;
+  readonly repos: ReposStore;
+  /** Where the data lives, for the start-up line (credentials redacted). */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
+  chmodSync(options.dataDirectory, 0o700);
+  const unlock = lockDataDirectory(options.dataDirectory);
+  let db: Database;
+  try {
+    if (options.databaseUrl) {
+      db = postgresDatabase(options.databaseUrl);
+    } else {
+      const dir = join(options.dataDirectory, 'db');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      db = await pgliteDatabase(dir);
+    }
+    await migrate(db);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const location = options.databaseUrl ? options.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') : join(options.dataDirectory, 'db');
+  return {
+    db,
+    ships: new ShipsStore(db),
+    repos: new ReposStore(db),
+    location,
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        unlock();
+      }
+    },
+  };
+}
