@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { shipCommand } from './ship-command.js';
 import { clientCommand } from './client-command.js';
+import { bridgeCommand } from './bridge-command.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -11,6 +12,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   program.addCommand(shipCommand());
+  program.addCommand(bridgeCommand());
   program.addCommand(clientCommand());
   return program;
 }

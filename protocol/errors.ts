@@ -18,3 +18,35 @@ export const ValidationErrorBody = Type.Object({
   issues: Type.Array(ValidationIssue),
 });
 export type ValidationErrorBody = Static<typeof ValidationErrorBody>;
+
+/** A validator finding as TypeBox reports it. */
+export interface SchemaIssue {
+  keyword?: string;
+  instancePath?: string;
+  message?: string;
+  params?: { requiredProperties?: string[] };
+}
+
+/** The 422 body for a part's findings; a missing property is reported at its own pointer. */
+export function validationBody(part: string, issues: SchemaIssue[]): ValidationErrorBody {
+  const mapped: ValidationIssue[] = issues.flatMap((issue) =>
+    issue.keyword === 'required' && issue.params?.requiredProperties?.length
+      ? issue.params.requiredProperties.map((property) => ({
+          part: part as ValidationIssue['part'],
+          path: `${issue.instancePath ?? ''}/${property}`,
+          message: 'is required',
+        }))
+      : [{ part: part as ValidationIssue['part'], path: issue.instancePath ?? '', message: issue.message ?? 'is invalid' }],
+  );
+  const first = mapped[0];
+  return { message: first ? `${first.part}${first.path} ${first.message}` : `${part} is invalid`, issues: mapped };
+}
+
+/**
+ * When every finding is an identifier rule on one of `fields` (JSON pointers), the field to blame (the
+ * first of `fields` that failed): the spec answers those with 400 `invalid … identifier`, not 422.
+ */
+export function identifierFailureField(issues: SchemaIssue[], fields: string[]): string | null {
+  if (issues.length === 0 || !issues.every((issue) => issue.keyword === '~refine' && fields.includes(issue.instancePath ?? ''))) return null;
+  return fields.find((field) => issues.some((issue) => issue.instancePath === field)) ?? null;
+}

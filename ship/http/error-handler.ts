@@ -3,46 +3,13 @@
 // identifier rules is the spec's 400 `invalid repo identifier` / `invalid workspace identifier`; framework
 // errors keep their 4xx status; anything else is a 500 carrying its message.
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { ValidationErrorBody, ValidationIssue } from '../../protocol/index.js';
+import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
 import { invalidRepoIdentifier, invalidWorkspaceIdentifier, WorkspaceError } from '../errors.js';
 
-interface SchemaIssue {
-  keyword?: string;
-  instancePath?: string;
-  message?: string;
-  params?: { requiredProperties?: string[] };
-}
-
-const IDENTIFIER_FIELDS: Record<string, () => WorkspaceError> = {
+const IDENTIFIER_ERRORS: Record<string, () => WorkspaceError> = {
   '/repoName': invalidRepoIdentifier,
   '/name': invalidWorkspaceIdentifier,
 };
-
-function identifierFailure(issues: SchemaIssue[]): WorkspaceError | null {
-  if (issues.length === 0 || !issues.every((issue) => issue.keyword === '~refine' && IDENTIFIER_FIELDS[issue.instancePath ?? ''])) {
-    return null;
-  }
-  const repoIssue = issues.find((issue) => issue.instancePath === '/repoName');
-  return (IDENTIFIER_FIELDS[(repoIssue ?? issues[0]!).instancePath!] as () => WorkspaceError)();
-}
-
-export function validationBody(part: string, issues: SchemaIssue[]): ValidationErrorBody {
-  // A missing property is reported at its own pointer (`/url is required`), not at its parent object.
-  const mapped: ValidationIssue[] = issues.flatMap((issue) =>
-    issue.keyword === 'required' && issue.params?.requiredProperties?.length
-      ? issue.params.requiredProperties.map((property) => ({
-          part: part as ValidationIssue['part'],
-          path: `${issue.instancePath ?? ''}/${property}`,
-          message: 'is required',
-        }))
-      : [{ part: part as ValidationIssue['part'], path: issue.instancePath ?? '', message: issue.message ?? 'is invalid' }],
-  );
-  const first = mapped[0];
-  return {
-    message: first ? `${first.part}${first.path} ${first.message}` : `${part} is invalid`,
-    issues: mapped,
-  };
-}
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | WorkspaceError | Error, request, reply) => {
@@ -52,8 +19,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
       const issues = fastifyError.validation as SchemaIssue[];
-      const identifier = fastifyError.validationContext === 'body' ? identifierFailure(issues) : null;
-      if (identifier) return reply.code(identifier.status).send({ error: identifier.message });
+      const field = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(IDENTIFIER_ERRORS)) : null;
+      if (field) {
+        const identifier = IDENTIFIER_ERRORS[field]!();
+        return reply.code(identifier.status).send({ error: identifier.message });
+      }
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
     }
     const status = fastifyError.statusCode;

@@ -5,9 +5,8 @@
 // 3. with SVC_BRIDGE_TOKEN set, every route needs `Authorization: Bearer`: the bridge token reaches all,
 //    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { workspaceKey } from '../../protocol/index.js';
+import { crossOriginProblem, hostAllowed, hostnameOf, workspaceKey } from '../../protocol/index.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 
 export interface GuardOptions {
@@ -19,11 +18,6 @@ export interface GuardOptions {
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
-
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(1, hostHeader.indexOf(']')).toLowerCase();
-  return hostHeader.replace(/:\d+$/, '').toLowerCase();
-}
 
 function bearer(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -45,25 +39,20 @@ function mcpKey(url: string): string | null {
 }
 
 export function installRequestGuard(app: FastifyInstance, options: GuardOptions): void {
-  const localNames = new Set(['localhost', ...options.allowedHosts.map((h) => h.toLowerCase())]);
   const expected = options.bridgeToken ? sha256(options.bridgeToken) : null;
 
   const deny = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
   app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
     const host = request.headers.host ?? '';
-    if (origin !== undefined) {
-      const sameOrigin = origin === `http://${host}` || origin === `https://${host}`;
-      if (!sameOrigin) return deny(reply, 403, `cross-origin requests are not allowed (origin ${origin})`);
-    }
-    if (request.headers['sec-fetch-site'] === 'cross-site') return deny(reply, 403, 'cross-site requests are not allowed');
-
+    const crossOrigin = crossOriginProblem({
+      origin: request.headers.origin,
+      host,
+      secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+    });
+    if (crossOrigin) return deny(reply, 403, crossOrigin);
     if (!expected) {
-      const hostname = hostnameOf(host);
-      if (!(isIP(hostname) || localNames.has(hostname) || hostname.endsWith('.localhost'))) {
-        return deny(reply, 421, `host not allowed: ${hostname}`);
-      }
+      if (!hostAllowed(host, options.allowedHosts)) return deny(reply, 421, `host not allowed: ${hostnameOf(host)}`);
       return;
     }
 

@@ -1,0 +1,32 @@
+// Maps every failure of a bridge route to its status and body in one place: BridgeError → `{error}`; a
+// schema failure → 422 with the validator's findings, except identifier rules on the fields a route names
+// (config.identifierFields) → 400 with that field's message; framework 4xx keep their status; else 500.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
+import { BridgeError } from '../errors.js';
+
+/** Route config: which body fields hold identifiers, and the 400 message for each. */
+export interface IdentifierFields {
+  identifierFields?: Record<string, string>;
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | BridgeError | Error, request, reply) => {
+    if (error instanceof BridgeError) return reply.code(error.status).send({ error: error.message });
+    const fastifyError = error as FastifyError;
+    if (fastifyError.validation) {
+      const issues = fastifyError.validation as SchemaIssue[];
+      const fields = (request.routeOptions.config as IdentifierFields | undefined)?.identifierFields ?? {};
+      const field = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
+      if (field) return reply.code(400).send({ error: fields[field] });
+      return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
+    }
+    const status = fastifyError.statusCode;
+    if (status && status >= 400 && status < 500) return reply.code(status).send({ error: error.message });
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: error.message || 'internal error' });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ error: `route not found: ${request.method} ${request.url.split('?')[0]}` });
+  });
+}

@@ -1,0 +1,19 @@
+// The bridge's pino logger: JSON lines, level from SVC_LOG_LEVEL, request logs without bodies or secrets.
+import { pino, type Logger } from 'pino';
+
+export function redactTicket(url: string): string {
+  return url.replace(/([?&]ticket=)[^&]*/g, '$1***');
+}
+
+export function createLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
+  return pino({ level, base: { component: 'bridge' }, redact: { paths: ['req.headers.authorization'], censor: '***' } });
+}
+
+export const requestSerializers = {
+  req(request: { method: string; url: string; ip?: string }) {
+    return { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip };
+  },
+  res(reply: { statusCode: number }) {
+    return { statusCode: reply.statusCode };
+  },
+};

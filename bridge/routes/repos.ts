@@ -1,0 +1,60 @@
+// The repo registry: GET/POST/DELETE /repos and GET /repos/:name/branches.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { classifyCloneUrl, CreateRepoRequest, identifierProblem, RepoParams, type Repo } from '../../protocol/index.js';
+import { branchListingFailed, invalidRepo, invalidRepoIdentifier, repoExists, repoNotFound } from '../errors.js';
+import { BranchListingError, listBranches, type BranchProbeLimits } from '../repos/branches.js';
+import type { ReposStore } from '../store/repos-store.js';
+
+export interface RepoRouteOptions {
+  repos: ReposStore;
+  allowLocalRepos: boolean;
+  probe?: BranchProbeLimits;
+  /** Called after a repo is removed (ephemeral records of it are dropped). */
+  onRemoved?: (name: string) => Promise<void>;
+}
+
+export function repoRoutes(options: RepoRouteOptions) {
+  return async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    const requireRepo = async (name: string): Promise<Repo> => {
+      if (identifierProblem(name) !== null) throw invalidRepoIdentifier();
+      const repo = await options.repos.get(name);
+      if (!repo) throw repoNotFound(name);
+      return repo;
+    };
+
+    app.get('/repos', async () => options.repos.list());
+
+    app.post(
+      '/repos',
+      { schema: { body: CreateRepoRequest }, config: { identifierFields: { '/name': 'invalid repo identifier' } } },
+      async (request, reply) => {
+        const { name, url } = request.body;
+        const provider = request.body.provider ?? 'custom';
+        const transport = classifyCloneUrl(url, { allowLocalRepos: options.allowLocalRepos });
+        if ('problem' in transport) throw invalidRepo(transport.problem);
+        if (!(await options.repos.add({ name, url, provider }))) throw repoExists(name);
+        reply.code(201);
+        return { name, url, provider };
+      },
+    );
+
+    app.delete('/repos/:name', { schema: { params: RepoParams } }, async (request) => {
+      const repo = await requireRepo(request.params.name);
+      await options.repos.remove(repo.name);
+      await options.onRemoved?.(repo.name);
+      return { ok: true } as const;
+    });
+
+    app.get('/repos/:name/branches', { schema: { params: RepoParams } }, async (request) => {
+      const repo = await requireRepo(request.params.name);
+      try {
+        return await listBranches(repo.url, { allowLocalRepos: options.allowLocalRepos, ...options.probe });
+      } catch (error) {
+        if (error instanceof BranchListingError) throw branchListingFailed(repo.name, error.message);
+        throw error;
+      }
+    });
+  };
+}

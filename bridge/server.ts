@@ -1,0 +1,95 @@
+// Assembles a bridge: opens the store (PGlite in the data directory, or PostgreSQL), wires the routes behind
+// the browser guard (authentication plugs in as the next hook), listens, and logs where it serves from.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import { BRIDGE_DEFAULT_PORT, identifierProblem, WEBSOCKET_MAX_PAYLOAD } from '../protocol/index.js';
+import { installBrowserGuard } from './http/browser-guard.js';
+import { installErrorHandler } from './http/error-handler.js';
+import { createLogger, requestSerializers } from './logger.js';
+import { repoRoutes } from './routes/repos.js';
+import type { BranchProbeLimits } from './repos/branches.js';
+import { openStore, type Store } from './store/store.js';
+
+export interface BridgeOptions {
+  port?: number;
+  host?: string;
+  name?: string;
+  dataDirectory: string;
+  databaseUrl?: string;
+  publicUrl?: string;
+  insecureNoAuth?: boolean;
+  allowLocalRepos?: boolean;
+  allowedHosts?: string[];
+  /** Branch listing limits (tests shorten them). */
+  branchProbe?: BranchProbeLimits;
+  logger?: Logger;
+}
+
+export interface Bridge {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly publicUrl: string;
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const name = options.name ?? 'bridge';
+  const problem = identifierProblem(name);
+  if (problem) throw new Error(`invalid bridge name "${name}": ${problem}`);
+  const logger = options.logger ?? createLogger();
+  const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
+  const app = Fastify({
+    loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
+    routerOptions: { maxParamLength: 512 },
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  });
+  try {
+    app.setValidatorCompiler(TypeBoxValidatorCompiler);
+    installErrorHandler(app);
+    const port = options.port ?? BRIDGE_DEFAULT_PORT;
+    const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
+    installBrowserGuard(app, {
+      allowedOrigins: [new URL(provisionalPublic).origin],
+      allowedHosts: [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])],
+      // Authentication comes with its own issue; until then every bridge runs as --insecure-no-auth does.
+      authenticated: false,
+    });
+    app.addHook('onResponse', async (request) => {
+      if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
+    });
+    await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
+    await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
+    await app.listen({ port, host: options.host ?? 'localhost' });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    await store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? BRIDGE_DEFAULT_PORT);
+  const url = `http://localhost:${port}`;
+  const publicUrl = options.publicUrl ?? url;
+  logger.info({ name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory }, `bridge listening on ${url}`);
+  logger.warn('authentication is DISABLED: every request is treated as an admin (user authentication is not built yet)');
+  return {
+    name,
+    port,
+    url,
+    publicUrl,
+    app,
+    store,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}

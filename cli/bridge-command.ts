@@ -1,0 +1,54 @@
+// `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
+import { Command, Option } from 'commander';
+import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
+import { startBridge } from '../bridge/server.js';
+import { parseIdentifier, parsePort } from './ship-command.js';
+import { normalizeUrl } from './url.js';
+
+export function bridgeCommand(): Command {
+  return new Command('bridge')
+    .description('run the bridge: ship registry, routing, repos, events and authentication')
+    .addOption(new Option('-p, --port <port>', 'port to listen on').default(BRIDGE_DEFAULT_PORT).argParser(parsePort))
+    .addOption(new Option('-n, --name <name>', 'bridge name').default('bridge').argParser(parseIdentifier))
+    .option('-d, --data-directory <dir>', 'data directory (PGlite store, armory, lock)', './.svc-bridge')
+    .option('--public-url <url>', 'URL ships and browsers reach this bridge at (default http://localhost:<port>)')
+    .option('--database-url <url>', 'PostgreSQL connection string (default: PGlite in the data directory; env SVC_DATABASE_URL)')
+    .option('--insecure-no-auth', 'disable authentication: every request is an admin (env SVC_INSECURE_NO_AUTH=1)')
+    .option('--sweep-interval-ms <ms>', 'ephemeral cleanup interval, 0 = off', '300000')
+    .option('--host <host>', 'address to listen on (localhost: loopback only)', 'localhost')
+    .option('--allowed-host <name...>', 'extra Host names answered while authentication is off')
+    .option('--no-local-repos', 'refuse file:// and local-path repo URLs')
+    .action(async (options: {
+      port: number;
+      name: string;
+      dataDirectory: string;
+      publicUrl?: string;
+      databaseUrl?: string;
+      insecureNoAuth?: boolean;
+      host: string;
+      allowedHost?: string[];
+      localRepos: boolean;
+    }) => {
+      const bridge = await startBridge({
+        port: options.port,
+        name: options.name,
+        dataDirectory: options.dataDirectory,
+        publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
+        databaseUrl: options.databaseUrl ?? (process.env.SVC_DATABASE_URL || undefined),
+        insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
+        host: options.host,
+        allowedHosts: options.allowedHost ?? [],
+        allowLocalRepos: options.localRepos,
+      });
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        const stop = () => {
+          if (stopping) return;
+          stopping = true;
+          void bridge.close().finally(resolve);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}

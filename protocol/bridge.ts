@@ -1,0 +1,78 @@
+// Shapes of the bridge's own surface: repos, ships, the bridge's workspace records and events.
+import { Type, type Static } from 'typebox';
+import { Identifier } from './identifier.js';
+import { SystemResources } from './resources.js';
+import { ActiveWorkspaceStatus, InactiveWorkspaceStatus, WorkspaceSummary } from './workspace.js';
+
+export const Repo = Type.Object({ name: Identifier, url: Type.String(), provider: Type.String() });
+export type Repo = Static<typeof Repo>;
+
+export const CreateRepoRequest = Type.Object({
+  name: Identifier,
+  url: Type.String(),
+  provider: Type.Optional(Type.String({ minLength: 1 })),
+});
+export type CreateRepoRequest = Static<typeof CreateRepoRequest>;
+
+export const RepoParams = Type.Object({ name: Type.String() });
+export type RepoParams = Static<typeof RepoParams>;
+
+export const RepoBranch = Type.Object({ name: Type.String(), sha: Type.String() });
+export type RepoBranch = Static<typeof RepoBranch>;
+
+export const ShipStatus = Type.Union([Type.Literal('online'), Type.Literal('offline')]);
+export type ShipStatus = Static<typeof ShipStatus>;
+
+export const ShipInfo = Type.Object({ name: Identifier, url: Type.String(), status: ShipStatus });
+export type ShipInfo = Static<typeof ShipInfo>;
+
+export const RegisterShipRequest = Type.Object({
+  url: Type.String(),
+  shipToken: Type.Optional(Type.String()),
+  bridgeToken: Type.Optional(Type.String()),
+});
+export type RegisterShipRequest = Static<typeof RegisterShipRequest>;
+
+export const PullRequestRef = Type.Object({ number: Type.Integer({ minimum: 1 }), state: Type.String(), url: Type.String() });
+
+export const EphemeralWorkspace = Type.Object({
+  issueNumber: Type.Integer({ minimum: 1 }),
+  branch: Type.String(),
+  cleanup: Type.Union([Type.Literal('watching'), Type.Literal('blocked')]),
+  blockedReason: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+  blockedAt: Type.Union([Type.String(), Type.Null()]),
+  pullRequest: Type.Union([PullRequestRef, Type.Null()]),
+});
+export type EphemeralWorkspace = Static<typeof EphemeralWorkspace>;
+
+const BridgeFields = {
+  ship: Type.String(),
+  ephemeral: Type.Union([EphemeralWorkspace, Type.Null()]),
+};
+
+export const BridgeWorkspaceSummary = Type.Object({ ...WorkspaceSummary.properties, ...BridgeFields });
+export type BridgeWorkspaceSummary = Static<typeof BridgeWorkspaceSummary>;
+
+export const BridgeWorkspaceStatus = Type.Union([
+  Type.Object({ ...InactiveWorkspaceStatus.properties, ...BridgeFields }),
+  Type.Object({ ...ActiveWorkspaceStatus.properties, ...BridgeFields }),
+]);
+export type BridgeWorkspaceStatus = Static<typeof BridgeWorkspaceStatus>;
+
+export const BridgeCreateWorkspaceRequest = Type.Object({
+  ship: Type.String(),
+  repoName: Identifier,
+  name: Identifier,
+  branch: Type.Optional(Type.String()),
+  issueNumber: Type.Optional(Type.Integer()),
+  ephemeral: Type.Optional(Type.Boolean()),
+});
+export type BridgeCreateWorkspaceRequest = Static<typeof BridgeCreateWorkspaceRequest>;
+
+export const ShipSystemResources = Type.Object({
+  ship: Type.String(),
+  status: ShipStatus,
+  resources: Type.Union([SystemResources, Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+export type ShipSystemResources = Static<typeof ShipSystemResources>;
