@@ -11,6 +11,12 @@ import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
+import { ShipRegistry } from './ships/registry.js';
+import type { BackoffOptions } from './ships/ship-connection.js';
+import { EventHub } from './events/event-hub.js';
+import { shipRoutes } from './routes/ships.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+import { eventRoutes } from './routes/events.js';
 
 export interface BridgeOptions {
   port?: number;
@@ -22,6 +28,10 @@ export interface BridgeOptions {
   insecureNoAuth?: boolean;
   allowLocalRepos?: boolean;
   allowedHosts?: string[];
+  /** Reconnect backoff to ships (tests shorten it). */
+  reconnect?: BackoffOptions;
+  /** How long registration waits for a ship's first sync (default 5000 ms). */
+  registrationProbeMs?: number;
   /** Branch listing limits (tests shorten them). */
   branchProbe?: BranchProbeLimits;
   logger?: Logger;
@@ -34,6 +44,7 @@ export interface Bridge {
   readonly publicUrl: string;
   readonly app: FastifyInstance;
   readonly store: Store;
+  readonly registry: ShipRegistry;
   close(): Promise<void>;
 }
 
@@ -43,6 +54,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   if (problem) throw new Error(`invalid bridge name "${name}": ${problem}`);
   const logger = options.logger ?? createLogger();
   const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
+  const registry = new ShipRegistry(store.ships, { backoff: options.reconnect, probeMs: options.registrationProbeMs });
+  const hub = new EventHub(() => registry.snapshot());
+  registry.useEvents(hub);
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -68,8 +82,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     });
     await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
+    await app.register(shipRoutes(registry));
+    await app.register(workspaceRoutes(registry, store.repos));
+    await app.register(eventRoutes(hub));
+    await registry.load();
     await app.listen({ port, host: options.host ?? 'localhost' });
   } catch (error) {
+    registry.close();
     await app.close().catch(() => undefined);
     await store.close();
     throw error;
@@ -87,7 +106,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     publicUrl,
     app,
     store,
+    registry,
     async close() {
+      hub.closeAll();
+      registry.close();
       await app.close();
       await store.close();
     },

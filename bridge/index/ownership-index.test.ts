@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkspaceEvent, WorkspaceSummary } from '../../protocol/index.js';
+import { OwnershipIndex } from './ownership-index.js';
+
+const ws = (repoName: string, name: string, branch = 'main'): WorkspaceSummary => ({ repoName, name, branch, active: false, agent: null });
+const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({ type, ship, at: '', workspace });
+
+describe('ownership index', () => {
+  it('claims unowned keys from a sync and reports conflicts with other owners', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('a', [ws('r', 'one'), ws('r', 'two')]);
+    expect(index.owner('r/one')).toBe('a');
+    expect(index.conflicts('b', [ws('r', 'two'), ws('r', 'three')])).toEqual(['r/two']);
+    expect(index.conflicts('a', [ws('r', 'two')])).toEqual([]);
+  });
+
+  it('applies events of the owner and drops events for keys another ship owns', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('a', [ws('r', 'one')]);
+    expect(index.apply('a', event('workspace.branch_changed', 'a', ws('r', 'one', 'dev')))?.branch).toBe('dev');
+    expect(index.apply('b', event('workspace.activated', 'b', ws('r', 'one')))).toBeNull();
+    expect(index.get('r/one')?.summary.branch).toBe('dev');
+    expect(index.apply('b', event('workspace.created', 'b', ws('r', 'new')))).not.toBeNull();
+    expect(index.owner('r/new')).toBe('b');
+  });
+
+  it('hands a released key to another ship reporting it: online first, then by name', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('m', [ws('r', 'k')]);
+    index.replaceView('z', [ws('r', 'k')]);
+    index.replaceView('c', [ws('r', 'k')]);
+    index.setOnline('z', true);
+    expect(index.owner('r/k')).toBe('m');
+    expect(index.apply('m', event('workspace.removed', 'm', ws('r', 'k')))).not.toBeNull();
+    expect(index.owner('r/k')).toBe('z');
+    index.removeShip('z');
+    expect(index.owner('r/k')).toBe('c');
+    index.replaceView('c', []);
+    expect(index.owner('r/k')).toBeNull();
+    expect(index.get('r/k')).toBeNull();
+  });
+
+  it('drops a removal from a ship that does not own the key', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('a', [ws('r', 'k')]);
+    index.replaceView('b', [ws('r', 'k')]);
+    expect(index.apply('b', event('workspace.removed', 'b', ws('r', 'k')))).toBeNull();
+    expect(index.owner('r/k')).toBe('a');
+    index.removeShip('a');
+    expect(index.owner('r/k')).toBeNull();
+  });
+
+  it('lists owned workspaces by key', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('b', [ws('r', 'z'), ws('q', 'a')]);
+    index.replaceView('a', [ws('r', 'z'), ws('r', 'b')]);
+    expect(index.list().map((entry) => `${entry.ship}:${entry.summary.repoName}/${entry.summary.name}`)).toEqual(['b:q/a', 'a:r/b', 'b:r/z']);
+  });
+});

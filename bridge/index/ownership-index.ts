@@ -1,0 +1,102 @@
+// Which ship owns which workspace, built from the ships' event streams (spec "Ship connection" and
+// "Events"). Each ship's reported view is kept; a key is owned by exactly one ship. A key a ship stops
+// reporting (removed, or gone from its sync, or the ship deregistered) passes to another ship that reports
+// it, online ships first, then by name; otherwise it leaves the index. Pure: no sockets, no clocks.
+import { workspaceKey, type WorkspaceEvent, type WorkspaceSummary } from '../../protocol/index.js';
+
+export interface OwnedWorkspace {
+  ship: string;
+  summary: WorkspaceSummary;
+}
+
+export class OwnershipIndex {
+  /** What each ship last reported, by key. */
+  private readonly views = new Map<string, Map<string, WorkspaceSummary>>();
+  private readonly owners = new Map<string, string>();
+  private readonly online = new Set<string>();
+
+  setOnline(ship: string, online: boolean): void {
+    if (online) this.online.add(ship);
+    else this.online.delete(ship);
+  }
+
+  isOnline(ship: string): boolean {
+    return this.online.has(ship);
+  }
+
+  owner(key: string): string | null {
+    return this.owners.get(key) ?? null;
+  }
+
+  get(key: string): OwnedWorkspace | null {
+    const ship = this.owners.get(key);
+    const summary = ship ? this.views.get(ship)?.get(key) : undefined;
+    return ship && summary ? { ship, summary } : null;
+  }
+
+  /** Every owned workspace, sorted by key. */
+  list(): OwnedWorkspace[] {
+    return [...this.owners.keys()]
+      .sort()
+      .map((key) => this.get(key))
+      .filter((entry): entry is OwnedWorkspace => entry !== null);
+  }
+
+  /** Keys of `summaries` owned by a ship other than `ship` (a registration must not take them). */
+  conflicts(ship: string, summaries: WorkspaceSummary[]): string[] {
+    return summaries
+      .map((summary) => workspaceKey(summary.repoName, summary.name))
+      .filter((key) => {
+        const owner = this.owners.get(key);
+        return owner !== undefined && owner !== ship;
+      })
+      .sort();
+  }
+
+  /** A ship's full view (its `sync`): replaces what it reported before and claims what nobody owns. */
+  replaceView(ship: string, summaries: WorkspaceSummary[]): void {
+    const before = this.views.get(ship) ?? new Map<string, WorkspaceSummary>();
+    const view = new Map(summaries.map((summary) => [workspaceKey(summary.repoName, summary.name), summary]));
+    this.views.set(ship, view);
+    for (const key of view.keys()) if (!this.owners.has(key)) this.owners.set(key, ship);
+    for (const key of before.keys()) if (!view.has(key) && this.owners.get(key) === ship) this.release(key);
+  }
+
+  /**
+   * Applies one event of `ship`; returns the summary to republish, or null when the event is dropped (a
+   * key the ship does not own).
+   */
+  apply(ship: string, event: WorkspaceEvent): WorkspaceSummary | null {
+    const key = workspaceKey(event.workspace.repoName, event.workspace.name);
+    const view = this.views.get(ship) ?? new Map<string, WorkspaceSummary>();
+    this.views.set(ship, view);
+    if (event.type === 'workspace.removed') {
+      view.delete(key);
+      if (this.owners.get(key) !== ship) return null;
+      this.release(key);
+      return event.workspace;
+    }
+    view.set(key, event.workspace);
+    const owner = this.owners.get(key);
+    if (owner === undefined) this.owners.set(key, ship);
+    else if (owner !== ship) return null;
+    return event.workspace;
+  }
+
+  /** Forgets a ship: its view goes, its keys pass to others or leave the index. */
+  removeShip(ship: string): void {
+    const view = this.views.get(ship);
+    this.views.delete(ship);
+    this.online.delete(ship);
+    for (const key of view?.keys() ?? []) if (this.owners.get(key) === ship) this.release(key);
+  }
+
+  private release(key: string): void {
+    this.owners.delete(key);
+    const candidates = [...this.views.entries()]
+      .filter(([, view]) => view.has(key))
+      .map(([ship]) => ship)
+      .sort((a, b) => Number(this.online.has(b)) - Number(this.online.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
+    if (candidates[0]) this.owners.set(key, candidates[0]);
+  }
+}

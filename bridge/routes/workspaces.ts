@@ -1,0 +1,173 @@
+// The workspace surface of the bridge: every ship workspace route, forwarded to the owning ship (which must
+// be online), with responses re-validated and `ship`/`ephemeral` added; a ship's own error passes through
+// with its status and message; a transport failure makes the ship offline and the call a 503.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Compile } from 'typebox/compile';
+import { Type } from 'typebox';
+import {
+  BridgeCreateWorkspaceRequest,
+  DiffQuery,
+  identifierProblem,
+  ListWorkspacesQuery,
+  SwitchBranchRequest,
+  workspaceKey,
+  WorkspaceParams,
+  WorkspaceStatus,
+  WorkspaceSummary,
+} from '../../protocol/index.js';
+import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
+import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
+import type { ShipRegistry } from '../ships/registry.js';
+import type { ReposStore } from '../store/repos-store.js';
+
+const checkStatus = Compile(WorkspaceStatus);
+const checkSummary = Compile(WorkspaceSummary);
+const checkSummaries = Compile(Type.Array(WorkspaceSummary));
+const CREATE_TIMEOUT_MS = 10 * 60_000;
+
+const shipPath = (repo: string, name: string, suffix = '') =>
+  `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
+
+async function checkParams(request: FastifyRequest): Promise<void> {
+  const params = request.params as { repo?: string; name?: string };
+  if (params.repo === undefined || params.name === undefined) return;
+  if (identifierProblem(params.repo)) throw invalidRepoIdentifier();
+  if (identifierProblem(params.name)) throw invalidWorkspaceIdentifier();
+}
+
+/** A ship's error answer, passed through as the spec says. */
+function shipError(reply: ShipReply): BridgeError {
+  const body = parseJson(reply) as { error?: unknown } | null;
+  return new BridgeError(reply.status, typeof body?.error === 'string' ? body.error : `ship answered ${reply.status}`);
+}
+
+export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
+  return async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('preValidation', checkParams);
+
+    const forward = async (repo: string, name: string, call: ShipCall): Promise<{ ship: string; reply: ShipReply }> => {
+      const ship = registry.owning(repo, name);
+      try {
+        return { ship: ship.name, reply: await ship.client.call(call) };
+      } catch (error) {
+        if (error instanceof ShipUnreachable) throw registry.unreachable(ship, error.message);
+        throw error;
+      }
+    };
+    const ok = { ok: true } as const;
+    const simple = (method: string, suffix: string, body?: (request: FastifyRequest) => unknown) =>
+      async (request: FastifyRequest) => {
+        const { repo, name } = request.params as { repo: string; name: string };
+        const { reply } = await forward(repo, name, { method, path: shipPath(repo, name, suffix), body: body?.(request) });
+        if (reply.status !== 200) throw shipError(reply);
+        return ok;
+      };
+
+    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request) => {
+      // Refresh from every online ship first; a failing ship is skipped and what was last known is listed.
+      await Promise.all(
+        registry.list().filter((ship) => ship.status === 'online').map(async (info) => {
+          const ship = registry.get(info.name);
+          if (!ship) return;
+          try {
+            const reply = await ship.client.call({ method: 'GET', path: '/workspaces' });
+            const body = parseJson(reply);
+            if (reply.status === 200 && checkSummaries.Check(body)) registry.index.replaceView(ship.name, body);
+          } catch (error) {
+            if (error instanceof ShipUnreachable) registry.unreachable(ship, error.message);
+          }
+        }),
+      );
+      const { active } = request.query;
+      const all = registry.snapshot();
+      return active === 'true' ? all.filter((w) => w.active) : active === 'false' ? all.filter((w) => !w.active) : all;
+    });
+
+    app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) => {
+      const { repo, name } = request.params;
+      const { ship, reply } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name) });
+      if (reply.status !== 200) throw shipError(reply);
+      const body = parseJson(reply);
+      if (!checkStatus.Check(body)) throw new BridgeError(502, `ship "${ship}" returned an invalid workspace status`);
+      if (body.repoName !== repo || body.name !== name) {
+        throw new BridgeError(502, `ship "${ship}" answered for ${workspaceKey(body.repoName, body.name)} instead of ${workspaceKey(repo, name)}`);
+      }
+      return { ...body, ship, ephemeral: null };
+    });
+
+    app.get('/workspaces/:repo/:name/diff', { schema: { params: WorkspaceParams, querystring: DiffQuery } }, async (request, reply) => {
+      const { repo, name } = request.params;
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(request.query)) {
+        for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) query.append(key, String(item));
+      }
+      const suffix = `/diff${query.size ? `?${query}` : ''}`;
+      const { reply: answer } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name, suffix) });
+      if (answer.status !== 200) throw shipError(answer);
+      reply.type('text/plain; charset=utf-8');
+      return answer.text;
+    });
+
+    app.post(
+      '/workspaces',
+      {
+        schema: { body: BridgeCreateWorkspaceRequest },
+        config: { identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' } },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        if (identifierProblem(body.ship)) throw new BridgeError(400, 'invalid ship identifier');
+        if (body.issueNumber !== undefined && body.branch !== undefined) throw new BridgeError(400, 'give either a branch or an issueNumber, not both');
+        if (body.ephemeral !== undefined && body.issueNumber === undefined) throw new BridgeError(400, 'ephemeral is only accepted together with issueNumber');
+        if (body.issueNumber !== undefined) {
+          if (!Number.isInteger(body.issueNumber) || body.issueNumber < 1) throw new BridgeError(400, 'issueNumber must be a positive integer');
+          throw new BridgeError(400, 'creating a workspace from an issue needs the GitHub provider, which this bridge does not have yet');
+        }
+        if (body.branch === undefined) throw new BridgeError(400, 'give either a branch or an issueNumber');
+        if (body.branch.trim() === '') throw new BridgeError(400, 'branch must not be empty');
+        const repo = await repos.get(body.repoName);
+        if (!repo) throw new BridgeError(400, `unknown repo: ${body.repoName}`);
+        const ship = registry.target(body.ship);
+        const key = workspaceKey(body.repoName, body.name);
+        registry.reserve(key, ship.name);
+        let answer: ShipReply;
+        try {
+          answer = await ship.client.call({
+            method: 'POST',
+            path: '/workspaces',
+            body: { url: repo.url, repoName: body.repoName, name: body.name, branch: body.branch },
+            timeoutMs: CREATE_TIMEOUT_MS,
+          });
+        } catch (error) {
+          if (error instanceof ShipUnreachable) {
+            registry.holdUndecided(key);
+            throw registry.unreachable(ship, error.message);
+          }
+          registry.release(key);
+          throw error;
+        }
+        registry.release(key);
+        if (!registry.isRegistered(ship.name)) throw new BridgeError(409, `ship "${ship.name}" was removed while creating ${key}`);
+        if (answer.status !== 201) throw shipError(answer);
+        const summary = parseJson(answer);
+        if (!checkSummary.Check(summary) || summary.repoName !== body.repoName || summary.name !== body.name) {
+          throw new BridgeError(502, `ship "${ship.name}" returned an invalid workspace summary`);
+        }
+        // Own the key now: the ship's `workspace.created` event may arrive after this answer, and the caller's
+        // next call must already route (the event then only republishes).
+        registry.index.apply(ship.name, { type: 'workspace.created', ship: ship.name, at: new Date().toISOString(), workspace: summary });
+        reply.code(201);
+        return registry.decorate(ship.name, summary);
+      },
+    );
+
+    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } },
+      simple('POST', '/branch', (request) => ({ branch: (request.body as { branch: string }).branch })));
+    app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
+    app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
+    // No `force` on the bridge: a delete is always unconditional (the ephemeral sweeper alone asks for force=false).
+    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, simple('DELETE', ''));
+  };
+}

@@ -1,0 +1,201 @@
+// The ship roster at run time: one event connection and one HTTP client per registered ship, the
+// ownership index fed by their streams, and the aggregate events those streams produce. Registration probes
+// the ship (first `sync` within 5 s), learns its name, refuses names and keys already taken, then adopts the
+// connection and persists the roster. Create reservations live here too: a key being created (or whose
+// create ended without an answer) is not created again.
+import { createHash } from 'node:crypto';
+import {
+  workspaceKey,
+  type BridgeWorkspaceSummary,
+  type ShipInfo,
+  type SyncEvent,
+  type WorkspaceSummary,
+} from '../../protocol/index.js';
+import { BridgeError } from '../errors.js';
+import type { EventHub } from '../events/event-hub.js';
+import { OwnershipIndex } from '../index/ownership-index.js';
+import type { ShipsStore } from '../store/ships-store.js';
+import { ShipClient } from './ship-client.js';
+import { ShipConnection, type BackoffOptions } from './ship-connection.js';
+
+export const REGISTRATION_PROBE_MS = 5000;
+
+interface LiveShip {
+  name: string;
+  url: string;
+  client: ShipClient;
+  connection: ShipConnection;
+}
+
+export interface RegisterInput {
+  url: string;
+  shipToken?: string;
+  bridgeToken?: string;
+}
+
+export class ShipRegistry {
+  readonly index = new OwnershipIndex();
+  private readonly ships = new Map<string, LiveShip>();
+  /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
+  private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
+  private events: EventHub | null = null;
+
+  constructor(
+    private readonly store: ShipsStore,
+    private readonly options: { backoff?: BackoffOptions; probeMs?: number } = {},
+  ) {}
+
+  useEvents(events: EventHub): void {
+    this.events = events;
+  }
+
+  /** Connects to every ship of the stored roster (in the background: offline ones reconnect). */
+  async load(): Promise<void> {
+    for (const record of await this.store.list()) {
+      const connection = new ShipConnection(record.url, record.bridgeToken, this.options.backoff);
+      this.adopt(record.name, record.url, record.bridgeToken, connection);
+    }
+  }
+
+  list(): ShipInfo[] {
+    return [...this.ships.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((ship) => ({ name: ship.name, url: ship.url, status: ship.connection.isOnline() ? 'online' : 'offline' }));
+  }
+
+  get(name: string): LiveShip | null {
+    return this.ships.get(name) ?? null;
+  }
+
+  async register(input: RegisterInput): Promise<ShipInfo> {
+    if ((input.shipToken === undefined) !== (input.bridgeToken === undefined)) {
+      throw new BridgeError(400, 'a ship is registered with both a shipToken and a bridgeToken, or neither');
+    }
+    const url = input.url.replace(/\/+$/, '');
+    const connection = new ShipConnection(url, input.bridgeToken ?? null, this.options.backoff);
+    let sync: SyncEvent;
+    try {
+      sync = await connection.open(this.options.probeMs ?? REGISTRATION_PROBE_MS);
+    } catch (error) {
+      connection.close();
+      throw new BridgeError(502, `ship at ${url} did not respond: ${(error as Error).message}`);
+    }
+    const name = sync.ship;
+    const refuse = (error: BridgeError) => {
+      connection.close();
+      return error;
+    };
+    if (this.ships.has(name)) throw refuse(new BridgeError(409, `ship already registered: ${name}`));
+    const conflicts = this.index.conflicts(name, sync.workspaces);
+    if (conflicts.length) throw refuse(new BridgeError(409, `ship "${name}" has workspaces already hosted elsewhere: ${conflicts.join(', ')}`));
+    const stored = await this.store.add({
+      name,
+      url,
+      shipTokenHash: input.shipToken ? createHash('sha256').update(input.shipToken).digest('hex') : null,
+      bridgeToken: input.bridgeToken ?? null,
+    });
+    if (!stored) throw refuse(new BridgeError(409, `ship already registered: ${name}`));
+    this.index.replaceView(name, sync.workspaces);
+    this.adopt(name, url, input.bridgeToken ?? null, connection);
+    this.events?.publishSync();
+    return { name, url, status: connection.isOnline() ? 'online' : 'offline' };
+  }
+
+  private adopt(name: string, url: string, bridgeToken: string | null, connection: ShipConnection): void {
+    const ship: LiveShip = { name, url, client: new ShipClient(url, bridgeToken), connection };
+    this.ships.set(name, ship);
+    connection.attach({
+      onOnline: (online) => {
+        if (this.ships.get(name) !== ship) return;
+        this.index.setOnline(name, online);
+      },
+      onSync: (sync) => {
+        if (this.ships.get(name) !== ship) return;
+        // The ship's own view now says whether an unanswered create happened.
+        for (const [key, reservation] of this.reservations) if (reservation.ship === name && reservation.settled) this.reservations.delete(key);
+        this.index.replaceView(name, sync.workspaces);
+        this.events?.publishSync();
+      },
+      onEvent: (event) => {
+        if (this.ships.get(name) !== ship) return;
+        const summary = this.index.apply(name, event);
+        if (!summary) return;
+        if (event.type === 'workspace.removed') this.events?.publishSync();
+        else this.events?.publish(event.type, this.decorate(name, summary));
+      },
+    });
+  }
+
+  async remove(name: string): Promise<void> {
+    const ship = this.ships.get(name);
+    if (!ship) throw new BridgeError(404, `ship not found: ${name}`);
+    this.ships.delete(name);
+    ship.connection.close();
+    this.index.removeShip(name);
+    for (const [key, reservation] of this.reservations) if (reservation.ship === name) this.reservations.delete(key);
+    await this.store.remove(name);
+    this.events?.publishSync();
+  }
+
+  decorate(ship: string, summary: WorkspaceSummary): BridgeWorkspaceSummary {
+    return { ...summary, ship, ephemeral: null };
+  }
+
+  /** The aggregate view: every owned workspace with its ship. */
+  snapshot(): BridgeWorkspaceSummary[] {
+    return this.index.list().map((entry) => this.decorate(entry.ship, entry.summary));
+  }
+
+  /** The online ship owning `<repo>/<name>`, or the spec's 404/503. */
+  owning(repo: string, name: string): LiveShip {
+    const key = workspaceKey(repo, name);
+    const owner = this.index.owner(key);
+    const ship = owner ? this.ships.get(owner) : undefined;
+    if (!owner || !ship) throw new BridgeError(404, `workspace not found: ${key}`);
+    if (!ship.connection.isOnline()) throw new BridgeError(503, `ship "${owner}" hosting ${key} is offline`);
+    return ship;
+  }
+
+  /** The online ship named `name` for a create or a per-ship call, or the spec's 400/503. */
+  target(name: string): LiveShip {
+    const ship = this.ships.get(name);
+    if (!ship) throw new BridgeError(400, `unknown ship: ${name}`);
+    if (!ship.connection.isOnline()) throw new BridgeError(503, `ship "${name}" is offline`);
+    return ship;
+  }
+
+  /** A routed call failed at transport level: the ship is offline from now on (it reconnects). */
+  unreachable(ship: LiveShip, message: string): BridgeError {
+    ship.connection.lost();
+    this.index.setOnline(ship.name, false);
+    return new BridgeError(503, `ship "${ship.name}" unreachable: ${message}`);
+  }
+
+  reserve(key: string, ship: string): void {
+    if (this.index.owner(key)) throw new BridgeError(409, `workspace already exists: ${key}`);
+    if (this.reservations.has(key)) throw new BridgeError(409, `workspace being created: ${key}`);
+    this.reservations.set(key, { ship, settled: false });
+  }
+
+  /** The create answered (either way): the key is free to be decided by the index. */
+  release(key: string): void {
+    this.reservations.delete(key);
+  }
+
+  /** The create got no answer: hold the key until the ship's next sync tells what happened. */
+  holdUndecided(key: string): void {
+    const reservation = this.reservations.get(key);
+    if (reservation) reservation.settled = true;
+  }
+
+  /** Whether the ship named `name` is still registered (a create's target may be removed mid-request). */
+
+  isRegistered(name: string): boolean {
+    return this.ships.has(name);
+  }
+
+  close(): void {
+    for (const ship of this.ships.values()) ship.connection.close();
+    this.ships.clear();
+  }
+}
