@@ -17,6 +17,7 @@ import { EventHub } from './events/event-hub.js';
 import { shipRoutes } from './routes/ships.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { eventRoutes } from './routes/events.js';
+import { terminalRoutes } from './routes/terminal.js';
 
 export interface BridgeOptions {
   port?: number;
@@ -85,6 +86,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(shipRoutes(registry));
     await app.register(workspaceRoutes(registry, store.repos));
     await app.register(eventRoutes(hub));
+    await app.register(terminalRoutes(registry));
     await registry.load();
     await app.listen({ port, host: options.host ?? 'localhost' });
   } catch (error) {

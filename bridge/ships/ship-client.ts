@@ -19,6 +19,11 @@ export interface ShipCall {
 export class ShipClient {
   constructor(readonly url: string, private readonly bridgeToken: string | null) {}
 
+  /** The bridge token this ship expects (for the terminal proxy's upstream socket). */
+  get token(): string | null {
+    return this.bridgeToken;
+  }
+
   async call(request: ShipCall): Promise<ShipReply> {
     const headers: Record<string, string> = {};
     if (this.bridgeToken) headers.authorization = `Bearer ${this.bridgeToken}`;

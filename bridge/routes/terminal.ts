@@ -1,0 +1,27 @@
+// WS /workspaces/:repo/:name/terminal: proxied to the owning ship (see terminal/terminal-proxy.ts).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { identifierProblem, WorkspaceParams } from '../../protocol/index.js';
+import type { ShipRegistry } from '../ships/registry.js';
+import { proxyTerminal, type Upstream } from '../terminal/terminal-proxy.js';
+
+export function terminalRoutes(registry: ShipRegistry) {
+  return async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.get('/workspaces/:repo/:name/terminal', { websocket: true, schema: { params: WorkspaceParams } }, (socket, request) => {
+      const { repo, name } = request.params;
+      let upstream: Upstream | null = null;
+      if (!identifierProblem(repo) && !identifierProblem(name)) {
+        try {
+          const ship = registry.owning(repo, name);
+          const url = new URL(`/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}/terminal`, ship.url);
+          url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+          upstream = { url: url.toString(), bridgeToken: ship.client.token };
+        } catch {
+          upstream = null;
+        }
+      }
+      proxyTerminal(socket, upstream);
+    });
+  };
+}
