@@ -2,10 +2,11 @@
 // missed, so a regression is visible, but it is never part of `npm test`.
 import { benchShipWorkspaces } from './ship-workspaces.js';
 import { benchTerminal } from './terminal.js';
+import { benchBridge } from './bridge.js';
 import { renderTable, verdict, type BenchRow } from './report.js';
 
 // `npm run bench -- terminal` runs one group; no argument runs all.
-const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal };
+const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge };
 const chosen = process.argv.slice(2).filter((name) => name in groups);
 const rows: BenchRow[] = [];
 for (const name of chosen.length ? chosen : Object.keys(groups)) rows.push(...(await groups[name]!()));

@@ -22,10 +22,34 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-export async function startShipProcess(fleetDirectory: string): Promise<Child> {
+export async function startBridgeProcess(dataDirectory: string, port: number): Promise<Child> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
+    env: { ...process.env, SVC_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 400; i++) {
+    try {
+      if ((await fetch(`${url}/ships`)).ok) return { process: child, url, stop: stopper(child) };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new Error(`svc bridge exited with ${child.exitCode}`);
+    await sleep(50);
+  }
+  throw new Error('svc bridge did not start');
+}
+
+/** Resident set size of a process in bytes (Linux). */
+export function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+export async function startShipProcess(fleetDirectory: string, name = 'bench'): Promise<Child> {
   // SVC_BENCH_SHIP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ship under load.
   const nodeArgs = (process.env.SVC_BENCH_SHIP_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', 'bench', '--fleet-directory', fleetDirectory], {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -131,6 +131,7 @@ export class ShipRegistry {
     if (!ship) throw new BridgeError(404, `ship not found: ${name}`);
     this.ships.delete(name);
     ship.connection.close();
+    ship.client.close();
     this.index.removeShip(name);
     for (const [key, reservation] of this.reservations) if (reservation.ship === name) this.reservations.delete(key);
     await this.store.remove(name);
@@ -195,7 +196,10 @@ export class ShipRegistry {
   }
 
   close(): void {
-    for (const ship of this.ships.values()) ship.connection.close();
+    for (const ship of this.ships.values()) {
+      ship.connection.close();
+      ship.client.close();
+    }
     this.ships.clear();
   }
 }

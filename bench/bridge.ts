@@ -1,0 +1,163 @@
+// Bridge benchmarks (issue: the bridge). Routing overhead against calling the ship directly (interleaved,
+// concurrency 1 and 16); event fan-out of one change to 500 subscribers against a minimal `ws` broadcast of
+// the same frame, and the RSS those subscribers cost; and a fleet of 5 ships × 200 workspaces listed
+// through the bridge, with the bridge's RSS growth.
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket, { WebSocketServer } from 'ws';
+import { makeBenchRemote } from './lib/fixtures.js';
+import { median, runLoad, sequential, timedRequest } from './lib/load.js';
+import { freePort } from './lib/ports.js';
+import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import type { BenchRow } from './report.js';
+
+const MiB = 1024 * 1024;
+
+async function post(url: string, body?: unknown): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await response.text();
+  return response.status;
+}
+
+async function openSubscribers(url: string, count: number): Promise<WebSocket[]> {
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, () =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const socket = new WebSocket(url, { perMessageDeflate: false });
+          socket.once('message', () => resolve(socket));
+          socket.once('error', reject);
+        }),
+      ),
+    );
+    sockets.push(...batch);
+  }
+  return sockets;
+}
+
+/** Time from `trigger` until every socket has received one more message (that passes `accept`). */
+async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknown>, accept: (text: string) => boolean): Promise<number> {
+  let remaining = sockets.length;
+  const done = new Promise<void>((resolve) => {
+    for (const socket of sockets) {
+      const onMessage = (data: WebSocket.RawData) => {
+        if (!accept(data.toString())) return;
+        socket.off('message', onMessage);
+        if (--remaining === 0) resolve();
+      };
+      socket.on('message', onMessage);
+    }
+  });
+  const started = performance.now();
+  await trigger();
+  await done;
+  return performance.now() - started;
+}
+
+export async function benchBridge(): Promise<BenchRow[]> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+  const rows: BenchRow[] = [];
+  const { url: repoUrl } = makeBenchRemote(root, 20);
+  const children: Child[] = [];
+  try {
+    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
+    children.push(bridge);
+    const ship = await startShipProcess(join(root, 'fleet-0'), 'ship-0');
+    children.push(ship);
+    if ((await post(`${bridge.url}/ships`, { url: ship.url })) !== 201) throw new Error('ship registration failed');
+    await post(`${bridge.url}/repos`, { name: 'r0', url: repoUrl });
+    if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' })) !== 201) throw new Error('create failed');
+
+
+    // Routing overhead.
+    const direct: number[] = [];
+    const routed: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      direct.push(...(await sequential(`${ship.url}/workspaces/r0/w`, 250)));
+      routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250)));
+    }
+    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(routed) - median(direct), unit: 'ms', absoluteLimit: 0.5 });
+    const directLoad = [];
+    const routedLoad = [];
+    for (let round = 0; round < 2; round++) {
+      directLoad.push(await runLoad(`${ship.url}/workspaces/r0/w`, { concurrency: 16, durationMs: 2000 }));
+      routedLoad.push(await runLoad(`${bridge.url}/workspaces/r0/w`, { concurrency: 16, durationMs: 2000 }));
+    }
+    rows.push({
+      name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly',
+      value: median(routedLoad.map((r) => r.p50)),
+      reference: median(directLoad.map((r) => r.p50)),
+      unit: 'ms',
+      target: 1.5,
+    });
+
+    // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame.
+    await post(`${ship.url}/workspaces/r0/w/activate`);
+    await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
+    const rssBefore = rssBytes(bridge.process.pid!);
+    const subscribers = await openSubscribers(`${bridge.url.replace('http', 'ws')}/events`, 500);
+    await sleep(500);
+    const rssAfter = rssBytes(bridge.process.pid!);
+    const reference = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    await new Promise((resolve) => reference.once('listening', resolve));
+    const referenceUrl = `ws://127.0.0.1:${(reference.address() as { port: number }).port}`;
+    reference.on('connection', (socket) => socket.send('{"type":"hello"}'));
+    const referenceSubscribers = await openSubscribers(referenceUrl, 500);
+    const bridgeTimes: number[] = [];
+    const referenceTimes: number[] = [];
+    let frame = '';
+    for (let round = 0; round < 9; round++) {
+      // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
+      const description = `round ${round}`;
+      bridgeTimes.push(
+        await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
+          if (!text.includes(description)) return false;
+          frame = text;
+          return true;
+        }),
+      );
+      referenceTimes.push(await fanOut(referenceSubscribers, () => reference.clients.forEach((client) => client.send(frame)), () => true));
+    }
+    rows.push({ name: 'one change to 500 /events subscribers', value: median(bridgeTimes), reference: median(referenceTimes), unit: 'ms', target: 1.5 });
+    rows.push({ name: 'bridge RSS for 500 /events subscribers', value: (rssAfter - rssBefore) / MiB, unit: 'MiB', absoluteLimit: 20 });
+    for (const socket of [...subscribers, ...referenceSubscribers]) socket.terminate();
+    reference.close();
+
+    // Scale: 5 ships × 200 workspaces (clones copied on disk: the ships read them, the bridge lists them).
+    const template = join(root, 'template');
+    mkdirSync(template);
+    execFileSync('git', ['clone', '--quiet', repoUrl, join(template, 'w0')]);
+    for (let i = 1; i < 200; i++) cpSync(join(template, 'w0'), join(template, `w${i}`), { recursive: true });
+    const rssFleetBefore = rssBytes(bridge.process.pid!);
+    for (let s = 1; s <= 5; s++) {
+      const fleet = join(root, `fleet-${s}`);
+      mkdirSync(fleet, { recursive: true });
+      cpSync(template, join(fleet, `repo-${s}`), { recursive: true });
+      const scaled = await startShipProcess(fleet, `ship-${s}`);
+      children.push(scaled);
+      if ((await post(`${bridge.url}/ships`, { url: scaled.url })) !== 201) throw new Error(`ship-${s} registration failed`);
+    }
+    await sequential(`${bridge.url}/workspaces`, 3);
+    const agent = new http.Agent({ keepAlive: true });
+    const count = JSON.parse((await timedRequest(agent, new URL(`${bridge.url}/workspaces`))).text).length;
+    agent.destroy();
+    if (count < 1000) throw new Error(`expected 1000+ workspaces through the bridge, got ${count}`);
+    const fleetTimes = await sequential(`${bridge.url}/workspaces`, 30);
+    rows.push({ name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50', value: median(fleetTimes), unit: 'ms', absoluteLimit: 100 });
+    rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: (rssBytes(bridge.process.pid!) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+  return rows;
+}
