@@ -1,7 +1,7 @@
 // `svc client`: verbs on workspaces. With `--url` they go straight to one ship (presenting SVC_BRIDGE_TOKEN
 // when set); through the bridge once it exists (`--bridge-url`). For now: `attach`.
 import { Command } from 'commander';
-import { identifierProblem } from '../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT, identifierProblem } from '../protocol/index.js';
 import { attach, ATTACH_HELP } from './attach/attach-session.js';
 import { normalizeUrl } from './url.js';
 
@@ -38,11 +38,14 @@ export function clientCommand(): Command {
     .action(async (repo: string, name: string) => {
       checkKey(repo, name);
       const options = client.opts<ClientOptions>();
-      if (!options.url) throw new Error('attach needs --url <ship> (attaching through the bridge comes with the bridge)');
+      // Straight to one ship with --url (presenting SVC_BRIDGE_TOKEN), else through the bridge, which finds
+      // the ship that holds the workspace.
+      const direct = options.url !== undefined;
+      const base = normalizeUrl(options.url ?? options.bridgeUrl ?? String(BRIDGE_DEFAULT_PORT));
       const token = process.env.SVC_BRIDGE_TOKEN;
       const result = await attach({
-        url: terminalSocketUrl(normalizeUrl(options.url), repo, name),
-        headers: token ? { authorization: `Bearer ${token}` } : undefined,
+        url: terminalSocketUrl(base, repo, name),
+        headers: direct && token ? { authorization: `Bearer ${token}` } : undefined,
       });
       if (result.reason === 'exit') {
         // Like ssh: the remote shell's exit code becomes ours.

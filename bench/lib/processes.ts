@@ -23,7 +23,8 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 export async function startBridgeProcess(dataDirectory: string, port: number): Promise<Child> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
+  const nodeArgs = (process.env.SVC_BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

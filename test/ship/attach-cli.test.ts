@@ -42,8 +42,8 @@ function viewText(view: InstanceType<typeof Terminal>): string {
   return lines.join('\n');
 }
 
-function attachCli(name: string): Attached {
-  const pty = spawnPty(process.execPath, [CLI, 'client', '--url', ship.url, 'attach', 'cli', name], {
+function attachCli(name: string, target: string[] = ['--url', ship.url]): Attached {
+  const pty = spawnPty(process.execPath, [CLI, 'client', ...target, 'attach', 'cli', name], {
     name: 'xterm-256color',
     cols: 90,
     rows: 20,
@@ -89,6 +89,24 @@ describe('svc client attach', () => {
     expect((await ship.ship.tmux.listSessions()).has(sessionName('cli', 'a'))).toBe(true);
     cli.view.dispose();
   });
+
+  it('attaches through a bridge with --bridge-url', async () => {
+    const { startBridge } = await import('../../bridge/server.js');
+    const { pino } = await import('pino');
+    const bridge = await startBridge({ port: 0, dataDirectory: `${root}/bridge`, logger: pino({ level: 'silent' }) });
+    try {
+      expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
+      const cli = attachCli('a', ['--bridge-url', bridge.url]);
+      await cli.until((text) => /[$#] ?$/m.test(text));
+      cli.pty.write('echo through-bridge\r');
+      await cli.until((text) => text.includes('through-bridge'));
+      cli.pty.write('\x1d');
+      expect(await cli.exited).toBe(0);
+      cli.view.dispose();
+    } finally {
+      await bridge.close();
+    }
+  }, 60_000);
 
   it('forwards window resizes', async () => {
     const cli = attachCli('b');
