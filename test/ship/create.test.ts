@@ -1,30 +1,20 @@
 // POST /workspaces against real git remotes: branch, tag, new branch, errors, cleanup, concurrency.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeEmptyRemote, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, path } from '../helpers/ship.js';
+import { shipFixture } from '../helpers/fixture.js';
 
-let root: string;
-let remote: RemoteFixture;
-let ship: TestShip;
-const fleet = () => ship.ship.fleetDirectory;
+const fx = shipFixture();
+const fleet = () => fx.ship.ship.fleetDirectory;
 
-beforeAll(async () => {
-  root = await makeTempRoot();
-  remote = makeRemote(root);
-  ship = await startTestShip(root);
-});
-afterAll(async () => {
-  await ship.stop();
-  await removeRoot(root);
-});
 
-const create = (body: Record<string, unknown>) => call(ship.url, 'POST', '/workspaces', body);
+const create = (body: Record<string, unknown>) => call(fx.ship.url, 'POST', '/workspaces', body);
 
 describe('POST /workspaces', () => {
   it('clones a remote branch and answers 201 with an inactive summary', async () => {
-    const reply = await create({ url: remote.url, repoName: 'app', name: 'feat', branch: 'feature' });
+    const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'feat', branch: 'feature' });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({ repoName: 'app', name: 'feat', branch: 'feature', active: false, agent: null });
     const dir = join(fleet(), 'app', 'feat');
@@ -33,72 +23,72 @@ describe('POST /workspaces', () => {
   });
 
   it('trims the branch before looking it up', async () => {
-    const reply = await create({ url: remote.url, repoName: 'app', name: 'trimmed', branch: '  other \t' });
+    const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'trimmed', branch: '  other \t' });
     expect(reply.status).toBe(201);
     expect(reply.body.branch).toBe('other');
   });
 
   it('checks a tag out detached', async () => {
-    const reply = await create({ url: remote.url, repoName: 'app', name: 'tagged', branch: 'v1.0' });
+    const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'tagged', branch: 'v1.0' });
     expect(reply.status).toBe(201);
     expect(reply.body.branch).toBe('HEAD');
     const dir = join(fleet(), 'app', 'tagged');
-    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(remote.bare, 'rev-parse', 'v1.0^{commit}').trim());
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(fx.remote.bare, 'rev-parse', 'v1.0^{commit}').trim());
     expect(existsSync(join(dir, 'logo.bin'))).toBe(false);
   });
 
   it('creates a branch the remote lacks off the default branch, and never pushes it', async () => {
-    const reply = await create({ url: remote.url, repoName: 'app', name: 'fresh', branch: 'brand-new' });
+    const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'fresh', branch: 'brand-new' });
     expect(reply.status).toBe(201);
     expect(reply.body.branch).toBe('brand-new');
     const dir = join(fleet(), 'app', 'fresh');
-    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(remote.bare, 'rev-parse', 'main').trim());
-    expect(git(remote.bare, 'branch', '--list', 'brand-new').trim()).toBe('');
+    expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(fx.remote.bare, 'rev-parse', 'main').trim());
+    expect(git(fx.remote.bare, 'branch', '--list', 'brand-new').trim()).toBe('');
   });
 
   it('answers 409 when the destination exists, and leaves it untouched', async () => {
-    await create({ url: remote.url, repoName: 'dup', name: 'one', branch: 'main' });
-    const reply = await create({ url: remote.url, repoName: 'dup', name: 'one', branch: 'feature' });
+    await create({ url: fx.remote.url, repoName: 'dup', name: 'one', branch: 'main' });
+    const reply = await create({ url: fx.remote.url, repoName: 'dup', name: 'one', branch: 'feature' });
     expect(reply.status).toBe(409);
     expect(reply.body).toEqual({ error: 'workspace already exists: dup/one' });
     expect(git(join(fleet(), 'dup', 'one'), 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
   });
 
   it('answers 409 for a repo name that is a file at the fleet root (atlas.json), and keeps the file', async () => {
-    const reply = await create({ url: remote.url, repoName: 'atlas.json', name: 'x', branch: 'main' });
+    const reply = await create({ url: fx.remote.url, repoName: 'atlas.json', name: 'x', branch: 'main' });
     expect(reply.status).toBe(409);
-    expect(JSON.parse(readFileSync(join(fleet(), 'atlas.json'), 'utf8'))).toEqual({ port: ship.ship.port });
+    expect(JSON.parse(readFileSync(join(fleet(), 'atlas.json'), 'utf8'))).toEqual({ port: fx.ship.ship.port });
   });
 
   it.each([
     ['', 'branch must not be empty'],
     ['   ', 'branch must not be empty'],
   ])('refuses the branch %j with 400', async (branch, message) => {
-    const reply = await create({ url: remote.url, repoName: 'bad', name: 'b', branch });
+    const reply = await create({ url: fx.remote.url, repoName: 'bad', name: 'b', branch });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: message });
     expect(existsSync(join(fleet(), 'bad'))).toBe(false);
   });
 
   it.each(['a..b', 'x.lock', 'has space', '-b', '--orphan=x', 'a@{1}'])('refuses a branch git cannot create (%j) with 400 and leaves nothing', async (branch) => {
-    const reply = await create({ url: remote.url, repoName: 'badbranch', name: 'b', branch });
+    const reply = await create({ url: fx.remote.url, repoName: 'badbranch', name: 'b', branch });
     expect(reply.status).toBe(400);
     expect(reply.body.error).toMatch(new RegExp(`^could not create branch "${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `));
     expect(existsSync(join(fleet(), 'badbranch', 'b'))).toBe(false);
   });
 
   it('refuses a new branch on a remote whose HEAD resolves to no commit, and removes the destination', async () => {
-    const empty = makeEmptyRemote(root);
+    const empty = makeEmptyRemote(fx.root);
     const reply = await create({ url: empty.url, repoName: 'empty', name: 'e', branch: 'work' });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: 'remote has no usable HEAD to create branch "work" from' });
     expect(existsSync(join(fleet(), 'empty', 'e'))).toBe(false);
-    const retry = await create({ url: remote.url, repoName: 'empty', name: 'e', branch: 'main' });
+    const retry = await create({ url: fx.remote.url, repoName: 'empty', name: 'e', branch: 'main' });
     expect(retry.status).toBe(201);
   });
 
   it('answers 500 naming the failure for an unreachable remote, and removes the destination', async () => {
-    const reply = await create({ url: `file://${root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
+    const reply = await create({ url: `file://${fx.root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
     expect(reply.status).toBe(500);
     expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: /);
     expect(existsSync(join(fleet(), 'gone'))).toBe(false);
@@ -143,7 +133,7 @@ describe('POST /workspaces', () => {
     [{ repoName: 'r', name: 'a\ud800' }, 'invalid workspace identifier'],
     [{ repoName: 'a\\b', name: 'x/y' }, 'invalid repo identifier'],
   ])('answers 400 for invalid identifiers in the body (%j)', async (key, message) => {
-    const reply = await create({ url: remote.url, branch: 'main', ...key });
+    const reply = await create({ url: fx.remote.url, branch: 'main', ...key });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: message });
   });
@@ -154,9 +144,9 @@ describe('POST /workspaces', () => {
       ['#(touch svc-pwn)', '#{pane_pid}'],
       ['é'.repeat(64), '€'.repeat(42) + 'ab'],
     ]) {
-      const reply = await create({ url: remote.url, repoName, name, branch: 'main' });
+      const reply = await create({ url: fx.remote.url, repoName, name, branch: 'main' });
       expect(reply.status, `${repoName}/${name}`).toBe(201);
-      const status = await call(ship.url, 'GET', path(repoName!, name!));
+      const status = await call(fx.ship.url, 'GET', path(repoName!, name!));
       expect(status.status).toBe(200);
       expect(status.body).toEqual({ state: 'inactive', repoName, name, branch: 'main' });
     }
@@ -167,7 +157,7 @@ describe('POST /workspaces', () => {
     rmSync(trash, { recursive: true, force: true });
     writeFileSync(trash, 'not a directory');
     try {
-      const reply = await create({ url: `file://${root}/missing.git`, repoName: 'stuck', name: 's', branch: 'main' });
+      const reply = await create({ url: `file://${fx.root}/missing.git`, repoName: 'stuck', name: 's', branch: 'main' });
       expect(reply.status).toBe(500);
       expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: .*; the destination .*\/stuck\/s could not be removed: /);
     } finally {
@@ -176,14 +166,14 @@ describe('POST /workspaces', () => {
   });
 
   it('refuses a symlinked repo directory (path escaping the fleet directory) and leaves its target intact', async () => {
-    const canary = join(root, 'canary');
+    const canary = join(fx.root, 'canary');
     mkdirSync(join(canary, 'victim'), { recursive: true });
     writeFileSync(join(canary, 'victim', 'keep.txt'), 'keep');
     symlinkSync(canary, join(fleet(), 'linked'));
-    const created = await create({ url: remote.url, repoName: 'linked', name: 'x', branch: 'main' });
+    const created = await create({ url: fx.remote.url, repoName: 'linked', name: 'x', branch: 'main' });
     expect(created).toMatchObject({ status: 400, body: { error: 'path escaping the fleet directory: linked/x' } });
     for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/activate']] as const) {
-      expect(await call(ship.url, method, path('linked', 'victim', suffix))).toMatchObject({
+      expect(await call(fx.ship.url, method, path('linked', 'victim', suffix))).toMatchObject({
         status: 400,
         body: { error: 'path escaping the fleet directory: linked/victim' },
       });
@@ -198,7 +188,7 @@ describe('POST /workspaces', () => {
   });
 
   it('two concurrent creates of one key: one 201, one 409, one complete clone', async () => {
-    const body = { url: remote.url, repoName: 'race', name: 'r', branch: 'feature' };
+    const body = { url: fx.remote.url, repoName: 'race', name: 'r', branch: 'feature' };
     const replies = await Promise.all([create(body), create(body)]);
     expect(replies.map((r) => r.status).sort()).toEqual([201, 409]);
     const dir = join(fleet(), 'race', 'r');

@@ -2,31 +2,21 @@
 // them together, and a check that cannot run. force absent (or true) always deletes.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, path } from '../helpers/ship.js';
+import { shipFixture } from '../helpers/fixture.js';
 
-let root: string;
-let remote: RemoteFixture;
-let ship: TestShip;
+const fx = shipFixture();
 let counter = 0;
 
-beforeAll(async () => {
-  root = await makeTempRoot();
-  remote = makeRemote(root);
-  ship = await startTestShip(root);
-});
-afterAll(async () => {
-  await ship.stop();
-  await removeRoot(root);
-});
 
 async function workspace(branch = 'main'): Promise<{ name: string; dir: string }> {
   const name = `w${++counter}`;
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'g', name, branch })).status).toBe(201);
-  return { name, dir: join(ship.ship.fleetDirectory, 'g', name) };
+  expect((await call(fx.ship.url, 'POST', '/workspaces', { url: fx.remote.url, repoName: 'g', name, branch })).status).toBe(201);
+  return { name, dir: join(fx.ship.ship.fleetDirectory, 'g', name) };
 }
-const guardedDelete = (name: string) => call(ship.url, 'DELETE', path('g', name, '?force=false'));
+const guardedDelete = (name: string) => call(fx.ship.url, 'DELETE', path('g', name, '?force=false'));
 const prefix = (name: string) => `workspace g/${name} holds work that is not on a remote: `;
 
 describe('guarded delete (force=false)', () => {
@@ -104,7 +94,7 @@ describe('guarded delete (force=false)', () => {
       const { name, dir } = await workspace();
       git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'lost on purpose');
       writeFileSync(join(dir, 'dirty.txt'), 'x');
-      expect((await call(ship.url, 'DELETE', path('g', name, query))).status).toBe(200);
+      expect((await call(fx.ship.url, 'DELETE', path('g', name, query))).status).toBe(200);
       expect(existsSync(dir)).toBe(false);
     }
   });
@@ -112,6 +102,6 @@ describe('guarded delete (force=false)', () => {
   it('answers 404 for a missing workspace and 422 for a mistyped force', async () => {
     expect((await guardedDelete('absent')).status).toBe(404);
     const { name } = await workspace();
-    expect((await call(ship.url, 'DELETE', path('g', name, '?force=perhaps'))).status).toBe(422);
+    expect((await call(fx.ship.url, 'DELETE', path('g', name, '?force=perhaps'))).status).toBe(422);
   });
 });
