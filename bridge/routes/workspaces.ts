@@ -26,6 +26,8 @@ const checkSummary = Compile(WorkspaceSummary);
 const checkSummaries = Compile(Type.Array(WorkspaceSummary));
 const CREATE_TIMEOUT_MS = 10 * 60_000;
 
+const removedMidRequest = (ship: string, key: string) => new BridgeError(409, `ship "${ship}" was removed while creating ${key}`);
+
 const shipPath = (repo: string, name: string, suffix = '') =>
   `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 
@@ -141,6 +143,7 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
             timeoutMs: CREATE_TIMEOUT_MS,
           });
         } catch (error) {
+          if (!registry.isRegistered(ship.name)) throw removedMidRequest(ship.name, key);
           if (error instanceof ShipUnreachable) {
             registry.holdUndecided(key);
             throw registry.unreachable(ship, error.message);
@@ -149,7 +152,7 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
           throw error;
         }
         registry.release(key);
-        if (!registry.isRegistered(ship.name)) throw new BridgeError(409, `ship "${ship.name}" was removed while creating ${key}`);
+        if (!registry.isRegistered(ship.name)) throw removedMidRequest(ship.name, key);
         if (answer.status !== 201) throw shipError(answer);
         const summary = parseJson(answer);
         if (!checkSummary.Check(summary) || summary.repoName !== body.repoName || summary.name !== body.name) {
