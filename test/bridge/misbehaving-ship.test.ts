@@ -1,0 +1,85 @@
+// A ship that does not behave: one that accepts the event socket but never sends `sync`, and one that
+// answers a routed status for another workspace or with a malformed body. The bridge answers 502 and
+// never passes such answers on.
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { WebSocketServer } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBridge, type Bridge } from '../../bridge/server.js';
+import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+
+let root: string;
+let bridge: Bridge;
+const servers: Server[] = [];
+
+/** A fake ship: `/events` sends `sync` (unless mute) and `GET /workspaces/…` answers with `status`. */
+async function fakeShip(options: { name: string; mute?: boolean; status?: (repo: string, name: string) => unknown }): Promise<string> {
+  const server = createServer((request, response) => {
+    const match = /^\/workspaces\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
+    if (request.method === 'GET' && match) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(options.status?.(decodeURIComponent(match[1]!), decodeURIComponent(match[2]!))));
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  const wss = new WebSocketServer({ server, path: '/events' });
+  wss.on('connection', (socket) => {
+    if (options.mute) return;
+    socket.send(JSON.stringify({
+      type: 'sync',
+      ship: options.name,
+      at: new Date().toISOString(),
+      workspaces: [{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }],
+    }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), registrationProbeMs: 700 });
+}, 60_000);
+afterAll(async () => {
+  await bridge.close();
+  for (const server of servers) {
+    server.closeAllConnections();
+    server.close();
+  }
+  await removeRoot(root);
+});
+
+describe('misbehaving ships', () => {
+  it('refuses to register a ship that opens the stream but never sends sync', async () => {
+    const url = await fakeShip({ name: 'mute', mute: true });
+    const reply = await call(bridge.url, 'POST', '/ships', { url });
+    expect(reply.status).toBe(502);
+    expect(reply.body.error).toBe(`ship at ${url} did not respond: no sync within 700 ms`);
+  });
+
+  it('answers 502 for a status naming another workspace, or one that does not parse', async () => {
+    const liar = await fakeShip({ name: 'liar', status: () => ({ state: 'inactive', repoName: 'r', name: 'someone-else', branch: 'main' }) });
+    const broken = await fakeShip({ name: 'broken', status: () => ({ state: 'exploded' }) });
+    expect((await call(bridge.url, 'POST', '/ships', { url: liar })).status).toBe(201);
+    expect((await call(bridge.url, 'POST', '/ships', { url: broken })).status).toBe(201);
+    const lie = await call(bridge.url, 'GET', path('r', 'liar'));
+    expect(lie).toMatchObject({ status: 502, body: { error: 'ship "liar" answered for r/someone-else instead of r/liar' } });
+    expect(await call(bridge.url, 'GET', path('r', 'broken'))).toMatchObject({
+      status: 502,
+      body: { error: 'ship "broken" returned an invalid workspace status' },
+    });
+  });
+
+  it('refuses the issue form until the GitHub provider exists, with the spec\'s combination rules', async () => {
+    await call(bridge.url, 'POST', '/repos', { name: 'r', url: 'https://example.com/r.git' });
+    const create = (body: Record<string, unknown>) => call(bridge.url, 'POST', '/workspaces', { ship: 'liar', repoName: 'r', name: 'x', ...body });
+    expect((await create({ branch: 'main', issueNumber: 3 })).status).toBe(400);
+    expect((await create({})).status).toBe(400);
+    expect((await create({ issueNumber: 0 })).body).toEqual({ error: 'issueNumber must be a positive integer' });
+    expect((await create({ branch: 'main', ephemeral: true })).body).toEqual({ error: 'ephemeral is only accepted together with issueNumber' });
+    expect((await create({ issueNumber: 3 })).body.error).toMatch(/GitHub provider/);
+  });
+});
