@@ -13,7 +13,7 @@ export interface BrowserGuardOptions {
 }
 
 export function installBrowserGuard(app: FastifyInstance, options: BrowserGuardOptions): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const host = request.headers.host ?? '';
     const problem = crossOriginProblem({
       origin: request.headers.origin,
@@ -21,9 +21,10 @@ export function installBrowserGuard(app: FastifyInstance, options: BrowserGuardO
       secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
       allowedOrigins: options.allowedOrigins,
     });
-    if (problem) return reply.code(403).send({ error: problem });
+    if (problem) return void reply.code(403).send({ error: problem });
     if (!options.authenticated && !hostAllowed(host, options.allowedHosts)) {
-      return reply.code(421).send({ error: `host not allowed: ${hostnameOf(host)}` });
+      return void reply.code(421).send({ error: `host not allowed: ${hostnameOf(host)}` });
     }
+    done();
   });
 }

@@ -31,11 +31,13 @@ const removedMidRequest = (ship: string, key: string) => new BridgeError(409, `s
 const shipPath = (repo: string, name: string, suffix = '') =>
   `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 
-async function checkParams(request: FastifyRequest): Promise<void> {
+function checkParams(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
   const params = request.params as { repo?: string; name?: string };
-  if (params.repo === undefined || params.name === undefined) return;
-  if (identifierProblem(params.repo)) throw invalidRepoIdentifier();
-  if (identifierProblem(params.name)) throw invalidWorkspaceIdentifier();
+  if (params.repo !== undefined && params.name !== undefined) {
+    if (identifierProblem(params.repo)) return done(invalidRepoIdentifier());
+    if (identifierProblem(params.name)) return done(invalidWorkspaceIdentifier());
+  }
+  done();
 }
 
 /** A ship's error answer, passed through as the spec says. */
@@ -87,16 +89,18 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
       return active === 'true' ? all.filter((w) => w.active) : active === 'false' ? all.filter((w) => !w.active) : all;
     });
 
-    app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) => {
+    app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {
       const { repo, name } = request.params;
-      const { ship, reply } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name) });
-      if (reply.status !== 200) throw shipError(reply);
-      const body = parseJson(reply);
+      const { ship, reply: answer } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name) });
+      if (answer.status !== 200) throw shipError(answer);
+      const body = parseJson(answer);
       if (!checkStatus.Check(body)) throw new BridgeError(502, `ship "${ship}" returned an invalid workspace status`);
       if (body.repoName !== repo || body.name !== name) {
         throw new BridgeError(502, `ship "${ship}" answered for ${workspaceKey(body.repoName, body.name)} instead of ${workspaceKey(repo, name)}`);
       }
-      return { ...body, ship, ephemeral: null };
+      // The validated object, re-serialized once with the bridge's two fields (no schema serializer).
+      const decorated = JSON.stringify({ ...body, ship, ephemeral: null });
+      return reply.type('application/json; charset=utf-8').send(decorated);
     });
 
     app.get('/workspaces/:repo/:name/diff', { schema: { params: WorkspaceParams, querystring: DiffQuery } }, async (request, reply) => {
