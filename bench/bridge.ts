@@ -18,6 +18,18 @@ import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
 
+/** RSS once it has stopped moving (within 1 MiB over a second): a start-up's memory settles first. */
+async function settledRss(pid: number): Promise<number> {
+  let previous = rssBytes(pid);
+  for (let i = 0; i < 30; i++) {
+    await sleep(1000);
+    const current = rssBytes(pid);
+    if (Math.abs(current - previous) < MiB) return current;
+    previous = current;
+  }
+  return previous;
+}
+
 async function post(url: string, body?: unknown): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
@@ -104,10 +116,9 @@ export async function benchBridge(): Promise<BenchRow[]> {
     // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame.
     await post(`${ship.url}/workspaces/r0/w/activate`);
     await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
-    const rssBefore = rssBytes(bridge.process.pid!);
+    const rssBefore = await settledRss(bridge.process.pid!);
     const subscribers = await openSubscribers(`${bridge.url.replace('http', 'ws')}/events`, 500);
-    await sleep(500);
-    const rssAfter = rssBytes(bridge.process.pid!);
+    const rssAfter = await settledRss(bridge.process.pid!);
     const reference = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
     await new Promise((resolve) => reference.once('listening', resolve));
     const referenceUrl = `ws://127.0.0.1:${(reference.address() as { port: number }).port}`;
@@ -138,7 +149,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
     mkdirSync(template);
     execFileSync('git', ['clone', '--quiet', repoUrl, join(template, 'w0')]);
     for (let i = 1; i < 200; i++) cpSync(join(template, 'w0'), join(template, `w${i}`), { recursive: true });
-    const rssFleetBefore = rssBytes(bridge.process.pid!);
+    const rssFleetBefore = await settledRss(bridge.process.pid!);
     for (let s = 1; s <= 5; s++) {
       const fleet = join(root, `fleet-${s}`);
       mkdirSync(fleet, { recursive: true });
@@ -154,7 +165,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
     if (count < 1000) throw new Error(`expected 1000+ workspaces through the bridge, got ${count}`);
     const fleetTimes = await sequential(`${bridge.url}/workspaces`, 30);
     rows.push({ name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50', value: median(fleetTimes), unit: 'ms', absoluteLimit: 100 });
-    rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: (rssBytes(bridge.process.pid!) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
+    rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: ((await settledRss(bridge.process.pid!)) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
   } finally {
     for (const child of children.reverse()) await child.stop();
     await rm(root, { recursive: true, force: true });
