@@ -9,6 +9,12 @@ import { FleetEvent, type SyncEvent, type WorkspaceEvent } from '../../protocol/
 const checkEvent = Compile(FleetEvent);
 /** A ship's frames are bounded too: an 8 MiB sync is far past any real fleet. */
 const MAX_SHIP_FRAME = 8 * 1024 * 1024;
+/**
+ * Events a ship may send per second (security notes H9). Past it the stream is dropped and reopened: the
+ * fresh `sync` replaces whatever was skipped, and a flooding ship costs the bridge one reconnect per
+ * backoff step instead of unbounded work.
+ */
+export const SHIP_EVENTS_PER_SECOND = 200;
 
 export interface ShipStreamHandlers {
   onSync(sync: SyncEvent): void;
@@ -19,6 +25,8 @@ export interface ShipStreamHandlers {
 export interface BackoffOptions {
   initialMs?: number;
   maxMs?: number;
+  /** Event budget per second before the stream is reset (default SHIP_EVENTS_PER_SECOND). */
+  eventsPerSecond?: number;
 }
 
 export function eventsUrl(shipUrl: string): string {
@@ -34,6 +42,8 @@ export class ShipConnection {
   private retry: NodeJS.Timeout | null = null;
   private online = false;
   private handlers: ShipStreamHandlers | null = null;
+  private windowStart = 0;
+  private windowEvents = 0;
 
   constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly backoff: BackoffOptions = {}) {}
 
@@ -103,7 +113,17 @@ export class ShipConnection {
         this.handlers?.onSync(event);
         return;
       }
-      if (synced) this.handlers?.onEvent(event as WorkspaceEvent);
+      if (!synced) return;
+      const now = Date.now();
+      if (now - this.windowStart >= 1000) {
+        this.windowStart = now;
+        this.windowEvents = 0;
+      }
+      if (++this.windowEvents > (this.backoff.eventsPerSecond ?? SHIP_EVENTS_PER_SECOND)) {
+        this.lost();
+        return;
+      }
+      this.handlers?.onEvent(event as WorkspaceEvent);
     });
     socket.on('close', () => {
       if (this.socket === socket) this.socket = null;

@@ -83,3 +83,32 @@ describe('misbehaving ships', () => {
     expect((await create({ issueNumber: 3 })).body.error).toMatch(/GitHub provider/);
   });
 });
+
+describe('a flooding ship', () => {
+  it('has its stream reset past the event budget while other routes stay responsive', async () => {
+    const { createServer: createHttp } = await import('node:http');
+    let connections = 0;
+    const server = createHttp((_request, response) => response.writeHead(404).end());
+    const wss = new WebSocketServer({ server, path: '/events' });
+    wss.on('connection', (socket) => {
+      connections++;
+      const workspace = { repoName: 'f', name: 'flood', branch: 'main', active: false, agent: null };
+      socket.send(JSON.stringify({ type: 'sync', ship: 'flooder', at: new Date().toISOString(), workspaces: [workspace] }));
+      // 5,000 events as fast as the socket takes them.
+      for (let i = 0; i < 5000 && socket.readyState === socket.OPEN; i++) {
+        socket.send(JSON.stringify({ type: 'workspace.agent_status_changed', ship: 'flooder', at: new Date().toISOString(), workspace: { ...workspace, branch: `b${i}` } }));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const started = Date.now();
+    expect((await call(bridge.url, 'POST', '/ships', { url })).status).toBe(201);
+    const probe = await call(bridge.url, 'GET', '/ships');
+    expect(probe.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3000);
+    for (let i = 0; i < 40 && connections < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(connections).toBeGreaterThanOrEqual(2);
+    expect((await call(bridge.url, 'DELETE', '/ships/flooder')).status).toBe(200);
+  });
+});
