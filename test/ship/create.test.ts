@@ -182,6 +182,21 @@ describe('POST /workspaces', () => {
     expect(existsSync(join(canary, 'x'))).toBe(false);
   });
 
+  it('refuses local clone URLs on a ship started with --no-local-repos', async () => {
+    const { startTestShip } = await import('../helpers/ship.js');
+    const strict = await startTestShip(fx.root, { fleetDirectory: join(fx.root, 'fleet-strict'), allowLocalRepos: false });
+    try {
+      for (const url of [fx.remote.url, fx.remote.bare]) {
+        expect(await call(strict.url, 'POST', '/workspaces', { url, repoName: 'r', name: 'n', branch: 'main' })).toMatchObject({
+          status: 400,
+          body: { error: 'invalid workspace create request: local repositories are not allowed on this server' },
+        });
+      }
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it('refuses a body over 1 MiB with 413', async () => {
     const reply = await create({ url: 'x'.repeat(1024 * 1024 + 1), repoName: 'big', name: 'b', branch: 'main' });
     expect(reply.status).toBe(413);

@@ -112,6 +112,14 @@ describe('workspace lifecycle', () => {
     });
   });
 
+  it('counts commits ahead as 0 for a branch with no upstream', async () => {
+    await create('noup', 'n', 'brand-new-local');
+    await call(fx.ship.url, 'POST', path('noup', 'n', '/activate'));
+    const { git } = await import('../helpers/git-fixtures.js');
+    git(join(fx.ship.ship.fleetDirectory, 'noup', 'n'), 'commit', '--quiet', '--allow-empty', '-m', 'local only');
+    expect((await call(fx.ship.url, 'GET', path('noup', 'n'))).body.diff).toEqual({ added: 0, removed: 0, commits: 0 });
+  });
+
   it('activation runs one tmux session in the workspace directory, named by hash, holding only its own token', async () => {
     await create('sess', 'a.b:c');
     await create('sess', 'a_b_c');
