@@ -20,6 +20,7 @@ import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import type { ReposStore } from '../store/repos-store.js';
+import { SingleFlight } from '../http/single-flight.js';
 
 const checkStatus = Compile(WorkspaceStatus);
 const checkSummary = Compile(WorkspaceSummary);
@@ -69,8 +70,9 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
         return ok;
       };
 
-    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request) => {
-      // Refresh from every online ship first; a failing ship is skipped and what was last known is listed.
+    // Refresh from every online ship first; a failing ship is skipped and what was last known is listed.
+    // Concurrent listings share one refresh, and one younger than 500 ms is reused (H17).
+    const refresh = new SingleFlight(async () => {
       await Promise.all(
         registry.list().filter((ship) => ship.status === 'online').map(async (info) => {
           const ship = registry.get(info.name);
@@ -84,6 +86,10 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
           }
         }),
       );
+    });
+
+    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request) => {
+      await refresh.get();
       const { active } = request.query;
       const all = registry.snapshot();
       return active === 'true' ? all.filter((w) => w.active) : active === 'false' ? all.filter((w) => !w.active) : all;

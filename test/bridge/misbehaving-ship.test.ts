@@ -14,8 +14,16 @@ let bridge: Bridge;
 const servers: Server[] = [];
 
 /** A fake ship: `/events` sends `sync` (unless mute) and `GET /workspaces/…` answers with `status`. */
+const listCalls = new Map<string, number>();
+
 async function fakeShip(options: { name: string; mute?: boolean; status?: (repo: string, name: string) => unknown }): Promise<string> {
   const server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url === '/workspaces') {
+      listCalls.set(options.name, (listCalls.get(options.name) ?? 0) + 1);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify([{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }]));
+      return;
+    }
     const match = /^\/workspaces\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
     if (request.method === 'GET' && match) {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -71,6 +79,15 @@ describe('misbehaving ships', () => {
       status: 502,
       body: { error: 'ship "broken" returned an invalid workspace status' },
     });
+  });
+
+  it('answers a burst of fleet listings with one call per ship (single flight)', async () => {
+    listCalls.clear();
+    await new Promise((r) => setTimeout(r, 600));
+    const replies = await Promise.all(Array.from({ length: 20 }, () => call(bridge.url, 'GET', '/workspaces')));
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(listCalls.get('liar')).toBe(1);
+    expect(listCalls.get('broken')).toBe(1);
   });
 
   it('refuses the issue form until the GitHub provider exists, with the spec\'s combination rules', async () => {
