@@ -66,7 +66,9 @@ export class Tmux {
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.on('error', reject);
+      child.on('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error),
+      );
       child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     });
   }

@@ -113,6 +113,21 @@ describe('svc ship as a process', () => {
     await new Promise((resolve) => child.on('exit', resolve));
   });
 
+  it('says clearly when tmux is missing', async () => {
+    const { mkdtempSync, symlinkSync } = await import('node:fs');
+    const bin = mkdtempSync(join(root, 'bin-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    symlinkSync('/usr/bin/git', join(bin, 'git'));
+    const child = spawn(process.execPath, [CLI, 'ship', '--port', '0', '--fleet-directory', join(root, 'no-tmux')], {
+      env: { ...process.env, PATH: bin },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (chunk) => (err += chunk));
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(1);
+    expect(err).toContain('svc: tmux was not found on PATH');
+  });
+
   it('prints usage errors as `svc: …`-style failures with a non-zero exit', async () => {
     const child = spawn(process.execPath, [CLI, 'ship', '--port', 'banana'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
