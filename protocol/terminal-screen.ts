@@ -17,8 +17,6 @@ export class TerminalScreen {
   /** seq of the last applied frame; -1 before the first grid. */
   seq = -1;
   private awaitingGrid = true;
-  /** Rows changed by the last applied frame (all rows after a grid). */
-  changedRows = new Set<number>();
 
   apply(frame: GridFrame | PatchFrame): ApplyResult {
     if (frame.type === 'grid') {
@@ -28,7 +26,6 @@ export class TerminalScreen {
       this.cursor = frame.cursor;
       this.seq = frame.seq;
       this.awaitingGrid = false;
-      this.changedRows = new Set(this.cells.keys());
       return { ack: frame.seq };
     }
     if (this.awaitingGrid) return {};
@@ -36,12 +33,10 @@ export class TerminalScreen {
       this.awaitingGrid = true;
       return { resync: true };
     }
-    this.changedRows = new Set();
     for (const [row, col, cells] of frame.runs) {
       const target = this.cells[row];
       if (!target) continue;
       for (let i = 0; i < cells.length && col + i < this.cols; i++) target[col + i] = cells[i]!;
-      this.changedRows.add(row);
     }
     this.cursor = frame.cursor;
     this.seq = frame.seq;

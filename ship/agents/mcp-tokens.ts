@@ -31,8 +31,4 @@ export class McpTokenRegistry {
   resolve(token: string): string | null {
     return this.keyByDigest.get(digest(token)) ?? null;
   }
-
-  isBound(key: string): boolean {
-    return this.digestByKey.has(key);
-  }
 }

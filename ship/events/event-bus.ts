@@ -18,8 +18,4 @@ export class EventBus {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-
-  get subscriberCount(): number {
-    return this.listeners.size;
-  }
 }

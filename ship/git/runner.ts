@@ -4,7 +4,7 @@
 // guessed: simple-git treats a non-zero exit with empty stderr as success (`rev-parse --verify --quiet`,
 // `diff --quiet`), which is why the ship runs git through this small wrapper (docs/DECISIONS.md).
 import { spawn } from 'node:child_process';
-import { gitAllowProtocol, redactUrlCredentials, type CloneUrlPolicy } from '../../protocol/index.js';
+import { gitAllowProtocol, type CloneUrlPolicy } from '../../protocol/index.js';
 
 export interface GitResult {
   code: number;
@@ -18,13 +18,6 @@ export interface GitCallOptions {
   timeoutMs?: number;
   /** Extra environment for this call (e.g. GIT_INDEX_FILE). */
   env?: Record<string, string>;
-}
-
-/** A git call that exited non-zero (or could not run); the message is git's redacted stderr. */
-export class GitFailure extends Error {
-  constructor(readonly args: readonly string[], readonly code: number, readonly stderr: string) {
-    super(redactUrlCredentials(stderr.trim() || `git ${args[0] ?? ''} exited with code ${code}`));
-  }
 }
 
 const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
@@ -82,12 +75,5 @@ export class GitRunner {
         });
       });
     });
-  }
-
-  /** Runs git and returns stdout as text; a non-zero exit rejects with a GitFailure. */
-  async text(args: readonly string[], options: GitCallOptions = {}): Promise<string> {
-    const result = await this.run(args, options);
-    if (result.code !== 0) throw new GitFailure(args, result.code, result.stderr);
-    return result.stdout.toString('utf8');
   }
 }

@@ -51,10 +51,6 @@ export class SessionRegistry {
     return this.live.has(session);
   }
 
-  liveSessions(): ReadonlySet<string> {
-    return this.live;
-  }
-
   markStarted(session: string): void {
     this.generation++;
     this.live.add(session);

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inputCommands, parseControlLine, unescapeOutput } from './control-protocol.js';
+import { inputCommands, parseControlLine } from './control-protocol.js';
 
 describe('tmux control protocol', () => {
-  it('unescapes octal escapes in %output data and keeps UTF-8 bytes', () => {
-    const raw = Buffer.concat([Buffer.from('%output %3 a\\033[31mb\\015\\012\\134x '), Buffer.from('漢')]);
-    const line = parseControlLine(raw);
-    expect(line).toEqual({ kind: 'output', pane: '%3', data: Buffer.concat([Buffer.from('a\x1b[31mb\r\n\\x '), Buffer.from('漢')]) });
-    expect(unescapeOutput(Buffer.from('x\\12'), 0)).toEqual(Buffer.from('x\\12'));
-  });
-
   it('classifies command blocks, exit and notifications', () => {
     expect(parseControlLine(Buffer.from('%begin 1700000000 42 1'))).toEqual({ kind: 'begin', number: '42', ours: true });
     expect(parseControlLine(Buffer.from('%end 1700000000 42 1'))).toEqual({ kind: 'end', number: '42', error: false, ours: true });
