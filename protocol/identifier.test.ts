@@ -41,6 +41,15 @@ describe('identifier rules', () => {
     expect(identifierProblem(value)).toBeNull();
   });
 
+  it('counts UTF-8 bytes as an encoder would, for every kind of character', () => {
+    for (const value of ['a', 'é', '€', '😀', 'a\ud800', '\udc00x', '漢字😀é']) {
+      const padded = value.repeat(Math.floor(128 / new TextEncoder().encode(value).length));
+      const bytes = new TextEncoder().encode(padded).length;
+      expect(identifierProblem(padded) === 'must be at most 128 UTF-8 bytes', value).toBe(bytes > 128);
+      expect(identifierProblem(padded + 'é') === 'must be at most 128 UTF-8 bytes', value).toBe(bytes + 2 > 128);
+    }
+  });
+
   it('counts bytes, not characters: 128 bytes of 2-byte characters pass, one more byte fails', () => {
     expect(identifierProblem('é'.repeat(64))).toBeNull();
     expect(identifierProblem('é'.repeat(64) + 'a')).toBe('must be at most 128 UTF-8 bytes');

@@ -23,9 +23,12 @@ export interface ShipCall {
 export class ShipClient {
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
+  private readonly target: { hostname: string; port: string };
 
   constructor(readonly url: string, private readonly bridgeToken: string | null) {
-    const secure = new URL(url).protocol === 'https:';
+    const parsed = new URL(url);
+    const secure = parsed.protocol === 'https:';
+    this.target = { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port };
     this.transport = secure ? https : http;
     this.agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
   }
@@ -45,8 +48,14 @@ export class ShipClient {
     }
     return new Promise((resolve, reject) => {
       const outgoing = this.transport.request(
-        new URL(request.path, this.url),
-        { method: request.method, headers, agent: this.agent, timeout: request.timeoutMs ?? 10_000 },
+        {
+          ...this.target,
+          path: request.path,
+          method: request.method,
+          headers,
+          agent: this.agent,
+          timeout: request.timeoutMs ?? 10_000,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
