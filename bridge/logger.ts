@@ -1,9 +1,6 @@
 // The bridge's pino logger: JSON lines, level from SVC_LOG_LEVEL, request logs without bodies or secrets.
 import { pino, type Logger } from 'pino';
-
-export function redactTicket(url: string): string {
-  return url.replace(/([?&]ticket=)[^&]*/g, '$1***');
-}
+import { redactTicket } from '../protocol/index.js';
 
 export function createLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
   return pino({ level, base: { component: 'bridge' }, redact: { paths: ['req.headers.authorization'], censor: '***' } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCloneUrl, gitAllowProtocol } from './clone-url.js';
-import { redactUrlCredentials } from './redact.js';
+import { classifyCloneUrl, gitAllowProtocol, gitEnvironment } from './clone-url.js';
+import { redactTicket, redactUrlCredentials } from './redact.js';
 
 const open = { allowLocalRepos: true };
 const closed = { allowLocalRepos: false };
@@ -40,6 +40,22 @@ describe('clone url policy', () => {
     expect(classifyCloneUrl('https://x/r.git', closed)).toEqual({ transport: 'https' });
     expect(gitAllowProtocol(closed)).toBe('https:http:ssh:git');
     expect(gitAllowProtocol(open)).toBe('https:http:ssh:git:file');
+  });
+
+  it('gives git the basics and no secret of the process', () => {
+    const env = gitEnvironment(
+      { PATH: '/bin', HOME: '/h', SVC_BRIDGE_TOKEN: 'secret', GIT_DIR: '/elsewhere', GIT_SSL_CAINFO: '/ca', LC_ALL: 'de_DE' },
+      { allowLocalRepos: false },
+    );
+    expect(env).toEqual({
+      PATH: '/bin', HOME: '/h', GIT_SSL_CAINFO: '/ca', LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0',
+      GIT_LFS_SKIP_SMUDGE: '1', GIT_ALLOW_PROTOCOL: 'https:http:ssh:git', GIT_CONFIG_NOSYSTEM: '1',
+    });
+  });
+
+  it('masks ticket query values', () => {
+    expect(redactTicket('/events?ticket=abc&x=1')).toBe('/events?ticket=***&x=1');
+    expect(redactTicket('/a?b=1&ticket=abc')).toBe('/a?b=1&ticket=***');
   });
 
   it('redacts credentials in URLs inside text', () => {

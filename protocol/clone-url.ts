@@ -50,3 +50,27 @@ export function classifyCloneUrl(url: string, policy: CloneUrlPolicy): { transpo
 export function gitAllowProtocol(policy: CloneUrlPolicy): string {
   return ['https', 'http', 'ssh', 'git', ...(policy.allowLocalRepos ? ['file'] : [])].join(':');
 }
+
+/** Variables a git child inherits: the basics, TLS trust and proxies; never a secret of the process. */
+const GIT_PASS_THROUGH = /^(PATH|HOME|USER|LOGNAME|TMPDIR|SSH_AUTH_SOCK|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_SSH_COMMAND|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
+
+/**
+ * The environment for git against a remote nobody vouches for: inherited basics only, messages in the C
+ * locale (so failures can be classified), no prompts, no LFS smudge, no system config, and only the
+ * transports the policy allows.
+ */
+export function gitEnvironment(source: Record<string, string | undefined>, policy: CloneUrlPolicy): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (value !== undefined && GIT_PASS_THROUGH.test(key)) env[key] = value;
+  }
+  env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
+  return Object.assign(env, {
+    LC_ALL: 'C',
+    LANG: 'C',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_LFS_SKIP_SMUDGE: '1',
+    GIT_ALLOW_PROTOCOL: gitAllowProtocol(policy),
+    GIT_CONFIG_NOSYSTEM: '1',
+  });
+}

@@ -5,3 +5,8 @@ const URL_USERINFO = /([a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^/\s@]*@/g;
 export function redactUrlCredentials(text: string): string {
   return text.replace(URL_USERINFO, '$1***@');
 }
+
+/** Masks the value of a `ticket` query parameter (WebSocket tickets are credentials) in a URL. */
+export function redactTicket(url: string): string {
+  return url.replace(/([?&]ticket=)[^&]*/g, '$1***');
+}

@@ -1,10 +1,7 @@
 // The ship's pino logger: JSON lines, level from SVC_LOG_LEVEL, and request logs that carry neither bodies
 // nor secrets (the authorization header is never logged; a `ticket` query value is masked).
 import { pino, type Logger } from 'pino';
-
-export function redactTicket(url: string): string {
-  return url.replace(/([?&]ticket=)[^&]*/g, '$1***');
-}
+import { redactTicket } from '../protocol/index.js';
 
 export function createLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
   return pino({

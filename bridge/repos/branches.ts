@@ -3,7 +3,7 @@
 // stalls for 15 s is aborted (low-speed limit) and the probe is abandoned after 20 s. Credentials in the URL
 // reach git through its environment, never argv, and are redacted from every message.
 import { spawn } from 'node:child_process';
-import { gitAllowProtocol, redactUrlCredentials, splitUrlCredentials, type RepoBranch } from '../../protocol/index.js';
+import { gitEnvironment, redactUrlCredentials, splitUrlCredentials, type RepoBranch } from '../../protocol/index.js';
 
 export const LS_REMOTE_STALL_SECONDS = 15;
 export const LS_REMOTE_DEADLINE_MS = 20_000;
@@ -30,19 +30,10 @@ export interface BranchProbeLimits {
 export function listBranches(url: string, options: { allowLocalRepos: boolean } & BranchProbeLimits): Promise<RepoBranch[]> {
   const split = splitUrlCredentials(url);
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/',
-    LC_ALL: 'C',
-    GIT_TERMINAL_PROMPT: '0',
+    ...gitEnvironment(process.env, { allowLocalRepos: options.allowLocalRepos }),
     GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=yes',
-    GIT_ALLOW_PROTOCOL: gitAllowProtocol({ allowLocalRepos: options.allowLocalRepos }),
-    GIT_CONFIG_NOSYSTEM: '1',
     ...split.env,
   };
-  for (const key of ['GIT_SSL_CAINFO', 'GIT_SSL_CAPATH', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy']) {
-    const value = process.env[key];
-    if (value) env[key] = value;
-  }
   const args = [
     '-c', 'http.lowSpeedLimit=1',
     '-c', `http.lowSpeedTime=${options.stallSeconds ?? LS_REMOTE_STALL_SECONDS}`,

@@ -4,7 +4,7 @@
 // guessed: simple-git treats a non-zero exit with empty stderr as success (`rev-parse --verify --quiet`,
 // `diff --quiet`), which is why the ship runs git through this small wrapper (docs/DECISIONS.md).
 import { spawn } from 'node:child_process';
-import { gitAllowProtocol, type CloneUrlPolicy } from '../../protocol/index.js';
+import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
 
 export interface GitResult {
   code: number;
@@ -21,27 +21,13 @@ export interface GitCallOptions {
 }
 
 const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
-/** Variables passed through from the ship's environment: locale-free basics and TLS trust, nothing secret. */
-const PASS_THROUGH = /^(PATH|HOME|USER|LOGNAME|TMPDIR|SSH_AUTH_SOCK|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_SSH_COMMAND|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
 
 export class GitRunner {
   private readonly env: Record<string, string>;
 
   constructor(policy: CloneUrlPolicy, private readonly defaultTimeoutMs = 60_000) {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && PASS_THROUGH.test(key)) env[key] = value;
-    }
-    Object.assign(env, {
-      LC_ALL: 'C',
-      LANG: 'C',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_LFS_SKIP_SMUDGE: '1',
-      GIT_ALLOW_PROTOCOL: gitAllowProtocol(policy),
-      GIT_OPTIONAL_LOCKS: '0',
-      GIT_CONFIG_NOSYSTEM: '1',
-    });
-    this.env = env;
+    // Optional locks off: the ship's reads never contend with the user's own git in the workspace.
+    this.env = { ...gitEnvironment(process.env, policy), GIT_OPTIONAL_LOCKS: '0' };
   }
 
   /** Runs git; never rejects for a non-zero exit (read `code`). Rejects only when git cannot be started. */
