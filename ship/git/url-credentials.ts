@@ -1,14 +1,9 @@
-// Keeps credentials embedded in a clone URL (`https://user:token@host/…`) out of argv, which every local
-// user can read in /proc/<pid>/cmdline (security notes F6): git (and the git-remote-http it spawns) is
-// handed the URL without them, and a credential helper configured through GIT_CONFIG_* variables answers
-// with them from the environment (owner-only). Other helpers are reset for that call, so the token is
-// never stored in the user's credential store. After the clone, the workspace's own `origin` URL gets the
-// credentials back (in its 0600 config file), so pushes from the workspace authenticate as the user chose.
+// After a clone whose URL carried credentials (split off for the clone by protocol/url-credentials.ts, so
+// they never reached argv), gives the workspace's own `origin` URL the credentials back, in its 0600 config
+// file, so pushes from the workspace authenticate as the user chose.
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SplitUrl } from '../../protocol/index.js';
-
-export { splitUrlCredentials, type SplitUrl } from '../../protocol/index.js';
 
 const quote = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 

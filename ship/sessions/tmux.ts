@@ -174,14 +174,6 @@ export class Tmux {
     return result.code === 0;
   }
 
-  /** A session's value of one environment variable, or null. */
-  async sessionVariable(name: string, variable: string): Promise<string | null> {
-    const result = await this.run(['show-environment', '-t', `=${name}`, variable]);
-    if (result.code !== 0) return null;
-    const line = result.stdout.trim();
-    return line.startsWith(`${variable}=`) ? line.slice(variable.length + 1) : null;
-  }
-
   /**
    * Watches session creation and exit through a control-mode client attached to the keeper session. Calls
    * `onChange` on every `%sessions-changed`, and `onLost` once when the client ends (server or keeper gone).

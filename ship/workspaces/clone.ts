@@ -5,8 +5,8 @@
 // clone is a 500 carrying git's (redacted) message.
 import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
 import type { GitRunner } from '../git/runner.js';
-import { persistUrlCredentials, splitUrlCredentials } from '../git/url-credentials.js';
-import { redactUrlCredentials } from '../../protocol/index.js';
+import { persistUrlCredentials } from '../git/url-credentials.js';
+import { redactUrlCredentials, splitUrlCredentials } from '../../protocol/index.js';
 
 const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
 const CLONE_TIMEOUT_MS = 10 * 60_000;

@@ -248,7 +248,7 @@ export class WorkspaceService {
     for (const entry of this.deps.fleet.list()) {
       const session = sessionName(entry.repoName, entry.name);
       if (!this.deps.sessions.isLive(session)) continue;
-      const token = await this.deps.tmux.sessionVariable(session, 'SVC_MCP_TOKEN');
+      const token = (await this.deps.tmux.sessionVariables(session)).SVC_MCP_TOKEN;
       if (token) this.deps.tokens.bind(workspaceKey(entry.repoName, entry.name), token);
     }
   }

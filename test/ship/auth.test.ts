@@ -29,7 +29,7 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-const mcpToken = (name: string) => ship.ship.tmux.sessionVariable(sessionName('r', name), 'SVC_MCP_TOKEN');
+const mcpToken = async (name: string) => (await ship.ship.tmux.sessionVariables(sessionName('r', name))).SVC_MCP_TOKEN ?? null;
 
 describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
   it('refuses every route without a credential or with a wrong one: 401, unknown paths included', async () => {

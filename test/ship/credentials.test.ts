@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { persistUrlCredentials, splitUrlCredentials } from '../../ship/git/url-credentials.js';
+import { persistUrlCredentials } from '../../ship/git/url-credentials.js';
+import { splitUrlCredentials } from '../../protocol/index.js';
 
 const SECRET = 'sentinel-url-secret-9f8e7d';
 let root: string;

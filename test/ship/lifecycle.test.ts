@@ -133,13 +133,13 @@ describe('workspace lifecycle', () => {
 
     const cwd = await fx.ship.ship.tmux.run(['display-message', '-p', '-t', `=${one}:`, '#{pane_current_path}']);
     expect(cwd.stdout.trim()).toBe(join(fx.ship.ship.fleetDirectory, 'sess', 'a.b:c'));
-    const tokenOne = await fx.ship.ship.tmux.sessionVariable(one, 'SVC_MCP_TOKEN');
-    const tokenTwo = await fx.ship.ship.tmux.sessionVariable(two, 'SVC_MCP_TOKEN');
+    const tokenOne = await fx.ship.ship.tmux.sessionVariables(one).then((v) => v.SVC_MCP_TOKEN ?? null);
+    const tokenTwo = await fx.ship.ship.tmux.sessionVariables(two).then((v) => v.SVC_MCP_TOKEN ?? null);
     expect(tokenOne).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokenTwo).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(tokenOne).not.toBe(tokenTwo);
-    expect(await fx.ship.ship.tmux.sessionVariable(one, 'SVC_SHIP_URL')).toBe(fx.ship.url);
-    expect(await fx.ship.ship.tmux.sessionVariable(one, 'SVC_WORKSPACE')).toBe('sess/a.b:c');
+    expect(await fx.ship.ship.tmux.sessionVariables(one).then((v) => v.SVC_SHIP_URL ?? null)).toBe(fx.ship.url);
+    expect(await fx.ship.ship.tmux.sessionVariables(one).then((v) => v.SVC_WORKSPACE ?? null)).toBe('sess/a.b:c');
     // The server's global environment holds no SVC_* secret.
     const global = await fx.ship.ship.tmux.run(['show-environment', '-g']);
     expect(global.stdout).not.toMatch(/^SVC_/m);

@@ -72,7 +72,7 @@ describe('svc ship as a process', () => {
     expect((await call(first.url, 'POST', path('p', 'w', '/activate'), undefined, auth)).status).toBe(200);
     expect((await call(first.url, 'POST', path('p', 'w', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }, auth)).status).toBe(200);
     const tmux = new Tmux(tmuxSocketFor(fleet));
-    const token = await tmux.sessionVariable(sessionName('p', 'w'), 'SVC_MCP_TOKEN');
+    const token = (await tmux.sessionVariables(sessionName('p', 'w'))).SVC_MCP_TOKEN;
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
