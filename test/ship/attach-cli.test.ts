@@ -4,29 +4,14 @@
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRemote } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { describe, expect, it } from 'vitest';
+import { call } from '../helpers/ship.js';
+import { shipFixture } from '../helpers/fixture.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 
 const { Terminal } = xterm;
 const CLI = resolve(import.meta.dirname, '../../bin/svc.js');
-let root: string;
-let ship: TestShip;
-
-beforeAll(async () => {
-  root = await makeTempRoot();
-  const remote = makeRemote(root);
-  ship = await startTestShip(root);
-  for (const name of ['a', 'b', 'c']) {
-    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'cli', name, branch: 'main' });
-    await call(ship.url, 'POST', path('cli', name, '/activate'));
-  }
-});
-afterAll(async () => {
-  await ship.stop();
-  await removeRoot(root);
-});
+const fx = shipFixture({}, { repo: 'cli', names: ['a', 'b', 'c'] });
 
 interface Attached {
   pty: IPty;
@@ -42,7 +27,7 @@ function viewText(view: InstanceType<typeof Terminal>): string {
   return lines.join('\n');
 }
 
-function attachCli(name: string, target: string[] = ['--url', ship.url]): Attached {
+function attachCli(name: string, target: string[] = ['--url', fx.ship.url]): Attached {
   const pty = spawnPty(process.execPath, [CLI, 'client', ...target, 'attach', 'cli', name], {
     name: 'xterm-256color',
     cols: 90,
@@ -86,16 +71,16 @@ describe('svc client attach', () => {
     expect(cli.bytes().endsWith('\x1b[?1049l') || cli.bytes().includes('\x1b[?1049l')).toBe(true);
     expect(cli.bytes()).toContain('detached from cli/a');
     // The session survives the detach.
-    expect((await ship.ship.tmux.listSessions()).has(sessionName('cli', 'a'))).toBe(true);
+    expect((await fx.ship.ship.tmux.listSessions()).has(sessionName('cli', 'a'))).toBe(true);
     cli.view.dispose();
   });
 
   it('attaches through a bridge with --bridge-url', async () => {
     const { startBridge } = await import('../../bridge/server.js');
     const { pino } = await import('pino');
-    const bridge = await startBridge({ port: 0, dataDirectory: `${root}/bridge`, logger: pino({ level: 'silent' }) });
+    const bridge = await startBridge({ port: 0, dataDirectory: `${fx.root}/bridge`, logger: pino({ level: 'silent' }) });
     try {
-      expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
+      expect((await call(bridge.url, 'POST', '/ships', { url: fx.ship.url })).status).toBe(201);
       const cli = attachCli('a', ['--bridge-url', bridge.url]);
       await cli.until((text) => /[$#] ?$/m.test(text));
       cli.pty.write('echo through-bridge\r');
@@ -114,7 +99,7 @@ describe('svc client attach', () => {
     cli.pty.resize(100, 30);
     cli.view.resize(100, 30);
     for (let i = 0; i < 100; i++) {
-      const pane = await ship.ship.tmux.run(['display-message', '-p', '-t', `=${sessionName('cli', 'b')}:`, '#{pane_width}x#{pane_height}']);
+      const pane = await fx.ship.ship.tmux.run(['display-message', '-p', '-t', `=${sessionName('cli', 'b')}:`, '#{pane_width}x#{pane_height}']);
       if (pane.stdout.trim() === '100x30') break;
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -2,27 +2,11 @@
 // connection across 100 connect/disconnect cycles; the ack timeout at its real 5 s; hostile output in one
 // workspace never stalls another's terminal.
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRemote } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { describe, expect, it } from 'vitest';
+import { shipFixture } from '../helpers/fixture.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 
-let root: string;
-let ship: TestShip;
-
-beforeAll(async () => {
-  root = await makeTempRoot();
-  const remote = makeRemote(root);
-  ship = await startTestShip(root);
-  for (const name of ['churn', 'slow', 'hostile', 'victim']) {
-    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'c', name, branch: 'main' });
-    await call(ship.url, 'POST', path('c', name, '/activate'));
-  }
-});
-afterAll(async () => {
-  await ship.stop();
-  await removeRoot(root);
-});
+const fx = shipFixture({}, { repo: 'c', names: ['churn', 'slow', 'hostile', 'victim'] });
 
 const pipeProcesses = () =>
   readdirSync('/proc')
@@ -36,11 +20,11 @@ const pipeProcesses = () =>
     });
 const resources = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout').length;
 const tmuxClients = async () =>
-  (await ship.ship.tmux.run(['list-clients', '-F', '#{client_control_mode} #{session_name}'])).stdout.split('\n').filter((line) => line.startsWith('0 ')).length;
+  (await fx.ship.ship.tmux.run(['list-clients', '-F', '#{client_control_mode} #{session_name}'])).stdout.split('\n').filter((line) => line.startsWith('0 ')).length;
 
 describe('terminal churn', () => {
   it('100 connect/disconnect cycles leave no pty, emulator, guard, timer or tmux client behind', async () => {
-    const url = terminalUrl(ship.url, 'c', 'churn');
+    const url = terminalUrl(fx.ship.url, 'c', 'churn');
     const warm = await connectTerminal(url);
     await warm.waitForFrames(1);
     await warm.close();
@@ -52,13 +36,13 @@ describe('terminal churn', () => {
       if (i % 10 === 0) client.input('echo x\r');
       await client.close();
     }
-    for (let i = 0; i < 50 && (ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(ship.ship.terminals.size).toBe(0);
+    for (let i = 0; i < 50 && (fx.ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(fx.ship.ship.terminals.size).toBe(0);
     expect(await tmuxClients()).toBe(0);
     // No pane is still piped, and no pipe process is left.
     for (let i = 0; i < 50 && pipeProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(pipeProcesses()).toEqual([]);
-    const piped = await ship.ship.tmux.run(['list-panes', '-a', '-F', '#{pane_pipe}']);
+    const piped = await fx.ship.ship.tmux.run(['list-panes', '-a', '-F', '#{pane_pipe}']);
     expect(piped.stdout.split('\n').filter((flag) => flag === '1')).toEqual([]);
     await new Promise((r) => setTimeout(r, 200));
     expect(resources()).toBeLessThanOrEqual(before + 2);
@@ -70,7 +54,7 @@ describe('terminal churn', () => {
   }, 120_000);
 
   it('a client that never acks gets a full snapshot after the real 5 s ack timeout', async () => {
-    const client = await connectTerminal(terminalUrl(ship.url, 'c', 'slow'), { autoAck: false });
+    const client = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'slow'), { autoAck: false });
     await client.waitForFrames(1);
     client.input('while :; do date +%N; sleep 0.05; done\r');
     await client.waitForFrames(2);
@@ -85,8 +69,8 @@ describe('terminal churn', () => {
   }, 20_000);
 
   it('hostile escape sequences in one workspace never stall another workspace\'s terminal', async () => {
-    const hostile = await connectTerminal(terminalUrl(ship.url, 'c', 'hostile'));
-    const victim = await connectTerminal(terminalUrl(ship.url, 'c', 'victim'));
+    const hostile = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'hostile'));
+    const victim = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'victim'));
     await hostile.waitForFrames(1);
     await victim.until((screen) => /[$#] ?$/m.test(screen.text()));
     hostile.input("for i in 1 2 3 4 5; do printf 'a\\033[100000000b\\033[1;40r\\033[100000000L\\033[2000000000b'; done; echo hostile-done\r");
