@@ -139,8 +139,9 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   });
   // An upgrade request answered with an HTTP status (401, 403, 404…) leaves a socket the HTTP server no
   // longer tracks: end it, or it lingers and holds close() open.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
+    done();
   });
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
   await app.register(workspaceRoutes(service));

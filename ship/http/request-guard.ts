@@ -41,26 +41,28 @@ function mcpKey(url: string): string | null {
 export function installRequestGuard(app: FastifyInstance, options: GuardOptions): void {
   const expected = options.bridgeToken ? sha256(options.bridgeToken) : null;
 
-  const deny = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
-
-  app.addHook('onRequest', async (request, reply) => {
+  /** Why a request is refused (status and message), or null to let it through. */
+  const refusal = (request: FastifyRequest): [number, string] | null => {
     const host = request.headers.host ?? '';
     const crossOrigin = crossOriginProblem({
       origin: request.headers.origin,
       host,
       secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
     });
-    if (crossOrigin) return deny(reply, 403, crossOrigin);
-    if (!expected) {
-      if (!hostAllowed(host, options.allowedHosts)) return deny(reply, 421, `host not allowed: ${hostnameOf(host)}`);
-      return;
-    }
-
+    if (crossOrigin) return [403, crossOrigin];
+    if (!expected) return hostAllowed(host, options.allowedHosts) ? null : [421, `host not allowed: ${hostnameOf(host)}`];
     const token = bearer(request);
-    if (!token) return deny(reply, 401, 'authentication required');
-    if (timingSafeEqual(sha256(token), expected)) return;
+    if (!token) return [401, 'authentication required'];
+    if (timingSafeEqual(sha256(token), expected)) return null;
     const boundKey = options.tokens.resolve(token);
-    if (boundKey !== null && MCP_METHODS.has(request.method) && mcpKey(request.url) === boundKey) return;
-    return deny(reply, 401, 'authentication required');
+    if (boundKey !== null && MCP_METHODS.has(request.method) && mcpKey(request.url) === boundKey) return null;
+    return [401, 'authentication required'];
+  };
+
+  // Callback style: no promise per request on the ship's hottest path.
+  app.addHook('onRequest', (request, reply: FastifyReply, done) => {
+    const refused = refusal(request);
+    if (refused) return void reply.code(refused[0]).send({ error: refused[1] });
+    done();
   });
 }

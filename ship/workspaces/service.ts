@@ -24,7 +24,6 @@ import {
   notFound,
   unpushedWork,
   WorkspaceError,
-  cannotCreateBranch,
 } from '../errors.js';
 import type { AgentStatusStore } from '../agents/agent-status.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
@@ -115,7 +114,6 @@ export class WorkspaceService {
     checkKey(repoName, name);
     const branch = request.branch.trim();
     if (branch === '') throw emptyBranch();
-    if (branch.startsWith('-')) throw cannotCreateBranch(branch, 'a branch name must not start with "-"');
     const url = classifyCloneUrl(request.url, { allowLocalRepos: this.deps.allowLocalRepos });
     if ('problem' in url) throw invalidCreateRequest(url.problem);
     return this.locks.run(workspaceKey(repoName, name), async () => {
