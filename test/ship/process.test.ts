@@ -135,5 +135,10 @@ describe('svc ship as a process', () => {
     const code = await new Promise((resolve) => child.on('exit', resolve));
     expect(code).not.toBe(0);
     expect(err).toContain('must be a port number');
+    const badName = spawn(process.execPath, [CLI, 'ship', '--name', 'a/b'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let nameErr = '';
+    badName.stderr!.on('data', (chunk) => (nameErr += chunk));
+    expect(await new Promise((resolve) => badName.on('exit', resolve))).not.toBe(0);
+    expect(nameErr).toContain('must not contain path separators');
   });
 });

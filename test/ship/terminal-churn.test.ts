@@ -88,4 +88,15 @@ describe('terminal churn', () => {
     await hostile.close();
     await victim.close();
   }, 30_000);
+
+  it('ship shutdown closes open terminals (1001) and detaches their tmux clients, leaving the session running', async () => {
+    const client = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'victim'));
+    await client.waitForFrames(1);
+    await fx.ship.stopShipOnly();
+    expect((await client.closed).code).toBe(1001);
+    for (let i = 0; i < 40 && (await tmuxClients()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await tmuxClients()).toBe(0);
+    expect(fx.ship.ship.terminals.size).toBe(0);
+    expect((await fx.ship.ship.tmux.listSessions()).size).toBeGreaterThan(1);
+  });
 });
