@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket, { WebSocketServer } from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
-import { median, runLoad, sequential, timedRequest } from './lib/load.js';
+import { interleavedLoad, median, sequential, timedRequest } from './lib/load.js';
 import { freePort } from './lib/ports.js';
 import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
@@ -99,12 +99,11 @@ export async function benchBridge(): Promise<BenchRow[]> {
       routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250)));
     }
     rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(routed) - median(direct), unit: 'ms', absoluteLimit: 0.5 });
-    const directLoad = [];
-    const routedLoad = [];
-    for (let round = 0; round < 2; round++) {
-      directLoad.push(await runLoad(`${ship.url}/workspaces/r0/w`, { concurrency: 16, durationMs: 2000 }));
-      routedLoad.push(await runLoad(`${bridge.url}/workspaces/r0/w`, { concurrency: 16, durationMs: 2000 }));
-    }
+    const { subject: routedLoad, reference: directLoad } = await interleavedLoad(`${bridge.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
+      concurrency: 16,
+      durationMs: 2000,
+      rounds: 2,
+    });
     rows.push({
       name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly',
       value: median(routedLoad.map((r) => r.p50)),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { join } from 'node:path';
 import { makeBenchRemote } from './lib/fixtures.js';
-import { median, percentile, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
+import { interleavedLoad, median, overallRate, percentile, sequential, timedRequest } from './lib/load.js';
 import { startBareServer, startShipProcess } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
@@ -70,14 +70,8 @@ export async function benchShipWorkspaces(): Promise<BenchRow[]> {
     const statusUrl = `${ship.url}/workspaces/bench/w7`;
     await writeFile(bodyFile, (await timedRequest(agent, new URL(statusUrl))).text);
     const bareStatus = await startBareServer(bodyFile);
-    const shipRuns: LoadResult[] = [];
-    const bareRuns: LoadResult[] = [];
-    for (let round = 0; round < 2; round++) {
-      shipRuns.push(await runLoad(statusUrl, { concurrency: 16, durationMs: 2000 }));
-      bareRuns.push(await runLoad(bareStatus.url, { concurrency: 16, durationMs: 2000 }));
-    }
+    const { subject: shipRuns, reference: bareRuns } = await interleavedLoad(statusUrl, bareStatus.url, { concurrency: 16, durationMs: 2000, rounds: 2 });
     await bareStatus.stop();
-    const rate = (runs: typeof shipRuns) => runs.reduce((sum, r) => sum + r.requests, 0) / runs.reduce((sum, r) => sum + r.seconds, 0);
     const errors = shipRuns.reduce((sum, r) => sum + r.errors, 0);
     if (errors > 0) throw new Error(`${errors} status requests failed`);
     rows.push({
@@ -89,8 +83,8 @@ export async function benchShipWorkspaces(): Promise<BenchRow[]> {
     });
     rows.push({
       name: 'GET /workspaces/:r/:n inactive, c16, throughput',
-      value: rate(shipRuns),
-      reference: rate(bareRuns),
+      value: overallRate(shipRuns),
+      reference: overallRate(bareRuns),
       unit: 'req/s',
       higherIsBetter: true,
       absoluteLimit: 2000,

@@ -85,3 +85,22 @@ export async function sequential(url: string, count: number): Promise<number[]> 
   agent.destroy();
   return latencies;
 }
+
+/** Load on `subject` and `reference` alternately, `rounds` times each: both see the same machine noise. */
+export async function interleavedLoad(
+  subject: string,
+  reference: string,
+  options: { concurrency: number; durationMs: number; rounds: number },
+): Promise<{ subject: LoadResult[]; reference: LoadResult[] }> {
+  const result = { subject: [] as LoadResult[], reference: [] as LoadResult[] };
+  for (let round = 0; round < options.rounds; round++) {
+    result.subject.push(await runLoad(subject, options));
+    result.reference.push(await runLoad(reference, options));
+  }
+  return result;
+}
+
+/** Requests per second over several runs. */
+export function overallRate(runs: LoadResult[]): number {
+  return runs.reduce((sum, r) => sum + r.requests, 0) / runs.reduce((sum, r) => sum + r.seconds, 0);
+}
