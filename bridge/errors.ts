@@ -1,6 +1,6 @@
 // The bridge's error type: status and the spec's message, mapped to `{error}` in one place.
 export class BridgeError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, message: string, readonly headers: Record<string, string> = {}) {
     super(message);
     this.name = 'BridgeError';
   }

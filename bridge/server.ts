@@ -18,6 +18,17 @@ import { shipRoutes } from './routes/ships.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { eventRoutes } from './routes/events.js';
 import { terminalRoutes } from './routes/terminal.js';
+import { authRoutes } from './routes/auth.js';
+import { userRoutes } from './routes/users.js';
+import { installAuthGuard } from './auth/guard.js';
+import { Authenticator } from './auth/authenticator.js';
+import { TicketBook } from './auth/tickets.js';
+import { UserSockets } from './auth/user-sockets.js';
+import { Accounts } from './auth/accounts.js';
+import { AgentCredentials } from './auth/agent-credentials.js';
+import { ensureFirstAdmin, type FirstAdminSource } from './auth/first-admin.js';
+import { systemClock, type Clock } from './auth/clock.js';
+import { startInsecureBanner } from './auth/insecure-banner.js';
 
 export interface BridgeOptions {
   port?: number;
@@ -26,7 +37,14 @@ export interface BridgeOptions {
   dataDirectory: string;
   databaseUrl?: string;
   publicUrl?: string;
+  /** Every request is an admin, decided before any header is read (spec "Disabled authentication"). */
   insecureNoAuth?: boolean;
+  /** Who the first admin is, asked only while the bridge has no users (the CLI: environment, else a prompt). */
+  firstAdmin?: FirstAdminSource;
+  /** Where the insecure-mode banner goes (default stderr), and how often it repeats. */
+  banner?: { write?: (text: string) => void; intervalMs?: number };
+  /** Time for sessions, tickets and login backoff (tests inject one). */
+  clock?: Clock;
   allowLocalRepos?: boolean;
   allowedHosts?: string[];
   /** Reconnect backoff to ships (tests shorten it). */
@@ -46,6 +64,7 @@ export interface Bridge {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly registry: ShipRegistry;
+  readonly accounts: Accounts;
   close(): Promise<void>;
 }
 
@@ -54,10 +73,21 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const problem = identifierProblem(name);
   if (problem) throw new Error(`invalid bridge name "${name}": ${problem}`);
   const logger = options.logger ?? createLogger();
+  const insecure = options.insecureNoAuth ?? false;
+  const clock = options.clock ?? systemClock;
   const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
   const registry = new ShipRegistry(store.ships, { backoff: options.reconnect, probeMs: options.registrationProbeMs });
   const hub = new EventHub(() => registry.snapshot());
   registry.useEvents(hub);
+  const authenticator = new Authenticator(store.credentials, clock);
+  const tickets = new TicketBook(clock);
+  const sockets = new UserSockets();
+  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock });
+  let publicUrlNow = options.publicUrl ?? `http://localhost:${options.port ?? BRIDGE_DEFAULT_PORT}`;
+  const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
+  registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
+  registry.onShipRemoved((name) => authenticator.forgetShip(name));
+  let stopBanner = () => {};
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -78,20 +108,26 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     installBrowserGuard(app, {
       allowedOrigins: [new URL(provisionalPublic).origin],
       allowedHosts: [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])],
-      // Authentication comes with its own issue; until then every bridge runs as --insecure-no-auth does.
-      authenticated: false,
+      authenticated: !insecure,
     });
+    installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
+    if (!insecure) {
+      const created = await ensureFirstAdmin(store.users, accounts, options.firstAdmin);
+      if (created) logger.info({ username: created }, 'created the first admin');
+    }
     // Callback-style hooks: no promise per request on the routed path.
     app.addHook('onResponse', (request, _reply, done) => {
       if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
       done();
     });
     await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
+    await app.register(authRoutes(accounts, !insecure));
+    await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
     await app.register(shipRoutes(registry));
     await app.register(workspaceRoutes(registry, store.repos));
-    await app.register(eventRoutes(hub));
-    await app.register(terminalRoutes(registry));
+    await app.register(eventRoutes(hub, sockets));
+    await app.register(terminalRoutes(registry, sockets));
     await registry.load();
     await app.listen({ port, host: options.host ?? 'localhost' });
   } catch (error) {
@@ -104,8 +140,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const port = typeof address === 'object' && address ? address.port : (options.port ?? BRIDGE_DEFAULT_PORT);
   const url = `http://localhost:${port}`;
   const publicUrl = options.publicUrl ?? url;
-  logger.info({ name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory }, `bridge listening on ${url}`);
-  logger.warn('authentication is DISABLED: every request is treated as an admin (user authentication is not built yet)');
+  publicUrlNow = publicUrl;
+  logger.info(
+    { name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory, authRequired: !insecure },
+    `bridge listening on ${url}`,
+  );
+  if (insecure) stopBanner = startInsecureBanner(url, options.banner);
   return {
     name,
     port,
@@ -114,7 +154,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     app,
     store,
     registry,
+    accounts,
     async close() {
+      stopBanner();
       hub.closeAll();
       registry.close();
       await app.close();

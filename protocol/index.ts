@@ -15,3 +15,4 @@ export * from './terminal-screen.js';
 export * from './url-credentials.js';
 export * from './bridge.js';
 export * from './request-origin.js';
+export * from './auth.js';

@@ -12,7 +12,7 @@ export interface IdentifierFields {
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | BridgeError | Error, request, reply) => {
-    if (error instanceof BridgeError) return reply.code(error.status).send({ error: error.message });
+    if (error instanceof BridgeError) return reply.code(error.status).headers(error.headers).send({ error: error.message });
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
       const issues = fastifyError.validation as SchemaIssue[];

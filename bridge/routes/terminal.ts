@@ -4,12 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { identifierProblem, WorkspaceParams } from '../../protocol/index.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import { proxyTerminal, type Upstream } from '../terminal/terminal-proxy.js';
+import type { UserSockets } from '../auth/user-sockets.js';
 
-export function terminalRoutes(registry: ShipRegistry) {
+export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/workspaces/:repo/:name/terminal', { websocket: true, schema: { params: WorkspaceParams } }, (socket, request) => {
       const { repo, name } = request.params;
+      sockets.track(request.principal, socket);
       let upstream: Upstream | null = null;
       if (!identifierProblem(repo) && !identifierProblem(name)) {
         try {

@@ -3,7 +3,6 @@
 // the ship (first `sync` within 5 s), learns its name, refuses names and keys already taken, then adopts the
 // connection and persists the roster. Create reservations live here too: a key being created (or whose
 // create ended without an answer) is not created again.
-import { createHash } from 'node:crypto';
 import {
   workspaceKey,
   type BridgeWorkspaceSummary,
@@ -16,11 +15,12 @@ import type { EventHub } from '../events/event-hub.js';
 import { OwnershipIndex } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
+import { tokenHash } from '../auth/tokens.js';
 import { ShipConnection, type BackoffOptions } from './ship-connection.js';
 
 export const REGISTRATION_PROBE_MS = 5000;
 
-interface LiveShip {
+export interface LiveShip {
   name: string;
   url: string;
   client: ShipClient;
@@ -39,6 +39,7 @@ export class ShipRegistry {
   /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
   private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
   private events: EventHub | null = null;
+  private readonly lifecycle: { online: Array<(ship: LiveShip) => void>; removed: Array<(name: string) => void> } = { online: [], removed: [] };
 
   constructor(
     private readonly store: ShipsStore,
@@ -47,6 +48,16 @@ export class ShipRegistry {
 
   useEvents(events: EventHub): void {
     this.events = events;
+  }
+
+  /** Calls `listener` each time a ship's event stream comes online (agent credentials are pushed then). */
+  onShipOnline(listener: (ship: LiveShip) => void): void {
+    this.lifecycle.online.push(listener);
+  }
+
+  /** Calls `listener` after a ship is deregistered. */
+  onShipRemoved(listener: (name: string) => void): void {
+    this.lifecycle.removed.push(listener);
   }
 
   /** Connects to every ship of the stored roster (in the background: offline ones reconnect). */
@@ -68,6 +79,8 @@ export class ShipRegistry {
   }
 
   async register(input: RegisterInput): Promise<ShipInfo> {
+    // A blank field is no token (the GUI's form leaves them blank for a ship without credentials).
+    input = { url: input.url, shipToken: input.shipToken || undefined, bridgeToken: input.bridgeToken || undefined };
     if ((input.shipToken === undefined) !== (input.bridgeToken === undefined)) {
       throw new BridgeError(400, 'a ship is registered with both a shipToken and a bridgeToken, or neither');
     }
@@ -91,7 +104,7 @@ export class ShipRegistry {
     const stored = await this.store.add({
       name,
       url,
-      shipTokenHash: input.shipToken ? createHash('sha256').update(input.shipToken).digest('hex') : null,
+      shipTokenHash: input.shipToken ? tokenHash(input.shipToken) : null,
       bridgeToken: input.bridgeToken ?? null,
     });
     if (!stored) throw refuse(new BridgeError(409, `ship already registered: ${name}`));
@@ -108,6 +121,7 @@ export class ShipRegistry {
       onOnline: (online) => {
         if (this.ships.get(name) !== ship) return;
         this.index.setOnline(name, online);
+        if (online) for (const listener of this.lifecycle.online) listener(ship);
       },
       onSync: (sync) => {
         if (this.ships.get(name) !== ship) return;
@@ -135,6 +149,7 @@ export class ShipRegistry {
     this.index.removeShip(name);
     for (const [key, reservation] of this.reservations) if (reservation.ship === name) this.reservations.delete(key);
     await this.store.remove(name);
+    for (const listener of this.lifecycle.removed) listener(name);
     this.events?.publishSync();
   }
 

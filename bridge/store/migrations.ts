@@ -43,6 +43,35 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'users, sessions and agent tokens',
+    sql: `
+      CREATE TABLE users (
+        id uuid PRIMARY KEY,
+        username text NOT NULL,
+        email text NOT NULL,
+        password_hash text NOT NULL,
+        role text NOT NULL CHECK (role IN ('member', 'admin')),
+        created_at bigint NOT NULL
+      );
+      CREATE UNIQUE INDEX users_username_key ON users (lower(username));
+      CREATE UNIQUE INDEX users_email_key ON users (lower(email));
+      CREATE TABLE sessions (
+        token_hash text PRIMARY KEY,
+        user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        issued_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE INDEX sessions_user_key ON sessions (user_id);
+      CREATE TABLE agent_tokens (
+        ship text PRIMARY KEY REFERENCES ships (name) ON DELETE CASCADE,
+        token_hash text NOT NULL UNIQUE,
+        issued_at bigint NOT NULL
+      );
+      CREATE INDEX ships_ship_token_key ON ships (ship_token_hash)
+    `,
+  },
 ];
 
 /** An arbitrary constant naming the bridge's migration lock in PostgreSQL's advisory-lock space. */

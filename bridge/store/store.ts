@@ -7,6 +7,10 @@ import { lockDataDirectory } from './lock.js';
 import { migrate } from './migrations.js';
 import { ReposStore } from './repos-store.js';
 import { ShipsStore } from './ships-store.js';
+import { UsersStore } from './users-store.js';
+import { SessionsStore } from './sessions-store.js';
+import { AgentTokensStore } from './agent-tokens-store.js';
+import { CredentialsStore } from './credentials-store.js';
 
 export interface StoreOptions {
   dataDirectory: string;
@@ -18,6 +22,10 @@ export interface Store {
   readonly db: Database;
   readonly ships: ShipsStore;
   readonly repos: ReposStore;
+  readonly users: UsersStore;
+  readonly sessions: SessionsStore;
+  readonly agentTokens: AgentTokensStore;
+  readonly credentials: CredentialsStore;
   /** Where the data lives, for the start-up line (credentials redacted). */
   readonly location: string;
   close(): Promise<void>;
@@ -46,6 +54,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     db,
     ships: new ShipsStore(db),
     repos: new ReposStore(db),
+    users: new UsersStore(db),
+    sessions: new SessionsStore(db),
+    agentTokens: new AgentTokensStore(db),
+    credentials: new CredentialsStore(db),
     location,
     async close() {
       try {

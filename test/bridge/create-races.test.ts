@@ -1,5 +1,6 @@
 // Create reservations on the bridge: a key being created cannot be created again, and a create whose ship
 // is deregistered while it runs is a 409 (the slow part is a clone from a remote that takes its time).
+import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -15,7 +16,7 @@ let slowRemote: Server;
 beforeAll(async () => {
   root = await makeTempRoot();
   ship = await startTestShip(root, { name: 'racer' });
-  bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
   // A git remote that takes 800 ms to say it has no such repository.
   slowRemote = createServer((_request, response) => setTimeout(() => response.writeHead(404).end(), 800));
   await new Promise<void>((resolve) => slowRemote.listen(0, '127.0.0.1', resolve));

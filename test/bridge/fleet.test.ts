@@ -1,6 +1,7 @@
 // A real bridge with real ships (each its own fleet directory and tmux server) over real HTTP and
 // WebSockets: registration, routing of every workspace route, errors passed through, the aggregate event
 // stream, offline ships and reconnection, key hand-over, and fleet-wide resources.
+import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   remote = makeRemote(root);
   alpha = await startTestShip(root, { name: 'alpha', fleetDirectory: join(root, 'fleet-alpha') });
   beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta') });
-  bridge = await startBridge({
+  bridge = await startBridge({ ...insecureBridge,
     port: 0,
     dataDirectory: join(root, 'bridge'),
     logger: pino({ level: 'silent' }),
@@ -199,7 +200,7 @@ describe('bridge with ships', () => {
 
   it('keeps the roster across a bridge restart and reconnects to it', async () => {
     await bridge.close();
-    bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), reconnect: { initialMs: 50, maxMs: 200 } });
+    bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), reconnect: { initialMs: 50, maxMs: 200 } });
     await waitFor(async () => (await call(bridge.url, 'GET', '/ships')).body[0]?.status === 'online');
     expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([{ name: 'alpha', url: alpha.url, status: 'online' }]);
     await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'errs'))).status === 200);

@@ -1,6 +1,7 @@
 // A ship that does not behave: one that accepts the event socket but never sends `sync`, and one that
 // answers a routed status for another workspace or with a malformed body. The bridge answers 502 and
 // never passes such answers on.
+import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -49,7 +50,7 @@ async function fakeShip(options: { name: string; mute?: boolean; status?: (repo:
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), registrationProbeMs: 700 });
+  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), registrationProbeMs: 700 });
 }, 60_000);
 afterAll(async () => {
   await bridge.close();

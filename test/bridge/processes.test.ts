@@ -57,7 +57,7 @@ afterAll(async () => {
 
 describe('bridge and ship processes', () => {
   it('routes to a ship process, and a SIGKILL mid-call is a 503 unreachable that marks it offline', async () => {
-    const bridge = await start(['bridge', '--port', '0', '--data-directory', join(root, 'bridge-data')], /bridge listening on/);
+    const bridge = await start(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data')], /bridge listening on/);
     const bridgeUrl = /bridge listening on (http:\/\/localhost:\d+)/.exec(bridge.output())![1]!;
     expect(bridge.output()).toContain('"store":"pglite"');
     expect(bridge.output()).toContain(join(root, 'bridge-data'));

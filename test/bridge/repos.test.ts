@@ -1,5 +1,6 @@
 // The bridge's repo registry over HTTP: create/list/delete with the spec's errors, persistence, and branch
 // listing through `git ls-remote` (real local remotes; a stalling HTTP server; credential redaction).
+import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -15,7 +16,7 @@ let stall: Server;
 let stallUrl: string;
 
 const start = () =>
-  startBridge({
+  startBridge({ ...insecureBridge,
     port: 0,
     dataDirectory: join(root, 'bridge-data'),
     logger: pino({ level: 'silent' }),

@@ -1,5 +1,6 @@
 // The bridge keeps its roster and registry across restarts on either engine, and the event hub drops a
 // subscriber that stops reading without slowing the others.
+import { insecureBridge } from '../helpers/bridge.js';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ afterAll(async () => {
 describe.each(storeEngines())('bridge restart on $name', (engine) => {
   it('keeps the repo registry', async () => {
     const schema = engine.name === 'postgres' ? await postgresSchema() : null;
-    const options = { port: 0, dataDirectory: join(root, `data-${engine.name}`), databaseUrl: schema?.url, logger: pino({ level: 'silent' }) };
+    const options = { ...insecureBridge, port: 0, dataDirectory: join(root, `data-${engine.name}`), databaseUrl: schema?.url, logger: pino({ level: 'silent' }) };
     try {
       const first = await startBridge(options);
       expect(first.store.db.engine).toBe(engine.name);

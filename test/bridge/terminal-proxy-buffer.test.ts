@@ -1,6 +1,7 @@
 // The terminal proxy before its upstream opens: client frames are held and delivered in order once the
 // ship accepts, and more than 256 KiB held closes both sides with 1009. The ship here is a fake whose
 // terminal upgrade is answered late.
+import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -34,7 +35,7 @@ beforeAll(async () => {
     socket.on('message', (data) => received.push(data.toString()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
   const port = (server.address() as { port: number }).port;
   expect((await call(bridge.url, 'POST', '/ships', { url: `http://127.0.0.1:${port}` })).status).toBe(201);
 }, 60_000);

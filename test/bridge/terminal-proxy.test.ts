@@ -1,5 +1,6 @@
 // The bridge's terminal proxy against a real ship: frames both ways, the one-terminal guard released by the
 // client's close, the proxy's own close codes, and exit 1 for unknown workspaces.
+import { insecureBridge } from './../helpers/bridge.js';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import WebSocket from 'ws';
@@ -17,7 +18,7 @@ beforeAll(async () => {
   root = await makeTempRoot();
   const remote = makeRemote(root);
   ship = await startTestShip(root, { name: 'tship' });
-  bridge = await startBridge({ port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
   await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url });
   await call(bridge.url, 'POST', '/ships', { url: ship.url });
   for (const name of ['t1', 't2', 't3']) {

@@ -1,6 +1,7 @@
 // `svc client attach` run for real inside a pty: it renders the workspace screen, forwards keys and window
 // resizes, writes only sequences it generates (no OSC/DCS from the workspace reaches the user), detaches on
 // Ctrl-] and restores the terminal, and passes the shell's exit code through.
+import { insecureBridge } from './../helpers/bridge.js';
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
@@ -78,7 +79,7 @@ describe('svc client attach', () => {
   it('attaches through a bridge with --bridge-url', async () => {
     const { startBridge } = await import('../../bridge/server.js');
     const { pino } = await import('pino');
-    const bridge = await startBridge({ port: 0, dataDirectory: `${fx.root}/bridge`, logger: pino({ level: 'silent' }) });
+    const bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: `${fx.root}/bridge`, logger: pino({ level: 'silent' }) });
     try {
       expect((await call(bridge.url, 'POST', '/ships', { url: fx.ship.url })).status).toBe(201);
       const cli = attachCli('a', ['--bridge-url', bridge.url]);

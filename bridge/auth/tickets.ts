@@ -1,0 +1,58 @@
+// WebSocket tickets (spec credential table): 30 s, single-use, in memory only (a restart voids them all).
+// Each holds the user principal that minted it, and is never valid past that session's own expiry; a
+// logout, password or role change, or user removal voids the unused tickets of that session or user.
+import { WS_TICKET_LIFETIME_MS, type User } from '../../protocol/index.js';
+import type { Clock } from './clock.js';
+import type { Principal } from './principal.js';
+import { newToken } from './tokens.js';
+
+type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+
+interface Ticket {
+  principal: UserPrincipal;
+  expiresAt: number;
+}
+
+/** Live tickets are few (each lives 30 s); past this many the oldest are dropped. */
+const MAX_TICKETS = 50_000;
+
+export class TicketBook {
+  private readonly tickets = new Map<string, Ticket>();
+  private pruneAt = 1024;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** A ticket for `principal`; `sessionExpiresAt` caps its life (a ticket never outlives its session). */
+  issue(principal: UserPrincipal, sessionExpiresAt = Infinity): { ticket: string; expiresAt: number } {
+    this.prune();
+    const ticket = newToken();
+    const expiresAt = this.clock() + WS_TICKET_LIFETIME_MS;
+    this.tickets.set(ticket, { principal, expiresAt: Math.min(expiresAt, sessionExpiresAt) });
+    while (this.tickets.size > MAX_TICKETS) this.tickets.delete(this.tickets.keys().next().value as string);
+    return { ticket, expiresAt };
+  }
+
+  /** The ticket's principal, consuming it; null when unknown, used or expired (valid strictly before expiry). */
+  redeem(ticket: string): UserPrincipal | null {
+    const entry = this.tickets.get(ticket);
+    if (!entry) return null;
+    this.tickets.delete(ticket);
+    return this.clock() < entry.expiresAt ? entry.principal : null;
+  }
+
+  revokeSession(sessionHash: string): void {
+    for (const [ticket, entry] of this.tickets) if (entry.principal.sessionHash === sessionHash) this.tickets.delete(ticket);
+  }
+
+  revokeUser(user: Pick<User, 'id'>): void {
+    for (const [ticket, entry] of this.tickets) if (entry.principal.user.id === user.id) this.tickets.delete(ticket);
+  }
+
+  /** Drops expired tickets once the book has doubled since the last sweep (amortised O(1) per issue). */
+  private prune(): void {
+    if (this.tickets.size < this.pruneAt) return;
+    const now = this.clock();
+    for (const [ticket, entry] of this.tickets) if (now >= entry.expiresAt) this.tickets.delete(ticket);
+    this.pruneAt = Math.max(1024, this.tickets.size * 2);
+  }
+}
