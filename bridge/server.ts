@@ -65,6 +65,8 @@ export interface Bridge {
   readonly store: Store;
   readonly registry: ShipRegistry;
   readonly accounts: Accounts;
+  /** Every route served, as `METHOD /pattern` (the authorization matrix test checks each has a row). */
+  readonly routes: readonly string[];
   close(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
   registry.onShipRemoved((name) => authenticator.forgetShip(name));
   let stopBanner = () => {};
+  let routes: string[] = [];
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -110,7 +113,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       allowedHosts: [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])],
       authenticated: !insecure,
     });
-    installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
+    routes = installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
     if (!insecure) {
       const created = await ensureFirstAdmin(store.users, accounts, options.firstAdmin);
       if (created) logger.info({ username: created }, 'created the first admin');
@@ -155,6 +158,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     store,
     registry,
     accounts,
+    routes,
     async close() {
       stopBanner();
       hub.closeAll();

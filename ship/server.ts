@@ -64,6 +64,8 @@ export interface Ship {
   readonly service: WorkspaceService;
   /** Open terminal connections (each holds a pty and an emulator). */
   readonly terminals: ReadonlySet<TerminalConnection>;
+  /** What the bridge last pushed through POST /agent/credentials (memory only). */
+  readonly bridgeCredentials: BridgeCredentials;
   close(): Promise<void>;
 }
 
@@ -182,6 +184,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     app,
     service,
     terminals,
+    bridgeCredentials: credentials,
     async close() {
       for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();

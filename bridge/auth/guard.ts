@@ -40,12 +40,15 @@ function bearerOf(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
-export function installAuthGuard(app: FastifyInstance, options: GuardOptions): void {
+/** Installs the guard; returns the routes registered after it (`METHOD /pattern`, HEAD mirrors left out). */
+export function installAuthGuard(app: FastifyInstance, options: GuardOptions): string[] {
+  const routes: string[] = [];
   app.decorateRequest('principal', null);
   // Default-deny at start-up too: every route must have a row in the access table.
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (!accessOf(method, route.url)) throw new Error(`route ${method} ${route.url} has no row in the access policy`);
+      if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
     }
   });
 
@@ -82,4 +85,5 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): v
       },
     );
   });
+  return routes;
 }

@@ -1,0 +1,57 @@
+// An authenticating bridge for the auth suites: in-process, on PGlite, with an injected clock, a first
+// admin, and helpers to log in and call with a bearer token.
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { startBridge, type Bridge, type BridgeOptions } from '../../bridge/server.js';
+import { call, type Reply } from '../helpers/ship.js';
+
+export const ADMIN = { username: 'root', email: 'root@example.com', password: 'root-password-1' };
+
+export interface AuthHarness {
+  bridge: Bridge;
+  clock: { now: number };
+  login(username: string, password: string): Promise<string>;
+  as(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<any>>;
+  addUser(adminToken: string, username: string, role?: 'member' | 'admin'): Promise<{ username: string; password: string }>;
+}
+
+export async function startAuthBridge(root: string, options: Partial<BridgeOptions> = {}): Promise<AuthHarness> {
+  const clock = { now: Date.now() };
+  const bridge = await startBridge({
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+    clock: () => clock.now,
+    firstAdmin: async () => ({ ...ADMIN }),
+    ...options,
+  });
+  const as = (token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    call(bridge.url, method, path, body, token === null ? headers : { authorization: `Bearer ${token}`, ...headers });
+  return {
+    bridge,
+    clock,
+    as,
+    async login(username, password) {
+      const reply = await call(bridge.url, 'POST', '/auth/login', { username, password });
+      if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${reply.text}`);
+      return reply.body.token as string;
+    },
+    async addUser(adminToken, username, role = 'member') {
+      const password = `${username}-password-1`;
+      const reply = await as(adminToken, 'POST', '/users', { username, email: `${username}@example.com`, password, role });
+      if (reply.status !== 201) throw new Error(`add ${username}: ${reply.status} ${reply.text}`);
+      return { username, password };
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value other than null/undefined (outside a test body, where expect.poll is not allowed). */
+export async function waitFor<T>(probe: () => T | null | undefined, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
