@@ -4,6 +4,8 @@ import { Command, CommanderError } from 'commander';
 import { shipCommand } from './ship-command.js';
 import { clientCommand } from './client-command.js';
 import { bridgeCommand } from './bridge-command.js';
+import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-commands.js';
+import { usersCommand } from './auth/users-command.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -14,6 +16,10 @@ export function buildProgram(): Command {
   program.addCommand(shipCommand());
   program.addCommand(bridgeCommand());
   program.addCommand(clientCommand());
+  program.addCommand(loginCommand());
+  program.addCommand(whoamiCommand());
+  program.addCommand(logoutCommand());
+  program.addCommand(usersCommand());
   return program;
 }
 

@@ -33,7 +33,7 @@ function attachCli(name: string, target: string[] = ['--url', fx.ship.url]): Att
     name: 'xterm-256color',
     cols: 90,
     rows: 20,
-    env: { ...process.env, LANG: 'C.UTF-8' } as Record<string, string>,
+    env: { ...process.env, LANG: 'C.UTF-8', XDG_CONFIG_HOME: `${fx.root}/config` } as Record<string, string>,
   });
   const view = new Terminal({ cols: 90, rows: 20, allowProposedApi: true });
   let bytes = '';

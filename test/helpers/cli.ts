@@ -1,0 +1,79 @@
+// The built `svc` CLI as a real process: piped (no terminal) for scripted runs, or inside a pty for the
+// commands that prompt, with helpers to wait for a prompt and answer it.
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+
+export const CLI = resolve(import.meta.dirname, '../../bin/svc.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `svc <args>` with stdin a closed pipe (no terminal); resolves when it exits. */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface PtyCli {
+  pty: IPty;
+  output(): string;
+  /** Waits until the output (since the start) matches `pattern`. */
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
+  /** Waits for `prompt`, then types `answer` and Enter. */
+  answer(prompt: RegExp | string, answer: string): Promise<void>;
+  exited: Promise<number>;
+}
+
+export function ptyCli(args: string[], env: Record<string, string | undefined> = {}): PtyCli {
+  const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const pty = spawnPty(process.execPath, [CLI, ...args], { name: 'xterm-256color', cols: 120, rows: 30, env: merged });
+  let output = '';
+  let consumed = 0;
+  pty.onData((data) => (output += data));
+  const exited = new Promise<number>((resolveExit) => pty.onExit(({ exitCode }) => resolveExit(exitCode)));
+  let done = false;
+  void exited.then(() => (done = true));
+  const matches = (text: string, pattern: RegExp | string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
+  const waitFor = async (pattern: RegExp | string, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!matches(output, pattern)) {
+      if (done || Date.now() > deadline) throw new Error(`waited for ${String(pattern)}; the terminal showed:\n${output}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    pty,
+    output: () => output,
+    waitFor,
+    async answer(prompt, text) {
+      const deadline = Date.now() + 15_000;
+      // Only output after the previous answer counts, so two identical prompts are answered in turn.
+      while (!matches(output.slice(consumed), prompt)) {
+        if (done || Date.now() > deadline) throw new Error(`waited for ${String(prompt)}; the terminal showed:\n${output}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      consumed = output.length;
+      pty.write(`${text}\r`);
+    },
+    exited,
+  };
+}
