@@ -30,23 +30,23 @@ async function settledRss(pid: number): Promise<number> {
   return previous;
 }
 
-async function post(url: string, body?: unknown): Promise<number> {
+async function post(url: string, body?: unknown, headers: Record<string, string> = {}): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   await response.text();
   return response.status;
 }
 
-async function openSubscribers(url: string, count: number): Promise<WebSocket[]> {
+async function openSubscribers(url: string, count: number, headers: Record<string, string> = {}): Promise<WebSocket[]> {
   const sockets: WebSocket[] = [];
   for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, () =>
         new Promise<WebSocket>((resolve, reject) => {
-          const socket = new WebSocket(url, { perMessageDeflate: false });
+          const socket = new WebSocket(url, { perMessageDeflate: false, headers });
           socket.once('message', () => resolve(socket));
           socket.once('error', reject);
         }),
@@ -84,11 +84,13 @@ export async function benchBridge(): Promise<BenchRow[]> {
   try {
     const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
     children.push(bridge);
+    // Authentication stays on: what is measured includes the guard (a cached session lookup).
+    const auth = { authorization: `Bearer ${bridge.token}` };
     const ship = await startShipProcess(join(root, 'fleet-0'), 'ship-0');
     children.push(ship);
-    if ((await post(`${bridge.url}/ships`, { url: ship.url })) !== 201) throw new Error('ship registration failed');
-    await post(`${bridge.url}/repos`, { name: 'r0', url: repoUrl });
-    if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' })) !== 201) throw new Error('create failed');
+    if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201) throw new Error('ship registration failed');
+    await post(`${bridge.url}/repos`, { name: 'r0', url: repoUrl }, auth);
+    if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' }, auth)) !== 201) throw new Error('create failed');
 
 
     // Routing overhead.
@@ -96,13 +98,14 @@ export async function benchBridge(): Promise<BenchRow[]> {
     const routed: number[] = [];
     for (let round = 0; round < 4; round++) {
       direct.push(...(await sequential(`${ship.url}/workspaces/r0/w`, 250)));
-      routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250)));
+      routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250, auth)));
     }
     rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(routed) - median(direct), unit: 'ms', absoluteLimit: 0.5 });
     const { subject: routedLoad, reference: directLoad } = await interleavedLoad(`${bridge.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
       concurrency: 16,
       durationMs: 2000,
       rounds: 2,
+      headers: auth,
     });
     rows.push({
       name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly',
@@ -116,7 +119,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
     await post(`${ship.url}/workspaces/r0/w/activate`);
     await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
     const rssBefore = await settledRss(bridge.process.pid!);
-    const subscribers = await openSubscribers(`${bridge.url.replace('http', 'ws')}/events`, 500);
+    const subscribers = await openSubscribers(`${bridge.url.replace('http', 'ws')}/events`, 500, auth);
     const rssAfter = await settledRss(bridge.process.pid!);
     const reference = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
     await new Promise((resolve) => reference.once('listening', resolve));
@@ -155,11 +158,11 @@ export async function benchBridge(): Promise<BenchRow[]> {
       cpSync(template, join(fleet, `repo-${s}`), { recursive: true });
       const scaled = await startShipProcess(fleet, `ship-${s}`);
       children.push(scaled);
-      if ((await post(`${bridge.url}/ships`, { url: scaled.url })) !== 201) throw new Error(`ship-${s} registration failed`);
+      if ((await post(`${bridge.url}/ships`, { url: scaled.url }, auth)) !== 201) throw new Error(`ship-${s} registration failed`);
     }
-    await sequential(`${bridge.url}/workspaces`, 3);
+    await sequential(`${bridge.url}/workspaces`, 3, auth);
     const agent = new http.Agent({ keepAlive: true });
-    const count = JSON.parse((await timedRequest(agent, new URL(`${bridge.url}/workspaces`))).text).length;
+    const count = JSON.parse((await timedRequest(agent, new URL(`${bridge.url}/workspaces`), 'GET', undefined, auth)).text).length;
     agent.destroy();
     if (count < 1000) throw new Error(`expected 1000+ workspaces through the bridge, got ${count}`);
     // Spaced past the bridge's 500 ms single-flight memory, so every listing pays the full refresh of 5 ships.
@@ -167,7 +170,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
     const fleetAgent = new http.Agent({ keepAlive: true });
     for (let i = 0; i < 12; i++) {
       await sleep(550);
-      fleetTimes.push((await timedRequest(fleetAgent, new URL(`${bridge.url}/workspaces`))).ms);
+      fleetTimes.push((await timedRequest(fleetAgent, new URL(`${bridge.url}/workspaces`), 'GET', undefined, auth)).ms);
     }
     fleetAgent.destroy();
     rows.push({ name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50', value: median(fleetTimes), unit: 'ms', absoluteLimit: 100 });

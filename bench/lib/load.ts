@@ -21,12 +21,18 @@ export function median(values: number[]): number {
   return percentile(values, 50);
 }
 
-export function timedRequest(agent: http.Agent, url: URL, method = 'GET', body?: string): Promise<{ ms: number; status: number; text: string }> {
+export function timedRequest(
+  agent: http.Agent,
+  url: URL,
+  method = 'GET',
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const request = http.request(
       url,
-      { agent, method, headers: body ? { 'content-type': 'application/json' } : {} },
+      { agent, method, headers: body ? { 'content-type': 'application/json', ...headers } : headers },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -44,7 +50,14 @@ export function timedRequest(agent: http.Agent, url: URL, method = 'GET', body?:
   });
 }
 
-export async function runLoad(url: string, options: { concurrency: number; durationMs: number }): Promise<LoadResult> {
+export interface LoadOptions {
+  concurrency: number;
+  durationMs: number;
+  /** Sent with every request (the bridge's bearer token). */
+  headers?: Record<string, string>;
+}
+
+export async function runLoad(url: string, options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const target = new URL(url);
   const latencies: number[] = [];
@@ -55,7 +68,7 @@ export async function runLoad(url: string, options: { concurrency: number; durat
     Array.from({ length: options.concurrency }, async () => {
       while (Date.now() < deadline) {
         try {
-          const result = await timedRequest(agent, target);
+          const result = await timedRequest(agent, target, 'GET', undefined, options.headers);
           if (result.status !== 200) errors++;
           latencies.push(result.ms);
         } catch {
@@ -77,11 +90,11 @@ export async function runLoad(url: string, options: { concurrency: number; durat
 }
 
 /** Sequential requests, one at a time: latency distribution of a single client. */
-export async function sequential(url: string, count: number): Promise<number[]> {
+export async function sequential(url: string, count: number, headers: Record<string, string> = {}): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const target = new URL(url);
   const latencies: number[] = [];
-  for (let i = 0; i < count; i++) latencies.push((await timedRequest(agent, target)).ms);
+  for (let i = 0; i < count; i++) latencies.push((await timedRequest(agent, target, 'GET', undefined, headers)).ms);
   agent.destroy();
   return latencies;
 }
@@ -90,12 +103,12 @@ export async function sequential(url: string, count: number): Promise<number[]> 
 export async function interleavedLoad(
   subject: string,
   reference: string,
-  options: { concurrency: number; durationMs: number; rounds: number },
+  options: LoadOptions & { rounds: number; referenceHeaders?: Record<string, string> },
 ): Promise<{ subject: LoadResult[]; reference: LoadResult[] }> {
   const result = { subject: [] as LoadResult[], reference: [] as LoadResult[] };
   for (let round = 0; round < options.rounds; round++) {
     result.subject.push(await runLoad(subject, options));
-    result.reference.push(await runLoad(reference, options));
+    result.reference.push(await runLoad(reference, { ...options, headers: options.referenceHeaders }));
   }
   return result;
 }

@@ -22,16 +22,30 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-export async function startBridgeProcess(dataDirectory: string, port: number): Promise<Child> {
+const BENCH_ADMIN = { username: 'bench', email: 'bench@example.com', password: 'bench-password-1' };
+
+/** A bridge with authentication on (its first admin from the environment) and that admin's session token. */
+export async function startBridgeProcess(dataDirectory: string, port: number): Promise<Child & { token: string }> {
   const nodeArgs = (process.env.SVC_BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
-    env: { ...process.env, SVC_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      SVC_LOG_LEVEL: 'warn',
+      SVC_BRIDGE_ADMIN_USER: BENCH_ADMIN.username,
+      SVC_BRIDGE_ADMIN_EMAIL: BENCH_ADMIN.email,
+      SVC_BRIDGE_ADMIN_PASSWORD: BENCH_ADMIN.password,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 400; i++) {
     try {
-      if ((await fetch(`${url}/ships`)).ok) return { process: child, url, stop: stopper(child) };
+      const login = await fetch(`${url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: BENCH_ADMIN.username, password: BENCH_ADMIN.password }),
+      });
+      if (login.ok) return { process: child, url, token: ((await login.json()) as { token: string }).token, stop: stopper(child) };
     } catch {
       // not listening yet
     }

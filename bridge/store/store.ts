@@ -1,6 +1,6 @@
 // Opens the bridge's store: PostgreSQL when a URL is given, else PGlite in `<dataDirectory>/db`. The data
 // directory is created 0700 and locked for this process; migrations run before anything is served.
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pgliteDatabase, postgresDatabase, type Database } from './database.js';
 import { lockDataDirectory } from './lock.js';
@@ -31,6 +31,25 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * Drops group and other bits from everything under `directory`. PGlite's file system layer creates its
+ * files 0666 whatever the process umask; the 0700 data directory already keeps other users out, and this
+ * keeps the files themselves private too (security notes H20). Run after opening and at close.
+ */
+export function tightenModes(directory: string): void {
+  const walk = (path: string) => {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (!stats || stats.isSymbolicLink()) return;
+    if (stats.mode & 0o077) chmodSync(path, stats.mode & 0o700);
+    if (stats.isDirectory()) for (const entry of readdirSync(path)) walk(join(path, entry));
+  };
+  try {
+    walk(directory);
+  } catch {
+    // A file removed mid-walk (WAL recycling) is not worth failing start-up or shutdown for.
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
   chmodSync(options.dataDirectory, 0o700);
@@ -45,6 +64,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       db = await pgliteDatabase(dir);
     }
     await migrate(db);
+    tightenModes(options.dataDirectory);
   } catch (error) {
     unlock();
     throw error;
@@ -62,6 +82,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     async close() {
       try {
         await db.close();
+        tightenModes(options.dataDirectory);
       } finally {
         unlock();
       }
