@@ -13,14 +13,20 @@ export interface AuthHarness {
   login(username: string, password: string): Promise<string>;
   as(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<any>>;
   addUser(adminToken: string, username: string, role?: 'member' | 'admin'): Promise<{ username: string; password: string }>;
+  /** Everything the bridge logged (at info and above). */
+  logs(): string;
+  /** Every password and session token this harness handled: none may ever appear in `logs()`. */
+  secrets: Set<string>;
 }
 
 export async function startAuthBridge(root: string, options: Partial<BridgeOptions> = {}): Promise<AuthHarness> {
   const clock = { now: Date.now() };
+  const lines: string[] = [];
+  const secrets = new Set<string>([ADMIN.password]);
   const bridge = await startBridge({
     port: 0,
     dataDirectory: join(root, 'bridge'),
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
     clock: () => clock.now,
     firstAdmin: async () => ({ ...ADMIN }),
     ...options,
@@ -31,13 +37,18 @@ export async function startAuthBridge(root: string, options: Partial<BridgeOptio
     bridge,
     clock,
     as,
+    secrets,
+    logs: () => lines.join(''),
     async login(username, password) {
+      secrets.add(password);
       const reply = await call(bridge.url, 'POST', '/auth/login', { username, password });
       if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${reply.text}`);
+      secrets.add(reply.body.token);
       return reply.body.token as string;
     },
     async addUser(adminToken, username, role = 'member') {
       const password = `${username}-password-1`;
+      secrets.add(password);
       const reply = await as(adminToken, 'POST', '/users', { username, email: `${username}@example.com`, password, role });
       if (reply.status !== 201) throw new Error(`add ${username}: ${reply.status} ${reply.text}`);
       return { username, password };

@@ -251,3 +251,11 @@ describe('/users', () => {
     expect(await h.as(admin, 'POST', '/users/zed/email', { email: 'ROOT@example.com' })).toMatchObject({ status: 409, body: { error: 'email already in use: ROOT@example.com' } });
   });
 });
+
+describe('logs', () => {
+  it('never show a password or a token handled in this suite', () => {
+    const logs = h.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of h.secrets) expect(logs).not.toContain(secret);
+  });
+});

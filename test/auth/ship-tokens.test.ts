@@ -56,6 +56,7 @@ describe('ship token pairs', () => {
     expect((await h.as(admin, 'GET', path('app', 'w1'))).body).toMatchObject({ name: 'w1', state: 'active', ship: 'guarded' });
 
     const { ticket } = (await h.as(admin, 'POST', '/auth/ws-ticket')).body;
+    h.secrets.add(ticket);
     const terminal = await connectTerminal(`${h.bridge.url.replace(/^http/, 'ws')}${path('app', 'w1', '/terminal')}?ticket=${ticket}`);
     await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
     terminal.input('echo through-$((6*7))\r');
@@ -77,6 +78,7 @@ describe('ship token pairs', () => {
 describe('ship-agent tokens', () => {
   it('are pushed to the ship with the bridge URL, stored hashed, and reach /repos only', async () => {
     const pushed = await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials');
+    h.secrets.add(pushed.token);
     expect(pushed.bridgeUrl).toBe(h.bridge.publicUrl);
     const stored = (await h.bridge.store.db.query<{ token_hash: string }>('SELECT token_hash FROM agent_tokens')).rows;
     expect(stored).toEqual([{ token_hash: tokenHash(pushed.token) }]);
@@ -93,6 +95,7 @@ describe('ship-agent tokens', () => {
       const current = ship.ship.bridgeCredentials.get()!.token;
       return current !== before ? current : null;
     }, 10_000, 'a rotated agent token');
+    h.secrets.add(after);
     expect((await h.as(before, 'GET', '/repos')).status).toBe(401);
     expect((await h.as(after, 'GET', '/repos')).status).toBe(200);
   });
@@ -102,5 +105,14 @@ describe('ship-agent tokens', () => {
     expect((await h.as(admin, 'DELETE', '/ships/guarded')).status).toBe(200);
     expect((await h.as(token, 'GET', '/repos')).status).toBe(401);
     expect((await h.as(SHIP_TOKEN, 'GET', '/workspaces')).status).toBe(401);
+  });
+});
+
+describe('logs', () => {
+  it('never show a password or a token handled in this suite', () => {
+    for (const secret of [SHIP_TOKEN, BRIDGE_TOKEN]) h.secrets.add(secret);
+    const logs = h.logs();
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of h.secrets) expect(logs).not.toContain(secret);
   });
 });
