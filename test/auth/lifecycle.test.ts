@@ -94,6 +94,21 @@ describe('login', () => {
   });
 });
 
+describe('a login burst', () => {
+  it('past 4 running + 8 waiting password checks answers 503 with Retry-After', async () => {
+    const user = await h.addUser(admin, 'burst');
+    const replies = await Promise.all(Array.from({ length: 40 }, () => h.as(null, 'POST', '/auth/login', { username: 'burst', password: user.password })));
+    const busy = replies.filter((reply) => reply.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const reply of busy) {
+      expect(reply.headers.get('retry-after')).toBe('1');
+      expect(reply.body).toEqual({ error: 'too many password checks in progress; retry shortly' });
+    }
+    expect(replies.filter((reply) => reply.status === 200).length).toBeGreaterThanOrEqual(12);
+    expect(replies.every((reply) => reply.status === 200 || reply.status === 503)).toBe(true);
+  });
+});
+
 describe('sessions', () => {
   it('expire exactly 30 days after issue, used or not', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
