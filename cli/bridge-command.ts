@@ -4,20 +4,7 @@ import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
 import { startBridge } from '../bridge/server.js';
 import { parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
-import { adminFromEnvironment } from '../bridge/auth/first-admin.js';
-import { ask, askNewPassword, interactive } from './prompt.js';
-
-/** The first admin: from SVC_BRIDGE_ADMIN_* (all or none), else asked at a terminal, else none. */
-async function firstAdmin() {
-  const fromEnv = adminFromEnvironment(process.env);
-  if (fromEnv) return fromEnv;
-  if (!interactive()) return null;
-  process.stderr.write('This bridge has no users yet. Create the first admin.\n');
-  const username = await ask('Username: ');
-  const email = await ask('Email: ');
-  const password = await askNewPassword();
-  return { username, email, password, role: 'admin' };
-}
+import { firstAdmin } from './first-admin-prompt.js';
 
 export function bridgeCommand(): Command {
   return new Command('bridge')

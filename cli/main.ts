@@ -6,6 +6,7 @@ import { clientCommand } from './client-command.js';
 import { bridgeCommand } from './bridge-command.js';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-commands.js';
 import { usersCommand } from './auth/users-command.js';
+import { launchCommand } from './launch-command.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   program.addCommand(shipCommand());
+  program.addCommand(launchCommand());
   program.addCommand(bridgeCommand());
   program.addCommand(clientCommand());
   program.addCommand(loginCommand());

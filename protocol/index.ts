@@ -16,3 +16,4 @@ export * from './url-credentials.js';
 export * from './bridge.js';
 export * from './request-origin.js';
 export * from './auth.js';
+export * from './launch-config.js';

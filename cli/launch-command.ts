@@ -1,0 +1,88 @@
+// `svc launch`: the whole service from one command (a bridge and its local ships in this process, remote
+// ships registered), from `--config-path` (default ./svc.yaml when present) or with no file at all; and
+// `svc launch init [--force]`, which writes a commented scaffold. Ctrl-C stops everything and exits 0.
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { firstAdmin } from './first-admin-prompt.js';
+import { loadLaunchConfig } from './launch/config-file.js';
+import { defaultPlan, planFromConfig, type LaunchPlan } from './launch/plan.js';
+import { runLaunch, type Launched } from './launch/run-launch.js';
+import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
+
+const DEFAULT_CONFIG = 'svc.yaml';
+
+function summary(launched: Launched, configPath: string | null): string {
+  const { bridge } = launched;
+  const lines = [
+    `svc is running${configPath ? ` (from ${configPath})` : ''}`,
+    `  bridge  ${bridge.url}  store ${bridge.store.db.engine} at ${bridge.store.location}`,
+  ];
+  if (bridge.publicUrl !== bridge.url) lines.push(`          public URL ${bridge.publicUrl}`);
+  for (const ship of launched.local) lines.push(`  ship    ${ship.name}  ${ship.url}  fleet ${ship.fleetDirectory}  (token pair ${ship.tokens})`);
+  for (const ship of launched.remote) {
+    lines.push(ship.registered ? `  remote  ${ship.registered}  ${ship.url}` : `  remote  ${ship.key}  ${ship.url}  NOT registered: ${ship.error}`);
+  }
+  const first = launched.local[0]?.name ?? launched.remote.find((r) => r.registered)?.registered ?? '<ship>';
+  const bridgeFlag = bridge.port === 4800 ? '' : ` --bridge-url ${bridge.url}`;
+  lines.push(
+    '',
+    'Try:',
+    `  npx svc login${bridgeFlag}`,
+    `  npx svc client${bridgeFlag} repos add <repo> <git url>`,
+    `  npx svc client${bridgeFlag} create <repo> <name> --ship ${first} -b main`,
+    `  npx svc client${bridgeFlag} ls`,
+    `  npx svc client${bridgeFlag} attach <repo> <name>`,
+    '',
+    'Ctrl-C stops everything.',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function launchCommand(): Command {
+  const launch = new Command('launch')
+    .description('run a bridge and its ships from one command (svc.yaml when present, else one local ship)')
+    .option('--config-path <file>', `launch configuration (default ./${DEFAULT_CONFIG} when it exists)`)
+    .action(async (options: { configPath?: string }) => {
+      const explicit = options.configPath !== undefined;
+      const path = resolve(options.configPath ?? DEFAULT_CONFIG);
+      let plan: LaunchPlan;
+      let configPath: string | null = null;
+      if (existsSync(path)) {
+        const loaded = loadLaunchConfig(path);
+        for (const warning of loaded.warnings) process.stderr.write(`svc: warning: ${warning}\n`);
+        plan = planFromConfig(loaded.config, loaded.directory);
+        configPath = path;
+      } else if (explicit) {
+        throw new Error(`no launch configuration at ${path} (\`svc launch init\` writes one)`);
+      } else {
+        plan = defaultPlan(process.cwd());
+      }
+      const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
+      process.stdout.write(summary(launched, configPath));
+      await new Promise<void>((done) => {
+        let stopping = false;
+        const stop = () => {
+          if (stopping) return;
+          stopping = true;
+          process.stderr.write('svc: stopping ships and bridge\n');
+          void launched.close().finally(done);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  launch
+    .command('init')
+    .description('write a commented svc.yaml to start from')
+    .option('--config-path <file>', 'where to write it', DEFAULT_CONFIG)
+    .option('--force', 'overwrite an existing file')
+    .action((options: { configPath: string; force?: boolean }) => {
+      const path = resolve(options.configPath);
+      if (existsSync(path) && !options.force) throw new Error(`${path} exists; --force overwrites it`);
+      writeFileSync(path, LAUNCH_SCAFFOLD, { mode: 0o644 });
+      process.stdout.write(`wrote ${path}\n`);
+    });
+  return launch;
+}

@@ -1,0 +1,108 @@
+// Runs a launch plan in this process: the bridge, then each local ship (its token pair pinned, or provisioned:
+// both halves generated on the first launch, later launches keep the stored bridgeToken and rotate the
+// shipToken), registered inside the bridge process (spec "Ship/bridge token pair" rule 2: no admin call
+// needed), then the remote ships registered by URL. Everything started is stopped again if a step fails.
+import { pino, type Logger } from 'pino';
+import { startBridge, type Bridge } from '../../bridge/server.js';
+import { startShip, type Ship } from '../../ship/server.js';
+import { newToken } from '../../bridge/auth/tokens.js';
+import type { FirstAdminSource } from '../../bridge/auth/first-admin.js';
+import type { LaunchPlan, PlannedLocalShip } from './plan.js';
+
+export interface LaunchedShip {
+  name: string;
+  url: string;
+  fleetDirectory: string;
+  tokens: 'pinned' | 'generated' | 'rotated';
+}
+
+export interface RemoteOutcome {
+  key: string;
+  url: string;
+  registered: string | null;
+  error: string | null;
+}
+
+export interface Launched {
+  bridge: Bridge;
+  ships: Ship[];
+  local: LaunchedShip[];
+  remote: RemoteOutcome[];
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  firstAdmin?: FirstAdminSource;
+  logger?: Logger;
+  sessionCommand?: string;
+  /** Where the insecure banner goes (default stderr). */
+  banner?: { write?: (text: string) => void };
+}
+
+export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): Promise<Launched> {
+  const logger = options.logger ?? pino({ level: process.env.SVC_LOG_LEVEL ?? 'warn' });
+  const bridge = await startBridge({
+    port: plan.bridge.port,
+    name: plan.bridge.name,
+    dataDirectory: plan.bridge.dataDirectory,
+    databaseUrl: plan.bridge.databaseUrl,
+    publicUrl: plan.bridge.publicUrl,
+    insecureNoAuth: plan.bridge.insecureNoAuth,
+    firstAdmin: options.firstAdmin,
+    banner: options.banner,
+    logger: logger.child({ component: 'bridge' }),
+  });
+  const ships: Ship[] = [];
+  const close = async () => {
+    for (const ship of ships.reverse()) await ship.close().catch(() => undefined);
+    await bridge.close();
+  };
+  try {
+    const local: LaunchedShip[] = [];
+    for (const planned of plan.localShips) {
+      const { tokens, kind } = await tokensFor(bridge, planned);
+      const ship = await startShip({
+        port: planned.port,
+        name: planned.name,
+        fleetDirectory: planned.fleetDirectory,
+        bridgeUrl: bridge.publicUrl,
+        bridgeToken: tokens.bridgeToken,
+        sessionCommand: options.sessionCommand,
+        logger: logger.child({ component: 'ship', ship: planned.name }),
+      });
+      ships.push(ship);
+      // Re-registering replaces the stored pair and URL in one step (the roster entry may name old ones).
+      if (bridge.registry.get(planned.name)) await bridge.registry.remove(planned.name);
+      await bridge.registry.register({ url: ship.url, ...tokens });
+      local.push({ name: ship.name, url: ship.url, fleetDirectory: ship.fleetDirectory, tokens: kind });
+    }
+    const remote: RemoteOutcome[] = [];
+    for (const planned of plan.remoteShips) {
+      const known = bridge.registry.list().find((ship) => ship.url === planned.url.replace(/\/+$/, ''));
+      if (known) {
+        remote.push({ key: planned.key, url: planned.url, registered: known.name, error: null });
+        continue;
+      }
+      try {
+        const info = await bridge.registry.register({ url: planned.url, ...(planned.tokens ?? {}) });
+        remote.push({ key: planned.key, url: planned.url, registered: info.name, error: null });
+      } catch (error) {
+        remote.push({ key: planned.key, url: planned.url, registered: null, error: (error as Error).message });
+      }
+    }
+    return { bridge, ships, local, remote, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function tokensFor(bridge: Bridge, ship: PlannedLocalShip) {
+  if (ship.tokens) return { tokens: ship.tokens, kind: 'pinned' as const };
+  const stored = await bridge.store.ships.get(ship.name);
+  const bridgeToken = stored?.bridgeToken ?? null;
+  return {
+    tokens: { shipToken: newToken(), bridgeToken: bridgeToken ?? newToken() },
+    kind: bridgeToken ? ('rotated' as const) : ('generated' as const),
+  };
+}

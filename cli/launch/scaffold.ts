@@ -1,0 +1,32 @@
+// The file `svc launch init` writes: every key of the launch schema, commented, and itself a valid
+// configuration (one local ship; the remote example is commented out).
+export const LAUNCH_SCAFFOLD = `# svc launch configuration (svc launch --config-path svc.yaml).
+# Relative paths are relative to this file. Token values may be written secrets:<VAR> (read from the
+# sibling svc.secrets file, KEY=value lines, mode 0600) or with \${VAR} (read from the environment).
+
+bridge:
+  dataDirectory: .svc/bridge      # PGlite store, armory and lock (0700)
+  port: 4800
+  name: bridge
+  # publicUrl: https://svc.example.com   # how ships and browsers reach the bridge; set it for remote ships
+  # databaseUrl: \${SVC_DATABASE_URL}      # PostgreSQL instead of the embedded store
+  insecureNoAuth: false                 # true: every request is an admin (local experiments only)
+  sweepIntervalMs: 300000               # ephemeral workspace sweeps; 0 turns them off
+
+ships:
+  local:
+    source: local                 # started inside the launch process
+    fleetDirectory: .svc/fleet    # workspaces live at <fleetDirectory>/<repo>/<name>
+    port: 4700
+    # name: my-host               # defaults to the entry's key
+    # Leave both tokens out and the launch provisions a pair (the shipToken rotates at every launch);
+    # give both to pin them:
+    # shipToken: secrets:LOCAL_SHIP_TOKEN
+    # bridgeToken: secrets:LOCAL_BRIDGE_TOKEN
+
+  # gpu-box:
+  #   source: remote              # a ship already running elsewhere, registered by URL
+  #   url: https://gpu-box.internal:4700
+  #   shipToken: secrets:GPU_SHIP_TOKEN
+  #   bridgeToken: secrets:GPU_BRIDGE_TOKEN
+`;
