@@ -1,12 +1,17 @@
-// `svc client`: verbs on workspaces. With `--url` they go straight to one ship (presenting SVC_BRIDGE_TOKEN
-// when set); otherwise through the bridge (`--bridge-url`) with the stored session. For now: `attach` and
-// `ships`.
+// `svc client`: the verbs on workspaces, ships, repos and resources (DESIGN §4). Through the bridge with
+// the stored session by default (`--bridge-url`, 4800); with `--url` straight to one ship, presenting
+// SVC_BRIDGE_TOKEN when set. Each group of verbs lives in its own module under client/.
 import { Command } from 'commander';
-import { BRIDGE_DEFAULT_PORT, identifierProblem } from '../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
 import { attach, ATTACH_HELP } from './attach/attach-session.js';
 import { normalizeUrl } from './url.js';
 import { BridgeClient } from './auth/bridge-client.js';
+import { DirectShipClient } from './api/ship-client.js';
+import type { ApiClient } from './api/http.js';
 import { shipsCommand } from './client/ships-command.js';
+import { reposCommand } from './client/repos-command.js';
+import { resourcesCommand } from './client/resources-command.js';
+import { addWorkspaceCommands, checkKey } from './client/workspace-commands.js';
 
 interface ClientOptions {
   url?: string;
@@ -21,21 +26,24 @@ function terminalSocketUrl(base: string, repo: string, name: string): string {
   return url.toString();
 }
 
-function checkKey(repo: string, name: string): void {
-  const repoProblem = identifierProblem(repo);
-  if (repoProblem) throw new Error(`invalid repo identifier: ${repoProblem}`);
-  const nameProblem = identifierProblem(name);
-  if (nameProblem) throw new Error(`invalid workspace identifier: ${nameProblem}`);
-}
-
 export function clientCommand(): Command {
   const client = new Command('client')
-    .description('act on workspaces, through a ship (--url) or the bridge (--bridge-url)')
+    .description('act on workspaces, ships and repos through the bridge (--bridge-url) or one ship (--url)')
     .option('--url <ship>', 'talk to this ship directly (4700, host:port or a URL)')
     .option('--bridge-url <bridge>', 'talk to this bridge (default 4800)')
-    .option('--json', 'print JSON instead of tables');
-  const bridge = () => new BridgeClient(client.opts<ClientOptions>().bridgeUrl ?? String(BRIDGE_DEFAULT_PORT));
-  client.addCommand(shipsCommand(bridge, () => client.opts<ClientOptions>().json === true));
+    .option('--json', 'print the API\'s JSON instead of tables');
+  const options = () => client.opts<ClientOptions>();
+  const json = () => options().json === true;
+  const bridge = () => {
+    if (options().url !== undefined) throw new Error('this command goes through the bridge; drop --url');
+    return new BridgeClient(options().bridgeUrl ?? String(BRIDGE_DEFAULT_PORT));
+  };
+  const api = (): ApiClient => (options().url !== undefined ? new DirectShipClient(options().url!) : bridge());
+
+  addWorkspaceCommands(client, api, json);
+  client.addCommand(shipsCommand(bridge, json));
+  client.addCommand(reposCommand(bridge, json));
+  client.addCommand(resourcesCommand(api, json));
 
   client
     .command('attach')
@@ -44,13 +52,10 @@ export function clientCommand(): Command {
     .argument('<name>', 'workspace name')
     .action(async (repo: string, name: string) => {
       checkKey(repo, name);
-      const options = client.opts<ClientOptions>();
-      // Straight to one ship with --url (presenting SVC_BRIDGE_TOKEN), else through the bridge, which finds
-      // the ship that holds the workspace.
       let url: string;
       let headers: Record<string, string> | undefined;
-      if (options.url !== undefined) {
-        url = terminalSocketUrl(normalizeUrl(options.url), repo, name);
+      if (options().url !== undefined) {
+        url = terminalSocketUrl(normalizeUrl(options().url!), repo, name);
         const token = process.env.SVC_BRIDGE_TOKEN;
         headers = token ? { authorization: `Bearer ${token}` } : undefined;
       } else {

@@ -11,9 +11,7 @@ import { launchCommand } from './launch-command.js';
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('Workspace orchestration for coding agents: git workspaces, terminals and agent status per host.')
-    .version('0.1.0')
-    .showHelpAfterError()
-    .exitOverride();
+    .version('0.1.0');
   program.addCommand(shipCommand());
   program.addCommand(launchCommand());
   program.addCommand(bridgeCommand());
@@ -22,6 +20,14 @@ export function buildProgram(): Command {
   program.addCommand(whoamiCommand());
   program.addCommand(logoutCommand());
   program.addCommand(usersCommand());
+  // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
+  // not pass these settings down, so they are applied to every command.
+  const apply = (command: Command) => {
+    command.exitOverride().configureOutput({ outputError: (text, write) => write(`svc: ${text.replace(/^error: /, '')}`) });
+    command.showHelpAfterError();
+    for (const sub of command.commands) apply(sub);
+  };
+  apply(program);
   return program;
 }
 
@@ -31,7 +37,8 @@ export async function main(argv = process.argv): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode;
+      const informational = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code);
+      process.exitCode = informational ? 0 : 2;
       return;
     }
     process.stderr.write(`svc: ${(error as Error).message}\n`);

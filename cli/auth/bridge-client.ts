@@ -6,24 +6,22 @@ import { normalizeUrl } from '../url.js';
 import { ask, askSecret, interactive } from '../prompt.js';
 import { readSession, removeSession, writeSession } from './session-files.js';
 import type { LoginResponse } from '../../protocol/index.js';
-
-export class BridgeCallError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
+import { ApiError, httpCall, type ApiClient } from '../api/http.js';
 
 interface Credential {
   token: string | null;
   source: 'env' | 'stored' | 'fresh' | 'none';
 }
 
-export class BridgeClient {
+export class BridgeClient implements ApiClient {
   readonly url: string;
+  readonly viaBridge = true;
   private credential: Credential | null = null;
+  private readonly hint: string;
 
   constructor(bridgeUrl: string, private readonly env: NodeJS.ProcessEnv = process.env) {
     this.url = normalizeUrl(bridgeUrl);
+    this.hint = 'is the bridge running? start one with `npx svc launch` (or `npx svc bridge`)';
   }
 
   /** One unauthenticated call (login, mode), with the bridge's `{error}` as the thrown message. */
@@ -45,16 +43,25 @@ export class BridgeClient {
   }
 
   /** A call with the current credential, re-logging in once if a stored session turns out stale. */
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.withSession((token) => this.send<T>(method, path, body, token));
+  }
+
+  /** As `call`, for routes that answer raw text (a diff). */
+  text(method: string, path: string): Promise<string> {
+    return this.withSession((token) => httpCall<string>(this.url, method, path, { token, raw: true, startHint: this.hint }));
+  }
+
+  private async withSession<T>(attempt: (token: string | null) => Promise<T>): Promise<T> {
     const credential = await this.resolveCredential();
     try {
-      return await this.send<T>(method, path, body, credential.token);
+      return await attempt(credential.token);
     } catch (error) {
-      if (!(error instanceof BridgeCallError) || error.status !== 401 || credential.source !== 'stored') throw error;
+      if (!(error instanceof ApiError) || error.status !== 401 || credential.source !== 'stored') throw error;
       removeSession(this.url, this.env);
       this.credential = null;
       const fresh = await this.resolveCredential();
-      return this.send<T>(method, path, body, fresh.token);
+      return attempt(fresh.token);
     }
   }
 
@@ -78,29 +85,7 @@ export class BridgeClient {
     return this.credential!;
   }
 
-  private async send<T>(method: string, path: string, body: unknown, token: string | null): Promise<T> {
-    const headers: Record<string, string> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(this.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'error' });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach the bridge at ${this.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-    }
-    const text = await response.text();
-    let parsed: unknown = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = text;
-    }
-    if (!response.ok) {
-      const message = (parsed as { error?: unknown; message?: unknown } | null);
-      const detail = typeof message?.error === 'string' ? message.error : typeof message?.message === 'string' ? message.message : `HTTP ${response.status}`;
-      throw new BridgeCallError(response.status, detail);
-    }
-    return parsed as T;
+  private send<T>(method: string, path: string, body: unknown, token: string | null): Promise<T> {
+    return httpCall<T>(this.url, method, path, { body, token, startHint: this.hint });
   }
 }

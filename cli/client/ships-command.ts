@@ -7,6 +7,7 @@ import type { ShipInfo } from '../../protocol/index.js';
 import type { BridgeClient } from '../auth/bridge-client.js';
 import { askSecret, interactive } from '../prompt.js';
 import { formatTable } from '../table.js';
+import { printJson, state, withSpinner } from '../output.js';
 import { normalizeUrl } from '../url.js';
 
 export interface ShipTokens {
@@ -29,7 +30,9 @@ export function shipsCommand(bridge: () => BridgeClient, json: () => boolean): C
   const ships = new Command('ships').description('the bridge\'s ship roster');
   ships.command('ls').description('list registered ships').action(async () => {
     const list = await bridge().call<ShipInfo[]>('GET', '/ships');
-    process.stdout.write(json() ? `${JSON.stringify(list)}\n` : formatTable(['NAME', 'STATUS', 'URL'], list.map((s) => [s.name, s.status, s.url])));
+    if (json()) return printJson(list);
+    if (list.length === 0) return void process.stdout.write('no ships\n');
+    process.stdout.write(formatTable(['NAME', 'STATUS', 'URL'], list.map((s) => [s.name, state(s.status), s.url])));
   });
   ships
     .command('add')
@@ -38,11 +41,14 @@ export function shipsCommand(bridge: () => BridgeClient, json: () => boolean): C
     .action(async (url: string) => {
       const client = bridge();
       await client.token(); // log in before asking for the ship's tokens
-      const info = await client.call<ShipInfo>('POST', '/ships', { url: normalizeUrl(url), ...(await registrationTokens()) });
-      process.stdout.write(json() ? `${JSON.stringify(info)}\n` : `registered ship ${info.name} (${info.status}) at ${info.url}\n`);
+      const tokens = await registrationTokens();
+      const info = await withSpinner(`registering ${normalizeUrl(url)}`, client.call<ShipInfo>('POST', '/ships', { url: normalizeUrl(url), ...tokens }));
+      if (json()) return printJson(info);
+      process.stdout.write(`registered ship ${info.name} (${info.status}) at ${info.url}\n`);
     });
   ships.command('rm').description('deregister a ship (admins)').argument('<name>').action(async (name: string) => {
-    await bridge().call('DELETE', `/ships/${encodeURIComponent(name)}`);
+    const answer = await bridge().call<unknown>('DELETE', `/ships/${encodeURIComponent(name)}`);
+    if (json()) return printJson(answer);
     process.stdout.write(`removed ship ${name}\n`);
   });
   return ships;

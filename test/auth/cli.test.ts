@@ -54,7 +54,7 @@ describe('svc login, whoami, logout', () => {
   it('whoami uses the stored session; SVC_TOKEN overrides it without retrying', async () => {
     expect(await runCli(['whoami', ...bridgeArgs()], env)).toMatchObject({ code: 0, stdout: 'root <root@example.com> (admin)\n' });
     const overridden = await runCli(['whoami', ...bridgeArgs()], { ...env, SVC_TOKEN: 'garbage' });
-    expect(overridden).toMatchObject({ code: 1, stderr: 'svc: authentication required\n' });
+    expect(overridden).toMatchObject({ code: 1, stderr: 'svc: request failed (401): authentication required\n' });
     expect(readSession(h.bridge.url, env)).not.toBeNull();
   });
 
@@ -129,7 +129,7 @@ describe('svc users', () => {
     expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-2' })).status).toBe(200);
 
     expect(await runCli(['users', ...bridgeArgs(), 'rm', 'alice'], tokenEnv)).toMatchObject({ code: 0, stdout: 'removed alice\n' });
-    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'root'], tokenEnv)).toMatchObject({ code: 1, stderr: 'svc: cannot remove the last admin: root\n' });
+    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'root'], tokenEnv)).toMatchObject({ code: 1, stderr: 'svc: request failed (409): cannot remove the last admin: root\n' });
   });
 });
 

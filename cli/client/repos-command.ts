@@ -1,0 +1,40 @@
+// `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry.
+import { Command } from 'commander';
+import type { Repo, RepoBranch } from '../../protocol/index.js';
+import type { ApiClient } from '../api/http.js';
+import { printJson } from '../output.js';
+import { formatTable } from '../table.js';
+
+export function reposCommand(api: () => ApiClient, json: () => boolean): Command {
+  const repos = new Command('repos').description('the bridge\'s repo registry');
+  const path = (name: string, suffix = '') => `/repos/${encodeURIComponent(name)}${suffix}`;
+  repos.command('ls').description('list registered repos').action(async () => {
+    const list = await api().call<Repo[]>('GET', '/repos');
+    if (json()) return printJson(list);
+    if (list.length === 0) return void process.stdout.write('no repos\n');
+    process.stdout.write(formatTable(['NAME', 'PROVIDER', 'URL'], list.map((r) => [r.name, r.provider, r.url])));
+  });
+  repos
+    .command('add')
+    .description('register a repo by name and clone URL')
+    .argument('<name>')
+    .argument('<url>')
+    .option('-p, --provider <provider>', 'github or custom', undefined)
+    .action(async (name: string, url: string, options: { provider?: string }) => {
+      const repo = await api().call<Repo>('POST', '/repos', { name, url, ...(options.provider ? { provider: options.provider } : {}) });
+      if (json()) return printJson(repo);
+      process.stdout.write(`registered repo ${repo.name} (${repo.provider}) ${repo.url}\n`);
+    });
+  repos.command('rm').description('remove a repo from the registry (its workspaces stay)').argument('<name>').action(async (name: string) => {
+    const answer = await api().call<unknown>('DELETE', path(name));
+    if (json()) return printJson(answer);
+    process.stdout.write(`removed repo ${name}\n`);
+  });
+  repos.command('branches').description('the repo\'s remote branches').argument('<name>').action(async (name: string) => {
+    const branches = await api().call<RepoBranch[]>('GET', path(name, '/branches'));
+    if (json()) return printJson(branches);
+    if (branches.length === 0) return void process.stdout.write('no branches\n');
+    process.stdout.write(formatTable(['BRANCH', 'SHA'], branches.map((b) => [b.name, b.sha])));
+  });
+  return repos;
+}

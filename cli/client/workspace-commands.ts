@@ -1,0 +1,170 @@
+// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, rm,
+// diff. Through the bridge by default; with `--url` straight to one ship. Tables for people, `--json` for
+// the raw API body.
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { identifierProblem, type BridgeWorkspaceStatus, type BridgeWorkspaceSummary, type Repo } from '../../protocol/index.js';
+import type { ApiClient } from '../api/http.js';
+import { printJson, state, withSpinner } from '../output.js';
+import { formatTable } from '../table.js';
+
+type Summary = Partial<BridgeWorkspaceSummary> & Pick<BridgeWorkspaceSummary, 'repoName' | 'name' | 'branch' | 'active' | 'agent'>;
+
+export const workspacePath = (repo: string, name: string, suffix = '') =>
+  `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
+
+export function checkKey(repo: string, name: string): void {
+  const repoProblem = identifierProblem(repo);
+  if (repoProblem) throw new Error(`invalid repo identifier: ${repoProblem}`);
+  const nameProblem = identifierProblem(name);
+  if (nameProblem) throw new Error(`invalid workspace identifier: ${nameProblem}`);
+}
+
+export function addWorkspaceCommands(client: Command, api: () => ApiClient, json: () => boolean): void {
+  client
+    .command('ls')
+    .description('list workspaces')
+    .option('--active', 'only active ones')
+    .option('--inactive', 'only inactive ones')
+    .option('--wide', 'more columns (agent description, model)')
+    .action(async (options: { active?: boolean; inactive?: boolean; wide?: boolean }) => {
+      if (options.active && options.inactive) throw new Error('--active and --inactive exclude each other');
+      const filter = options.active ? '?active=true' : options.inactive ? '?active=false' : '';
+      const target = api();
+      const list = await target.call<Summary[]>('GET', `/workspaces${filter}`);
+      if (json()) return printJson(list);
+      if (list.length === 0) return void process.stdout.write('no workspaces\n');
+      const headers = ['REPO', 'NAME', ...(target.viaBridge ? ['SHIP'] : []), 'BRANCH', 'STATE', 'AGENT', ...(options.wide ? ['DESCRIPTION', 'MODEL'] : [])];
+      const rows = list.map((w) => [
+        w.repoName,
+        w.name,
+        ...(target.viaBridge ? [w.ship ?? '-'] : []),
+        w.branch,
+        state(w.active ? 'active' : 'inactive'),
+        w.agent ? state(w.agent.state) : '-',
+        ...(options.wide ? [w.agent?.description ?? '-', w.agent ? `${w.agent.provider}/${w.agent.model}` : '-'] : []),
+      ]);
+      process.stdout.write(formatTable(headers, rows));
+    });
+
+  client
+    .command('status')
+    .description('one workspace in detail')
+    .argument('<repo>')
+    .argument('<name>')
+    .action(async (repo: string, name: string) => {
+      checkKey(repo, name);
+      const status = await api().call<BridgeWorkspaceStatus>('GET', workspacePath(repo, name));
+      if (json()) return printJson(status);
+      const lines: Array<[string, string]> = [
+        ['workspace', `${status.repoName}/${status.name}`],
+        ...(('ship' in status && status.ship ? [['ship', status.ship]] : []) as Array<[string, string]>),
+        ['branch', status.branch],
+        ['state', state(status.state)],
+      ];
+      if (status.state === 'active') {
+        lines.push(['changes', `+${status.diff.added} -${status.diff.removed}, ${status.diff.commits} commit(s) ahead`]);
+        lines.push(['agent', status.agent ? `${state(status.agent.state)} ${status.agent.description} (${status.agent.provider}/${status.agent.model}, ${status.agent.harness})` : '-']);
+      }
+      process.stdout.write(lines.map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`).join('\n') + '\n');
+    });
+
+  client
+    .command('create')
+    .description('create a workspace: through the bridge on --ship from the repo registry, or with --url from -u <clone url>')
+    .argument('<repo>')
+    .argument('<name>')
+    .option('-b, --branch <branch>', 'branch or tag to check out (another name becomes a new branch)')
+    .option('--ship <ship>', 'the ship to create it on (through the bridge)')
+    .option('-u, --clone-url <url>', 'the clone URL (straight to a ship with --url)')
+    .addOption(new Option('--issue <n>', 'create from an issue of the repo (through the bridge)').argParser((v) => Number(v)))
+    .option('--ephemeral', 'with --issue: removed once its pull request merges')
+    .action(async (repo: string, name: string, options: { branch?: string; ship?: string; cloneUrl?: string; issue?: number; ephemeral?: boolean }) => {
+      checkKey(repo, name);
+      const target = api();
+      let body: Record<string, unknown>;
+      if (target.viaBridge) {
+        if (!options.ship) throw new Error('--ship <ship> is required when creating through the bridge');
+        if (options.cloneUrl) throw new Error('-u/--clone-url is for a ship reached with --url; the bridge takes the URL from its repo registry');
+        if ((options.branch === undefined) === (options.issue === undefined)) throw new Error('give exactly one of -b <branch> or --issue <n>');
+        if (options.ephemeral && options.issue === undefined) throw new Error('--ephemeral needs --issue');
+        body = { ship: options.ship, repoName: repo, name, ...(options.branch !== undefined ? { branch: options.branch } : { issueNumber: options.issue }), ...(options.ephemeral ? { ephemeral: true } : {}) };
+      } else {
+        if (!options.cloneUrl || options.branch === undefined) throw new Error('with --url, create needs -u <clone url> and -b <branch>');
+        if (options.ship || options.issue !== undefined) throw new Error('--ship and --issue go through the bridge, not --url');
+        body = { url: options.cloneUrl, repoName: repo, name, branch: options.branch };
+      }
+      const created = await withSpinner(`creating ${repo}/${name} (cloning)`, target.call<Summary>('POST', '/workspaces', body));
+      if (json()) return printJson(created);
+      process.stdout.write(`created ${created.repoName}/${created.name} on branch ${created.branch}${created.ship ? ` (ship ${created.ship})` : ''}\n`);
+    });
+
+  const simple = (verb: string, description: string, method: string, suffix: string, done: string) =>
+    client
+      .command(verb)
+      .description(description)
+      .argument('<repo>')
+      .argument('<name>')
+      .action(async (repo: string, name: string) => {
+        checkKey(repo, name);
+        const answer = await api().call<unknown>(method, workspacePath(repo, name, suffix));
+        if (json()) return printJson(answer);
+        process.stdout.write(`${done} ${repo}/${name}\n`);
+      });
+  simple('activate', 'start the workspace\'s terminal session', 'POST', '/activate', 'activated');
+  simple('deactivate', 'end the workspace\'s terminal session (the files stay)', 'POST', '/deactivate', 'deactivated');
+
+  client
+    .command('branch')
+    .description('switch a workspace to another branch')
+    .argument('<repo>')
+    .argument('<name>')
+    .argument('<branch>')
+    .action(async (repo: string, name: string, branch: string) => {
+      checkKey(repo, name);
+      const answer = await api().call<unknown>('POST', workspacePath(repo, name, '/branch'), { branch });
+      if (json()) return printJson(answer);
+      process.stdout.write(`${repo}/${name} is on ${branch}\n`);
+    });
+
+  client
+    .command('rm')
+    .description('delete a workspace (refused while it holds unpushed work, unless --force straight to a ship)')
+    .argument('<repo>')
+    .argument('<name>')
+    .option('--force', 'delete even with unpushed work (ships only; the bridge always deletes)')
+    .action(async (repo: string, name: string, options: { force?: boolean }) => {
+      checkKey(repo, name);
+      const target = api();
+      const query = !target.viaBridge && options.force ? '?force=true' : '';
+      const answer = await target.call<unknown>('DELETE', workspacePath(repo, name, query));
+      if (json()) return printJson(answer);
+      process.stdout.write(`deleted ${repo}/${name}\n`);
+    });
+
+  client
+    .command('diff')
+    .description('the workspace\'s changes as a diff')
+    .argument('<repo>')
+    .argument('<name>')
+    .option('--staged', 'staged changes only')
+    .option('--stat', 'a diffstat')
+    .option('--name-only', 'changed paths only')
+    .option('--range <range>', 'a revision range (e.g. main..HEAD)')
+    .option('--untracked', 'include untracked files')
+    .argument('[paths...]', 'limit to these paths')
+    .action(async (repo: string, name: string, paths: string[], options: { staged?: boolean; stat?: boolean; nameOnly?: boolean; range?: string; untracked?: boolean }) => {
+      checkKey(repo, name);
+      const query = new URLSearchParams();
+      if (options.staged) query.set('staged', 'true');
+      if (options.stat) query.set('stat', 'true');
+      if (options.nameOnly) query.set('nameOnly', 'true');
+      if (options.range) query.set('range', options.range);
+      if (options.untracked) query.set('includeUntracked', 'true');
+      for (const path of paths) query.append('paths', path);
+      const suffix = query.size ? `/diff?${query}` : '/diff';
+      process.stdout.write(await api().text('GET', workspacePath(repo, name, suffix)));
+    });
+}
+
+export type { Repo };
