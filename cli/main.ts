@@ -7,6 +7,7 @@ import { bridgeCommand } from './bridge-command.js';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-commands.js';
 import { usersCommand } from './auth/users-command.js';
 import { launchCommand } from './launch-command.js';
+import { completionCommand } from './completion.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   program.addCommand(whoamiCommand());
   program.addCommand(logoutCommand());
   program.addCommand(usersCommand());
+  program.addCommand(completionCommand(() => program));
   // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
   // not pass these settings down, so they are applied to every command.
   const apply = (command: Command) => {
