@@ -7,9 +7,10 @@ import { dirname, join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { Compile } from 'typebox/compile';
-import { identifierProblem, LaunchConfig } from '../../protocol/index.js';
+import { identifierProblem, LaunchConfig, LaunchShipConfig } from '../../protocol/index.js';
 
 const checkConfig = Compile(LaunchConfig);
+const checkShip = Compile(LaunchShipConfig);
 export const SECRETS_FILE = 'svc.secrets';
 
 type Path = Array<string | number>;
@@ -90,24 +91,19 @@ export function loadLaunchConfig(file: string, env: NodeJS.ProcessEnv = process.
   return { config, warnings, directory };
 }
 
-/** Offset of the node at `path`, or of its nearest existing parent (a missing key is reported where it belongs). */
+/**
+ * Where to point for `path`: the key of its pair when it exists (reads best for "unknown key"), else the
+ * key of its nearest existing parent (a missing key is reported at the entry that lacks it).
+ */
 function nodeOffset(doc: Document, path: Path): number {
-  for (let length = path.length; length >= 0; length--) {
-    const prefix = path.slice(0, length);
-    const node = prefix.length ? doc.getIn(prefix, true) : doc.contents;
-    if (node && typeof node === 'object' && 'range' in node && Array.isArray(node.range)) {
-      // A key's own position reads better than its value's for "unknown key".
-      if (length === path.length && length > 0) {
-        const parent = length > 1 ? doc.getIn(path.slice(0, -1), true) : doc.contents;
-        if (isMap(parent)) {
-          const pair = parent.items.find((item) => isScalar(item.key) && item.key.value === path.at(-1));
-          if (pair && isScalar(pair.key) && pair.key.range) return pair.key.range[0];
-        }
-      }
-      return node.range[0] as number;
-    }
+  for (let length = path.length; length > 0; length--) {
+    const parent = length > 1 ? doc.getIn(path.slice(0, length - 1), true) : doc.contents;
+    if (!isMap(parent)) continue;
+    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(path[length - 1]));
+    if (pair && isScalar(pair.key) && pair.key.range) return pair.key.range[0];
   }
-  return 0;
+  const root = doc.contents as { range?: number[] } | null;
+  return root?.range?.[0] ?? 0;
 }
 
 function resolveValues(value: unknown, path: Path, resolve: (value: string, path: Path) => string): unknown {
@@ -124,12 +120,23 @@ interface SchemaProblem {
   message: string;
 }
 
-/** The schema's findings in words, one per key (alternatives of a union are merged into one line). */
+/**
+ * The schema's findings in words, one per key (alternatives of a union merged into one line). Each ship
+ * entry is checked on its own: the validator stops at the first failing entry of a map.
+ */
 function schemaProblems(value: unknown): SchemaProblem[] {
+  const ships = value && typeof value === 'object' && !Array.isArray(value) ? (value as { ships?: unknown }).ships : undefined;
+  if (!ships || typeof ships !== 'object' || Array.isArray(ships)) return describeErrors(checkConfig.Errors(value), []);
+  const problems = describeErrors(checkConfig.Errors({ ...(value as object), ships: {} }), []);
+  for (const [key, entry] of Object.entries(ships)) problems.push(...describeErrors(checkShip.Errors(entry), ['ships', key]));
+  return problems;
+}
+
+function describeErrors(errors: Iterable<{ keyword: string; instancePath: string; params: unknown; message: string }>, prefix: Path): SchemaProblem[] {
   const found = new Map<string, SchemaProblem>();
   const allowed = new Map<string, unknown[]>();
-  for (const error of checkConfig.Errors(value)) {
-    const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  for (const error of errors) {
+    const path = [...prefix, ...error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))];
     const key = path.join('\u0000');
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
