@@ -13,9 +13,9 @@ export interface CliResult {
 }
 
 /** Runs `svc <args>` with stdin a closed pipe (no terminal); resolves when it exits. */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, cwd?: string): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], cwd });
     child.stdin.end();
     let stdout = '';
     let stderr = '';
@@ -43,9 +43,9 @@ export interface PtyCli {
   exited: Promise<number>;
 }
 
-export function ptyCli(args: string[], env: Record<string, string | undefined> = {}): PtyCli {
+export function ptyCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): PtyCli {
   const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const pty = spawnPty(process.execPath, [CLI, ...args], { name: 'xterm-256color', cols: 120, rows: 30, env: merged });
+  const pty = spawnPty(process.execPath, [CLI, ...args], { name: 'xterm-256color', cols: 120, rows: 30, env: merged, cwd });
   let output = '';
   let consumed = 0;
   pty.onData((data) => (output += data));
@@ -76,4 +76,48 @@ export function ptyCli(args: string[], env: Record<string, string | undefined> =
     },
     exited,
   };
+}
+
+export interface RunningCli {
+  child: ReturnType<typeof spawn>;
+  output(): string;
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts a long-running `svc` command (launch, bridge) piped, stdout and stderr collected together. */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): RunningCli {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], cwd });
+  child.stdin.end();
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  const matches = (pattern: RegExp | string) => (typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output));
+  return {
+    child,
+    output: () => output,
+    async waitFor(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!matches(pattern)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Whether a process with this PID still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
