@@ -1,7 +1,6 @@
 // `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
 import { Command, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
-import { startBridge } from '../bridge/server.js';
 import { parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { firstAdmin } from './first-admin-prompt.js';
@@ -30,6 +29,7 @@ export function bridgeCommand(): Command {
       allowedHost?: string[];
       localRepos: boolean;
     }) => {
+      const { startBridge } = await import('../bridge/server.js');
       const bridge = await startBridge({
         port: options.port,
         name: options.name,

@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { firstAdmin } from './first-admin-prompt.js';
 import { loadLaunchConfig } from './launch/config-file.js';
 import { defaultPlan, planFromConfig, type LaunchPlan } from './launch/plan.js';
-import { runLaunch, type Launched } from './launch/run-launch.js';
+import type { Launched } from './launch/run-launch.js';
 import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
 
 const DEFAULT_CONFIG = 'svc.yaml';
@@ -58,6 +58,7 @@ export function launchCommand(): Command {
       } else {
         plan = defaultPlan(process.cwd());
       }
+      const { runLaunch } = await import('./launch/run-launch.js');
       const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
       process.stdout.write(summary(launched, configPath));
       await new Promise<void>((done) => {

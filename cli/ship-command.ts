@@ -4,7 +4,6 @@
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { identifierProblem, SHIP_DEFAULT_PORT } from '../protocol/index.js';
-import { startShip } from '../ship/server.js';
 import { normalizeUrl } from './url.js';
 
 export function parsePort(value: string): number {
@@ -38,6 +37,8 @@ export function shipCommand(): Command {
       allowedHost?: string[];
       localRepos: boolean;
     }) => {
+      // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
+      const { startShip } = await import('../ship/server.js');
       const ship = await startShip({
         port: options.port,
         name: options.name ?? os.hostname(),
