@@ -1,11 +1,11 @@
 // How the CLI writes for people: state colours only when stdout is a terminal and NO_COLOR is unset, and a
 // spinner with elapsed time on stderr for long work at a terminal (nothing at all when piped).
-import { styleText } from 'node:util';
-
+// The decision is ours (util.styleText applies its own environment rules, which differ across Node 20
+// releases): colour exactly when stdout is a terminal and NO_COLOR is unset (no-color.org).
 const colour = (): boolean => Boolean(process.stdout.isTTY) && process.env.NO_COLOR === undefined;
 
-type Style = Parameters<typeof styleText>[0];
-const STATE_STYLES: Record<string, Style> = {
+const SGR = { green: 32, red: 31, gray: 90, cyan: 36, blue: 34, yellow: 33 } as const;
+const STATE_STYLES: Record<string, keyof typeof SGR> = {
   active: 'green',
   inactive: 'gray',
   online: 'green',
@@ -17,10 +17,22 @@ const STATE_STYLES: Record<string, Style> = {
   awaiting: 'yellow',
 };
 
-/** A state word, coloured for a terminal. */
-export function state(word: string): string {
+/** A table cell whose text is shown in a colour (the table pads by the text, then colours it). */
+export interface StyledCell {
+  text: string;
+  sgr: number;
+}
+
+/** A state word as a table cell, coloured for a terminal. */
+export function state(word: string): StyledCell | string {
   const style = STATE_STYLES[word];
-  return style && colour() ? styleText(style, word) : word;
+  return style && colour() ? { text: word, sgr: SGR[style] } : word;
+}
+
+/** A state word inside running text, coloured for a terminal. */
+export function stateText(word: string): string {
+  const cell = state(word);
+  return typeof cell === 'string' ? cell : `\x1b[${cell.sgr}m${cell.text}\x1b[39m`;
 }
 
 export function printJson(value: unknown): void {

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { identifierProblem, type BridgeWorkspaceStatus, type BridgeWorkspaceSummary, type Repo } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
-import { printJson, state, withSpinner } from '../output.js';
+import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 
 type Summary = Partial<BridgeWorkspaceSummary> & Pick<BridgeWorkspaceSummary, 'repoName' | 'name' | 'branch' | 'active' | 'agent'>;
@@ -60,11 +60,11 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
         ['workspace', `${status.repoName}/${status.name}`],
         ...(('ship' in status && status.ship ? [['ship', status.ship]] : []) as Array<[string, string]>),
         ['branch', status.branch],
-        ['state', state(status.state)],
+        ['state', stateText(status.state)],
       ];
       if (status.state === 'active') {
         lines.push(['changes', `+${status.diff.added} -${status.diff.removed}, ${status.diff.commits} commit(s) ahead`]);
-        lines.push(['agent', status.agent ? `${state(status.agent.state)} ${status.agent.description} (${status.agent.provider}/${status.agent.model}, ${status.agent.harness})` : '-']);
+        lines.push(['agent', status.agent ? `${stateText(status.agent.state)} ${status.agent.description} (${status.agent.provider}/${status.agent.model}, ${status.agent.harness})` : '-']);
       }
       process.stdout.write(lines.map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`).join('\n') + '\n');
     });

@@ -1,6 +1,7 @@
 // Every `svc client` verb through the real binary against a live fleet (a real bridge with authentication
 // and two real ships): the table a person sees and the `--json` a script reads, empty-list lines, errors as
 // `request failed (<status>)`, a bridge that is not there, usage errors (exit 2), and `--url` straight to a ship.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +123,37 @@ describe('svc client against a live fleet', () => {
     expect(await direct('two-bridge-token-0123456789abcdefghijklmnopqr', 'create', 'app', 'd1', '-u', remote.url, '-b', 'main')).toMatchObject({ code: 0, stdout: 'created app/d1 on branch main\n' });
     expect((await direct('two-bridge-token-0123456789abcdefghijklmnopqr', 'ls')).stdout).toMatch(/^REPO\s+NAME\s+BRANCH\s+STATE\s+AGENT\napp\s+d1\s+main\s+inactive\s+-\n$/);
     expect(await direct('two-bridge-token-0123456789abcdefghijklmnopqr', 'rm', 'app', 'd1', '--force')).toMatchObject({ code: 0 });
+  });
+});
+
+describe('svc client at a terminal', () => {
+  it('colours states, and shows a spinner while a create clones', async () => {
+    const { ptyCli } = await import('../helpers/cli.js');
+    const create = ptyCli(['client', '--bridge-url', h.bridge.url, 'create', 'app', 'tty1', '--ship', 'one', '-b', 'main'], { ...env, NO_COLOR: undefined });
+    expect(await create.exited).toBe(0);
+    expect(create.output()).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] creating app\/tty1 \(cloning\) \d+\.\ds/);
+    expect(create.output()).toContain('created app/tty1 on branch main (ship one)');
+    const coloured = ptyCli(['client', '--bridge-url', h.bridge.url, 'ships', 'ls'], { ...env, NO_COLOR: undefined });
+    expect(await coloured.exited).toBe(0);
+    expect(coloured.output()).toContain('\x1b[32monline\x1b[39m');
+    const plain = ptyCli(['client', '--bridge-url', h.bridge.url, 'ships', 'ls'], { ...env, NO_COLOR: '1' });
+    expect(await plain.exited).toBe(0);
+    expect(plain.output()).not.toContain('\x1b[32m');
+    expect((await svc('rm', 'app', 'tty1')).code).toBe(0);
+  });
+});
+
+describe('svc completion', () => {
+  it('completes commands and options in bash from the command tree', async () => {
+    const script = (await runCli(['completion', 'bash'])).stdout;
+    const complete = (words: string[]) =>
+      execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc_complete; echo "\${COMPREPLY[@]}"`])
+        .toString()
+        .trim();
+    expect(complete(['svc', 'cl'])).toBe('client');
+    expect(complete(['svc', 'client', 'ships', ''])).toBe('ls add rm --help');
+    expect(complete(['svc', 'users', '--'])).toContain('--bridge-url');
+    expect((await runCli(['completion', 'fish'])).stdout).toContain("complete -c svc -f -n 'test \"(__svc_path)\" = \"client\"'");
+    expect((await runCli(['completion', 'powershell'])).code).toBe(2);
   });
 });
