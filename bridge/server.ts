@@ -29,6 +29,10 @@ import { AgentCredentials } from './auth/agent-credentials.js';
 import { ensureFirstAdmin, type FirstAdminSource } from './auth/first-admin.js';
 import { systemClock, type Clock } from './auth/clock.js';
 import { startInsecureBanner } from './auth/insecure-banner.js';
+import { Armory } from './armory/armory.js';
+import { ArmoryPush } from './armory/armory-push.js';
+import { armoryRoutes } from './routes/armory.js';
+import { join } from 'node:path';
 
 export interface BridgeOptions {
   port?: number;
@@ -89,6 +93,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
   registry.onShipRemoved((name) => authenticator.forgetShip(name));
+  const armory = new Armory(join(options.dataDirectory, 'armory'), logger);
+  new ArmoryPush({ armory, registry, bridgeUrl: () => publicUrlNow, logger }).start();
   let stopBanner = () => {};
   let routes: string[] = [];
   const app = Fastify({
@@ -131,9 +137,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(workspaceRoutes(registry, store.repos));
     await app.register(eventRoutes(hub, sockets));
     await app.register(terminalRoutes(registry, sockets));
+    await app.register(armoryRoutes(armory, registry));
     await registry.load();
     await app.listen({ port, host: options.host ?? 'localhost' });
   } catch (error) {
+    armory.close();
     registry.close();
     await app.close().catch(() => undefined);
     await store.close();
@@ -161,6 +169,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     routes,
     async close() {
       stopBanner();
+      armory.close();
       hub.closeAll();
       registry.close();
       await app.close();

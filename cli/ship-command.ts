@@ -48,6 +48,7 @@ export function shipCommand(): Command {
         allowedHosts: options.allowedHost ?? [],
         allowLocalRepos: options.localRepos,
         bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
+        shipToken: process.env.SVC_SHIP_TOKEN || undefined,
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
       });
       await new Promise<void>((resolve) => {

@@ -17,3 +17,4 @@ export * from './bridge.js';
 export * from './request-origin.js';
 export * from './auth.js';
 export * from './launch-config.js';
+export * from './armory.js';

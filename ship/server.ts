@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { identifierProblem, WEBSOCKET_MAX_PAYLOAD } from '../protocol/index.js';
 import { AgentStatusStore } from './agents/agent-status.js';
 import { BridgeCredentials } from './agents/bridge-credentials.js';
+import { ArmorySync } from './armory/armory-sync.js';
+import { armoryRoutes } from './routes/armory.js';
 import { McpTokenRegistry } from './agents/mcp-tokens.js';
 import { writeDiscoveryFile } from './discovery.js';
 import { EventBus } from './events/event-bus.js';
@@ -44,6 +46,10 @@ export interface ShipOptions {
   allowLocalRepos?: boolean;
   /** Token inbound callers must present (SVC_BRIDGE_TOKEN); none leaves the ship open. */
   bridgeToken?: string;
+  /** Token presented to the bridge on armory pulls (SVC_SHIP_TOKEN). */
+  shipToken?: string;
+  /** The ship user's home: armory state under `.config/svc/ship`, installs into provider roots (default os.homedir()). */
+  homeDirectory?: string;
   allowedHosts?: string[];
   logger?: Logger;
   /** What a workspace session runs instead of the login shell (SVC_SESSION_COMMAND). */
@@ -66,6 +72,7 @@ export interface Ship {
   readonly terminals: ReadonlySet<TerminalConnection>;
   /** What the bridge last pushed through POST /agent/credentials (memory only). */
   readonly bridgeCredentials: BridgeCredentials;
+  readonly armory: ArmorySync;
   close(): Promise<void>;
 }
 
@@ -95,6 +102,15 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
+  const armory = new ArmorySync({
+    home: options.homeDirectory ?? os.homedir(),
+    fleetDirectory,
+    pinnedBridgeUrl: options.bridgeUrl,
+    shipToken: options.shipToken,
+    logger,
+  });
+  // Re-apply the cached armory now, without waiting for the bridge.
+  void armory.reapply();
   const events = new EventBus(name);
   let shipUrl = '';
   let service: WorkspaceService | undefined;
@@ -149,6 +165,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(systemRoutes());
+  await app.register(armoryRoutes(armory));
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();
   const terminalGuard = new TerminalGuard();
@@ -185,6 +202,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     service,
     terminals,
     bridgeCredentials: credentials,
+    armory,
     async close() {
       for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();

@@ -2,7 +2,7 @@
 // during the run may still answer, and no `svc-test-*` temp directory may remain. Leftovers are cleaned up
 // and fail the run, naming what leaked.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,9 +22,16 @@ function tempRoots(): string[] {
 
 export default function setup() {
   const started = Date.now();
+  // Every test process (and every `svc` it spawns) gets an empty HOME: ships keep armory state under
+  // ~/.config/svc and install into provider roots such as ~/.claude, which must never be the real ones.
+  const realHome = process.env.HOME;
+  const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
+  process.env.HOME = home;
   const socketsBefore = new Set(shipSockets());
   const rootsBefore = new Set(tempRoots());
   return () => {
+    rmSync(home, { recursive: true, force: true });
+    process.env.HOME = realHome;
     const leaks: string[] = [];
     for (const socket of shipSockets()) {
       if (socketsBefore.has(socket)) continue;

@@ -67,6 +67,7 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
         fleetDirectory: planned.fleetDirectory,
         bridgeUrl: bridge.publicUrl,
         bridgeToken: tokens.bridgeToken,
+        shipToken: tokens.shipToken,
         sessionCommand: options.sessionCommand,
         logger: logger.child({ component: 'ship', ship: planned.name }),
       });

@@ -1,0 +1,40 @@
+// `dotfile-map.json`: a flat object from a source (a safe path relative to the dotfiles section, naming a
+// file the section holds) to a destination (`~/…` or absolute, no control characters, no `..`). Every bad
+// entry is reported at once; one bad entry fails the whole manifest (spec 400).
+import { armoryPathProblem } from '../../protocol/index.js';
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function destinationProblem(destination: unknown): string | null {
+  if (typeof destination !== 'string') return 'destination must be a string';
+  if (CONTROL.test(destination)) return 'destination contains a control character';
+  if (!destination.startsWith('~/') && !destination.startsWith('/')) return 'destination must start with ~/ or /';
+  const rest = destination.startsWith('~/') ? destination.slice(2) : destination.slice(1);
+  const segments = rest.split('/');
+  if (rest === '' || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return 'destination must name a file without empty, "." or ".." segments';
+  return null;
+}
+
+/** The parsed map, or the list of problems (each `"<source>": <reason>`, or one line for the whole file). */
+export function parseDotfileMap(text: string, dotfiles: ReadonlySet<string>): { map: Record<string, string> } | { problems: string[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { problems: [`not JSON: ${(error as Error).message}`] };
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { problems: ['must be a JSON object from source to destination'] };
+  const problems: string[] = [];
+  const map: Record<string, string> = {};
+  for (const [source, destination] of Object.entries(parsed)) {
+    const label = JSON.stringify(source);
+    const sourceProblem = armoryPathProblem(source);
+    const destProblem = destinationProblem(destination);
+    if (sourceProblem) problems.push(`${label}: source: ${sourceProblem}`);
+    else if (!dotfiles.has(source)) problems.push(`${label}: source: no such file in dotfiles/`);
+    if (destProblem) problems.push(`${label}: ${destProblem}`);
+    if (!sourceProblem && !destProblem && dotfiles.has(source)) map[source] = destination as string;
+  }
+  return problems.length ? { problems } : { map };
+}

@@ -1,0 +1,26 @@
+// Where a ship keeps its armory state (DESIGN §3: under `~/.config/svc/ship/`, never the fleet directory):
+// one subdirectory per fleet directory, so two ships on one host (a launch with two local ships) keep
+// separate caches, pins and managed-file records. Files are written atomically (temp file + rename).
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function shipStateDirectory(home: string, fleetDirectory: string): string {
+  const directory = join(home, '.config', 'svc', 'ship', createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16));
+  mkdirSync(join(directory, 'cache'), { recursive: true, mode: 0o700 });
+  return directory;
+}
+
+export function writeAtomically(path: string, contents: string | Buffer, mode = 0o600): void {
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, contents, { mode });
+  renameSync(temporary, path);
+}
+
+export function readJson<T>(path: string): T | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
