@@ -11,6 +11,7 @@ import type { ApiClient } from './api/http.js';
 import { shipsCommand } from './client/ships-command.js';
 import { reposCommand } from './client/repos-command.js';
 import { resourcesCommand } from './client/resources-command.js';
+import { armoryCommand } from './client/armory-command.js';
 import { addWorkspaceCommands, checkKey } from './client/workspace-commands.js';
 
 interface ClientOptions {
@@ -44,6 +45,7 @@ export function clientCommand(): Command {
   client.addCommand(shipsCommand(bridge, json));
   client.addCommand(reposCommand(bridge, json));
   client.addCommand(resourcesCommand(api, json));
+  client.addCommand(armoryCommand(bridge, json));
 
   client
     .command('attach')

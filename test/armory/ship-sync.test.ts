@@ -9,6 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, s
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { runCli } from '../helpers/cli.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
 
 let root: string;
@@ -20,7 +21,7 @@ let ship: TestShip;
 const SHIP_TOKEN = 'armory-ship-token-0123456789abcdefghijklmnopq';
 const BRIDGE_TOKEN = 'armory-bridge-token-0123456789abcdefghijklmnop';
 
-const put = (path: string, contents: string) => {
+const put = (path: string, contents: string | Buffer) => {
   mkdirSync(join(armory, path, '..'), { recursive: true });
   writeFileSync(join(armory, path), contents);
 };
@@ -83,6 +84,28 @@ describe('armory sync', () => {
     const states = (await h.as(token, 'GET', '/armory/ships')).body;
     expect(states).toEqual([{ ship: 'armed', status: 'online', state: ship.ship.armory.state() }]);
     expect((await call(ship.url, 'GET', '/armory', undefined, { authorization: `Bearer ${BRIDGE_TOKEN}` })).body).toEqual(ship.ship.armory.state());
+  });
+
+  it('shows through svc client armory ls, cat and ships', async () => {
+    const env = { SVC_TOKEN: token, NO_COLOR: '1' };
+    const svc = (...args: string[]) => runCli(['client', '--bridge-url', h.bridge.url, 'armory', ...args], env);
+    const ls = (await svc('ls')).stdout;
+    expect(ls).toMatch(/^PATH\s+SIZE\s+MODE\s+SHA256\ndotfiles\/bashrc\s+16\s+644\s+[0-9a-f]{12}\n/);
+    expect(ls).toMatch(/\nDOTFILE\s+DESTINATION\nbashrc\s+~\/\.bashrc\.d\/armory\.sh\netc-evil\s+\/etc\/cron\.d\/evil\n\nrevision [0-9a-f]{64}\n$/);
+    expect((await svc('ls', '--section', 'skills')).stdout.split('\n').filter((line) => line.startsWith('skills/'))).toHaveLength(2);
+    expect((await runCli(['client', '--bridge-url', h.bridge.url, '--json', 'armory', 'ls', '--section', 'plugins'], env)).stdout).toContain('"plugins/claude-code/commands/deploy.md"');
+    expect(await svc('cat', 'skills/review/SKILL.md')).toMatchObject({ code: 0, stdout: '# review\n' });
+    put('skills/bin.dat', Buffer.from([0xff, 0xfe, 0x00]));
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect(await svc('cat', 'skills/bin.dat')).toMatchObject({ code: 1, stderr: expect.stringContaining('svc: skills/bin.dat is a binary file') });
+    expect(await svc('cat', 'skills/none')).toMatchObject({ code: 1, stderr: 'svc: request failed (404): armory file not found: skills/none\n' });
+    rmSync(join(armory, 'skills/bin.dat'));
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    await synced(ship, await revisionNow());
+    const ships = (await svc('ships')).stdout;
+    expect(ships).toMatch(/^SHIP\s+STATUS\s+STATE\s+REVISION\s+SYNCED\s+CONFLICTS\narmed\s+online\s+in sync\s+[0-9a-f]{12}\s+\S+\s+1\n/);
+    expect(ships).toContain(`armed: conflict: ${join(home, '.agents', 'skills', 'review', 'SKILL.md')}`);
+    expect(ships).toContain('armed: warning: dotfile etc-evil → /etc/cron.d/evil skipped: outside the home directory');
   });
 
   it('follows an edit on disk, keeps what a user changed, removes what it wrote and prunes empty directories', async () => {
