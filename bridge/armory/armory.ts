@@ -77,7 +77,12 @@ export class Armory {
 
   private current(): Promise<ArmoryScan> {
     if (!this.watcher) this.scan = null; // without a watcher nothing tells us the tree changed
-    this.scan ??= scanArmory(this.root);
+    if (!this.scan) {
+      this.scan = scanArmory(this.root);
+      void this.scan.then((scan) => {
+        for (const warning of scan.warnings) this.logger.warn({ armory: this.root }, `armory: ${warning}`);
+      }, () => undefined);
+    }
     const scan = this.scan;
     scan.catch(() => {
       if (this.scan === scan) this.scan = null; // a bad map is reported now and re-read next time

@@ -101,13 +101,14 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
       conflicts.push(path);
       continue;
     }
-    // Refuse to write through a symlinked directory that leads out of the root.
+    // Refuse to write (or create a directory) through a symlinked directory that leads out of the root:
+    // the nearest existing ancestor must resolve inside it.
     const parent = dirname(path);
-    mkdirSync(parent, { recursive: true });
-    if (!inside(realpathSync(want.root), realpathSync(parent))) {
+    if (!inside(realpathSync(want.root), realpathSync(existingAncestor(parent)))) {
       conflicts.push(path);
       continue;
     }
+    mkdirSync(parent, { recursive: true });
     if (!alreadyRight) place(path, want);
     record[path] = { kind: want.kind, sha256: want.sha256, mode: want.mode, target: want.target, root: want.root };
     counts[want.section]++;
@@ -137,6 +138,12 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
     },
     record,
   };
+}
+
+function existingAncestor(path: string): string {
+  let current = path;
+  while (!lstatSync(current, { throwIfNoEntry: false })) current = dirname(current);
+  return current;
 }
 
 /** Writes a copy or a symlink at `path` atomically (a temp name in the same directory, then rename). */

@@ -5,7 +5,7 @@
 // refusing pushes from a bridge it is not pinned to. A fake bridge serves a hostile or corrupt manifest.
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
@@ -248,6 +248,39 @@ describe('a hostile or corrupt bridge', () => {
     expect(target.ship.armory.state().revision).toBe(sha('one'));
   });
 
+  it('answers 500 when the pull succeeds but the install cannot write, keeping the pulled revision', async () => {
+    const skills = join(root, 'target-home/.claude/skills');
+    rmSync(skills, { recursive: true, force: true });
+    writeFileSync(skills, 'a file where a directory should be\n');
+    serve = { manifest: { revision: sha('blocked'), entries: [entry('skills/d/e.md', 'E\n')], dotfileMap: {} }, files: { 'skills/d/e.md': file('skills/d/e.md', 'E\n') } };
+    const reply = await push();
+    expect(reply.status).toBe(500);
+    expect(reply.body.error).toMatch(/^armory install failed: /);
+    expect(target.ship.armory.state()).toMatchObject({ revision: sha('blocked'), lastError: reply.body.error });
+    rmSync(skills);
+  });
+
+  it('never writes through a provider directory symlinked out of its root', async () => {
+    const outside = join(root, 'outside');
+    mkdirSync(outside, { recursive: true });
+    symlinkSync(outside, join(root, 'target-home/.claude/skills'));
+    serve = {
+      manifest: { revision: sha('escape'), entries: [entry('skills/deep/y.md', 'Y\n'), entry('skills/x.md', 'X\n')], dotfileMap: {} },
+      files: { 'skills/x.md': file('skills/x.md', 'X\n'), 'skills/deep/y.md': file('skills/deep/y.md', 'Y\n') },
+    };
+    expect((await push()).body.install.conflicts).toEqual([join(root, 'target-home/.claude/skills/deep/y.md'), join(root, 'target-home/.claude/skills/x.md')]);
+    expect(readdirSync(outside)).toEqual([]);
+    rmSync(join(root, 'target-home/.claude/skills'));
+  });
+
+  it('serializes concurrent pushes', async () => {
+    serve = { manifest: { revision: sha('four'), entries: [entry('skills/f.md', 'F\n')], dotfileMap: {} }, files: { 'skills/f.md': file('skills/f.md', 'F\n') } };
+    const replies = await Promise.all(Array.from({ length: 5 }, () => push()));
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(replies.map((r) => r.body.revision)).toEqual(Array(5).fill(sha('four')));
+    expect(readFileSync(join(root, 'target-home/.claude/skills/f.md'), 'utf8')).toBe('F\n');
+  });
+
   it('a success clears lastError', async () => {
     serve = { manifest: { revision: sha('three'), entries: [entry('skills/a.md', 'A\n')], dotfileMap: {} }, files: { 'skills/a.md': file('skills/a.md', 'A\n') } };
     expect((await push()).body).toMatchObject({ revision: sha('three'), lastError: null });
@@ -258,6 +291,7 @@ describe('trust on first push', () => {
   it('pins the first bridge that pushes and refuses the next', async () => {
     const fresh = await startTestShip(join(root, 'fresh'), { name: 'fresh', homeDirectory: join(root, 'fresh-home') });
     try {
+      expect((await call(fresh.url, 'GET', '/armory')).body).toEqual({ revision: null, bridgeUrl: null, syncedAt: null, fileCount: 0, install: null, lastError: null });
       const first = await call(fresh.url, 'POST', '/armory/sync', { bridgeUrl: 'http://127.0.0.1:9', revision: 'x' });
       expect(first.status).toBe(502);
       const second = await call(fresh.url, 'POST', '/armory/sync', { bridgeUrl: 'http://127.0.0.1:10', revision: 'x' });
