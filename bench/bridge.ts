@@ -13,7 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { interleavedLoad, median, sequential, timedRequest } from './lib/load.js';
 import { freePort } from './lib/ports.js';
-import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
@@ -93,14 +93,20 @@ export async function benchBridge(): Promise<BenchRow[]> {
     if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' }, auth)) !== 201) throw new Error('create failed');
 
 
-    // Routing overhead.
+    // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
+    // interleaved rounds (what any Node HTTP hop costs on this machine).
+    const floor = await startBareProxy(ship.url);
+    children.push(floor);
     const direct: number[] = [];
     const routed: number[] = [];
+    const floored: number[] = [];
     for (let round = 0; round < 4; round++) {
       direct.push(...(await sequential(`${ship.url}/workspaces/r0/w`, 250)));
       routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250, auth)));
+      floored.push(...(await sequential(`${floor.url}/workspaces/r0/w`, 250)));
     }
     rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(routed) - median(direct), unit: 'ms', absoluteLimit: 0.5 });
+    rows.push({ name: '  floor: bare fastify pass-through, c1, p50 added', value: median(floored) - median(direct), unit: 'ms' });
     const { subject: routedLoad, reference: directLoad } = await interleavedLoad(`${bridge.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
       concurrency: 16,
       durationMs: 2000,
@@ -114,6 +120,18 @@ export async function benchBridge(): Promise<BenchRow[]> {
       unit: 'ms',
       target: 1.5,
     });
+    const { subject: floorLoad, reference: floorDirect } = await interleavedLoad(`${floor.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
+      concurrency: 16,
+      durationMs: 2000,
+      rounds: 2,
+    });
+    rows.push({
+      name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly',
+      value: median(floorLoad.map((r) => r.p50)),
+      reference: median(floorDirect.map((r) => r.p50)),
+      unit: 'ms',
+    });
+    await floor.stop();
 
     // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame.
     await post(`${ship.url}/workspaces/r0/w/activate`);

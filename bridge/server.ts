@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { BRIDGE_DEFAULT_PORT, identifierProblem, WEBSOCKET_MAX_PAYLOAD } from '../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT, identifierProblem, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { createLogger, requestSerializers } from './logger.js';
@@ -71,6 +71,8 @@ export interface Bridge {
   readonly accounts: Accounts;
   /** Every route served, as `METHOD /pattern` (the authorization matrix test checks each has a row). */
   readonly routes: readonly string[];
+  /** The same routes with their schemas. */
+  readonly routeCatalog: readonly RouteInfo[];
   close(): Promise<void>;
 }
 
@@ -96,7 +98,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const armory = new Armory(join(options.dataDirectory, 'armory'), logger);
   new ArmoryPush({ armory, registry, bridgeUrl: () => publicUrlNow, logger }).start();
   let stopBanner = () => {};
-  let routes: string[] = [];
+  let routes: RouteInfo[] = [];
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -166,7 +168,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     store,
     registry,
     accounts,
-    routes,
+    routes: routes.map((route) => `${route.method} ${route.url}`),
+    routeCatalog: routes,
     async close() {
       stopBanner();
       armory.close();

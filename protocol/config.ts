@@ -15,3 +15,10 @@ export type DiscoveryFile = Static<typeof DiscoveryFile>;
 
 export const SHIP_DEFAULT_PORT = 4700;
 export const BRIDGE_DEFAULT_PORT = 4800;
+
+/** One route a server serves, with the schemas it validates (for generated docs and schema-driven tests). */
+export interface RouteInfo {
+  method: string;
+  url: string;
+  schema?: { body?: unknown; querystring?: unknown; params?: unknown };
+}

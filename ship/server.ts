@@ -9,7 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import websocket from '@fastify/websocket';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { identifierProblem, WEBSOCKET_MAX_PAYLOAD } from '../protocol/index.js';
+import { identifierProblem, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
 import { AgentStatusStore } from './agents/agent-status.js';
 import { BridgeCredentials } from './agents/bridge-credentials.js';
 import { ArmorySync } from './armory/armory-sync.js';
@@ -73,6 +73,8 @@ export interface Ship {
   /** What the bridge last pushed through POST /agent/credentials (memory only). */
   readonly bridgeCredentials: BridgeCredentials;
   readonly armory: ArmorySync;
+  /** Every route served, with its schemas. */
+  readonly routeCatalog: readonly RouteInfo[];
   close(): Promise<void>;
 }
 
@@ -150,6 +152,10 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   installErrorHandler(app);
+  const routeCatalog: RouteInfo[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
+  });
   installRequestGuard(app, {
     bridgeToken: options.bridgeToken,
     tokens,
@@ -203,6 +209,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     terminals,
     bridgeCredentials: credentials,
     armory,
+    routeCatalog,
     async close() {
       for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();

@@ -88,3 +88,13 @@ export async function startBareServer(bodyFile: string): Promise<Child> {
   });
   return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
 }
+
+/** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
+export async function startBareProxy(upstream: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/lib/bare-proxy.js'), upstream], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolvePort, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolvePort(Number(chunk.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)));
+  });
+  return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
+}

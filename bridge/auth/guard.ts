@@ -3,6 +3,7 @@
 // bearer header), asks the access policy, and answers 401/403 itself; routes never check auth. With
 // `--insecure-no-auth` every request is an admin before any header is read (spec "Disabled authentication").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteInfo } from '../../protocol/index.js';
 import { AUTHENTICATION_REQUIRED, accessOf, decide } from './access-policy.js';
 import type { Authenticator } from './authenticator.js';
 import { INSECURE_ADMIN, type Principal } from './principal.js';
@@ -40,15 +41,15 @@ function bearerOf(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
-/** Installs the guard; returns the routes registered after it (`METHOD /pattern`, HEAD mirrors left out). */
-export function installAuthGuard(app: FastifyInstance, options: GuardOptions): string[] {
-  const routes: string[] = [];
+/** Installs the guard; returns the routes registered after it (HEAD mirrors left out). */
+export function installAuthGuard(app: FastifyInstance, options: GuardOptions): RouteInfo[] {
+  const routes: RouteInfo[] = [];
   app.decorateRequest('principal', null);
   // Default-deny at start-up too: every route must have a row in the access table.
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (!accessOf(method, route.url)) throw new Error(`route ${method} ${route.url} has no row in the access policy`);
-      if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
+      if (method !== 'HEAD') routes.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
     }
   });
 
