@@ -61,7 +61,8 @@ export class Accounts {
   async login(username: string, password: string, address: string): Promise<LoginResponse> {
     const delay = this.backoff.delayMs(username, address);
     if (delay > 0) await this.sleep(delay);
-    const user = await this.deps.store.users.byUsername(username);
+    // No stored name holds a NUL (identifiers refuse control characters), and the database refuses one.
+    const user = username.includes('\u0000') ? null : await this.deps.store.users.byUsername(username);
     const valid = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
     if (!user || !valid) {
       this.backoff.failed(username, address);

@@ -21,6 +21,9 @@ export function installErrorHandler(app: FastifyInstance): void {
       if (field) return reply.code(400).send({ error: fields[field] });
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
     }
+    // PostgreSQL refuses NUL in text (22021) and characters its encoding lacks (22P05): the input's fault.
+    const sqlState = (error as { code?: unknown }).code;
+    if (sqlState === '22021' || sqlState === '22P05') return reply.code(400).send({ error: 'invalid request — text may not contain NUL or unencodable characters' });
     const status = fastifyError.statusCode;
     if (status && status >= 400 && status < 500) return reply.code(status).send({ error: error.message });
     request.log.error({ err: error }, 'request failed');
