@@ -2,9 +2,10 @@
 // the browser guard (authentication plugs in as the next hook), listens, and logs where it serves from.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { WebSocket } from 'ws';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { BRIDGE_DEFAULT_PORT, identifierProblem, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT, identifierProblem, keepAlive, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { createLogger, requestSerializers } from './logger.js';
@@ -47,6 +48,8 @@ export interface BridgeOptions {
   firstAdmin?: FirstAdminSource;
   /** Where the insecure-mode banner goes (default stderr), and how often it repeats. */
   banner?: { write?: (text: string) => void; intervalMs?: number };
+  /** WebSocket ping interval (default 30 s; tests shorten it). */
+  heartbeatMs?: number;
   /** Time for sessions, tickets and login backoff (tests inject one). */
   clock?: Clock;
   allowLocalRepos?: boolean;
@@ -132,6 +135,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       done();
     });
     await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
+    // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
+    app.websocketServer.on('connection', (socket: WebSocket) => keepAlive(socket, options.heartbeatMs));
+    app.server.maxConnections = 2048;
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));

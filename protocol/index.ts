@@ -18,3 +18,4 @@ export * from './request-origin.js';
 export * from './auth.js';
 export * from './launch-config.js';
 export * from './armory.js';
+export * from './heartbeat.js';

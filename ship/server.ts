@@ -7,9 +7,10 @@ import { resolve } from 'node:path';
 import os from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { WebSocket } from 'ws';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { identifierProblem, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
+import { identifierProblem, keepAlive, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
 import { AgentStatusStore } from './agents/agent-status.js';
 import { BridgeCredentials } from './agents/bridge-credentials.js';
 import { ArmorySync } from './armory/armory-sync.js';
@@ -56,6 +57,8 @@ export interface ShipOptions {
   sessionCommand?: string;
   /** Terminal timing (tests shorten the init and ack timeouts). */
   terminal?: TerminalOptions;
+  /** WebSocket ping interval (default 30 s; tests shorten it). */
+  heartbeatMs?: number;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
 }
@@ -168,6 +171,9 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     done();
   });
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
+  // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
+  app.websocketServer.on('connection', (socket: WebSocket) => keepAlive(socket, options.heartbeatMs));
+  app.server.maxConnections = 2048;
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(systemRoutes());
