@@ -82,6 +82,7 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): R
       (principal) => judge(request, reply, principal, done),
       (error: Error) => {
         request.log.error({ err: error }, 'credential lookup failed');
+        void reply.header('retry-after', '2');
         refuse(reply, 503, 'credential store unavailable; retry shortly');
       },
     );

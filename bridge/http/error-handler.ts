@@ -10,6 +10,13 @@ export interface IdentifierFields {
   identifierFields?: Record<string, string>;
 }
 
+/** PostgreSQL gone or restarting (connection refused or reset, server shutting down or starting up). */
+export function storeUnavailable(error: Error): boolean {
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (/^(08|57P0)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true;
+  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|terminating connection/.test(error.message);
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | BridgeError | Error, request, reply) => {
     if (error instanceof BridgeError) return reply.code(error.status).headers(error.headers).send({ error: error.message });
@@ -20,6 +27,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       const field = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
       if (field) return reply.code(400).send({ error: fields[field] });
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
+    }
+    if (storeUnavailable(error)) {
+      request.log.warn({ err: error.message }, 'store unavailable');
+      return reply.code(503).header('retry-after', '2').send({ error: `the bridge's store is unavailable; retry shortly (${error.message})` });
     }
     // PostgreSQL refuses NUL in text (22021) and characters its encoding lacks (22P05): the input's fault.
     const sqlState = (error as { code?: unknown }).code;

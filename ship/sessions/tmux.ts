@@ -83,7 +83,18 @@ export class Tmux {
    * Starts the server if it is not running, with the keeper session that keeps it alive, and applies the
    * ship's server options. Idempotent; an existing server (from an earlier ship run) is adopted as it is.
    */
-  async ensureServer(): Promise<void> {
+  ensureServer(): Promise<void> {
+    // Single flight: a caller arriving while another starts the server must wait for its options too
+    // (a session created before `update-environment` is set would miss its MCP token).
+    this.starting ??= this.startServer().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private starting: Promise<void> | null = null;
+
+  private async startServer(): Promise<void> {
     const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
     if (keeper.code === 0) return;
     const started = await this.run(
