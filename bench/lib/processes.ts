@@ -80,21 +80,18 @@ export async function startShipProcess(fleetDirectory: string, name = 'bench'): 
   throw new Error('svc ship did not write its discovery file');
 }
 
-export async function startBareServer(bodyFile: string): Promise<Child> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/lib/bare-server.js'), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts a small helper server script that prints its port on stdout once listening. */
+async function startPortReporter(script: string, argument: string, what: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(ROOT, script), argument], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolvePort, reject) => {
     child.stdout!.once('data', (chunk: Buffer) => resolvePort(Number(chunk.toString().trim())));
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}`)));
   });
   return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
 }
 
+/** The HTTP reference: a bare node:http server answering `bodyFile`'s bytes (bench/lib/bare-server.ts). */
+export const startBareServer = (bodyFile: string) => startPortReporter('dist/bench/lib/bare-server.js', bodyFile, 'bare server');
+
 /** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
-export async function startBareProxy(upstream: string): Promise<Child> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/lib/bare-proxy.js'), upstream], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolvePort, reject) => {
-    child.stdout!.once('data', (chunk: Buffer) => resolvePort(Number(chunk.toString().trim())));
-    child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)));
-  });
-  return { process: child, url: `http://127.0.0.1:${port}`, stop: stopper(child) };
-}
+export const startBareProxy = (upstream: string) => startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');

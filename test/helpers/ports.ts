@@ -1,13 +1,3 @@
-// A free loopback port for a server the test starts by port number (a launched ship or bridge).
-import { createServer } from 'node:net';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+// A free loopback port for a server the test starts by port number (a launched ship or bridge); the same
+// helper the benchmarks use.
+export { freePort } from '../../bench/lib/ports.js';

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteInfo } from '../../protocol/index.js';
 import { startBridge, type Bridge } from '../../bridge/server.js';
-import { makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { arbitraryFor, hostileString } from '../helpers/schema-arbitrary.js';
 
@@ -70,20 +70,8 @@ function requestFor(route: RouteInfo): fc.Arbitrary<Sent> {
 }
 
 async function send(base: string, sent: Sent): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(base + sent.path, {
-    method: sent.method,
-    headers: sent.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: sent.body === undefined ? undefined : JSON.stringify(sent.body),
-    redirect: 'error',
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // raw text (a diff)
-  }
-  return { status: response.status, body };
+  const reply = await call(base, sent.method, sent.path, sent.body);
+  return { status: reply.status, body: reply.body ?? reply.text };
 }
 
 const errorShaped = (body: unknown) =>
