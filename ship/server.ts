@@ -135,6 +135,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     events,
   });
 
+  await fleet.clearLeftovers();
   await sessions.start();
   await service.adoptSessions();
 

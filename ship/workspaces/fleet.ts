@@ -11,6 +11,14 @@ import { readBranch } from '../git/head.js';
 
 /** The ship's own dot-directory at the fleet root (trash for deletes); never a repo. */
 export const SHIP_STATE_DIR = '.svc-ship';
+
+function isEmptyDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory() && readdirSync(path).length === 0;
+  } catch {
+    return false;
+  }
+}
 const RESERVED_ROOT_NAMES = new Set([SHIP_STATE_DIR, DISCOVERY_FILE_NAME]);
 
 export interface WorkspaceEntry {
@@ -94,6 +102,8 @@ export class Fleet {
   /**
    * Claims `<repo>/<name>` for a clone: creates the repo directory if needed and the workspace directory
    * exclusively, so of two concurrent creates exactly one wins. Returns false when the destination exists.
+   * An existing *empty* directory is claimed again: it is what a ship killed mid-create leaves (callers
+   * hold the key's lock, so no create of this process is using it), and it can hold no one's work.
    */
   async claim(repo: string, name: string): Promise<boolean> {
     if (this.isReserved(repo)) return false;
@@ -113,11 +123,23 @@ export class Fleet {
         return true;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') return false;
+        if (code === 'EEXIST') return isEmptyDirectory(this.workspaceDir(repo, name));
         if (code === 'ENOTDIR') return false;
         if (code !== 'ENOENT' || attempt >= 3) throw error;
       }
     }
+  }
+
+  /** A fresh path under the ship's directory to clone into before the result is renamed into place. */
+  async stagingPath(): Promise<string> {
+    const staging = join(this.root, SHIP_STATE_DIR, 'staging');
+    await mkdir(staging, { recursive: true, mode: 0o700 });
+    return join(staging, `${Date.now()}-${randomBytes(6).toString('hex')}`);
+  }
+
+  /** Clears what a killed ship left half done: partial clones and parked deletes. Run at start. */
+  async clearLeftovers(): Promise<void> {
+    for (const leftover of ['staging', 'trash']) await rm(join(this.root, SHIP_STATE_DIR, leftover), { recursive: true, force: true });
   }
 
   /**

@@ -2,6 +2,7 @@
 // list, diff, branch switch, activate/deactivate (one tmux session each, with its MCP token), delete
 // (unconditional or guarded), and agent status. Emits one event per change. Listing and status read git
 // files and the session cache only: no process per workspace.
+import { rename, rm } from 'node:fs/promises';
 import {
   classifyCloneUrl,
   workspaceKey,
@@ -119,9 +120,14 @@ export class WorkspaceService {
     return this.locks.run(workspaceKey(repoName, name), async () => {
       if (!(await this.deps.fleet.claim(repoName, name))) throw alreadyExists(repoName, name);
       const dir = this.deps.fleet.workspaceDir(repoName, name);
+      // Clone beside the fleet and rename into the (empty) claimed directory: a ship killed mid-clone leaves
+      // no half workspace, only an empty directory and a staging leftover that the next start clears.
+      const staging = await this.deps.fleet.stagingPath();
       try {
-        await cloneWorkspace(this.deps.git, request.url, dir, branch);
+        await cloneWorkspace(this.deps.git, request.url, staging, branch);
+        await rename(staging, dir);
       } catch (error) {
+        await rm(staging, { recursive: true, force: true }).catch(() => undefined);
         await this.releaseFailedClaim(repoName, name, error);
         throw error;
       }

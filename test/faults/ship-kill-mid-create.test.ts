@@ -1,0 +1,74 @@
+// X1 of the security notes: a ship killed with SIGKILL in the middle of a clone leaves no half workspace.
+// The clone runs in the ship's staging area and is renamed into place only when complete; the next start
+// clears the staging area, lists nothing for that key, and creates it again.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
+import { startCli, type RunningCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
+import { Tmux } from '../../ship/sessions/tmux.js';
+import { tmuxSocketFor } from '../../ship/server.js';
+
+let root: string;
+let remoteUrl: string;
+let port: number;
+const running: RunningCli[] = [];
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  // A remote whose clone takes a few seconds: one commit with 80 MB of incompressible bytes.
+  const work = join(root, 'work');
+  mkdirSync(work);
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: work });
+  execFileSync('sh', ['-c', 'head -c 80000000 /dev/urandom > blob'], { cwd: work });
+  execFileSync('git', ['add', 'blob'], { cwd: work });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-qm', 'big'], { cwd: work });
+  execFileSync('git', ['clone', '-q', '--bare', work, join(root, 'big.git')]);
+  remoteUrl = `file://${join(root, 'big.git')}`;
+  port = await freePort();
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of running) await child.stop('SIGKILL');
+  await new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet')))).killServer().catch(() => undefined);
+  await removeRoot(root);
+});
+
+const startShip = async () => {
+  const ship = startCli(['ship', '--port', String(port), '--name', 'crashy', '--fleet-directory', join(root, 'fleet')], {
+    SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
+    SVC_BRIDGE_TOKEN: '',
+  });
+  running.push(ship);
+  await ship.waitFor('ship listening');
+  return ship;
+};
+
+describe('a ship killed mid-create', () => {
+  it('leaves no half workspace, and the key can be created again after a restart', async () => {
+    const url = `http://localhost:${port}`;
+    const ship = await startShip();
+    const create = call(url, 'POST', '/workspaces', { url: remoteUrl, repoName: 'big', name: 'w', branch: 'main' }).catch((error: Error) => error);
+    const staging = join(root, 'fleet', '.svc-ship', 'staging');
+    const deadline = Date.now() + 10_000;
+    while (!(existsSync(staging) && readdirSync(staging).length > 0)) {
+      if (Date.now() > deadline) throw new Error('the clone never started');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await ship.stop('SIGKILL')).toBe(null);
+    expect(await create).toBeInstanceOf(Error);
+    // What the kill left: an empty claimed directory and a partial clone in staging.
+    expect(readdirSync(join(root, 'fleet', 'big', 'w'))).toEqual([]);
+
+    await startShip();
+    expect(existsSync(staging)).toBe(false);
+    expect((await call(url, 'GET', '/workspaces')).body).toEqual([]);
+    expect((await call(url, 'GET', '/workspaces/big/w')).status).toBe(404);
+    const again = await call(url, 'POST', '/workspaces', { url: remoteUrl, repoName: 'big', name: 'w', branch: 'main' });
+    expect(again).toMatchObject({ status: 201, body: { repoName: 'big', name: 'w', branch: 'main' } });
+    expect((await call(url, 'GET', '/workspaces')).body).toHaveLength(1);
+  });
+});
