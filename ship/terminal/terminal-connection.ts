@@ -53,6 +53,9 @@ export interface TerminalDeps {
   pipes: PipeDirectory;
 }
 
+/** Resizes closer together than this are merged into one re-seed. */
+const RESEED_INTERVAL_MS = 100;
+
 export class TerminalConnection {
   private phase: 'awaiting-init' | 'attaching' | 'attached' | 'closed' = 'awaiting-init';
   private initTimer: NodeJS.Timeout | null = null;
@@ -61,6 +64,12 @@ export class TerminalConnection {
   private stream: PaneStream | null = null;
   private term: Terminal | null = null;
   private pacer: FramePacer | null = null;
+  /** Resize coalescing (security notes H17): the latest size asked for, and whether a re-seed is running. */
+  private pendingSize: { cols: number; rows: number } | null = null;
+  private reseeding = false;
+  private lastSeedAt = 0;
+  /** How many times the emulator was seeded from tmux (attach and resizes): cost visible to tests. */
+  seeds = 0;
   private readonly frames = new FrameBuilder();
   private readonly interner = new CellInterner();
   private nextSeq = 0;
@@ -104,7 +113,7 @@ export class TerminalConnection {
         if (this.session) for (const command of inputCommands(`=${this.session}:`, message.data)) this.control?.command(command);
         return;
       case 'resize':
-        void this.seed(message.cols, message.rows).catch((error) => this.failed(error));
+        this.resizeTo(message.cols, message.rows);
         return;
       case 'ack':
         this.pacer?.ack(message.seq);
@@ -138,7 +147,33 @@ export class TerminalConnection {
       onExit: () => void this.finish(),
     });
     this.phase = 'attached';
+    this.lastSeedAt = Date.now();
     await this.seed(cols, rows);
+  }
+
+  /**
+   * A resize re-seeds the emulator (a tmux round trip and a new pipe), so a flood is coalesced: one re-seed
+   * at a time, at most every 100 ms, always to the latest size asked for.
+   */
+  private resizeTo(cols: number, rows: number): void {
+    this.pendingSize = { cols, rows };
+    if (this.reseeding) return;
+    this.reseeding = true;
+    void (async () => {
+      while (this.pendingSize && this.phase !== 'closed') {
+        const wait = this.lastSeedAt + RESEED_INTERVAL_MS - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const size = this.pendingSize;
+        if (!size) break;
+        this.pendingSize = null;
+        this.lastSeedAt = Date.now();
+        await this.seed(size.cols, size.rows);
+      }
+    })()
+      .catch((error) => this.failed(error))
+      .finally(() => {
+        this.reseeding = false;
+      });
   }
 
   /**
@@ -149,6 +184,7 @@ export class TerminalConnection {
   private async seed(cols: number, rows: number): Promise<void> {
     const control = this.control;
     if (!control || !this.term) return;
+    this.seeds++;
     await control.ask(`refresh-client -C ${cols}x${rows}`);
     if (this.phase === 'closed') return;
     // A new pipe: its bytes are held until the capture is loaded, the old pipe's tail is dropped (the

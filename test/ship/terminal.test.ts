@@ -81,6 +81,26 @@ describe('terminal', () => {
     await client.close();
   });
 
+  it('coalesces a resize flood into a few re-seeds that end at the last size asked for', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    const before = client.frames.filter((f) => f.type === 'grid').length;
+    for (let i = 0; i < 400; i++) client.send({ type: 'resize', cols: 60 + (i % 40), rows: 20 + (i % 10) });
+    client.send({ type: 'resize', cols: 111, rows: 33 });
+    await client.until((screen) => screen.cols === 111 && screen.rows === 33, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const grids = client.frames.filter((f) => f.type === 'grid').length - before;
+    expect(grids).toBeLessThan(10);
+    // 401 resizes in a burst: one re-seed now, then at most one per 100 ms while they keep coming.
+    const connection = [...ship.ship.terminals].find((terminal) => terminal.seeds > 0)!;
+    expect(connection.seeds).toBeLessThanOrEqual(6);
+    expect(client.screen.cols).toBe(111);
+    client.input('echo still-alive-$((1+1))\r');
+    await client.until((screen) => screen.text().includes('still-alive-2'));
+    await client.close();
+  });
+
   it('resync answers with a full grid', async () => {
     const name = await activeWorkspace();
     const client = await open(name);
