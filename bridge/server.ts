@@ -87,7 +87,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const insecure = options.insecureNoAuth ?? false;
   const clock = options.clock ?? systemClock;
   const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
-  const registry = new ShipRegistry(store.ships, { backoff: options.reconnect, probeMs: options.registrationProbeMs });
+  const registry = new ShipRegistry(store.ships, {
+    backoff: options.reconnect,
+    probeMs: options.registrationProbeMs,
+    // Audit (security notes H9): who holds a workspace decides where its keystrokes go.
+    onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
+  });
   const hub = new EventHub(() => registry.snapshot());
   registry.useEvents(hub);
   const authenticator = new Authenticator(store.credentials, clock);

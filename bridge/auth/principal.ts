@@ -7,6 +7,12 @@ export type Principal =
   | { kind: 'ship'; ship: string }
   | { kind: 'ship-agent'; ship: string };
 
+/** How a principal is named in audit lines: `user:<name>`, `ship:<name>`, `ship-agent:<ship>`, or `anonymous`. */
+export function principalName(principal: Principal | null): string {
+  if (!principal) return 'anonymous';
+  return principal.kind === 'user' ? `user:${principal.user.username}` : `${principal.kind}:${principal.ship}`;
+}
+
 /** What every request is with `--insecure-no-auth`: an admin, decided before any header is read. */
 export const INSECURE_ADMIN: Principal = {
   kind: 'user',

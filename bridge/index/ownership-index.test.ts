@@ -56,4 +56,19 @@ describe('ownership index', () => {
     index.replaceView('a', [ws('r', 'z'), ws('r', 'b')]);
     expect(index.list().map((entry) => `${entry.ship}:${entry.summary.repoName}/${entry.summary.name}`)).toEqual(['b:q/a', 'a:r/b', 'b:r/z']);
   });
+
+  it('reports every owner change for the audit log: claim, hand-over, and leaving the index', () => {
+    const changes: Array<[string, string | null, string | null]> = [];
+    const index = new OwnershipIndex((key, from, to) => changes.push([key, from, to]));
+    index.replaceView('b', [ws('r', 'k')]);
+    index.replaceView('a', [ws('r', 'k')]);
+    index.setOnline('a', true);
+    index.removeShip('b');
+    index.removeShip('a');
+    expect(changes).toEqual([
+      ['r/k', null, 'b'],
+      ['r/k', 'b', 'a'],
+      ['r/k', 'a', null],
+    ]);
+  });
 });

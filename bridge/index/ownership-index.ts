@@ -9,7 +9,12 @@ export interface OwnedWorkspace {
   summary: WorkspaceSummary;
 }
 
+/** Told of every change of a key's owner (null: none), for the audit log (security notes H9). */
+export type OwnerChange = (key: string, from: string | null, to: string | null) => void;
+
 export class OwnershipIndex {
+  constructor(private readonly onOwnerChange: OwnerChange = () => undefined) {}
+
   /** What each ship last reported, by key. */
   private readonly views = new Map<string, Map<string, WorkspaceSummary>>();
   private readonly owners = new Map<string, string>();
@@ -58,7 +63,7 @@ export class OwnershipIndex {
     const before = this.views.get(ship) ?? new Map<string, WorkspaceSummary>();
     const view = new Map(summaries.map((summary) => [workspaceKey(summary.repoName, summary.name), summary]));
     this.views.set(ship, view);
-    for (const key of view.keys()) if (!this.owners.has(key)) this.owners.set(key, ship);
+    for (const key of view.keys()) if (!this.owners.has(key)) this.assign(key, ship);
     for (const key of before.keys()) if (!view.has(key) && this.owners.get(key) === ship) this.release(key);
   }
 
@@ -78,7 +83,7 @@ export class OwnershipIndex {
     }
     view.set(key, event.workspace);
     const owner = this.owners.get(key);
-    if (owner === undefined) this.owners.set(key, ship);
+    if (owner === undefined) this.assign(key, ship);
     else if (owner !== ship) return null;
     return event.workspace;
   }
@@ -92,11 +97,18 @@ export class OwnershipIndex {
   }
 
   private release(key: string): void {
+    const from = this.owners.get(key) ?? null;
     this.owners.delete(key);
     const candidates = [...this.views.entries()]
       .filter(([, view]) => view.has(key))
       .map(([ship]) => ship)
       .sort((a, b) => Number(this.online.has(b)) - Number(this.online.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
     if (candidates[0]) this.owners.set(key, candidates[0]);
+    this.onOwnerChange(key, from, candidates[0] ?? null);
+  }
+
+  private assign(key: string, ship: string): void {
+    this.owners.set(key, ship);
+    this.onOwnerChange(key, null, ship);
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import type { EventHub } from '../events/event-hub.js';
-import { OwnershipIndex } from '../index/ownership-index.js';
+import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
 import { tokenHash } from '../auth/tokens.js';
@@ -34,7 +34,7 @@ export interface RegisterInput {
 }
 
 export class ShipRegistry {
-  readonly index = new OwnershipIndex();
+  readonly index: OwnershipIndex;
   private readonly ships = new Map<string, LiveShip>();
   /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
   private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
@@ -43,8 +43,10 @@ export class ShipRegistry {
 
   constructor(
     private readonly store: ShipsStore,
-    private readonly options: { backoff?: BackoffOptions; probeMs?: number } = {},
-  ) {}
+    private readonly options: { backoff?: BackoffOptions; probeMs?: number; onOwnerChange?: OwnerChange } = {},
+  ) {
+    this.index = new OwnershipIndex(options.onOwnerChange);
+  }
 
   useEvents(events: EventHub): void {
     this.events = events;

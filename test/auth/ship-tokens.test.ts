@@ -54,6 +54,8 @@ describe('ship token pairs', () => {
     expect((await h.as(admin, 'POST', '/workspaces', { ship: 'guarded', repoName: 'app', name: 'w1', branch: 'main' })).status).toBe(201);
     expect((await h.as(admin, 'POST', path('app', 'w1', '/activate'))).status).toBe(200);
     expect((await h.as(admin, 'GET', path('app', 'w1'))).body).toMatchObject({ name: 'w1', state: 'active', ship: 'guarded' });
+    const owned = h.logs().split('\n').filter((line) => line.includes('"audit":"ownership"')).map((line) => JSON.parse(line));
+    expect(owned.map((entry) => [entry.key, entry.from, entry.to])).toEqual([['app/w1', null, 'guarded']]);
 
     const { ticket } = (await h.as(admin, 'POST', '/auth/ws-ticket')).body;
     h.secrets.add(ticket);
@@ -86,6 +88,13 @@ describe('ship-agent tokens', () => {
     expect((await h.as(pushed.token, 'POST', '/repos', { name: 'agent-made', url: 'https://example.com/a.git' })).status).toBe(201);
     expect((await h.as(pushed.token, 'DELETE', '/repos/agent-made')).status).toBe(200);
     expect((await h.as(pushed.token, 'GET', '/workspaces')).body).toEqual({ error: 'a ship-agent credential may not reach GET /workspaces' });
+    // Every /repos write is audited with its principal (a compromised ship could re-point a repo).
+    const audit = h.logs().split('\n').filter((line) => line.includes('"audit":"repo.')).map((line) => JSON.parse(line));
+    expect(audit.map((entry) => [entry.audit, entry.principal, entry.repo])).toEqual([
+      ['repo.create', 'user:root', 'app'],
+      ['repo.create', 'ship-agent:guarded', 'agent-made'],
+      ['repo.delete', 'ship-agent:guarded', 'agent-made'],
+    ]);
   });
 
   it('rotate when the ship reconnects, revoking the old one', async () => {
