@@ -1,0 +1,200 @@
+// `npm run soak` (not in CI; security notes §4.1): a bridge and a ship as real processes under steady mixed
+// load for SVC_SOAK_MINUTES (default 10): 24 terminals streaming output through the bridge, one interactive
+// probe typing a marker every 500 ms, 300 event subscribers following agent-status changes made 5 times a
+// second, and routed HTTP at 100 req/s. Reports unexpected closes, event order, echo latency, routed
+// latency and the RSS slope of both processes, and checks that nothing is left behind.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { TerminalScreen, type TerminalServerFrame } from '../protocol/index.js';
+import { makeBenchRemote } from './lib/fixtures.js';
+import { percentile, timedRequest } from './lib/load.js';
+import { freePort } from './lib/ports.js';
+import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { tmuxSocketFor } from '../ship/server.js';
+
+const MINUTES = Number(process.env.SVC_SOAK_MINUTES ?? 10);
+const TERMINALS = 24;
+const SUBSCRIBERS = 300;
+const MiB = 1024 * 1024;
+const GENERATOR =
+  "exec 3< <(sleep 1000000); while :; do for i in 0 1 2 3 4 5 6 7 8 9; do printf '\\e[3%dmline %05d %s\\e[0m\\n' $i $RANDOM xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done; read -t 0.1 -u 3; done\r";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Terminal {
+  socket: WebSocket;
+  screen: TerminalScreen;
+  closedUnexpectedly: boolean;
+}
+
+async function openTerminal(url: string, counters: { unexpected: number }): Promise<Terminal> {
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  const terminal: Terminal = { socket, screen: new TerminalScreen(), closedUnexpectedly: false };
+  socket.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as TerminalServerFrame;
+    if (frame.type === 'exit') return;
+    const result = terminal.screen.apply(frame);
+    if (result.resync) socket.send(JSON.stringify({ type: 'resync' }));
+    if (result.ack !== undefined) socket.send(JSON.stringify({ type: 'ack', seq: result.ack }));
+  });
+  socket.on('close', () => {
+    if (!stopping) {
+      terminal.closedUnexpectedly = true;
+      counters.unexpected++;
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  socket.send(JSON.stringify({ type: 'init', cols: 100, rows: 30 }));
+  return terminal;
+}
+
+let stopping = false;
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'svc-soak-'));
+  const children: Child[] = [];
+  try {
+    const { url: repoUrl } = makeBenchRemote(root, 10);
+    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
+    children.push(bridge);
+    const ship = await startShipProcess(join(root, 'fleet'), 'soak');
+    children.push(ship);
+    const auth = { authorization: `Bearer ${bridge.token}` };
+    const post = async (url: string, body?: unknown) => {
+      const response = await fetch(url, { method: 'POST', headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
+      return JSON.parse(text) as Record<string, unknown>;
+    };
+    await post(`${bridge.url}/ships`, { url: ship.url });
+    await post(`${bridge.url}/repos`, { name: 'soak', url: repoUrl });
+    for (let i = 0; i <= TERMINALS; i++) {
+      await post(`${bridge.url}/workspaces`, { ship: 'soak', repoName: 'soak', name: `w${i}`, branch: 'main' });
+      await post(`${bridge.url}/workspaces/soak/w${i}/activate`);
+    }
+    await post(`${ship.url}/workspaces/soak/w0/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
+    const wsBase = bridge.url.replace(/^http/, 'ws');
+    const terminalUrl = async (name: string) => `${wsBase}/workspaces/soak/${name}/terminal?ticket=${(await post(`${bridge.url}/auth/ws-ticket`)).ticket as string}`;
+
+    const counters = { unexpected: 0 };
+    const streams: Terminal[] = [];
+    for (let i = 1; i <= TERMINALS; i++) {
+      const terminal = await openTerminal(await terminalUrl(`w${i}`), counters);
+      streams.push(terminal);
+      await sleep(200);
+      // ~8 KB/s of coloured text per terminal, paced with a builtin read timeout (no process per line).
+      terminal.socket.send(JSON.stringify({ type: 'input', data: GENERATOR }));
+    }
+    const probe = await openTerminal(await terminalUrl('w0'), counters);
+    await sleep(500);
+
+    // Event subscribers: each checks that the status counter only ever increases.
+    let outOfOrder = 0;
+    let delivered = 0;
+    const subscribers: WebSocket[] = [];
+    for (let i = 0; i < SUBSCRIBERS; i++) {
+      const socket = new WebSocket(`${wsBase}/events`, { headers: auth, perMessageDeflate: false });
+      let last = -1;
+      socket.on('message', (data) => {
+        const match = /"description":"tick (\d+)"/.exec(data.toString());
+        if (!match) return;
+        const value = Number(match[1]);
+        if (value <= last) outOfOrder++;
+        last = value;
+        delivered++;
+      });
+      socket.on('close', () => {
+        if (!stopping) counters.unexpected++;
+      });
+      subscribers.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+    }
+
+    const echo: number[] = [];
+    const routed: number[] = [];
+    const rss: Array<{ minute: number; bridge: number; ship: number }> = [];
+    const started = Date.now();
+    const deadline = started + MINUTES * 60_000;
+    let ticks = 0;
+    const agent = new http.Agent({ keepAlive: true });
+    const timers = [
+      setInterval(() => {
+        ticks++;
+        void post(`${ship.url}/workspaces/soak/w0/agent/status`, { state: 'building', description: `tick ${ticks}` }).catch(() => undefined);
+      }, 200),
+      setInterval(() => {
+        void timedRequest(agent, new URL(`${bridge.url}/workspaces/soak/w1`), 'GET', undefined, auth).then((r) => routed.push(r.ms), () => routed.push(Infinity));
+      }, 10),
+      setInterval(() => {
+        rss.push({ minute: (Date.now() - started) / 60_000, bridge: rssBytes(bridge.process.pid!) / MiB, ship: rssBytes(ship.process.pid!) / MiB });
+      }, 10_000),
+    ];
+    let marker = 0;
+    while (Date.now() < deadline) {
+      const text = `probe-${++marker}`;
+      const sent = performance.now();
+      probe.socket.send(JSON.stringify({ type: 'input', data: `${text}` }));
+      const until = performance.now() + 5000;
+      while (!probe.screen.text().includes(text) && performance.now() < until) await sleep(1);
+      echo.push(performance.now() - sent);
+      probe.socket.send(JSON.stringify({ type: 'input', data: '\u0015' })); // clear the line (Ctrl-U)
+      await sleep(500);
+    }
+    for (const timer of timers) clearInterval(timer);
+    await sleep(1000);
+    stopping = true;
+
+    const expectedEvents = ticks * SUBSCRIBERS;
+    const slope = (key: 'bridge' | 'ship') => {
+      const half = rss.slice(Math.floor(rss.length / 2));
+      if (half.length < 2) return 0;
+      return (half.at(-1)![key] - half[0]![key]) / (half.at(-1)!.minute - half[0]!.minute);
+    };
+    const rows = [
+      ['minutes', MINUTES.toFixed(1)],
+      ['unexpected closes (terminals + subscribers)', String(counters.unexpected)],
+      ['events delivered / expected (300 subscribers)', `${delivered} / ${expectedEvents} (${((delivered / expectedEvents) * 100).toFixed(2)}%)`],
+      ['events out of order', String(outOfOrder)],
+      ['probe echo p50 / p99 (ms)', `${percentile(echo, 50).toFixed(1)} / ${percentile(echo, 99).toFixed(1)}  (target p99 ≤ 50)`],
+      ['routed GET p50 / p99 at 100 req/s (ms)', `${percentile(routed, 50).toFixed(2)} / ${percentile(routed, 99).toFixed(2)}`],
+      ['bridge RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.bridge.toFixed(0)} → ${rss.at(-1)?.bridge.toFixed(0)}, ${slope('bridge').toFixed(2)}  (target < 1)`],
+      ['ship RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.ship.toFixed(0)} → ${rss.at(-1)?.ship.toFixed(0)}, ${slope('ship').toFixed(2)}  (target < 1)`],
+    ];
+    for (const socket of subscribers) socket.close();
+    for (const terminal of [...streams, probe]) terminal.socket.close();
+    agent.destroy();
+    let failedDeactivations = 0;
+    for (let i = 0; i <= TERMINALS; i++) await post(`${bridge.url}/workspaces/soak/w${i}/deactivate`).catch(() => failedDeactivations++);
+    rows.push(['failed deactivations at the end', String(failedDeactivations)]);
+    let leftover = 'none';
+    try {
+      leftover = execFileSync('tmux', ['-L', tmuxSocketFor(join(root, 'fleet')), 'list-sessions', '-F', '#{session_name}'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((name) => name && name !== 'svc-control')
+        .join(', ') || 'none';
+    } catch {
+      leftover = 'none';
+    }
+    rows.push(['workspace sessions left after deactivating all', leftover]);
+    process.stdout.write(`\n| soak | value |\n|---|---|\n${rows.map(([name, value]) => `| ${name} | ${value} |`).join('\n')}\n`);
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    try {
+      execFileSync('tmux', ['-L', tmuxSocketFor(join(root, 'fleet')), 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // already gone
+    }
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();
