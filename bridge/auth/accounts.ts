@@ -36,6 +36,8 @@ export interface AccountsDeps {
   tickets: TicketBook;
   sockets: UserSockets;
   clock: Clock;
+  /** Time for what lives only in memory (login backoff); default `clock`. */
+  memoryClock?: Clock;
   /** Waits `ms` (login backoff); injected so tests of the policy need not sleep. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -53,7 +55,7 @@ export class Accounts {
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly deps: AccountsDeps) {
-    this.backoff = new LoginBackoff(deps.clock);
+    this.backoff = new LoginBackoff(deps.memoryClock ?? deps.clock);
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
