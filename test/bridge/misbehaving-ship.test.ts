@@ -17,12 +17,20 @@ const servers: Server[] = [];
 /** A fake ship: `/events` sends `sync` (unless mute) and `GET /workspaces/…` answers with `status`. */
 const listCalls = new Map<string, number>();
 
+const resourceCalls = new Map<string, number>();
+
 async function fakeShip(options: { name: string; mute?: boolean; status?: (repo: string, name: string) => unknown }): Promise<string> {
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/workspaces') {
       listCalls.set(options.name, (listCalls.get(options.name) ?? 0) + 1);
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify([{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }]));
+      return;
+    }
+    if (request.method === 'GET' && request.url === '/system-resources') {
+      resourceCalls.set(options.name, (resourceCalls.get(options.name) ?? 0) + 1);
+      // An invalid body: the bridge reports the ship inline with an error, and the burst still costs one call.
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 100);
       return;
     }
     const match = /^\/workspaces\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
@@ -89,6 +97,16 @@ describe('misbehaving ships', () => {
     expect(replies.every((reply) => reply.status === 200)).toBe(true);
     expect(listCalls.get('liar')).toBe(1);
     expect(listCalls.get('broken')).toBe(1);
+  });
+
+  it('answers 200 concurrent fleet-wide resource reads with one call per ship (single flight, H17)', async () => {
+    resourceCalls.clear();
+    await new Promise((r) => setTimeout(r, 600));
+    const replies = await Promise.all(Array.from({ length: 200 }, () => call(bridge.url, 'GET', '/system-resources')));
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(resourceCalls.get('liar')).toBe(1);
+    expect(resourceCalls.get('broken')).toBe(1);
+    expect(replies[0]!.body.find((row: { ship: string }) => row.ship === 'liar')).toMatchObject({ status: 'online', resources: null, error: 'ship "liar" returned invalid system resources' });
   });
 
   it('refuses the issue form until the GitHub provider exists, with the spec\'s combination rules', async () => {
