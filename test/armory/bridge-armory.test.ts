@@ -85,8 +85,12 @@ describe('the armory manifest', () => {
 
     const seen = new Set([first]);
     const changed = async (what: string) => {
-      await settle();
-      const revision = (await manifest()).revision;
+      const deadline = Date.now() + 10_000;
+      let revision = (await manifest()).revision;
+      while (seen.has(revision) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        revision = (await manifest()).revision;
+      }
       expect(seen.has(revision), what).toBe(false);
       seen.add(revision);
     };

@@ -26,6 +26,16 @@ const put = (path: string, contents: string | Buffer) => {
   writeFileSync(join(armory, path), contents);
 };
 const revisionNow = async () => (await h.as(token, 'GET', '/armory')).body.revision as string;
+/** The bridge's revision once it differs from `before` (its watcher settles 500 ms after the last write). */
+const nextRevision = async (before: string) => {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const revision = await revisionNow();
+    if (revision !== before) return revision;
+    if (Date.now() > deadline) throw new Error('the bridge never saw the armory change');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
 const synced = async (target: TestShip, revision: string) => waitFor(() => (target.ship.armory.state().revision === revision ? true : null), 10_000, `revision ${revision}`);
 
 beforeAll(async () => {
@@ -47,7 +57,8 @@ beforeAll(async () => {
   mkdirSync(join(home, '.agents', 'skills', 'review'), { recursive: true });
   writeFileSync(join(home, '.agents', 'skills', 'review', 'SKILL.md'), 'mine, hands off\n');
   // Let the bridge's watcher settle on the new tree, so the push at registration carries all of it.
-  await new Promise((resolve) => setTimeout(resolve, 900));
+  for (let i = 0; i < 100 && (await h.as(token, 'GET', '/armory')).body.entries.length < 7; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 600));
   ship = await startTestShip(join(root, 'ship'), { name: 'armed', homeDirectory: home, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN });
   expect((await h.as(token, 'POST', '/ships', { url: ship.url, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN })).status).toBe(201);
 }, 60_000);
@@ -95,13 +106,13 @@ describe('armory sync', () => {
     expect((await svc('ls', '--section', 'skills')).stdout.split('\n').filter((line) => line.startsWith('skills/'))).toHaveLength(2);
     expect((await runCli(['client', '--bridge-url', h.bridge.url, '--json', 'armory', 'ls', '--section', 'plugins'], env)).stdout).toContain('"plugins/claude-code/commands/deploy.md"');
     expect(await svc('cat', 'skills/review/SKILL.md')).toMatchObject({ code: 0, stdout: '# review\n' });
+    const beforeBinary = await revisionNow();
     put('skills/bin.dat', Buffer.from([0xff, 0xfe, 0x00]));
-    await new Promise((resolve) => setTimeout(resolve, 900));
+    const withBinary = await nextRevision(beforeBinary);
     expect(await svc('cat', 'skills/bin.dat')).toMatchObject({ code: 1, stderr: expect.stringContaining('svc: skills/bin.dat is a binary file') });
     expect(await svc('cat', 'skills/none')).toMatchObject({ code: 1, stderr: 'svc: request failed (404): armory file not found: skills/none\n' });
     rmSync(join(armory, 'skills/bin.dat'));
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    await synced(ship, await revisionNow());
+    await synced(ship, await nextRevision(withBinary));
     const ships = (await svc('ships')).stdout;
     expect(ships).toMatch(/^SHIP\s+STATUS\s+STATE\s+REVISION\s+SYNCED\s+CONFLICTS\narmed\s+online\s+in sync\s+[0-9a-f]{12}\s+\S+\s+1\n/);
     expect(ships).toContain(`armed: conflict: ${join(home, '.agents', 'skills', 'review', 'SKILL.md')}`);
@@ -110,10 +121,10 @@ describe('armory sync', () => {
 
   it('follows an edit on disk, keeps what a user changed, removes what it wrote and prunes empty directories', async () => {
     writeFileSync(join(home, '.codex/skills/review/SKILL.md'), 'edited by the user\n');
+    const before = await revisionNow();
     rmSync(join(armory, 'skills/review'), { recursive: true });
     put('skills/lint/SKILL.md', '# lint\n');
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    await synced(ship, await revisionNow());
+    await synced(ship, await nextRevision(before));
     const install = ship.ship.armory.state().install!;
     expect(readFileSync(join(home, '.claude/skills/lint/SKILL.md'), 'utf8')).toBe('# lint\n');
     expect(existsSync(join(home, '.claude/skills/review'))).toBe(false);
@@ -129,10 +140,10 @@ describe('armory sync', () => {
     mkdirSync(join(home, '.claude/skills/dir/SKILL.md'));
     mkdirSync(join(home, '.codex/skills/link'), { recursive: true });
     symlinkSync('/etc/hostname', join(home, '.codex/skills/link/SKILL.md'));
+    const before = await revisionNow();
     put('skills/dir/SKILL.md', 'dir\n');
     put('skills/link/SKILL.md', 'link\n');
-    await new Promise((resolve) => setTimeout(resolve, 900));
-    await synced(ship, await revisionNow());
+    await synced(ship, await nextRevision(before));
     expect(ship.ship.armory.state().install!.conflicts).toEqual(
       expect.arrayContaining([join(home, '.claude/skills/dir/SKILL.md'), join(home, '.codex/skills/link/SKILL.md')]),
     );
