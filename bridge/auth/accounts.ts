@@ -50,7 +50,7 @@ export interface NewUser {
 }
 
 export class Accounts {
-  readonly hasher = new PasswordHasher();
+  private readonly hasher = new PasswordHasher();
   private readonly backoff: LoginBackoff;
   private readonly sleep: (ms: number) => Promise<void>;
 
@@ -117,7 +117,7 @@ export class Accounts {
   }
 
   /** The fields of a new user, validated as the routes answer them; the role to give. */
-  checkNewUser(input: NewUser): Role {
+  private checkNewUser(input: NewUser): Role {
     const usernameProblem = identifierProblem(input.username);
     if (usernameProblem) throw invalidField('username', usernameProblem);
     const mailProblem = emailProblem(input.email);

@@ -50,12 +50,4 @@ export class ShipsStore {
     return result.rowCount === 1;
   }
 
-  /** The ship whose shipToken hashes to `hash`, if any. */
-  async byShipTokenHash(hash: string): Promise<ShipRecord | null> {
-    const result = await this.db.query<ShipRow>(
-      'SELECT name, url, ship_token_hash, bridge_token FROM ships WHERE ship_token_hash = $1',
-      [hash],
-    );
-    return result.rows[0] ? toRecord(result.rows[0]) : null;
-  }
 }

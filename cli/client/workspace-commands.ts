@@ -3,7 +3,7 @@
 // the raw API body.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { identifierProblem, type BridgeWorkspaceStatus, type BridgeWorkspaceSummary, type Repo } from '../../protocol/index.js';
+import { identifierProblem, type BridgeWorkspaceStatus, type BridgeWorkspaceSummary } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
@@ -167,4 +167,3 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
     });
 }
 
-export type { Repo };
