@@ -49,5 +49,4 @@ export class ShipsStore {
     const result = await this.db.query('DELETE FROM ships WHERE name = $1', [name]);
     return result.rowCount === 1;
   }
-
 }
