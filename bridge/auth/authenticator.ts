@@ -41,6 +41,12 @@ export class Authenticator {
     return now < entry.expiresAt ? entry.principal : null;
   }
 
+  /** Whether a session known to this process has expired by now (a ticket minted from it is void). */
+  sessionExpired(sessionHash: string): boolean {
+    const entry = this.cache.get(sessionHash);
+    return entry !== undefined && this.clock() >= entry.expiresAt;
+  }
+
   async resolve(token: string): Promise<Principal | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
     const hash = tokenHash(token);

@@ -71,7 +71,9 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): R
     const ticket = isUpgrade(request) ? ticketOf(request.url) : null;
     if (ticket !== null) {
       const principal = options.tickets.redeem(ticket);
-      if (!principal) return refuse(reply, 401, AUTHENTICATION_REQUIRED);
+      if (!principal || (principal.sessionHash && options.authenticator.sessionExpired(principal.sessionHash))) {
+        return refuse(reply, 401, AUTHENTICATION_REQUIRED);
+      }
       return judge(request, reply, principal, done);
     }
     const token = bearerOf(request);

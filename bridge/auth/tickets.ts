@@ -1,6 +1,6 @@
 // WebSocket tickets (spec credential table): 30 s, single-use, in memory only (a restart voids them all).
-// Each holds the user principal that minted it, and is never valid past that session's own expiry; a
-// logout, password or role change, or user removal voids the unused tickets of that session or user.
+// Each holds the user principal that minted it; a logout, password or role change, or user removal voids
+// the unused tickets of that session or user (the guard also refuses one whose session has expired since).
 import { WS_TICKET_LIFETIME_MS, type User } from '../../protocol/index.js';
 import type { Clock } from './clock.js';
 import type { Principal } from './principal.js';
@@ -22,12 +22,11 @@ export class TicketBook {
 
   constructor(private readonly clock: Clock) {}
 
-  /** A ticket for `principal`; `sessionExpiresAt` caps its life (a ticket never outlives its session). */
-  issue(principal: UserPrincipal, sessionExpiresAt = Infinity): { ticket: string; expiresAt: number } {
+  issue(principal: UserPrincipal): { ticket: string; expiresAt: number } {
     this.prune();
     const ticket = newToken();
     const expiresAt = this.clock() + WS_TICKET_LIFETIME_MS;
-    this.tickets.set(ticket, { principal, expiresAt: Math.min(expiresAt, sessionExpiresAt) });
+    this.tickets.set(ticket, { principal, expiresAt });
     while (this.tickets.size > MAX_TICKETS) this.tickets.delete(this.tickets.keys().next().value as string);
     return { ticket, expiresAt };
   }

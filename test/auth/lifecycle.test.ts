@@ -182,6 +182,16 @@ describe('WebSocket tickets', () => {
     if ('socket' in opened) opened.socket.close();
   });
 
+  it('die when the session that minted them expires', async () => {
+    const token = await h.login(ADMIN.username, ADMIN.password);
+    h.clock.now += SESSION_LIFETIME_MS - 10_000;
+    const t = await ticket(token);
+    // 15 s later the ticket is within its own 30 s, its session is not.
+    h.clock.now += 15_000;
+    expect(await upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
+    admin = await h.login(ADMIN.username, ADMIN.password);
+  });
+
   it('die with the session that minted them', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
     const t = await ticket(token);
