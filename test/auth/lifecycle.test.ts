@@ -77,6 +77,10 @@ describe('login', () => {
     expect(median(missing) / median(known)).toBeLessThan(4);
   });
 
+  it('is required, as GET /auth/mode says to anyone', async () => {
+    expect((await h.as(null, 'GET', '/auth/mode')).body).toEqual({ authRequired: true });
+  });
+
   it('is 422 without a field', async () => {
     expect((await h.as(null, 'POST', '/auth/login', { username: 'root' })).status).toBe(422);
   });

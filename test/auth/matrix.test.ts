@@ -3,7 +3,8 @@
 // the bridge's own, so a route added without a row here fails the first test. Requests are chosen to be
 // harmless and deterministic for whoever is let through (a 404, a 422, or a read).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { request } from 'node:http';
+import { makeTempRoot, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from './harness.js';
 import { SESSION_LIFETIME_MS } from '../../protocol/index.js';
 
@@ -155,17 +156,16 @@ describe('guard details', () => {
 
   it('accepts the scheme in any case, and refuses two Authorization headers or an oversized token', async () => {
     expect((await harness.as(null, 'GET', '/auth/me', undefined, { authorization: `bearer ${tokens.admin}` })).status).toBe(200);
-    const { rawCall } = await import('../helpers/ship.js');
     const twice = await new Promise<number>((resolve, reject) => {
-      import('node:http').then(({ request }) => {
-        const { hostname, port } = new URL(harness.bridge.url);
-        const outgoing = request({ host: hostname, port, path: '/auth/me', headers: [['authorization', `Bearer ${tokens.admin}`], ['authorization', `Bearer ${tokens.member}`]] as unknown as Record<string, string> }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
-        outgoing.on('error', reject);
-        outgoing.end();
-      }, reject);
+      const { hostname, port } = new URL(harness.bridge.url);
+      // Raw header pairs: node would otherwise keep only one Authorization header.
+      const headers = [['authorization', `Bearer ${tokens.admin}`], ['authorization', `Bearer ${tokens.member}`]] as unknown as Record<string, string>;
+      const outgoing = request({ host: hostname, port, path: '/auth/me', headers }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
     });
     expect([400, 401]).toContain(twice); // never answered as either user
     expect((await rawCall(harness.bridge.url, 'GET', '/auth/me', { authorization: `Bearer ${'x'.repeat(10_000)}` })).status).toBe(401);

@@ -3,7 +3,10 @@
 // token is refused, with it every call, the event stream and the terminal proxy work; the agent token is
 // pushed, works only on /repos, rotates on reconnect and dies with the ship. Stored forms as the spec says.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { pino } from 'pino';
+import { startBridge } from '../../bridge/server.js';
+import { insecureBridge } from '../helpers/bridge.js';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { connectTerminal } from '../helpers/terminal.js';
 import { tokenHash } from '../../bridge/auth/tokens.js';
@@ -123,5 +126,17 @@ describe('logs', () => {
     const logs = h.logs();
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of h.secrets) expect(logs).not.toContain(secret);
+  });
+});
+
+describe('a bridge without authentication', () => {
+  it('is still refused by a ship that holds a bridge token', async () => {
+    const insecure = await startBridge({ ...insecureBridge, port: 0, dataDirectory: `${root}/insecure`, logger: pino({ level: 'silent' }) });
+    try {
+      const reply = await call(insecure.url, 'POST', '/ships', { url: ship.url });
+      expect(reply).toMatchObject({ status: 502, body: { error: `ship at ${ship.url} did not respond: the ship answered HTTP 401 to the event stream` } });
+    } finally {
+      await insecure.close();
+    }
   });
 });
