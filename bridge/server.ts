@@ -2,10 +2,22 @@
 // the browser guard (authentication plugs in as the next hook), listens, and logs where it serves from.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { BRIDGE_DEFAULT_PORT, identifierProblem, keepAlive, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
+import {
+  BRIDGE_DEFAULT_PORT,
+  HTTP_LIMITS,
+  httpServerOptions,
+  identifierProblem,
+  keepAlive,
+  PendingUpgrades,
+  TOO_MANY_PENDING_UPGRADES,
+  WEBSOCKET_MAX_PAYLOAD,
+  type HttpLimits,
+  type RouteInfo,
+} from '../protocol/index.js';
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { createLogger, requestSerializers } from './logger.js';
@@ -50,6 +62,8 @@ export interface BridgeOptions {
   banner?: { write?: (text: string) => void; intervalMs?: number };
   /** WebSocket ping interval (default 30 s; tests shorten it). */
   heartbeatMs?: number;
+  /** HTTP timeouts and ceilings (default HTTP_LIMITS; tests shorten the timeouts). */
+  httpLimits?: Partial<HttpLimits>;
   /** Time for sessions, tickets and login backoff (tests inject one). */
   clock?: Clock;
   allowLocalRepos?: boolean;
@@ -107,12 +121,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   new ArmoryPush({ armory, registry, bridgeUrl: () => publicUrlNow, logger }).start();
   let stopBanner = () => {};
   let routes: RouteInfo[] = [];
+  const limits = { ...HTTP_LIMITS, ...options.httpLimits };
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
-    bodyLimit: 1024 * 1024,
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    ...httpServerOptions(limits),
     forceCloseConnections: true,
     return503OnClosing: true,
     // One shared logger instead of a child per request: the routed path is the bridge's hottest, and the
@@ -122,6 +135,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   try {
     app.setValidatorCompiler(TypeBoxValidatorCompiler);
     installErrorHandler(app);
+    // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
+    const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
+    app.addHook('onRequest', (request, reply, done) => {
+      if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
+      void reply.code(429).header('retry-after', '1').send({ error: TOO_MANY_PENDING_UPGRADES });
+    });
     const port = options.port ?? BRIDGE_DEFAULT_PORT;
     const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
     installBrowserGuard(app, {
@@ -141,8 +160,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     });
     await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
     // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
-    app.websocketServer.on('connection', (socket: WebSocket) => keepAlive(socket, options.heartbeatMs));
-    app.server.maxConnections = 2048;
+    app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+      pendingUpgrades.settle(request);
+      keepAlive(socket, options.heartbeatMs);
+    });
+    app.server.maxConnections = limits.maxConnections;
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));

@@ -19,3 +19,4 @@ export * from './auth.js';
 export * from './launch-config.js';
 export * from './armory.js';
 export * from './heartbeat.js';
+export * from './http-limits.js';

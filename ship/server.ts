@@ -7,10 +7,21 @@ import { resolve } from 'node:path';
 import os from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
+import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { identifierProblem, keepAlive, WEBSOCKET_MAX_PAYLOAD, type RouteInfo } from '../protocol/index.js';
+import {
+  HTTP_LIMITS,
+  httpServerOptions,
+  identifierProblem,
+  keepAlive,
+  PendingUpgrades,
+  TOO_MANY_PENDING_UPGRADES,
+  WEBSOCKET_MAX_PAYLOAD,
+  type HttpLimits,
+  type RouteInfo,
+} from '../protocol/index.js';
 import { AgentStatusStore } from './agents/agent-status.js';
 import { BridgeCredentials } from './agents/bridge-credentials.js';
 import { ArmorySync } from './armory/armory-sync.js';
@@ -59,6 +70,8 @@ export interface ShipOptions {
   terminal?: TerminalOptions;
   /** WebSocket ping interval (default 30 s; tests shorten it). */
   heartbeatMs?: number;
+  /** HTTP timeouts and ceilings (default HTTP_LIMITS; tests shorten the timeouts). */
+  httpLimits?: Partial<HttpLimits>;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
 }
@@ -139,13 +152,11 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   await sessions.start();
   await service.adoptSessions();
 
+  const limits = { ...HTTP_LIMITS, ...options.httpLimits };
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
-    bodyLimit: 1024 * 1024,
-    requestTimeout: 30_000,
-    connectionTimeout: 0,
-    keepAliveTimeout: 5_000,
+    ...httpServerOptions(limits),
     forceCloseConnections: true,
     return503OnClosing: true,
     frameworkErrors: (error, _request, reply) => {
@@ -156,6 +167,12 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   installErrorHandler(app);
+  // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
+  const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
+    void reply.code(429).header('retry-after', '1').send({ error: TOO_MANY_PENDING_UPGRADES });
+  });
   const routeCatalog: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
@@ -173,8 +190,11 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   });
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
   // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
-  app.websocketServer.on('connection', (socket: WebSocket) => keepAlive(socket, options.heartbeatMs));
-  app.server.maxConnections = 2048;
+  app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    pendingUpgrades.settle(request);
+    keepAlive(socket, options.heartbeatMs);
+  });
+  app.server.maxConnections = limits.maxConnections;
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(systemRoutes());
