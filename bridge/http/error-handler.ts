@@ -10,11 +10,13 @@ export interface IdentifierFields {
   identifierFields?: Record<string, string>;
 }
 
-/** PostgreSQL gone or restarting (connection refused or reset, server shutting down or starting up). */
+/** PostgreSQL gone, restarting or stalled (refused or reset, shutting down or starting up, a client deadline passed). */
 export function storeUnavailable(error: Error): boolean {
   const code = String((error as { code?: unknown }).code ?? '');
   if (/^(08|57P0)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) return true;
-  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|terminating connection/.test(error.message);
+  return /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|terminating connection|Query read timeout|timeout exceeded when trying to connect/.test(
+    error.message,
+  );
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

@@ -23,8 +23,20 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Client-side deadlines, so a stalled server (a frozen postmaster, a blackholed link) turns into errors the
+ * routes answer with 503 instead of requests that hang forever: connecting, and every query.
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+export const POSTGRES_QUERY_TIMEOUT_MS = 10_000;
+
 export function postgresDatabase(connectionString: string, options: { max?: number } = {}): Database {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS,
+    query_timeout: POSTGRES_QUERY_TIMEOUT_MS,
+  });
   // An idle client's error (server restart) must not crash the process; the pool replaces the client.
   pool.on('error', () => undefined);
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
@@ -41,16 +53,18 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
     },
     async transaction(fn) {
       const client = await pool.connect();
+      // A client whose ROLLBACK failed (timed out, connection lost) is in an unknown state: destroy it.
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await fn(on(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     close: () => pool.end(),

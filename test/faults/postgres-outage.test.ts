@@ -1,10 +1,14 @@
 // X4 of the security notes: the bridge on PostgreSQL while the server restarts. During the outage the
 // process stays up, calls that need the store answer 503 with Retry-After, and calls carrying an already
 // validated session keep working from the session cache; after it the pool recovers on its own and every
-// write acknowledged before the outage is still there.
+// write acknowledged before the outage is still there. A stalled server (every PostgreSQL process
+// SIGSTOPped: connections accepted, nothing answered) hits the client-side deadlines instead of hanging
+// requests, and one address cannot park more than its share of upgrades on the stalled credential lookups.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { TOO_MANY_PENDING_UPGRADES } from '../../protocol/index.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
@@ -24,6 +28,8 @@ if (!canRestart) {
   console.warn(`\n*** PostgreSQL outage test SKIPPED: it ${why}. ***\n`);
 }
 
+/** Freezes or thaws every PostgreSQL process: connections are accepted, nothing is answered. */
+const freeze = (signal: 'STOP' | 'CONT') => execFileSync('pkill', [`-${signal}`, '-u', 'postgres'], { stdio: 'ignore' });
 const cluster = (action: 'stop' | 'start') => execFileSync('pg_ctlcluster', ['15', 'main', action], { stdio: 'ignore' });
 const waitForPostgres = async () => {
   for (let i = 0; i < 60; i++) {
@@ -82,4 +88,54 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
     expect((await h.as(token, 'POST', '/repos', { name: 'after', url: 'https://example.com/after.git' })).status).toBe(201);
     expect((await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password })).status).toBe(200);
   });
+
+  it('a stalled server: 503 at the client deadline instead of a hang, pending upgrades capped per address, recovery after', async () => {
+    const token = await h.login(ADMIN.username, ADMIN.password);
+    expect((await h.as(token, 'GET', '/ships')).status).toBe(200);
+    const eventsUrl = h.bridge.url.replace(/^http/, 'ws') + '/events';
+    const upgrade = (bearer: string, localAddress = '127.0.0.1') =>
+      new Promise<{ status: number; body: string; at: number }>((resolve) => {
+        const started = Date.now();
+        const socket = new WebSocket(eventsUrl.replace('localhost', '127.0.0.1'), { headers: { authorization: `Bearer ${bearer}` }, localAddress });
+        socket.once('open', () => {
+          resolve({ status: 101, body: '', at: Date.now() - started });
+          socket.close();
+        });
+        socket.once('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body, at: Date.now() - started }));
+        });
+        socket.once('error', () => undefined);
+      });
+    freeze('STOP');
+    try {
+      const started = Date.now();
+      const read = h.as(token, 'GET', '/repos');
+      // Unknown bearer tokens need the store: each upgrade waits on a stalled lookup.
+      const parked = Array.from({ length: 40 }, (_, i) => upgrade(`unknown-token-${i}`));
+      const settled = await Promise.all(parked.map((outcome) => Promise.race([outcome, new Promise<null>((resolve) => setTimeout(() => resolve(null), 2000))])));
+      const refused = settled.filter((outcome) => outcome?.status === 429);
+      expect(refused).toHaveLength(8);
+      expect(JSON.parse(refused[0]!.body)).toEqual({ error: TOO_MANY_PENDING_UPGRADES });
+      expect(settled.filter((outcome) => outcome === null)).toHaveLength(32);
+      // Another address, with an already validated session, is neither capped nor blocked by the stall.
+      expect((await upgrade(token, '127.0.0.2')).status).toBe(101);
+      const answered = await read;
+      expect(answered.status).toBe(503);
+      expect(answered.headers.get('retry-after')).toBe('2');
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const finished = await Promise.all(parked);
+      expect(finished.filter((outcome) => outcome.status === 503)).toHaveLength(32);
+    } finally {
+      freeze('CONT');
+    }
+    let listed = await h.as(token, 'GET', '/repos');
+    for (let i = 0; i < 20 && listed.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      listed = await h.as(token, 'GET', '/repos');
+    }
+    expect(listed.status).toBe(200);
+    expect((await h.as(token, 'POST', '/repos', { name: 'after-stall', url: 'https://example.com/after-stall.git' })).status).toBe(201);
+  }, 60_000);
 });
