@@ -103,6 +103,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
   const registry = new ShipRegistry(store.ships, {
     backoff: options.reconnect,
+    heartbeatMs: options.heartbeatMs,
     probeMs: options.registrationProbeMs,
     // Audit (security notes H9): who holds a workspace decides where its keystrokes go.
     onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
@@ -171,7 +172,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(shipRoutes(registry));
     await app.register(workspaceRoutes(registry, store.repos));
     await app.register(eventRoutes(hub, sockets));
-    await app.register(terminalRoutes(registry, sockets));
+    await app.register(terminalRoutes(registry, sockets, options.heartbeatMs));
     await app.register(armoryRoutes(armory, registry));
     await registry.load();
     await app.listen({ port, host: options.host ?? 'localhost' });

@@ -6,7 +6,7 @@ import type { ShipRegistry } from '../ships/registry.js';
 import { proxyTerminal, type Upstream } from '../terminal/terminal-proxy.js';
 import type { UserSockets } from '../auth/user-sockets.js';
 
-export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets) {
+export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets, heartbeatMs?: number) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/workspaces/:repo/:name/terminal', { websocket: true, schema: { params: WorkspaceParams } }, (socket, request) => {
@@ -23,7 +23,7 @@ export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets) {
           upstream = null;
         }
       }
-      proxyTerminal(socket, upstream);
+      proxyTerminal(socket, upstream, heartbeatMs);
     });
   };
 }

@@ -16,7 +16,7 @@ import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
 import { tokenHash } from '../auth/tokens.js';
-import { ShipConnection, type BackoffOptions } from './ship-connection.js';
+import { ShipConnection, type BackoffOptions, type ShipStreamOptions } from './ship-connection.js';
 
 export const REGISTRATION_PROBE_MS = 5000;
 
@@ -43,9 +43,13 @@ export class ShipRegistry {
 
   constructor(
     private readonly store: ShipsStore,
-    private readonly options: { backoff?: BackoffOptions; probeMs?: number; onOwnerChange?: OwnerChange } = {},
+    private readonly options: { backoff?: BackoffOptions; heartbeatMs?: number; probeMs?: number; onOwnerChange?: OwnerChange } = {},
   ) {
     this.index = new OwnershipIndex(options.onOwnerChange);
+  }
+
+  private streamOptions(): ShipStreamOptions {
+    return { ...this.options.backoff, heartbeatMs: this.options.heartbeatMs };
   }
 
   useEvents(events: EventHub): void {
@@ -65,7 +69,7 @@ export class ShipRegistry {
   /** Connects to every ship of the stored roster (in the background: offline ones reconnect). */
   async load(): Promise<void> {
     for (const record of await this.store.list()) {
-      const connection = new ShipConnection(record.url, record.bridgeToken, this.options.backoff);
+      const connection = new ShipConnection(record.url, record.bridgeToken, this.streamOptions());
       this.adopt(record.name, record.url, record.bridgeToken, connection);
     }
   }
@@ -87,7 +91,7 @@ export class ShipRegistry {
       throw new BridgeError(400, 'a ship is registered with both a shipToken and a bridgeToken, or neither');
     }
     const url = input.url.replace(/\/+$/, '');
-    const connection = new ShipConnection(url, input.bridgeToken ?? null, this.options.backoff);
+    const connection = new ShipConnection(url, input.bridgeToken ?? null, this.streamOptions());
     let sync: SyncEvent;
     try {
       sync = await connection.open(this.options.probeMs ?? REGISTRATION_PROBE_MS);

@@ -4,7 +4,7 @@
 // treats any answer to the upgrade other than 101 as a failure (security notes H8).
 import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
-import { FleetEvent, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
+import { FleetEvent, keepAlive, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
 
 const checkEvent = Compile(FleetEvent);
 /** A ship's frames are bounded too: an 8 MiB sync is far past any real fleet. */
@@ -29,6 +29,14 @@ export interface BackoffOptions {
   eventsPerSecond?: number;
 }
 
+export interface ShipStreamOptions extends BackoffOptions {
+  /**
+   * Ping interval on the stream (default 30 s): a ship behind a blackholed link never closes the socket,
+   * so only missed pongs reveal it (security notes X6) and turn it offline.
+   */
+  heartbeatMs?: number;
+}
+
 export function eventsUrl(shipUrl: string): string {
   const url = new URL('/events', shipUrl);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -45,7 +53,7 @@ export class ShipConnection {
   private windowStart = 0;
   private windowEvents = 0;
 
-  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly backoff: BackoffOptions = {}) {}
+  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly backoff: ShipStreamOptions = {}) {}
 
   /**
    * Opens the stream and resolves with the ship's first `sync` (rejecting after `timeoutMs`, or when the
@@ -88,6 +96,7 @@ export class ShipConnection {
     const socket = new WebSocket(eventsUrl(this.url), { headers, followRedirects: false, maxPayload: MAX_SHIP_FRAME, handshakeTimeout: 5000 });
     this.socket = socket;
     let synced = false;
+    socket.once('open', () => keepAlive(socket, this.backoff.heartbeatMs));
     socket.on('unexpected-response', (_request, response) => {
       onFailure(`the ship answered HTTP ${response.statusCode} to the event stream`);
       socket.terminate();

@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
 import {
   EVENT_PENDING_BUFFER_LIMIT,
+  keepAlive,
   TERMINAL_CLOSE,
   TerminalClientMessage,
   WEBSOCKET_MAX_PAYLOAD,
@@ -26,7 +27,8 @@ function sendableCode(code: number): number {
   return code;
 }
 
-export function proxyTerminal(client: WebSocket, upstream: Upstream | null): void {
+/** `heartbeatMs`: ping interval on the upstream socket, so a ship lost behind a dead link closes the pipe. */
+export function proxyTerminal(client: WebSocket, upstream: Upstream | null, heartbeatMs?: number): void {
   if (!upstream) {
     client.send(JSON.stringify({ type: 'exit', code: 1 }));
     client.close(1000, '');
@@ -35,6 +37,7 @@ export function proxyTerminal(client: WebSocket, upstream: Upstream | null): voi
   const headers: Record<string, string> = {};
   if (upstream.bridgeToken) headers.authorization = `Bearer ${upstream.bridgeToken}`;
   const ship = new WebSocket(upstream.url, { headers, followRedirects: false, perMessageDeflate: true, maxPayload: WEBSOCKET_MAX_PAYLOAD });
+  ship.once('open', () => keepAlive(ship, heartbeatMs));
   let pending: string[] | null = [];
   let pendingBytes = 0;
   let done = false;

@@ -1,0 +1,116 @@
+// A small TCP proxy for fault tests (security notes X6, X9): put it between two real processes and make the
+// link slow, dead or hostile while they run. Bytes keep their order; a blackhole holds them (as TCP would
+// while retransmitting) and a heal delivers what the peers are still there to receive.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+interface Direction {
+  from: Socket;
+  to: Socket;
+  queue: Array<{ at: number; chunk: Buffer }>;
+  timer: NodeJS.Timeout | null;
+}
+
+export class FaultProxy {
+  /** Added to every chunk, each way. */
+  latencyMs = 0;
+  private blackholed = false;
+  private readonly directions = new Set<Direction>();
+  private readonly sockets = new Set<Socket>();
+  private heldCloses: Array<() => void> = [];
+
+  private constructor(private readonly server: Server, readonly port: number) {}
+
+  /** Listens on 127.0.0.1 and forwards every connection to `targetPort` there. */
+  static async start(targetPort: number): Promise<FaultProxy> {
+    let proxy!: FaultProxy;
+    const server = createServer((client) => proxy.accept(client, targetPort));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    proxy = new FaultProxy(server, (server.address() as { port: number }).port);
+    return proxy;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Nothing gets through either way, on open and new connections alike; no FIN, no RST. */
+  blackhole(): void {
+    this.blackholed = true;
+  }
+
+  heal(): void {
+    this.blackholed = false;
+    this.latencyMs = 0;
+    for (const direction of this.directions) this.pump(direction);
+    for (const propagate of this.heldCloses.splice(0)) propagate();
+  }
+
+  /** Every open connection is reset (RST to both peers). */
+  reset(): void {
+    for (const socket of this.sockets) socket.resetAndDestroy();
+  }
+
+  /** Connections currently open through the proxy (pairs count once). */
+  get openConnections(): number {
+    return this.sockets.size / 2;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private accept(client: Socket, targetPort: number): void {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('close', () => {
+        this.sockets.delete(socket);
+        // A peer's close crosses a blackhole no better than its data: it arrives when the link heals.
+        const propagate = () => {
+          client.destroy();
+          upstream.destroy();
+        };
+        if (this.blackholed) this.heldCloses.push(propagate);
+        else propagate();
+      });
+    }
+    this.forward(client, upstream);
+    this.forward(upstream, client);
+  }
+
+  private forward(from: Socket, to: Socket): void {
+    const direction: Direction = { from, to, queue: [], timer: null };
+    this.directions.add(direction);
+    from.once('close', () => {
+      this.directions.delete(direction);
+      if (direction.timer) clearTimeout(direction.timer);
+    });
+    // An empty chunk stands for the peer's FIN, delivered in order after its data.
+    const enqueue = (chunk: Buffer) => {
+      const last = direction.queue.at(-1)?.at ?? 0;
+      direction.queue.push({ at: Math.max(Date.now() + this.latencyMs, last), chunk });
+      this.pump(direction);
+    };
+    from.on('data', enqueue);
+    from.on('end', () => enqueue(Buffer.alloc(0)));
+  }
+
+  private pump(direction: Direction): void {
+    if (this.blackholed || direction.timer) return;
+    const now = Date.now();
+    while (direction.queue.length > 0 && direction.queue[0]!.at <= now) {
+      const { chunk } = direction.queue.shift()!;
+      if (chunk.length === 0) direction.to.end();
+      else direction.to.write(chunk);
+    }
+    const next = direction.queue[0];
+    if (next) {
+      direction.timer = setTimeout(() => {
+        direction.timer = null;
+        this.pump(direction);
+      }, next.at - now);
+    }
+  }
+}
