@@ -126,7 +126,11 @@ export class ArmorySync {
       if (bytes.length !== entry.size || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
         throw new PullFailed(`armory file ${entry.path} does not match its sha256`);
       }
-      writeAtomically(target, bytes, 0o600);
+      try {
+        writeAtomically(target, bytes, 0o600);
+      } catch (error) {
+        throw new PullFailed(`could not cache armory file ${entry.path}: ${(error as Error).message}`);
+      }
     }
     return manifest;
   }
@@ -159,9 +163,17 @@ export class ArmorySync {
     this.record({ install, lastError: null });
   }
 
+  /**
+   * Updates the state, in memory first: a state file that cannot be written (a full disk) costs the next
+   * start its memory of this sync, never this sync's answer or lastError.
+   */
   private record(change: Partial<ArmorySyncState>, manifest?: ArmoryManifest): void {
     this.saved = { state: { ...this.saved.state, ...change }, manifest: manifest ?? this.saved.manifest };
-    writeAtomically(join(this.directory, 'state.json'), JSON.stringify(this.saved));
+    try {
+      writeAtomically(join(this.directory, 'state.json'), JSON.stringify(this.saved));
+    } catch (error) {
+      this.options.logger.warn({ err: (error as Error).message }, 'could not save the armory state');
+    }
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {

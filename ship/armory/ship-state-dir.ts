@@ -2,7 +2,7 @@
 // one subdirectory per fleet directory, so two ships on one host (a launch with two local ships) keep
 // separate caches, pins and managed-file records. Files are written atomically (temp file + rename).
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function shipStateDirectory(home: string, fleetDirectory: string): string {
@@ -11,10 +11,16 @@ export function shipStateDirectory(home: string, fleetDirectory: string): string
   return directory;
 }
 
+/** Writes through a temp file and a rename; on failure (a full disk) the temp file is removed, the old file kept. */
 export function writeAtomically(path: string, contents: string | Buffer, mode = 0o600): void {
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, contents, { mode });
-  renameSync(temporary, path);
+  try {
+    writeFileSync(temporary, contents, { mode });
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 export function readJson<T>(path: string): T | null {
