@@ -31,3 +31,13 @@ export const unpushedWork = (repo: string, name: string, findings: string[]) =>
   new WorkspaceError(409, `workspace ${workspaceKey(repo, name)} holds work that is not on a remote: ${findings.join('; ')}`);
 export const invalidDiffRequest = (reason: string) => new WorkspaceError(400, `invalid diff request: ${reason}`);
 export const unauthorized = () => new WorkspaceError(401, 'authentication required');
+
+/**
+ * Out of file descriptors or memory (security notes X11): transient, answered 503 so callers retry, and
+ * never read as "this file is absent" — a listing that lost its workspaces to EMFILE would make the
+ * bridge release keys the ship still holds.
+ */
+export function isResourceExhaustion(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'EMFILE' || code === 'ENFILE' || code === 'ENOMEM';
+}

@@ -4,6 +4,7 @@
 // versions cost more than the reads themselves (see bench/ship-workspaces.ts).
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { isResourceExhaustion } from '../errors.js';
 
 /** Shown as the branch of a detached HEAD (a tag checkout), as `git rev-parse --abbrev-ref HEAD` says. */
 export const DETACHED_BRANCH = 'HEAD';
@@ -11,7 +12,8 @@ export const DETACHED_BRANCH = 'HEAD';
 function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
-  } catch {
+  } catch (error) {
+    if (isResourceExhaustion(error)) throw error;
     return null;
   }
 }

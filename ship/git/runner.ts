@@ -38,6 +38,12 @@ export class GitRunner {
         env: options.env ? { ...this.env, ...options.env } : this.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      // Listen for a failed start first: out of descriptors (EMFILE) Node reports it here and leaves the
+      // child without stdio, so touching stdout before would throw and leave the error unhandled.
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let timedOut = false;
@@ -45,12 +51,8 @@ export class GitRunner {
         timedOut = true;
         child.kill('SIGKILL');
       }, options.timeoutMs ?? this.defaultTimeoutMs);
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('close', (code) => {
         clearTimeout(timer);
         const stderr = Buffer.concat(err).toString('utf8');

@@ -1,10 +1,11 @@
 // Maps every failure of a ship route to its status and body, in one place: WorkspaceError → its status and
 // `{error}`; a schema failure → 422 with the validator's findings, except that a body field failing only the
 // identifier rules is the spec's 400 `invalid repo identifier` / `invalid workspace identifier`; framework
-// errors keep their 4xx status; anything else is a 500 carrying its message.
+// errors keep their 4xx status; running out of descriptors is a 503 to retry; anything else is a 500
+// carrying its message.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
-import { invalidRepoIdentifier, invalidWorkspaceIdentifier, WorkspaceError } from '../errors.js';
+import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, WorkspaceError } from '../errors.js';
 
 const IDENTIFIER_ERRORS: Record<string, () => WorkspaceError> = {
   '/repoName': invalidRepoIdentifier,
@@ -29,6 +30,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     const status = fastifyError.statusCode;
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send({ error: error.message });
+    }
+    if (isResourceExhaustion(error)) {
+      request.log.warn({ err: error.message }, 'out of resources');
+      return reply.code(503).header('retry-after', '1').send({ error: `the ship is out of resources; retry shortly (${error.message})` });
     }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: error.message || 'internal error' });

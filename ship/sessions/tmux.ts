@@ -62,13 +62,14 @@ export class Tmux {
         env: options.env ? { ...this.env, ...options.env } : this.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      // Error listener first: a start that fails for lack of descriptors leaves the child without stdio.
       child.on('error', (error: NodeJS.ErrnoException) =>
         reject(error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error),
       );
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
     });
   }
@@ -196,12 +197,15 @@ export class Tmux {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.watcher = child;
-    child.stdin.on('error', () => undefined);
-    child.stderr.resume();
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('%sessions-changed')) onChange();
-    });
     child.on('error', () => undefined);
+    // Without descriptors the child has no stdio; its close still follows and reports the watch lost.
+    child.stdin?.on('error', () => undefined);
+    child.stderr?.resume();
+    if (child.stdout) {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        if (line.startsWith('%sessions-changed')) onChange();
+      });
+    }
     child.on('close', () => {
       if (this.watcher !== child) return;
       this.watcher = null;

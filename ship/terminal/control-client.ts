@@ -29,10 +29,11 @@ export class ControlClient {
 
   constructor(args: string[], env: Record<string, string>, private readonly handlers: ControlHandlers) {
     this.child = spawn('tmux', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stdin.on('error', () => undefined);
-    this.child.stderr.resume();
-    this.child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
+    // Error listener first: a start that fails for lack of descriptors leaves the child without stdio.
     this.child.on('error', () => this.finish('tmux could not be started'));
+    this.child.stdin?.on('error', () => undefined);
+    this.child.stderr?.resume();
+    this.child.stdout?.on('data', (chunk: Buffer) => this.onData(chunk));
     this.child.on('close', () => this.finish(''));
   }
 

@@ -6,7 +6,7 @@ import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
-import { invalidRepoIdentifier, invalidWorkspaceIdentifier, pathEscape } from '../errors.js';
+import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, pathEscape } from '../errors.js';
 import { readBranch } from '../git/head.js';
 
 /** The ship's own dot-directory at the fleet root (trash for deletes); never a repo. */
@@ -44,7 +44,8 @@ function kindOf(path: string): 'dir' | 'symlink' | 'other' | 'absent' {
 function entries(dir: string) {
   try {
     return readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (error) {
+    if (isResourceExhaustion(error)) throw error;
     return [];
   }
 }
