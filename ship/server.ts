@@ -46,6 +46,7 @@ import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
+import type { CloneLimits } from './workspaces/clone.js';
 
 export interface ShipOptions {
   fleetDirectory: string;
@@ -72,6 +73,8 @@ export interface ShipOptions {
   heartbeatMs?: number;
   /** HTTP timeouts and ceilings (default HTTP_LIMITS; tests shorten the timeouts). */
   httpLimits?: Partial<HttpLimits>;
+  /** Clone deadline and stall limit (default CLONE_LIMITS; tests shorten them). */
+  cloneLimits?: CloneLimits;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
 }
@@ -146,6 +149,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     agents,
     tokens,
     events,
+    cloneLimits: options.cloneLimits,
   });
 
   await fleet.clearLeftovers();

@@ -9,7 +9,18 @@ import { persistUrlCredentials } from '../git/url-credentials.js';
 import { redactUrlCredentials, splitUrlCredentials } from '../../protocol/index.js';
 
 const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
-const CLONE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * How long a clone may take in all, and how long an http(s) transfer may stall (under 1 byte/s) before git
+ * gives up: a remote that stops answering fails the create in seconds instead of holding it, its directory
+ * and the bridge's reservation for the whole deadline (security notes X9).
+ */
+export interface CloneLimits {
+  timeoutMs: number;
+  stallSeconds: number;
+}
+
+export const CLONE_LIMITS: CloneLimits = { timeoutMs: 10 * 60_000, stallSeconds: 30 };
 
 /** Checks a name git could create as a branch; null when valid, else the reason. */
 export async function branchNameProblem(git: GitRunner, branch: string): Promise<string | null> {
@@ -28,16 +39,17 @@ function cloneFailed(url: string, stderr: string): WorkspaceError {
 }
 
 /** Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). */
-export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string): Promise<void> {
+export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string, limits: CloneLimits = CLONE_LIMITS): Promise<void> {
   const split = splitUrlCredentials(url);
-  const options = { timeoutMs: CLONE_TIMEOUT_MS, env: split.env };
-  const direct = await git.run(['clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
+  const options = { timeoutMs: limits.timeoutMs, env: split.env };
+  const stall = ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
+  const direct = await git.run([...stall, 'clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
   if (direct.code === 0) return persistUrlCredentials(dir, split);
   if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw cloneFailed(url, direct.stderr);
 
   const problem = await branchNameProblem(git, branch);
   if (problem) throw cannotCreateBranch(branch, problem);
-  const fallback = await git.run(['clone', '--quiet', '--', split.url, dir], options);
+  const fallback = await git.run([...stall, 'clone', '--quiet', '--', split.url, dir], options);
   if (fallback.code !== 0) throw cloneFailed(url, fallback.stderr);
   await persistUrlCredentials(dir, split);
   const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });

@@ -35,7 +35,7 @@ import type { SessionRegistry } from '../sessions/session-registry.js';
 import { sessionName } from '../sessions/session-names.js';
 import type { Tmux } from '../sessions/tmux.js';
 import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
-import { cloneWorkspace } from './clone.js';
+import { cloneWorkspace, type CloneLimits } from './clone.js';
 import { diffText } from './diff-text.js';
 import { readDiffNumbers } from './diff-numbers.js';
 import { KeyLock } from './key-lock.js';
@@ -54,6 +54,8 @@ export interface WorkspaceServiceDeps {
   agents: AgentStatusStore;
   tokens: McpTokenRegistry;
   events: EventBus;
+  /** Clone deadline and stall limit (default CLONE_LIMITS; tests shorten them). */
+  cloneLimits?: CloneLimits;
 }
 
 export class WorkspaceService {
@@ -124,7 +126,7 @@ export class WorkspaceService {
       // no half workspace, only an empty directory and a staging leftover that the next start clears.
       const staging = await this.deps.fleet.stagingPath();
       try {
-        await cloneWorkspace(this.deps.git, request.url, staging, branch);
+        await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits);
         await rename(staging, dir);
       } catch (error) {
         await rm(staging, { recursive: true, force: true }).catch(() => undefined);
