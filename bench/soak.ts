@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { TerminalScreen, type TerminalServerFrame } from '../protocol/index.js';
 import { makeBenchRemote } from './lib/fixtures.js';
@@ -74,9 +75,12 @@ async function main(): Promise<void> {
     };
     await post(`${bridge.url}/ships`, { url: ship.url });
     await post(`${bridge.url}/repos`, { name: 'soak', url: repoUrl });
-    for (let i = 0; i <= TERMINALS; i++) {
-      await post(`${bridge.url}/workspaces`, { ship: 'soak', repoName: 'soak', name: `w${i}`, branch: 'main' });
-      await post(`${bridge.url}/workspaces/soak/w${i}/activate`);
+    // w0: the probe through the bridge; w1…w24: the streams; wd: a second probe straight to the ship, which
+    // tells the bridge's share of the echo latency from the ship's.
+    const names = [...Array.from({ length: TERMINALS + 1 }, (_, i) => `w${i}`), 'wd'];
+    for (const name of names) {
+      await post(`${bridge.url}/workspaces`, { ship: 'soak', repoName: 'soak', name, branch: 'main' });
+      await post(`${bridge.url}/workspaces/soak/${name}/activate`);
     }
     await post(`${ship.url}/workspaces/soak/w0/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
     const wsBase = bridge.url.replace(/^http/, 'ws');
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
       terminal.socket.send(JSON.stringify({ type: 'input', data: GENERATOR }));
     }
     const probe = await openTerminal(await terminalUrl('w0'), counters);
+    const directProbe = await openTerminal(`${ship.url.replace(/^http/, 'ws')}/workspaces/soak/wd/terminal`, counters);
     await sleep(500);
 
     // Event subscribers: each checks that the status counter only ever increases.
@@ -119,6 +124,8 @@ async function main(): Promise<void> {
       });
     }
 
+    const driverDelay = monitorEventLoopDelay({ resolution: 10 });
+    driverDelay.enable();
     const echo: number[] = [];
     const routed: number[] = [];
     const rss: Array<{ minute: number; bridge: number; ship: number }> = [];
@@ -138,16 +145,22 @@ async function main(): Promise<void> {
         rss.push({ minute: (Date.now() - started) / 60_000, bridge: rssBytes(bridge.process.pid!) / MiB, ship: rssBytes(ship.process.pid!) / MiB });
       }, 10_000),
     ];
+    const directEcho: number[] = [];
     let marker = 0;
-    while (Date.now() < deadline) {
+    const type = async (terminal: Terminal, samples: number[]) => {
       const text = `probe-${++marker}`;
       const sent = performance.now();
-      probe.socket.send(JSON.stringify({ type: 'input', data: `${text}` }));
+      terminal.socket.send(JSON.stringify({ type: 'input', data: `${text}` }));
       const until = performance.now() + 5000;
-      while (!probe.screen.text().includes(text) && performance.now() < until) await sleep(1);
-      echo.push(performance.now() - sent);
-      probe.socket.send(JSON.stringify({ type: 'input', data: '\u0015' })); // clear the line (Ctrl-U)
-      await sleep(500);
+      while (!terminal.screen.text().includes(text) && performance.now() < until) await sleep(1);
+      samples.push(performance.now() - sent);
+      terminal.socket.send(JSON.stringify({ type: 'input', data: '\u0015' })); // clear the line (Ctrl-U)
+    };
+    while (Date.now() < deadline) {
+      await type(probe, echo);
+      await sleep(250);
+      await type(directProbe, directEcho);
+      await sleep(250);
     }
     for (const timer of timers) clearInterval(timer);
     await sleep(1000);
@@ -165,15 +178,17 @@ async function main(): Promise<void> {
       ['events delivered / expected (300 subscribers)', `${delivered} / ${expectedEvents} (${((delivered / expectedEvents) * 100).toFixed(2)}%)`],
       ['events out of order', String(outOfOrder)],
       ['probe echo p50 / p99 (ms)', `${percentile(echo, 50).toFixed(1)} / ${percentile(echo, 99).toFixed(1)}  (target p99 ≤ 50)`],
+      ['probe echo straight to the ship p50 / p99 (ms)', `${percentile(directEcho, 50).toFixed(1)} / ${percentile(directEcho, 99).toFixed(1)}`],
+      ['load driver event-loop delay p50 / p99 (ms)', `${(driverDelay.percentile(50) / 1e6).toFixed(1)} / ${(driverDelay.percentile(99) / 1e6).toFixed(1)}`],
       ['routed GET p50 / p99 at 100 req/s (ms)', `${percentile(routed, 50).toFixed(2)} / ${percentile(routed, 99).toFixed(2)}`],
       ['bridge RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.bridge.toFixed(0)} → ${rss.at(-1)?.bridge.toFixed(0)}, ${slope('bridge').toFixed(2)}  (target < 1)`],
       ['ship RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.ship.toFixed(0)} → ${rss.at(-1)?.ship.toFixed(0)}, ${slope('ship').toFixed(2)}  (target < 1)`],
     ];
     for (const socket of subscribers) socket.close();
-    for (const terminal of [...streams, probe]) terminal.socket.close();
+    for (const terminal of [...streams, probe, directProbe]) terminal.socket.close();
     agent.destroy();
     let failedDeactivations = 0;
-    for (let i = 0; i <= TERMINALS; i++) await post(`${bridge.url}/workspaces/soak/w${i}/deactivate`).catch(() => failedDeactivations++);
+    for (const name of names) await post(`${bridge.url}/workspaces/soak/${name}/deactivate`).catch(() => failedDeactivations++);
     rows.push(['failed deactivations at the end', String(failedDeactivations)]);
     let leftover = 'none';
     try {

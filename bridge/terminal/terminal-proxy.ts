@@ -36,7 +36,7 @@ export function proxyTerminal(client: WebSocket, upstream: Upstream | null, hear
   }
   const headers: Record<string, string> = {};
   if (upstream.bridgeToken) headers.authorization = `Bearer ${upstream.bridgeToken}`;
-  const ship = new WebSocket(upstream.url, { headers, followRedirects: false, perMessageDeflate: true, maxPayload: WEBSOCKET_MAX_PAYLOAD });
+  const ship = new WebSocket(upstream.url, { headers, followRedirects: false, perMessageDeflate: false, maxPayload: WEBSOCKET_MAX_PAYLOAD });
   ship.once('open', () => keepAlive(ship, heartbeatMs));
   let pending: string[] | null = [];
   let pendingBytes = 0;
