@@ -38,6 +38,7 @@ import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
 import { cloneWorkspace, type CloneLimits } from './clone.js';
 import { diffText } from './diff-text.js';
 import { readDiffNumbers } from './diff-numbers.js';
+import { DiffNumbersCache } from './diff-numbers-cache.js';
 import { KeyLock } from './key-lock.js';
 import { switchBranch } from './switch-branch.js';
 import { findUnpushedWork } from './unpushed-work.js';
@@ -61,7 +62,12 @@ export interface WorkspaceServiceDeps {
 export class WorkspaceService {
   private readonly locks = new KeyLock();
 
-  constructor(private readonly deps: WorkspaceServiceDeps) {}
+  /** Status diff numbers, shared among calls within a second (see diff-numbers-cache.ts). */
+  private readonly diffNumbers: DiffNumbersCache;
+
+  constructor(private readonly deps: WorkspaceServiceDeps) {
+    this.diffNumbers = new DiffNumbersCache((dir) => readDiffNumbers(deps.git, dir));
+  }
 
   private summary(entry: WorkspaceEntry): WorkspaceSummary {
     const key = workspaceKey(entry.repoName, entry.name);
@@ -99,7 +105,7 @@ export class WorkspaceService {
       repoName: repo,
       name,
       branch: entry.branch,
-      diff: await readDiffNumbers(this.deps.git, dir),
+      diff: await this.diffNumbers.get(dir),
       agent: this.deps.agents.get(workspaceKey(repo, name)),
       issue: null,
       mergeRequest: null,
@@ -165,6 +171,7 @@ export class WorkspaceService {
     await this.locks.run(workspaceKey(repo, name), async () => {
       const { entry, dir } = await this.require(repo, name);
       await switchBranch(this.deps.git, dir, branch);
+      this.diffNumbers.forget(dir);
       this.emit('workspace.branch_changed', this.summary({ ...entry, branch: readBranch(dir) ?? branch }));
     });
   }
@@ -193,6 +200,7 @@ export class WorkspaceService {
       }
       this.deps.sessions.markStarted(session);
       this.deps.tokens.bind(key, token);
+      this.diffNumbers.forget(dir);
       this.emit('workspace.activated', this.summary(entry));
     });
   }
@@ -200,9 +208,10 @@ export class WorkspaceService {
   async deactivate(repo: string, name: string): Promise<void> {
     checkKey(repo, name);
     await this.locks.run(workspaceKey(repo, name), async () => {
-      const { entry } = await this.require(repo, name);
+      const { entry, dir } = await this.require(repo, name);
       const session = sessionName(repo, name);
       if (!this.deps.sessions.isLive(session)) throw notActive(repo, name);
+      this.diffNumbers.forget(dir);
       // Marked first: a concurrent re-listing must not report this session as having ended on its own.
       this.deps.sessions.markStopping(session);
       await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
@@ -227,6 +236,7 @@ export class WorkspaceService {
         await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
       }
       this.forgetSession(workspaceKey(repo, name));
+      this.diffNumbers.forget(dir);
       await this.deps.fleet.remove(repo, name);
       this.emit('workspace.removed', { repoName: repo, name, branch, active: false, agent: null });
     });
