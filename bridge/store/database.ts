@@ -2,6 +2,10 @@
 // (embedded Postgres in the data directory; the default, no server needed) and PostgreSQL through a pg Pool.
 // Results are normalised to pg's conventions (int8 as string, bytea as Buffer) so callers never branch on
 // the engine. Parameters that go into json/jsonb columns must be passed JSON.stringify'd.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PGlite, types } from '@electric-sql/pglite';
 
@@ -71,9 +75,33 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
   };
 }
 
+/**
+ * The embedded engine's memory: PostgreSQL's default 128 MB of shared buffers is sized for a server; the
+ * bridge's tables hold users, ships and repos, and 16 MB keeps them all cached.
+ */
+const PGLITE_CONF = 'shared_buffers = 16MB';
+
+/**
+ * Creates a new PGlite data directory in a child process. initdb grows the WebAssembly heap to ~800 MiB and a
+ * heap never shrinks: done in the bridge itself, an idle bridge kept that for life. A separate process
+ * returns it all; the bridge then opens the finished directory at ~170 MiB.
+ */
+async function initialisePglite(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close())`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['-e', script, dataDir], { timeout: 120_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`)) : resolve(),
+    );
+  });
+}
+
 /** PGlite on `dataDir` (in memory when omitted). PGlite takes no lock: the caller must (store/lock.ts). */
 export async function pgliteDatabase(dataDir?: string): Promise<Database> {
+  if (dataDir) await initialisePglite(dataDir);
   const db = await PGlite.create(dataDir, {
+    postgresqlconf: PGLITE_CONF,
     parsers: {
       [types.INT8]: (value: string) => value,
       [types.BYTEA]: (value: string) => Buffer.from(value.slice(2), 'hex'),
