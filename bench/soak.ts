@@ -167,10 +167,15 @@ async function main(): Promise<void> {
     stopping = true;
 
     const expectedEvents = ticks * SUBSCRIBERS;
+    // Least-squares slope over the second half: two end points alone swing with wherever a GC happened to land.
     const slope = (key: 'bridge' | 'ship') => {
       const half = rss.slice(Math.floor(rss.length / 2));
       if (half.length < 2) return 0;
-      return (half.at(-1)![key] - half[0]![key]) / (half.at(-1)!.minute - half[0]!.minute);
+      const meanX = half.reduce((sum, point) => sum + point.minute, 0) / half.length;
+      const meanY = half.reduce((sum, point) => sum + point[key], 0) / half.length;
+      const covariance = half.reduce((sum, point) => sum + (point.minute - meanX) * (point[key] - meanY), 0);
+      const variance = half.reduce((sum, point) => sum + (point.minute - meanX) ** 2, 0);
+      return covariance / variance;
     };
     const rows = [
       ['minutes', MINUTES.toFixed(1)],

@@ -142,6 +142,7 @@ export async function benchTerminal(): Promise<BenchRow[]> {
     terminal.send({ type: 'input', data: '\u0003' });
     rows.push({ name: 'keystroke echo into cat, p50', value: median(latencies), unit: 'ms', absoluteLimit: 3 });
     rows.push({ name: 'keystroke echo into cat, p99', value: percentile(latencies, 99), unit: 'ms', absoluteLimit: 10 });
+    rows.push(...(await hostileNeighbour(ship.url, url, terminal)));
   } finally {
     terminal?.close();
     agent.destroy();
@@ -155,4 +156,61 @@ export async function benchTerminal(): Promise<BenchRow[]> {
     await rm(root, { recursive: true, force: true });
   }
   return rows;
+}
+
+/**
+ * Security notes H11: a neighbouring workspace prints escape sequences with huge repeat counts (REP, IL and
+ * a scroll region) 50 times a second while keys are typed here and the ship's status route is polled. The
+ * emulator work they cause must not stall this terminal or the ship.
+ */
+async function hostileNeighbour(shipUrl: string, repoUrl: string, terminal: BenchTerminal): Promise<BenchRow[]> {
+  const agent = new http.Agent({ keepAlive: true });
+  await timedRequest(agent, new URL(`${shipUrl}/workspaces`), 'POST', JSON.stringify({ url: repoUrl, repoName: 'b', name: 'hostile', branch: 'main' }));
+  await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/hostile/activate`), 'POST');
+  const hostile = await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/b/hostile/terminal`, COLS, ROWS);
+  try {
+    await hostile.until(() => /[$#] ?$/m.test(hostile.screen.text()));
+    hostile.send({
+      type: 'input',
+      data: "exec 3< <(sleep 1000000); while :; do printf 'a\\033[100000000b\\033[1;40r\\033[100000000L\\033[2000000000b'; read -t 0.02 -u 3; done\r",
+    });
+    await sleep(500);
+    terminal.send({ type: 'input', data: 'clear; cat\r' });
+    await sleep(300);
+    const echo: number[] = [];
+    const routed: number[] = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        routed.push(await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/t`), 'GET').then((reply) => reply.ms, () => Infinity));
+        await sleep(10);
+      }
+    })();
+    try {
+    for (let i = 0; i < 200; i++) {
+      if (i > 0 && i % 20 === 0) {
+        terminal.send({ type: 'input', data: '\r' });
+        await sleep(50);
+      }
+      const marker = `k${i}z`;
+      const started = performance.now();
+      terminal.send({ type: 'input', data: marker });
+      await terminal.until(() => terminal.screen.rowText(terminal.screen.cursor.y).includes(marker), 5000);
+      echo.push(performance.now() - started);
+      await sleep(5);
+    }
+    } finally {
+      polling = false;
+      await poller;
+    }
+    terminal.send({ type: 'input', data: '\u0003' });
+    return [
+      { name: 'keystroke echo beside a workspace printing hostile CSI, p99', value: percentile(echo, 99), unit: 'ms', absoluteLimit: 50 },
+      { name: 'ship GET /workspaces/:r/:n beside it, p99', value: percentile(routed, 99), unit: 'ms', absoluteLimit: 50 },
+    ];
+  } finally {
+    hostile.close();
+    await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/hostile/deactivate`), 'POST').catch(() => undefined);
+    agent.destroy();
+  }
 }

@@ -4,6 +4,7 @@ import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
 import { parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { firstAdmin } from './first-admin-prompt.js';
+import { runUntilSignal } from './run-until-signal.js';
 
 export function bridgeCommand(): Command {
   return new Command('bridge')
@@ -42,15 +43,6 @@ export function bridgeCommand(): Command {
         allowedHosts: options.allowedHost ?? [],
         allowLocalRepos: options.localRepos,
       });
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const stop = () => {
-          if (stopping) return;
-          stopping = true;
-          void bridge.close().finally(resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await runUntilSignal(() => bridge.close());
     });
 }

@@ -9,6 +9,7 @@ import { loadLaunchConfig } from './launch/config-file.js';
 import { defaultPlan, planFromConfig, type LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
 import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
+import { runUntilSignal } from './run-until-signal.js';
 
 const DEFAULT_CONFIG = 'svc.yaml';
 
@@ -61,17 +62,10 @@ export function launchCommand(): Command {
       const { runLaunch } = await import('./launch/run-launch.js');
       const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
       process.stdout.write(summary(launched, configPath));
-      await new Promise<void>((done) => {
-        let stopping = false;
-        const stop = () => {
-          if (stopping) return;
-          stopping = true;
-          process.stderr.write('svc: stopping ships and bridge\n');
-          void launched.close().finally(done);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await runUntilSignal(
+        () => launched.close(),
+        () => process.stderr.write('svc: stopping ships and bridge\n'),
+      );
     });
 
   launch

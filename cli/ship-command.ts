@@ -5,6 +5,7 @@ import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { identifierProblem, SHIP_DEFAULT_PORT } from '../protocol/index.js';
 import { normalizeUrl } from './url.js';
+import { runUntilSignal } from './run-until-signal.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
@@ -51,16 +52,9 @@ export function shipCommand(): Command {
         shipToken: process.env.SVC_SHIP_TOKEN || undefined,
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
       });
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const stop = (signal: NodeJS.Signals) => {
-          if (stopping) return;
-          stopping = true;
-          ship.app.log.info({ signal }, 'ship stopping');
-          void ship.close().finally(resolve);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await runUntilSignal(
+        () => ship.close(),
+        (signal) => ship.app.log.info({ signal }, 'ship stopping'),
+      );
     });
 }

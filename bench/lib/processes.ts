@@ -35,7 +35,7 @@ export async function startBridgeProcess(dataDirectory: string, port: number): P
       SVC_BRIDGE_ADMIN_EMAIL: BENCH_ADMIN.email,
       SVC_BRIDGE_ADMIN_PASSWORD: BENCH_ADMIN.password,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.SVC_BENCH_SHIP_LOG ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 400; i++) {
@@ -65,8 +65,8 @@ export async function startShipProcess(fleetDirectory: string, name = 'bench'): 
   // SVC_BENCH_SHIP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ship under load.
   const nodeArgs = (process.env.SVC_BENCH_SHIP_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory], {
-    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SVC_LOG_LEVEL: process.env.SVC_BENCH_SHIP_LOG ?? 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
+    stdio: ['ignore', process.env.SVC_BENCH_SHIP_LOG ? 'inherit' : 'ignore', 'inherit'],
   });
   const discovery = join(fleetDirectory, 'atlas.json');
   for (let i = 0; i < 200; i++) {

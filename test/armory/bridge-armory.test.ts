@@ -25,8 +25,11 @@ const manifest = async () => {
   expect(reply.status).toBe(200);
   return reply.body as { revision: string; entries: Array<{ path: string; section: string; size: number; sha256: string; mode: number }>; dotfileMap: Record<string, string> };
 };
-// The bridge rescans after its watcher settles; give it time to see each change.
-const settle = () => new Promise((resolve) => setTimeout(resolve, 900));
+// The bridge rescans 500 ms after the last change it sees. Where a test expects a change it polls for it;
+// where it expects *no* change (a symlink never listed, an mtime that does not count) it must wait past the
+// debounce before looking, and this is that wait.
+const pastDebounce = () => new Promise((resolve) => setTimeout(resolve, 900));
+const POLL = { timeout: 10_000, interval: 50 };
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -55,7 +58,7 @@ describe('the armory manifest', () => {
     put('dotfiles/bashrc', 'alias ll="ls -l"\n');
     put('notes/ignored.txt', 'not a section\n');
     writeFileSync(join(armory, 'README.md'), 'ignored too\n');
-    await settle();
+    await expect.poll(async () => (await manifest()).entries.length, POLL).toBe(4);
     const listed = await manifest();
     expect(listed.entries).toEqual([
       { path: 'dotfiles/bashrc', section: 'dotfiles', size: 17, sha256: sha('alias ll="ls -l"\n'), mode: 0o644 },
@@ -68,19 +71,19 @@ describe('the armory manifest', () => {
   it('never follows a symlink, in the manifest or when serving', async () => {
     symlinkSync(join(root, 'bridge', 'db'), join(armory, 'skills', 'leak'));
     symlinkSync('/etc/passwd', join(armory, 'skills', 'passwd'));
-    await settle();
+    await pastDebounce();
     expect((await manifest()).entries.map((e) => e.path)).not.toContain('skills/leak');
     expect((await h.as(token, 'GET', '/armory/file?path=skills/passwd')).status).toBe(404);
     rmSync(join(armory, 'skills', 'leak'));
     rmSync(join(armory, 'skills', 'passwd'));
-    await settle();
+    await pastDebounce();
   });
 
   it('keeps its revision while nothing that counts changes, and changes it for content, mode, path and map', async () => {
     const first = (await manifest()).revision;
     expect((await manifest()).revision).toBe(first);
     utimesSync(join(armory, 'skills/review/SKILL.md'), new Date(), new Date(2001, 1, 1));
-    await settle();
+    await pastDebounce();
     expect((await manifest()).revision).toBe(first);
 
     const seen = new Set([first]);
@@ -110,7 +113,7 @@ describe('the armory manifest', () => {
       join(armory, 'dotfile-map.json'),
       JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', missing: '~/.m', bad: 'relative/path', ctl: '~/a\nb', up: '~/../../etc/x', other: '~root/.bashrc', n: 5 }),
     );
-    await settle();
+    await expect.poll(async () => (await h.as(token, 'GET', '/armory')).status, POLL).toBe(400);
     const reply = await h.as(token, 'GET', '/armory');
     expect(reply.status).toBe(400);
     const lines = (reply.body.error as string).split('\n');
@@ -130,15 +133,14 @@ describe('the armory manifest', () => {
       '  "n": destination must be a string',
     ]);
     writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify({ bashrc: '~/.bashrc' }));
-    await settle();
-    expect((await h.as(token, 'GET', '/armory')).status).toBe(200);
+    await expect.poll(async () => (await h.as(token, 'GET', '/armory')).status, POLL).toBe(200);
   });
 });
 
 describe('GET /armory/file', () => {
   it('serves text as utf8 and other bytes as base64, with the manifest fields', async () => {
     put('skills/bin/blob', Buffer.from([0, 159, 146, 150, 255]));
-    await settle();
+    await expect.poll(async () => (await h.as(token, 'GET', '/armory/file?path=skills/bin/blob')).status, POLL).toBe(200);
     const text = await h.as(token, 'GET', '/armory/file?path=dotfiles/bashrc');
     expect(text.body).toEqual({ path: 'dotfiles/bashrc', section: 'dotfiles', size: 17, sha256: sha('alias ll="ls -l"\n'), mode: 0o644, encoding: 'utf8', contents: 'alias ll="ls -l"\n' });
     const blob = await h.as(token, 'GET', '/armory/file?path=skills/bin/blob');
@@ -159,7 +161,7 @@ describe('GET /armory/file', () => {
     truncateSync(join(armory, 'plugins/claude-code/big.bin'), ARMORY_FILE_LIMIT + 1);
     put('plugins/claude-code/edge.bin', Buffer.alloc(0));
     truncateSync(join(armory, 'plugins/claude-code/edge.bin'), ARMORY_FILE_LIMIT);
-    await settle();
+    await expect.poll(async () => (await manifest()).entries.find((e) => e.path === 'plugins/claude-code/edge.bin')?.size, POLL).toBe(ARMORY_FILE_LIMIT);
     expect((await manifest()).entries.find((e) => e.path === 'plugins/claude-code/big.bin')?.size).toBe(ARMORY_FILE_LIMIT + 1);
     expect(await h.as(token, 'GET', '/armory/file?path=plugins/claude-code/big.bin')).toMatchObject({
       status: 413,

@@ -5,9 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempRoot, removeRoot, call } from '../helpers/ship.js';
-import { ptyCli, runCli } from '../helpers/cli.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI } from '../helpers/cli.js';
+import { ptyCli, runCli, startCli } from '../helpers/cli.js';
 
 let root: string;
 beforeAll(async () => {
@@ -20,34 +18,12 @@ afterAll(async () => {
 const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'boss', SVC_BRIDGE_ADMIN_EMAIL: 'boss@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'sentinel-password-7Hq2' };
 const CLEAN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined };
 
-/** Starts `svc bridge` piped; resolves with its URL once it listens. */
+/** Starts `svc bridge` piped; `url` resolves once it listens. */
 function startBridgeProcess(dataDirectory: string, env: Record<string, string | undefined>, extra: string[] = []) {
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'bridge', '--port', '0', '--data-directory', dataDirectory, ...extra], {
-    env: { ...process.env, ...CLEAN, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin!.end();
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bridge did not start: ${output}`)), 20_000);
-    const check = () => {
-      const match = /bridge listening on (http:\/\/localhost:\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.on('exit', () => reject(new Error(`bridge exited: ${output}`)));
-  });
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  };
-  return { child, url, output: () => output, stop };
+  const cli = startCli(['bridge', '--port', '0', '--data-directory', dataDirectory, ...extra], { ...CLEAN, ...env });
+  const listening = /bridge listening on (http:\/\/localhost:\d+)/;
+  const url = cli.waitFor(listening, 20_000).then(() => listening.exec(cli.output())![1]!);
+  return { url, output: cli.output, stop: async () => void (await cli.stop('SIGTERM')) };
 }
 
 function modesUnder(directory: string): string[] {

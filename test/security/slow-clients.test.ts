@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { HTTP_LIMITS, PendingUpgrades, type HttpLimits } from '../../protocol/index.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
@@ -119,6 +120,22 @@ describe('slow and never-reading clients', () => {
       expect((await call(url(), 'GET', '/workspaces')).status).toBe(200);
       client.socket.destroy();
     }, 40_000);
+  }
+});
+
+describe('long-lived sockets under the same limits', () => {
+  for (const [name, url] of servers) {
+    it(`${name}: an event stream outlives the request, header and idle deadlines`, async () => {
+      const socket = new WebSocket(url().replace(/^http/, 'ws') + '/events');
+      let closed: number | null = null;
+      socket.on('close', (code) => (closed = code));
+      await new Promise((resolve, reject) => socket.once('message', resolve).once('error', reject));
+      // request deadline 2 s, header deadline 1 s, idle socket 1.5 s, all checked every 100 ms
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(closed).toBeNull();
+      expect(socket.readyState).toBe(WebSocket.OPEN);
+      socket.close();
+    });
   }
 });
 
