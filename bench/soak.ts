@@ -8,6 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { TerminalScreen, type TerminalServerFrame } from '../protocol/index.js';
@@ -62,10 +64,17 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     const { url: repoUrl } = makeBenchRemote(root, 10);
+    // Each server reports its own event-loop delay when it exits (bench/lib/loop-delay-probe.ts).
+    const delayProbe = `--import=${pathToFileURL(join(import.meta.dirname, 'lib', 'loop-delay-probe.js')).href}`;
+    process.env.SVC_BENCH_BRIDGE_NODE_ARGS = delayProbe;
+    process.env.SVC_BENCH_SHIP_NODE_ARGS = delayProbe;
+    process.env.SVC_LOOP_DELAY_FILE = join(root, 'bridge-loop-delay.json');
     const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
     children.push(bridge);
+    process.env.SVC_LOOP_DELAY_FILE = join(root, 'ship-loop-delay.json');
     const ship = await startShipProcess(join(root, 'fleet'), 'soak');
     children.push(ship);
+    delete process.env.SVC_LOOP_DELAY_FILE;
     const auth = { authorization: `Bearer ${bridge.token}` };
     const post = async (url: string, body?: unknown) => {
       const response = await fetch(url, { method: 'POST', headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -124,7 +133,7 @@ async function main(): Promise<void> {
       });
     }
 
-    const driverDelay = monitorEventLoopDelay({ resolution: 10 });
+    const driverDelay = monitorEventLoopDelay({ resolution: 1 });
     driverDelay.enable();
     const echo: number[] = [];
     const routed: number[] = [];
@@ -184,7 +193,7 @@ async function main(): Promise<void> {
       ['events out of order', String(outOfOrder)],
       ['probe echo p50 / p99 (ms)', `${percentile(echo, 50).toFixed(1)} / ${percentile(echo, 99).toFixed(1)}  (target p99 ≤ 50)`],
       ['probe echo straight to the ship p50 / p99 (ms)', `${percentile(directEcho, 50).toFixed(1)} / ${percentile(directEcho, 99).toFixed(1)}`],
-      ['load driver event-loop delay p50 / p99 (ms)', `${(driverDelay.percentile(50) / 1e6).toFixed(1)} / ${(driverDelay.percentile(99) / 1e6).toFixed(1)}`],
+      ['load driver event-loop delay p50 / p99 (ms, 1 ms floor)', `${(driverDelay.percentile(50) / 1e6).toFixed(1)} / ${(driverDelay.percentile(99) / 1e6).toFixed(1)}`],
       ['routed GET p50 / p99 at 100 req/s (ms)', `${percentile(routed, 50).toFixed(2)} / ${percentile(routed, 99).toFixed(2)}`],
       ['bridge RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.bridge.toFixed(0)} → ${rss.at(-1)?.bridge.toFixed(0)}, ${slope('bridge').toFixed(2)}  (target < 1)`],
       ['ship RSS first → last (MiB), slope over the second half (MiB/min)', `${rss[0]?.ship.toFixed(0)} → ${rss.at(-1)?.ship.toFixed(0)}, ${slope('ship').toFixed(2)}  (target < 1)`],
@@ -205,6 +214,17 @@ async function main(): Promise<void> {
       leftover = 'none';
     }
     rows.push(['workspace sessions left after deactivating all', leftover]);
+    for (const child of children.splice(0).reverse()) await child.stop();
+    for (const who of ['bridge', 'ship']) {
+      let reported = 'not reported';
+      try {
+        const delay = JSON.parse(readFileSync(join(root, `${who}-loop-delay.json`), 'utf8')) as { p50: number; p99: number; max: number };
+        reported = `${delay.p50} / ${delay.p99} / ${delay.max}  (target p99 ≤ 20)`;
+      } catch {
+        // the process did not exit cleanly
+      }
+      rows.push([`${who} event-loop delay p50 / p99 / max over the whole run (ms, 1 ms floor)`, reported]);
+    }
     process.stdout.write(`\n| soak | value |\n|---|---|\n${rows.map(([name, value]) => `| ${name} | ${value} |`).join('\n')}\n`);
   } finally {
     for (const child of children.reverse()) await child.stop();
