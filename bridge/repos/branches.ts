@@ -42,7 +42,13 @@ export function listBranches(url: string, options: { allowLocalRepos: boolean } 
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    // Error listener first: a start that fails for lack of descriptors (EMFILE) leaves the child without stdio.
+    const deadline = options.deadlineMs ?? LS_REMOTE_DEADLINE_MS;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new BranchListingError(`no answer within ${deadline / 1000} s`));
+    }, deadline);
+    // Error listener before touching stdio: a start that fails for lack of descriptors (EMFILE) leaves the
+    // child without stdio.
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(new BranchListingError(error.message));
@@ -51,11 +57,6 @@ export function listBranches(url: string, options: { allowLocalRepos: boolean } 
     let err = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    const deadline = options.deadlineMs ?? LS_REMOTE_DEADLINE_MS;
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new BranchListingError(`no answer within ${deadline / 1000} s`));
-    }, deadline);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(parseHeads(out));

@@ -38,19 +38,19 @@ export class GitRunner {
         env: options.env ? { ...this.env, ...options.env } : this.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      // Listen for a failed start first: out of descriptors (EMFILE) Node reports it here and leaves the
-      // child without stdio, so touching stdout before would throw and leave the error unhandled.
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, options.timeoutMs ?? this.defaultTimeoutMs);
+      // Listen for a failed start before touching stdio: out of descriptors (EMFILE) Node reports it here and
+      // leaves the child without stdio, so reading stdout first would throw and leave the error unhandled.
       child.on('error', (error) => {
         clearTimeout(timer);
         reject(error);
       });
       const out: Buffer[] = [];
       const err: Buffer[] = [];
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        child.kill('SIGKILL');
-      }, options.timeoutMs ?? this.defaultTimeoutMs);
       child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('close', (code) => {
