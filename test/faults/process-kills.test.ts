@@ -85,7 +85,9 @@ describe('process kills', () => {
     expect((await call(bridgeUrl(), 'POST', '/users', { username: 'm1', email: 'm1@example.com', password: 'member-password' }, auth())).status).toBe(201);
     for (const name of ['w1', 'w2']) expect((await call(bridgeUrl(), 'POST', '/workspaces', { ship: 'kp', repoName: 'app', name, branch: 'main' }, auth())).status).toBe(201);
     const before = await snapshot();
-    for (const signal of ['SIGKILL', 'SIGTERM', 'SIGKILL'] as const) {
+    // X3: five of each, alternating.
+    const signals = Array.from({ length: 10 }, (_, round) => (round % 2 === 0 ? 'SIGKILL' : 'SIGTERM') as NodeJS.Signals);
+    for (const signal of signals) {
       expect(await bridge.stop(signal)).toBe(signal === 'SIGTERM' ? 0 : null);
       bridge = await startBridge();
       // Sessions survive a restart (they live in the store); the ship reconnects within seconds.
