@@ -82,9 +82,4 @@ export class PendingUpgrades {
     if (count <= 0) this.counts.delete(address);
     else this.counts.set(address, count);
   }
-
-  /** Upgrades currently pending for `address` (tests and diagnostics). */
-  pendingFor(address: string): number {
-    return this.counts.get(address) ?? 0;
-  }
 }

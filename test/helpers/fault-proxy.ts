@@ -4,7 +4,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 interface Direction {
-  from: Socket;
   to: Socket;
   queue: Array<{ at: number; chunk: Buffer }>;
   timer: NodeJS.Timeout | null;
@@ -50,11 +49,6 @@ export class FaultProxy {
     for (const socket of this.sockets) socket.resetAndDestroy();
   }
 
-  /** Connections currently open through the proxy (pairs count once). */
-  get openConnections(): number {
-    return this.sockets.size / 2;
-  }
-
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -81,7 +75,7 @@ export class FaultProxy {
   }
 
   private forward(from: Socket, to: Socket): void {
-    const direction: Direction = { from, to, queue: [], timer: null };
+    const direction: Direction = { to, queue: [], timer: null };
     this.directions.add(direction);
     from.once('close', () => {
       this.directions.delete(direction);
