@@ -65,16 +65,14 @@ async function main(): Promise<void> {
   try {
     const { url: repoUrl } = makeBenchRemote(root, 10);
     // Each server reports its own event-loop delay when it exits (bench/lib/loop-delay-probe.ts).
-    const delayProbe = `--import=${pathToFileURL(join(import.meta.dirname, 'lib', 'loop-delay-probe.js')).href}`;
-    process.env.SVC_BENCH_BRIDGE_NODE_ARGS = delayProbe;
-    process.env.SVC_BENCH_SHIP_NODE_ARGS = delayProbe;
-    process.env.SVC_LOOP_DELAY_FILE = join(root, 'bridge-loop-delay.json');
-    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
+    const probed = (who: string) => ({
+      nodeArgs: [`--import=${pathToFileURL(join(import.meta.dirname, 'lib', 'loop-delay-probe.js')).href}`],
+      env: { SVC_LOOP_DELAY_FILE: join(root, `${who}-loop-delay.json`) },
+    });
+    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort(), probed('bridge'));
     children.push(bridge);
-    process.env.SVC_LOOP_DELAY_FILE = join(root, 'ship-loop-delay.json');
-    const ship = await startShipProcess(join(root, 'fleet'), 'soak');
+    const ship = await startShipProcess(join(root, 'fleet'), 'soak', probed('ship'));
     children.push(ship);
-    delete process.env.SVC_LOOP_DELAY_FILE;
     const auth = { authorization: `Bearer ${bridge.token}` };
     const post = async (url: string, body?: unknown) => {
       const response = await fetch(url, { method: 'POST', headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });

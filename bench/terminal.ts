@@ -187,18 +187,18 @@ async function hostileNeighbour(shipUrl: string, repoUrl: string, terminal: Benc
       }
     })();
     try {
-    for (let i = 0; i < 200; i++) {
-      if (i > 0 && i % 20 === 0) {
-        terminal.send({ type: 'input', data: '\r' });
-        await sleep(50);
+      for (let i = 0; i < 200; i++) {
+        if (i > 0 && i % 20 === 0) {
+          terminal.send({ type: 'input', data: '\r' });
+          await sleep(50);
+        }
+        const marker = `k${i}z`;
+        const started = performance.now();
+        terminal.send({ type: 'input', data: marker });
+        await terminal.until(() => terminal.screen.rowText(terminal.screen.cursor.y).includes(marker), 5000);
+        echo.push(performance.now() - started);
+        await sleep(5);
       }
-      const marker = `k${i}z`;
-      const started = performance.now();
-      terminal.send({ type: 'input', data: marker });
-      await terminal.until(() => terminal.screen.rowText(terminal.screen.cursor.y).includes(marker), 5000);
-      echo.push(performance.now() - started);
-      await sleep(5);
-    }
     } finally {
       polling = false;
       await poller;

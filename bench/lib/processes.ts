@@ -13,6 +13,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Extra node flags and environment for one child (the soak preloads its event-loop probe this way). */
+export interface ChildOptions {
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+}
+
+/** SVC_BENCH_SHIP_NODE_ARGS / SVC_BENCH_BRIDGE_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profile a run by hand. */
+const nodeArgsFrom = (variable: string) => (process.env[variable] ?? '').split(' ').filter(Boolean);
+
 function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
     new Promise((resolveStop) => {
@@ -25,8 +34,8 @@ function stopper(child: ChildProcess): () => Promise<void> {
 const BENCH_ADMIN = { username: 'bench', email: 'bench@example.com', password: 'bench-password-1' };
 
 /** A bridge with authentication on (its first admin from the environment) and that admin's session token. */
-export async function startBridgeProcess(dataDirectory: string, port: number): Promise<Child & { token: string }> {
-  const nodeArgs = (process.env.SVC_BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+export async function startBridgeProcess(dataDirectory: string, port: number, options: ChildOptions = {}): Promise<Child & { token: string }> {
+  const nodeArgs = [...nodeArgsFrom('SVC_BENCH_BRIDGE_NODE_ARGS'), ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
     env: {
       ...process.env,
@@ -34,8 +43,9 @@ export async function startBridgeProcess(dataDirectory: string, port: number): P
       SVC_BRIDGE_ADMIN_USER: BENCH_ADMIN.username,
       SVC_BRIDGE_ADMIN_EMAIL: BENCH_ADMIN.email,
       SVC_BRIDGE_ADMIN_PASSWORD: BENCH_ADMIN.password,
+      ...options.env,
     },
-    stdio: ['ignore', process.env.SVC_BENCH_SHIP_LOG ? 'inherit' : 'ignore', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 400; i++) {
@@ -61,12 +71,11 @@ export function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
-export async function startShipProcess(fleetDirectory: string, name = 'bench'): Promise<Child> {
-  // SVC_BENCH_SHIP_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the ship under load.
-  const nodeArgs = (process.env.SVC_BENCH_SHIP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+export async function startShipProcess(fleetDirectory: string, name = 'bench', options: ChildOptions = {}): Promise<Child> {
+  const nodeArgs = [...nodeArgsFrom('SVC_BENCH_SHIP_NODE_ARGS'), ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory], {
-    env: { ...process.env, SVC_LOG_LEVEL: process.env.SVC_BENCH_SHIP_LOG ?? 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc' },
-    stdio: ['ignore', process.env.SVC_BENCH_SHIP_LOG ? 'inherit' : 'ignore', 'inherit'],
+    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc', ...options.env },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const discovery = join(fleetDirectory, 'atlas.json');
   for (let i = 0; i < 200; i++) {
