@@ -53,7 +53,7 @@ export class ShipConnection {
   private windowStart = 0;
   private windowEvents = 0;
 
-  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly backoff: ShipStreamOptions = {}) {}
+  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly options: ShipStreamOptions = {}) {}
 
   /**
    * Opens the stream and resolves with the ship's first `sync` (rejecting after `timeoutMs`, or when the
@@ -96,7 +96,7 @@ export class ShipConnection {
     const socket = new WebSocket(eventsUrl(this.url), { headers, followRedirects: false, maxPayload: MAX_SHIP_FRAME, handshakeTimeout: 5000 });
     this.socket = socket;
     let synced = false;
-    socket.once('open', () => keepAlive(socket, this.backoff.heartbeatMs));
+    socket.once('open', () => keepAlive(socket, this.options.heartbeatMs));
     socket.on('unexpected-response', (_request, response) => {
       onFailure(`the ship answered HTTP ${response.statusCode} to the event stream`);
       socket.terminate();
@@ -128,7 +128,7 @@ export class ShipConnection {
         this.windowStart = now;
         this.windowEvents = 0;
       }
-      if (++this.windowEvents > (this.backoff.eventsPerSecond ?? SHIP_EVENTS_PER_SECOND)) {
+      if (++this.windowEvents > (this.options.eventsPerSecond ?? SHIP_EVENTS_PER_SECOND)) {
         this.lost();
         return;
       }
@@ -150,8 +150,8 @@ export class ShipConnection {
 
   private scheduleReconnect(delay?: number): void {
     if (this.closed || this.retry) return;
-    const base = this.backoff.initialMs ?? 250;
-    const cap = this.backoff.maxMs ?? 30_000;
+    const base = this.options.initialMs ?? 250;
+    const cap = this.options.maxMs ?? 30_000;
     const wait = delay ?? Math.min(cap, base * 2 ** this.attempt) * (0.5 + Math.random() / 2);
     this.attempt++;
     this.retry = setTimeout(() => {
