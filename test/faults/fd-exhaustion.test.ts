@@ -6,12 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
-import { alive, startCli, type RunningCli } from '../helpers/cli.js';
+import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+import { alive, killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
-import { Tmux } from '../../ship/sessions/tmux.js';
-import { tmuxSocketFor } from '../../ship/server.js';
-import { realpathSync } from 'node:fs';
 
 let root: string;
 let remote: RemoteFixture;
@@ -23,20 +20,12 @@ beforeAll(async () => {
   remote = makeRemote(root);
   const port = await freePort();
   url = `http://localhost:${port}`;
-  ship = startCli(['ship', '--port', String(port), '--name', 'fd', '--fleet-directory', join(root, 'fleet')], {
-    SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
-    SVC_BRIDGE_TOKEN: '',
-  });
-  await ship.waitFor('ship listening');
+  ship = await startShipCli(join(root, 'fleet'), port, 'fd');
 }, 30_000);
 
 afterAll(async () => {
   await ship?.stop('SIGKILL');
-  try {
-    await new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet')))).killServer();
-  } catch {
-    // no server
-  }
+  await killFleetTmux(join(root, 'fleet'));
   await removeRoot(root);
 });
 

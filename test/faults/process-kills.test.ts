@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
-import { startCli, type RunningCli } from '../helpers/cli.js';
+import { killFleetTmux, startCli, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { connectTerminal } from '../helpers/terminal.js';
 import { Tmux } from '../../ship/sessions/tmux.js';
@@ -25,9 +25,8 @@ let shipPort: number;
 let bridgePort: number;
 
 const startShip = async () => {
-  const ship = startCli(['ship', '--port', String(shipPort), '--name', 'kp', '--fleet-directory', join(root, 'fleet')], ENV);
+  const ship = await startShipCli(join(root, 'fleet'), shipPort, 'kp', ENV);
   running.push(ship);
-  await ship.waitFor('ship listening');
   return ship;
 };
 const startBridge = async () => {
@@ -58,11 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of running) await child.stop('SIGKILL');
-  try {
-    await new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet')))).killServer();
-  } catch {
-    // no server
-  }
+  await killFleetTmux(join(root, 'fleet'));
   await removeRoot(root);
 });
 

@@ -2,14 +2,12 @@
 // The clone runs in the ship's staging area and is renamed into place only when complete; the next start
 // clears the staging area, lists nothing for that key, and creates it again.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
-import { startCli, type RunningCli } from '../helpers/cli.js';
+import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
+import { killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
-import { Tmux } from '../../ship/sessions/tmux.js';
-import { tmuxSocketFor } from '../../ship/server.js';
 
 let root: string;
 let remoteUrl: string;
@@ -32,17 +30,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of running) await child.stop('SIGKILL');
-  await new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet')))).killServer().catch(() => undefined);
+  await killFleetTmux(join(root, 'fleet'));
   await removeRoot(root);
 });
 
 const startShip = async () => {
-  const ship = startCli(['ship', '--port', String(port), '--name', 'crashy', '--fleet-directory', join(root, 'fleet')], {
-    SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
-    SVC_BRIDGE_TOKEN: '',
-  });
+  const ship = await startShipCli(join(root, 'fleet'), port, 'crashy');
   running.push(ship);
-  await ship.waitFor('ship listening');
   return ship;
 };
 

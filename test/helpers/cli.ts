@@ -1,8 +1,10 @@
 // The built `svc` CLI as a real process: piped (no terminal) for scripted runs, or inside a pty for the
 // commands that prompt, with helpers to wait for a prompt and answer it.
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import { TEST_SESSION_COMMAND } from './ship.js';
 
 export const CLI = resolve(import.meta.dirname, '../../bin/svc.js');
 
@@ -119,5 +121,30 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * `svc ship` as a process on `port` over `fleetDirectory`, with the test shell and no bridge token (unless
+ * `env` says otherwise); resolves once it listens.
+ */
+export async function startShipCli(fleetDirectory: string, port: number, name: string, env: Record<string, string | undefined> = {}): Promise<RunningCli> {
+  const ship = startCli(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory], {
+    SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
+    SVC_BRIDGE_TOKEN: '',
+    ...env,
+  });
+  await ship.waitFor('ship listening');
+  return ship;
+}
+
+/** Ends the private tmux server a ship process ran for `fleetDirectory` (the sessions outlive the ship by design). */
+export async function killFleetTmux(fleetDirectory: string): Promise<void> {
+  // Imported here: most users of these helpers drive the CLI and never load the ship's modules.
+  const [{ Tmux }, { tmuxSocketFor }] = await Promise.all([import('../../ship/sessions/tmux.js'), import('../../ship/server.js')]);
+  try {
+    await new Tmux(tmuxSocketFor(realpathSync(fleetDirectory))).killServer();
+  } catch {
+    // never started, or already gone
   }
 }
