@@ -13,7 +13,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { interleavedLoad, median, sequential, timedRequest } from './lib/load.js';
 import { freePort } from './lib/ports.js';
-import { rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { endFleetTmux, rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
@@ -195,6 +195,8 @@ export async function benchBridge(): Promise<BenchRow[]> {
     rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: ((await settledRss(bridge.process.pid!)) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
   } finally {
     for (const child of children.reverse()) await child.stop();
+    // fleet-0 holds an activated workspace; the others hold none, so have no server to end
+    endFleetTmux(join(root, 'fleet-0'));
     await rm(root, { recursive: true, force: true });
   }
   return rows;

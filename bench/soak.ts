@@ -16,7 +16,7 @@ import { TerminalScreen, type TerminalServerFrame } from '../protocol/index.js';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { percentile, timedRequest } from './lib/load.js';
 import { freePort } from './lib/ports.js';
-import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { endFleetTmux, rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import { tmuxSocketFor } from '../ship/server.js';
 
 const MINUTES = Number(process.env.SVC_SOAK_MINUTES ?? 10);
@@ -226,11 +226,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n| soak | value |\n|---|---|\n${rows.map(([name, value]) => `| ${name} | ${value} |`).join('\n')}\n`);
   } finally {
     for (const child of children.reverse()) await child.stop();
-    try {
-      execFileSync('tmux', ['-L', tmuxSocketFor(join(root, 'fleet')), 'kill-server'], { stdio: 'ignore' });
-    } catch {
-      // already gone
-    }
+    endFleetTmux(join(root, 'fleet'));
     await rm(root, { recursive: true, force: true });
   }
 }

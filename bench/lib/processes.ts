@@ -1,9 +1,10 @@
 // Child processes for benchmarks: a real `svc ship` and the bare reference server, each in its own process so
 // the load generator never shares their event loop.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { tmuxSocketFor } from '../../ship/server.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -104,3 +105,12 @@ export const startBareServer = (bodyFile: string) => startPortReporter('dist/ben
 
 /** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
 export const startBareProxy = (upstream: string) => startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');
+
+/** Ends the tmux server a bench ship ran for `fleetDirectory`: its sessions outlive the ship by design. */
+export function endFleetTmux(fleetDirectory: string): void {
+  try {
+    execFileSync('tmux', ['-L', tmuxSocketFor(fleetDirectory), 'kill-server'], { stdio: 'ignore' });
+  } catch {
+    // never started, or already gone
+  }
+}
