@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { HTTP_LIMITS, PendingUpgrades, type HttpLimits } from '../../protocol/index.js';
+import { CLONE_LIMITS } from '../../ship/workspaces/clone.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { insecureBridge } from '../helpers/bridge.js';
 
-const limits: Partial<HttpLimits> = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, idleSocketTimeoutMs: 1500, timeoutCheckIntervalMs: 100 };
+// One pending upgrade per address: every WebSocket here must stop counting once its handshake is done.
+const limits: Partial<HttpLimits> = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, idleSocketTimeoutMs: 1500, timeoutCheckIntervalMs: 100, pendingUpgradesPerAddress: 1 };
 
 let root: string;
 let ship: TestShip;
@@ -70,6 +72,8 @@ describe('slow and never-reading clients', () => {
   it('the production limits are the ones the security notes ask for', () => {
     expect(HTTP_LIMITS).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 2048, pendingUpgradesPerAddress: 32 });
     expect(HTTP_LIMITS.timeoutCheckIntervalMs).toBeLessThanOrEqual(1000);
+    // A socket silent for longer than the longest route is dead; a clone in progress is not.
+    expect(HTTP_LIMITS.idleSocketTimeoutMs).toBeGreaterThan(CLONE_LIMITS.timeoutMs);
     expect(ship.ship.app.server.headersTimeout).toBe(1000);
     expect(bridge.app.server.requestTimeout).toBe(2000);
   });
@@ -140,6 +144,18 @@ describe('long-lived sockets under the same limits', () => {
 });
 
 describe('pending WebSocket upgrades per address', () => {
+  for (const [name, url] of servers) {
+    it(`${name}: an upgrade stops counting once its handshake is done (limit 1, five streams held open)`, async () => {
+      const held: WebSocket[] = [];
+      for (let i = 0; i < 5; i++) {
+        const socket = new WebSocket(url().replace(/^http/, 'ws') + '/events');
+        await new Promise((resolve, reject) => socket.once('message', resolve).once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`))));
+        held.push(socket);
+      }
+      for (const socket of held) socket.close();
+    });
+  }
+
   const fakeRequest = (address: string) => {
     const listeners: Array<() => void> = [];
     return {
