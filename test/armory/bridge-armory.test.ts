@@ -1,13 +1,14 @@
 // The bridge's armory through its HTTP API: the manifest (sorted, hashed, modes normalized, symlinks never
 // followed), a revision that is stable and changes exactly with content, mode, path or the dotfile map,
 // every bad map entry at once, and file serving (utf8/base64, 404, unsafe paths, the 10 MiB limit).
-import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARMORY_FILE_LIMIT } from '../../protocol/index.js';
 import { makeTempRoot, rawCall, removeRoot } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { putArmoryFile } from '../helpers/armory.js';
 
 let root: string;
 let h: AuthHarness;
@@ -15,11 +16,7 @@ let token: string;
 let armory: string;
 
 const sha = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
-const put = (path: string, contents: string | Buffer, mode = 0o644) => {
-  mkdirSync(join(armory, path, '..'), { recursive: true });
-  writeFileSync(join(armory, path), contents);
-  chmodSync(join(armory, path), mode);
-};
+const put = (path: string, contents: string | Buffer, mode = 0o644) => putArmoryFile(armory, path, contents, mode);
 const manifest = async () => {
   const reply = await h.as(token, 'GET', '/armory');
   expect(reply.status).toBe(200);

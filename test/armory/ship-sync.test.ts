@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { runCli } from '../helpers/cli.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { armoryRevision, nextArmoryRevision, putArmoryFile } from '../helpers/armory.js';
 
 let root: string;
 let h: AuthHarness;
@@ -21,21 +22,9 @@ let ship: TestShip;
 const SHIP_TOKEN = 'armory-ship-token-0123456789abcdefghijklmnopq';
 const BRIDGE_TOKEN = 'armory-bridge-token-0123456789abcdefghijklmnop';
 
-const put = (path: string, contents: string | Buffer) => {
-  mkdirSync(join(armory, path, '..'), { recursive: true });
-  writeFileSync(join(armory, path), contents);
-};
-const revisionNow = async () => (await h.as(token, 'GET', '/armory')).body.revision as string;
-/** The bridge's revision once it differs from `before` (its watcher settles 500 ms after the last write). */
-const nextRevision = async (before: string) => {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const revision = await revisionNow();
-    if (revision !== before) return revision;
-    if (Date.now() > deadline) throw new Error('the bridge never saw the armory change');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-};
+const put = (path: string, contents: string | Buffer) => putArmoryFile(armory, path, contents);
+const revisionNow = () => armoryRevision(h, token);
+const nextRevision = (before: string) => nextArmoryRevision(h, token, before);
 const synced = async (target: TestShip, revision: string) => waitFor(() => (target.ship.armory.state().revision === revision ? true : null), 10_000, `revision ${revision}`);
 
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { armoryRevision, nextArmoryRevision, putArmoryFile } from '../helpers/armory.js';
 
 const canMount = (() => {
   if (process.getuid?.() !== 0) return false;
@@ -55,19 +56,9 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
   const BRIDGE_TOKEN = 'disk-full-bridge-token-0123456789abcdefghij';
   const shipCall = (method: string, route: string, body?: unknown) => call(ship.url, method, route, body, { authorization: `Bearer ${BRIDGE_TOKEN}` });
   const armoryDir = () => join(root, 'bridge', 'armory');
-  const put = (file: string, contents: string | Buffer) => {
-    mkdirSync(join(armoryDir(), file, '..'), { recursive: true });
-    writeFileSync(join(armoryDir(), file), contents);
-  };
-  const revisionNow = async () => (await h.as(token, 'GET', '/armory')).body.revision as string;
-  const nextRevision = async (before: string) => {
-    for (let i = 0; i < 100; i++) {
-      const revision = await revisionNow();
-      if (revision !== before) return revision;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('the bridge never saw the armory change');
-  };
+  const put = (file: string, contents: string | Buffer) => putArmoryFile(armoryDir(), file, contents);
+  const revisionNow = () => armoryRevision(h, token);
+  const nextRevision = (before: string) => nextArmoryRevision(h, token, before);
 
   beforeAll(async () => {
     root = await makeTempRoot();
