@@ -6,17 +6,20 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket, { WebSocketServer } from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
-import { interleavedLoad, median, sequential, timedRequest } from './lib/load.js';
+import { median, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
+import { cpuPerRequest } from './lib/cpu.js';
 import { freePort } from './lib/ports.js';
 import { endFleetTmux, rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
+
+type LoadRun = { result: LoadResult; micros: Record<string, number> };
 
 /** RSS once it has stopped moving (within 1 MiB over a second): a start-up's memory settles first. */
 async function settledRss(pid: number): Promise<number> {
@@ -94,43 +97,46 @@ export async function benchBridge(): Promise<BenchRow[]> {
 
 
     // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
-    // interleaved rounds (what any Node HTTP hop costs on this machine).
+    // interleaved rounds (what any Node HTTP hop costs on this machine). One untimed round first: the first
+    // few hundred calls of each process run cold code (the ship directly takes 0.40 ms then, 0.12 ms after).
     const floor = await startBareProxy(ship.url);
     children.push(floor);
-    const direct: number[] = [];
-    const routed: number[] = [];
-    const floored: number[] = [];
-    for (let round = 0; round < 4; round++) {
-      direct.push(...(await sequential(`${ship.url}/workspaces/r0/w`, 250)));
-      routed.push(...(await sequential(`${bridge.url}/workspaces/r0/w`, 250, auth)));
-      floored.push(...(await sequential(`${floor.url}/workspaces/r0/w`, 250)));
+    const targets = { direct: `${ship.url}/workspaces/r0/w`, routed: `${bridge.url}/workspaces/r0/w`, floor: `${floor.url}/workspaces/r0/w` };
+    const headersFor = (target: keyof typeof targets) => (target === 'routed' ? auth : {});
+    for (const target of ['direct', 'routed', 'floor'] as const) {
+      await sequential(targets[target], 250, headersFor(target));
+      await runLoad(targets[target], { concurrency: 16, durationMs: 500, headers: headersFor(target) });
     }
-    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(routed) - median(direct), unit: 'ms', absoluteLimit: 0.5 });
-    rows.push({ name: '  floor: bare fastify pass-through, c1, p50 added', value: median(floored) - median(direct), unit: 'ms' });
-    const { subject: routedLoad, reference: directLoad } = await interleavedLoad(`${bridge.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
-      concurrency: 16,
-      durationMs: 2000,
-      rounds: 2,
-      headers: auth,
-    });
-    rows.push({
-      name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly',
-      value: median(routedLoad.map((r) => r.p50)),
-      reference: median(directLoad.map((r) => r.p50)),
-      unit: 'ms',
-      target: 1.5,
-    });
-    const { subject: floorLoad, reference: floorDirect } = await interleavedLoad(`${floor.url}/workspaces/r0/w`, `${ship.url}/workspaces/r0/w`, {
-      concurrency: 16,
-      durationMs: 2000,
-      rounds: 2,
-    });
-    rows.push({
-      name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly',
-      value: median(floorLoad.map((r) => r.p50)),
-      reference: median(floorDirect.map((r) => r.p50)),
-      unit: 'ms',
-    });
+    const sequentialTimes = { direct: [] as number[], routed: [] as number[], floor: [] as number[] };
+    for (let round = 0; round < 4; round++) {
+      for (const target of ['direct', 'routed', 'floor'] as const) sequentialTimes[target].push(...(await sequential(targets[target], 250, headersFor(target))));
+    }
+    const c1Direct = median(sequentialTimes.direct);
+    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(sequentialTimes.routed) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
+    rows.push({ name: '  floor: bare fastify pass-through, c1, p50 added', value: median(sequentialTimes.floor) - c1Direct, unit: 'ms' });
+
+    // Concurrency 16, with the CPU each process spends per request (the load generator is this process).
+    const pids = { bridge: bridge.process.pid!, floor: floor.process.pid!, ship: ship.process.pid!, load: process.pid };
+    const loaded = { direct: [] as LoadRun[], routed: [] as LoadRun[], floor: [] as LoadRun[] };
+    for (let round = 0; round < 2; round++) {
+      for (const target of ['direct', 'routed', 'floor'] as const) {
+        const run = () => runLoad(targets[target], { concurrency: 16, durationMs: 2000, headers: headersFor(target) });
+        loaded[target].push(await cpuPerRequest(pids, run, (result) => result.requests));
+      }
+    }
+    const p50Of = (runs: LoadRun[]) => median(runs.map((run) => run.result.p50));
+    const microsOf = (runs: LoadRun[], process: keyof typeof pids) => median(runs.map((run) => run.micros[process]!));
+    rows.push({ name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly', value: p50Of(loaded.routed), reference: p50Of(loaded.direct), unit: 'ms', target: 1.5 });
+    rows.push({ name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly', value: p50Of(loaded.floor), reference: p50Of(loaded.direct), unit: 'ms' });
+    rows.push({ name: '  CPU per request at c16: the bridge vs the ship', value: microsOf(loaded.routed, 'bridge'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
+    rows.push({ name: '  CPU per request at c16: the floor vs the ship', value: microsOf(loaded.floor, 'floor'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
+    // Little's law at a fixed concurrency: the latency ratio is the inverse throughput ratio, and the cores cap
+    // the hop's throughput at cores ÷ (CPU per request of load + hop + ship). No hop as cheap as the floor can
+    // do better than this on this machine.
+    const cores = availableParallelism();
+    const directRate = median(loaded.direct.map((run) => run.result.perSecond));
+    const floorPath = microsOf(loaded.floor, 'load') + microsOf(loaded.floor, 'floor') + microsOf(loaded.floor, 'ship');
+    rows.push({ name: `  c16 lowest ratio ${cores} cores allow a hop as cheap as the floor`, value: (directRate * floorPath) / 1e6 / cores, unit: '×' });
     await floor.stop();
 
     // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame.

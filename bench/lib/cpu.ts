@@ -22,3 +22,16 @@ export function tmuxServerPid(socket: string): number | null {
     return null;
   }
 }
+
+/** CPU microseconds each process spent per request while `run` served `requests(result)` requests. */
+export async function cpuPerRequest<T>(
+  pids: Record<string, number>,
+  run: () => Promise<T>,
+  requests: (result: T) => number,
+): Promise<{ result: T; micros: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const result = await run();
+  const count = Math.max(1, requests(result));
+  const micros = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ((cpuMs(pid) - before[name]!) * 1000) / count]));
+  return { result, micros };
+}
