@@ -88,6 +88,17 @@ export class OwnershipIndex {
     return event.workspace;
   }
 
+  /**
+   * A delete `ship` answered: the key leaves its view (and passes on, or leaves the index) now. Returns
+   * false when the ship did not own it (its own `workspace.removed` came first).
+   */
+  deleted(ship: string, key: string): boolean {
+    this.views.get(ship)?.delete(key);
+    if (this.owners.get(key) !== ship) return false;
+    this.release(key);
+    return true;
+  }
+
   /** Forgets a ship: its view goes, its keys pass to others or leave the index. */
   removeShip(ship: string): void {
     const view = this.views.get(ship);

@@ -181,6 +181,12 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
     app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
     // No `force` on the bridge: a delete is always unconditional (the ephemeral sweeper alone asks for force=false).
-    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, simple('DELETE', ''));
+    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) => {
+      const { repo, name } = request.params;
+      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: shipPath(repo, name) });
+      if (reply.status !== 200) throw shipError(reply);
+      registry.deleted(ship, workspaceKey(repo, name));
+      return ok;
+    });
   };
 }

@@ -210,6 +210,14 @@ export class ShipRegistry {
     if (reservation) reservation.settled = true;
   }
 
+  /**
+   * A delete through the bridge succeeded: the index forgets the key now, so the caller's next create is not
+   * refused while the ship's `workspace.removed` is still on its way (that event is then dropped).
+   */
+  deleted(ship: string, key: string): void {
+    if (this.index.deleted(ship, key)) this.events?.publishSync();
+  }
+
   /** Whether the ship named `name` is still registered (a create's target may be removed mid-request). */
 
   isRegistered(name: string): boolean {

@@ -1,5 +1,6 @@
-// Create reservations on the bridge: a key being created cannot be created again, and a create whose ship
-// is deregistered while it runs is a 409 (the slow part is a clone from a remote that takes its time).
+// Create reservations on the bridge: a key being created cannot be created again, a create whose ship is
+// deregistered while it runs is a 409 (the slow part is a clone from a remote that takes its time), and a
+// key deleted through the bridge can be created again at once (the index does not wait for the ship's event).
 import { insecureBridge } from './../helpers/bridge.js';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { makeRemote } from '../helpers/git-fixtures.js';
 
 let root: string;
 let bridge: Bridge;
@@ -22,6 +24,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => slowRemote.listen(0, '127.0.0.1', resolve));
   const port = (slowRemote.address() as { port: number }).port;
   await call(bridge.url, 'POST', '/repos', { name: 'slow', url: `http://127.0.0.1:${port}/slow.git` });
+  await call(bridge.url, 'POST', '/repos', { name: 'app', url: makeRemote(root).url });
   await call(bridge.url, 'POST', '/ships', { url: ship.url });
 }, 60_000);
 afterAll(async () => {
@@ -44,6 +47,15 @@ describe('bridge create reservations', () => {
     // The failed create released the key.
     const third = call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
     expect((await third).status).toBe(500);
+  });
+
+  it('creates a key again right after deleting it, round after round', async () => {
+    const key = { ship: 'racer', repoName: 'app', name: 'again', branch: 'main' };
+    for (let round = 0; round < 10; round++) {
+      expect((await call(bridge.url, 'POST', '/workspaces', key)).status).toBe(201);
+      expect((await call(bridge.url, 'DELETE', '/workspaces/app/again')).body).toEqual({ ok: true });
+      expect((await call(bridge.url, 'GET', '/workspaces/app/again')).body).toEqual({ error: 'workspace not found: app/again' });
+    }
   });
 
   it('answers 409 when the target ship is removed while its create runs', async () => {
