@@ -244,6 +244,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     async close() {
       for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
       await app.close();
+      git.stopAll();
       pipes.dispose();
       await sessions.close();
       const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);

@@ -3,7 +3,10 @@
 // work, and messages are in the C locale so failures can be classified. Exit codes are reported, not
 // guessed: simple-git treats a non-zero exit with empty stderr as success (`rev-parse --verify --quiet`,
 // `diff --quiet`), which is why the ship runs git through this small wrapper (docs/DECISIONS.md).
-import { spawn } from 'node:child_process';
+// Each git runs in its own process group (and session, so it has no terminal to prompt on): a timeout or
+// the ship's shutdown ends git together with every helper it started (index-pack, upload-pack, remote
+// helpers), which would otherwise go on writing into a directory being removed.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
 
 export interface GitResult {
@@ -22,8 +25,19 @@ export interface GitCallOptions {
 
 const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
 
+/** Ends a git's whole process group; a group already gone is fine. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
 export class GitRunner {
   private readonly env: Record<string, string>;
+  private readonly running = new Set<ChildProcess>();
 
   constructor(policy: CloneUrlPolicy, private readonly defaultTimeoutMs = 60_000) {
     // Optional locks off: the ship's reads never contend with the user's own git in the workspace.
@@ -37,16 +51,19 @@ export class GitRunner {
         cwd: options.cwd,
         env: options.env ? { ...this.env, ...options.env } : this.env,
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       });
+      this.running.add(child);
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        child.kill('SIGKILL');
+        killGroup(child);
       }, options.timeoutMs ?? this.defaultTimeoutMs);
       // Listen for a failed start before touching stdio: out of descriptors (EMFILE) Node reports it here and
       // leaves the child without stdio, so reading stdout first would throw and leave the error unhandled.
       child.on('error', (error) => {
         clearTimeout(timer);
+        this.running.delete(child);
         reject(error);
       });
       const out: Buffer[] = [];
@@ -55,6 +72,7 @@ export class GitRunner {
       child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('close', (code) => {
         clearTimeout(timer);
+        this.running.delete(child);
         const stderr = Buffer.concat(err).toString('utf8');
         resolve({
           code: timedOut ? 124 : (code ?? 128),
@@ -63,5 +81,11 @@ export class GitRunner {
         });
       });
     });
+  }
+
+  /** Ends every git still running, with its helpers (the ship is shutting down). */
+  stopAll(): void {
+    for (const child of this.running) killGroup(child);
+    this.running.clear();
   }
 }

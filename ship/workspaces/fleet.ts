@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
 import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, pathEscape } from '../errors.js';
 import { readBranch } from '../git/head.js';
+import { endProcessesUsing } from '../git/leftover-processes.js';
 
 /** The ship's own dot-directory at the fleet root (trash for deletes); never a repo. */
 export const SHIP_STATE_DIR = '.svc-ship';
@@ -138,9 +139,23 @@ export class Fleet {
     return join(staging, `${Date.now()}-${randomBytes(6).toString('hex')}`);
   }
 
-  /** Clears what a killed ship left half done: partial clones and parked deletes. Run at start. */
+  /**
+   * Clears what a killed ship left half done, at start: the clones it was running (their git processes
+   * first, or they would go on writing), their staging directories, parked deletes, and the empty
+   * directories its claims left, so a key is either a workspace or absent.
+   */
   async clearLeftovers(): Promise<void> {
+    const staging = join(this.root, SHIP_STATE_DIR, 'staging');
+    if (kindOf(staging) !== 'absent') await endProcessesUsing(staging);
     for (const leftover of ['staging', 'trash']) await rm(join(this.root, SHIP_STATE_DIR, leftover), { recursive: true, force: true });
+    for (const repo of entries(this.root)) {
+      if (!repo.isDirectory() || this.isReserved(repo.name) || identifierProblem(repo.name) !== null) continue;
+      const claims = entries(this.repoDir(repo.name)).filter((entry) => entry.isDirectory() && identifierProblem(entry.name) === null && isEmptyDirectory(this.workspaceDir(repo.name, entry.name)));
+      if (claims.length === 0) continue;
+      // rmdir removes nothing but an empty directory, whatever happens to it meanwhile.
+      for (const claim of claims) await rmdir(this.workspaceDir(repo.name, claim.name)).catch(() => undefined);
+      await rmdir(this.repoDir(repo.name)).catch(() => undefined);
+    }
   }
 
   /**

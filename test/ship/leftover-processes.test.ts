@@ -1,0 +1,48 @@
+// Git processes a killed ship left running: the next start finds them by a path of its own on their
+// command line and ends their whole process group, and touches nothing else.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endProcessesUsing, isRunning, processesUsing } from '../../ship/git/leftover-processes.js';
+import { makeTempRoot, removeRoot } from '../helpers/ship.js';
+
+let root: string;
+const started: ChildProcess[] = [];
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  mkdirSync(join(root, 'staging'));
+  mkdirSync(join(root, 'staging-other'));
+});
+afterAll(async () => {
+  for (const child of started) if (child.pid) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+  await removeRoot(root);
+});
+
+/** A group leader named by `path` (its $0) with a child of its own, like a git clone and its index-pack. */
+function leaderWithHelper(path: string): { leader: ChildProcess; helperPid: Promise<number> } {
+  const leader = spawn('sh', ['-c', 'sleep 30 & echo $!; wait', path], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  started.push(leader);
+  const helperPid = new Promise<number>((resolve) => leader.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  return { leader, helperPid };
+}
+
+describe('leftover processes', () => {
+  it('ends every process group working under the directory, helpers included, and nothing else', async () => {
+    const inside = leaderWithHelper(join(root, 'staging', '1-abc'));
+    const outside = leaderWithHelper(join(root, 'staging-other', 'x'));
+    const insideHelper = await inside.helperPid;
+    const outsideHelper = await outside.helperPid;
+    expect(processesUsing(join(root, 'staging'))).toEqual([inside.leader.pid]);
+
+    const exited = new Promise((resolve) => inside.leader.once('exit', resolve));
+    expect(await endProcessesUsing(join(root, 'staging'))).toEqual([inside.leader.pid]);
+    await exited;
+    // The helper shared the leader's group, so it went with it; the other group is untouched.
+    await expect.poll(() => isRunning(insideHelper)).toBe(false);
+    expect(isRunning(outside.leader.pid!)).toBe(true);
+    expect(isRunning(outsideHelper)).toBe(true);
+    expect(processesUsing(join(root, 'staging'))).toEqual([]);
+  });
+});
