@@ -1,10 +1,12 @@
-// X4 of the security notes: the bridge on PostgreSQL while the server restarts. During the outage the
-// process stays up, calls that need the store answer 503 with Retry-After, and calls carrying an already
-// validated session keep working from the session cache; after it the pool recovers on its own and every
-// write acknowledged before the outage is still there. A stalled server (every PostgreSQL process
+// X4 of the security notes: the bridge on PostgreSQL while the server is stopped, or its postmaster is
+// killed with SIGKILL, and then started again. During the outage the process stays up, calls that need the
+// store answer 503 with Retry-After, and calls carrying an already validated session keep working from the
+// session cache; after it the pool recovers on its own and every write acknowledged before the outage is
+// still there. A stalled server (every PostgreSQL process
 // SIGSTOPped: connections accepted, nothing answered) hits the client-side deadlines instead of hanging
 // requests, and one address cannot park more than its share of upgrades on the stalled credential lookups.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -31,6 +33,21 @@ if (!canRestart) {
 /** Freezes or thaws every PostgreSQL process: connections are accepted, nothing is answered. */
 const freeze = (signal: 'STOP' | 'CONT') => execFileSync('pkill', [`-${signal}`, '-u', 'postgres'], { stdio: 'ignore' });
 const cluster = (action: 'stop' | 'start') => execFileSync('pg_ctlcluster', ['15', 'main', action], { stdio: 'ignore' });
+/** SIGKILL to the postmaster alone, then a wait until its backends have noticed and exited. */
+async function killPostmaster(): Promise<void> {
+  const dataDirectory = execFileSync('pg_lsclusters', ['-h', '15', 'main'], { encoding: 'utf8' }).trim().split(/\s+/)[5]!;
+  const pid = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100; i++) {
+    try {
+      execFileSync('pgrep', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      return; // none left
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('PostgreSQL backends outlived their postmaster by 10 s');
+}
 const waitForPostgres = async () => {
   for (let i = 0; i < 60; i++) {
     try {
@@ -60,19 +77,23 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
     await removeRoot(root);
   });
 
-  it('answers 503 with Retry-After while the server is down, serves cached sessions, and recovers with nothing lost', async () => {
+  // X4's two ways down: a clean stop, and the postmaster killed outright (its backends then exit on their own).
+  it.each([
+    { how: 'stopped', prefix: 'stop', down: () => cluster('stop') },
+    { how: 'with its postmaster killed', prefix: 'kill', down: killPostmaster },
+  ])('$how: answers 503 with Retry-After while down, serves cached sessions, and recovers with nothing lost', async ({ prefix, down }) => {
     const token = await h.login(ADMIN.username, ADMIN.password);
-    for (const name of ['before-1', 'before-2']) expect((await h.as(token, 'POST', '/repos', { name, url: `https://example.com/${name}.git` })).status).toBe(201);
+    for (const name of [`${prefix}-before-1`, `${prefix}-before-2`]) expect((await h.as(token, 'POST', '/repos', { name, url: `https://example.com/${name}.git` })).status).toBe(201);
     try {
-      cluster('stop');
-      const write = await h.as(token, 'POST', '/repos', { name: 'during', url: 'https://example.com/during.git' });
+      await down();
+      const write = await h.as(token, 'POST', '/repos', { name: `${prefix}-during`, url: 'https://example.com/during.git' });
       expect(write.status).toBe(503);
       expect(write.headers.get('retry-after')).toBe('2');
       const fresh = await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
       expect(fresh.status).toBe(503);
       // An already validated session still reaches routes that need no store.
       expect((await h.as(token, 'GET', '/ships')).status).toBe(200);
-      expect((await h.as('never-seen-token', 'GET', '/ships')).status).toBe(503);
+      expect((await h.as(`never-seen-token-${prefix}`, 'GET', '/ships')).status).toBe(503);
     } finally {
       cluster('start');
       await waitForPostgres();
@@ -84,10 +105,10 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(listed!.status).toBe(200);
-    expect(listed!.body.map((repo) => repo.name)).toEqual(['before-1', 'before-2']);
-    expect((await h.as(token, 'POST', '/repos', { name: 'after', url: 'https://example.com/after.git' })).status).toBe(201);
+    expect(listed!.body.map((repo) => repo.name).filter((name) => name.startsWith(`${prefix}-`))).toEqual([`${prefix}-before-1`, `${prefix}-before-2`]);
+    expect((await h.as(token, 'POST', '/repos', { name: `${prefix}-after`, url: 'https://example.com/after.git' })).status).toBe(201);
     expect((await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password })).status).toBe(200);
-  });
+  }, 60_000);
 
   it('a stalled server: 503 at the client deadline instead of a hang, pending upgrades capped per address, recovery after', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
