@@ -40,7 +40,7 @@ import { UserSockets } from './auth/user-sockets.js';
 import { Accounts } from './auth/accounts.js';
 import { AgentCredentials } from './auth/agent-credentials.js';
 import { ensureFirstAdmin, type FirstAdminSource } from './auth/first-admin.js';
-import { monotonicClock, systemClock, type Clock } from './auth/clock.js';
+import { forwardOnly, monotonicClock, systemClock, type Clock } from './auth/clock.js';
 import { startInsecureBanner } from './auth/insecure-banner.js';
 import { Armory } from './armory/armory.js';
 import { ArmoryPush } from './armory/armory-push.js';
@@ -99,7 +99,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   if (problem) throw new Error(`invalid bridge name "${name}": ${problem}`);
   const logger = options.logger ?? createLogger();
   const insecure = options.insecureNoAuth ?? false;
-  const clock = options.clock ?? systemClock;
+  const clock = forwardOnly(options.clock ?? systemClock);
+  // What lives only in memory runs on the monotonic clock; an injected clock (tests) drives both.
+  const memoryClock = options.clock ? clock : monotonicClock;
   const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
   const registry = new ShipRegistry(store.ships, {
     backoff: options.reconnect,
@@ -111,9 +113,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const hub = new EventHub(() => registry.snapshot());
   registry.useEvents(hub);
   const authenticator = new Authenticator(store.credentials, clock);
-  const tickets = new TicketBook(options.clock ?? monotonicClock);
+  const tickets = new TicketBook(memoryClock);
   const sockets = new UserSockets();
-  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock, memoryClock: options.clock ?? monotonicClock });
+  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock, memoryClock });
   let publicUrlNow = options.publicUrl ?? `http://localhost:${options.port ?? BRIDGE_DEFAULT_PORT}`;
   const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));

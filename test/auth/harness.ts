@@ -2,6 +2,7 @@
 // admin, and helpers to log in and call with a bearer token.
 import { join } from 'node:path';
 import { pino } from 'pino';
+import WebSocket from 'ws';
 import { startBridge, type Bridge, type BridgeOptions } from '../../bridge/server.js';
 import { call, type Reply } from '../helpers/ship.js';
 
@@ -13,6 +14,10 @@ export interface AuthHarness {
   login(username: string, password: string): Promise<string>;
   as(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<any>>;
   addUser(adminToken: string, username: string, role?: 'member' | 'admin'): Promise<{ username: string; password: string }>;
+  /** Opens a WebSocket on `path`; the socket on 101, else the HTTP status it was refused with. */
+  upgrade(path: string): Promise<{ socket: WebSocket } | { status: number }>;
+  /** A WebSocket ticket minted with `token` (fails the call unless the bridge answers 200). */
+  ticket(token: string): Promise<string>;
   /** Everything the bridge logged (at info and above). */
   logs(): string;
   /** Every password and session token this harness handled: none may ever appear in `logs()`. */
@@ -38,6 +43,22 @@ export async function startAuthBridge(root: string, options: Partial<BridgeOptio
     clock,
     as,
     secrets,
+    upgrade(path) {
+      return new Promise((resolve, reject) => {
+        const socket = new WebSocket(bridge.url.replace(/^http/, 'ws') + path, { followRedirects: false });
+        socket.once('open', () => resolve({ socket }));
+        socket.once('unexpected-response', (_request, response) => {
+          resolve({ status: response.statusCode ?? 0 });
+          socket.terminate();
+        });
+        socket.once('error', (error) => reject(error));
+      });
+    },
+    async ticket(token) {
+      const reply = await as(token, 'POST', '/auth/ws-ticket');
+      if (reply.status !== 200) throw new Error(`ws-ticket: ${reply.status} ${reply.text}`);
+      return reply.body.ticket as string;
+    },
     logs: () => lines.join(''),
     async login(username, password) {
       secrets.add(password);

@@ -2,7 +2,6 @@
 // 30 days, logout, password change and user removal revoking sessions, tickets (30 s, single-use, only on a
 // genuine upgrade, void after logout), sockets closed with 1008 on revocation, and the /users rules.
 import { pbkdf2 } from 'node:crypto';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_LIFETIME_MS, WS_TICKET_LIFETIME_MS } from '../../protocol/index.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
@@ -22,27 +21,6 @@ afterAll(async () => {
   await h?.bridge.close();
   await removeRoot(root);
 });
-
-const wsUrl = (path: string) => h.bridge.url.replace(/^http/, 'ws') + path;
-
-/** Opens a WebSocket; resolves with the socket on 101, or the HTTP status it was refused with. */
-function upgrade(path: string): Promise<{ socket: WebSocket } | { status: number }> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl(path), { followRedirects: false });
-    socket.once('open', () => resolve({ socket }));
-    socket.once('unexpected-response', (_request, response) => {
-      resolve({ status: response.statusCode ?? 0 });
-      socket.terminate();
-    });
-    socket.once('error', (error) => reject(error));
-  });
-}
-
-async function ticket(token: string): Promise<string> {
-  const reply = await h.as(token, 'POST', '/auth/ws-ticket');
-  expect(reply.status).toBe(200);
-  return reply.body.ticket;
-}
 
 describe('login', () => {
   it('answers a token and the user, never a hash', async () => {
@@ -167,30 +145,30 @@ describe('sessions', () => {
 
 describe('WebSocket tickets', () => {
   it('open /events once, and never again', async () => {
-    const t = await ticket(admin);
-    const first = await upgrade(`/events?ticket=${t}`);
+    const t = await h.ticket(admin);
+    const first = await h.upgrade(`/events?ticket=${t}`);
     expect('socket' in first).toBe(true);
     if ('socket' in first) first.socket.close();
-    expect(await upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
+    expect(await h.upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
   });
 
   it('expire 30 s after issue', async () => {
     const issued = h.clock.now;
-    const early = await ticket(admin);
-    const late = await ticket(admin);
+    const early = await h.ticket(admin);
+    const late = await h.ticket(admin);
     h.clock.now = issued + WS_TICKET_LIFETIME_MS - 1;
-    const ok = await upgrade(`/events?ticket=${early}`);
+    const ok = await h.upgrade(`/events?ticket=${early}`);
     expect('socket' in ok).toBe(true);
     if ('socket' in ok) ok.socket.close();
     h.clock.now = issued + WS_TICKET_LIFETIME_MS;
-    expect(await upgrade(`/events?ticket=${late}`)).toEqual({ status: 401 });
+    expect(await h.upgrade(`/events?ticket=${late}`)).toEqual({ status: 401 });
   });
 
   it('neither authenticate nor get spent on a plain GET', async () => {
-    const t = await ticket(admin);
+    const t = await h.ticket(admin);
     expect((await h.as(null, 'GET', `/workspaces?ticket=${t}`)).status).toBe(401);
     expect((await h.as(null, 'GET', `/events?ticket=${t}`)).status).toBe(401);
-    const opened = await upgrade(`/events?ticket=${t}`);
+    const opened = await h.upgrade(`/events?ticket=${t}`);
     expect('socket' in opened).toBe(true);
     if ('socket' in opened) opened.socket.close();
   });
@@ -198,23 +176,23 @@ describe('WebSocket tickets', () => {
   it('die when the session that minted them expires', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
     h.clock.now += SESSION_LIFETIME_MS - 10_000;
-    const t = await ticket(token);
+    const t = await h.ticket(token);
     // 15 s later the ticket is within its own 30 s, its session is not.
     h.clock.now += 15_000;
-    expect(await upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
+    expect(await h.upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
     admin = await h.login(ADMIN.username, ADMIN.password);
   });
 
   it('die with the session that minted them', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
-    const t = await ticket(token);
+    const t = await h.ticket(token);
     await h.as(token, 'POST', '/auth/logout');
-    expect(await upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
+    expect(await h.upgrade(`/events?ticket=${t}`)).toEqual({ status: 401 });
   });
 
   it('let exactly one of 50 parallel upgrades through', async () => {
-    const t = await ticket(admin);
-    const outcomes = await Promise.all(Array.from({ length: 50 }, () => upgrade(`/events?ticket=${t}`)));
+    const t = await h.ticket(admin);
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => h.upgrade(`/events?ticket=${t}`)));
     const opened = outcomes.filter((outcome) => 'socket' in outcome);
     expect(opened).toHaveLength(1);
     expect(outcomes.filter((outcome) => 'status' in outcome && outcome.status === 401)).toHaveLength(49);
@@ -224,7 +202,7 @@ describe('WebSocket tickets', () => {
 
 describe('revocation closes open sockets', () => {
   const openEvents = async (token: string) => {
-    const opened = await upgrade(`/events?ticket=${await ticket(token)}`);
+    const opened = await h.upgrade(`/events?ticket=${await h.ticket(token)}`);
     if (!('socket' in opened)) throw new Error(`refused with ${opened.status}`);
     return { socket: opened.socket, closed: new Promise<number>((resolve) => opened.socket.once('close', (code) => resolve(code))) };
   };
