@@ -30,6 +30,7 @@ import { McpTokenRegistry } from './agents/mcp-tokens.js';
 import { writeDiscoveryFile } from './discovery.js';
 import { EventBus } from './events/event-bus.js';
 import { GitRunner } from './git/runner.js';
+import { controlClientsOf, endProcesses } from './processes/leftover-processes.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { createLogger, requestSerializers } from './logger.js';
@@ -153,6 +154,8 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   });
 
   await fleet.clearLeftovers();
+  // A control client a killed ship left attached would hold the tmux server open after a kill-server.
+  await endProcesses(controlClientsOf(tmux.socketName));
   await sessions.start();
   await service.adoptSessions();
 

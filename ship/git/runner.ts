@@ -5,7 +5,8 @@
 // `diff --quiet`), which is why the ship runs git through this small wrapper (docs/DECISIONS.md).
 // Each git runs in its own process group (and session, so it has no terminal to prompt on): a timeout or
 // the ship's shutdown ends git together with every helper it started (index-pack, upload-pack, remote
-// helpers), which would otherwise go on writing into a directory being removed.
+// helpers), which would otherwise go on writing into a directory being removed (and a ship killed outright
+// leaves a group its next start can find: processes/leftover-processes.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
 

@@ -4,6 +4,7 @@
 // session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { terminateSessions } from './process-reaper.js';
 
 export const KEEPER_SESSION = 'svc-control';
@@ -98,10 +99,15 @@ export class Tmux {
   private async startServer(): Promise<void> {
     const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
     if (keeper.code === 0) return;
-    const started = await this.run(
-      ['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'],
-      { cwd: '/' },
-    );
+    const startKeeper = () =>
+      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
+    let started = await startKeeper();
+    // A server that was just killed can still hold the socket for a moment; a client that meets it then is
+    // told "server exited unexpectedly" (security notes X8). It is gone a moment later: try again.
+    for (let attempt = 1; attempt <= 5 && started.code !== 0 && /server exited unexpectedly/.test(started.stderr); attempt++) {
+      await sleep(50 * attempt);
+      started = await startKeeper();
+    }
     if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
       throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
     }

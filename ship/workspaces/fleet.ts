@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
 import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, pathEscape } from '../errors.js';
 import { readBranch } from '../git/head.js';
-import { endProcessesUsing } from '../git/leftover-processes.js';
+import { endProcessesUsing } from '../processes/leftover-processes.js';
 
 /** The ship's own dot-directory at the fleet root (trash for deletes); never a repo. */
 export const SHIP_STATE_DIR = '.svc-ship';

@@ -1,10 +1,11 @@
-// X2, X3 and the tmux kill of the security notes, with real `svc` processes: a bridge killed with SIGKILL
-// (and one stopped with SIGTERM) comes back with users, ships and repos identical and an index equal to the
-// ships' own view; a ship killed with SIGKILL while a terminal is attached leaves its sessions running, and
-// the restarted ship adopts them with their MCP tokens; a killed tmux server leaves the ship answering, its
-// workspaces inactive and activatable again.
+// X2, X3 and X8 of the security notes, with real `svc` processes: a bridge killed with SIGKILL (and one
+// stopped with SIGTERM) comes back with users, ships and repos identical and an index equal to the ships'
+// own view; a ship killed with SIGKILL under eight attached terminals leaves their sessions running, and the
+// restarted ship adopts them with their shells, screens and MCP tokens; a killed tmux server leaves the ship
+// answering, its workspaces inactive and activatable again.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
@@ -70,6 +71,16 @@ describe('process kills', () => {
     repos: (await call(bridgeUrl(), 'GET', '/repos', undefined, auth())).body,
     workspaces: (await call(bridgeUrl(), 'GET', '/workspaces', undefined, auth())).body,
   });
+  /** A terminal attached through the bridge, once its shell prompts. */
+  const attach = async (name: string) => {
+    const { ticket } = (await call(bridgeUrl(), 'POST', '/auth/ws-ticket', undefined, auth())).body;
+    const terminal = await connectTerminal(`ws://localhost:${bridgePort}${path('app', name, '/terminal')}?ticket=${ticket}`);
+    await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
+    return terminal;
+  };
+  /** Whether `terminal` was told it ended (exit frame or close) within `ms`. */
+  const toldWithin = (terminal: Awaited<ReturnType<typeof attach>>, ms: number) =>
+    Promise.race([terminal.exit.then(() => true), terminal.closed.then(() => true), sleep(ms).then(() => false)]);
 
   it('a bridge killed with SIGKILL, or stopped, comes back with everything it acknowledged', async () => {
     await startShip();
@@ -94,41 +105,77 @@ describe('process kills', () => {
     }
   });
 
-  it('a ship killed with SIGKILL under an attached terminal leaves its session, which the next ship adopts', async () => {
-    expect((await call(bridgeUrl(), 'POST', path('app', 'w1', '/activate'), undefined, auth())).status).toBe(200);
+  it('a ship killed with SIGKILL under 8 attached terminals leaves their sessions, which the next ship adopts', async () => {
+    // X2: eight active workspaces, each with a terminal attached through the bridge and an agent status.
+    const names = ['w1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
     const tmux = new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet'))));
-    const tokenBefore = (await tmux.sessionVariables(sessionName('app', 'w1'))).SVC_MCP_TOKEN;
-    const { ticket } = (await call(bridgeUrl(), 'POST', '/auth/ws-ticket', undefined, auth())).body;
-    const terminal = await connectTerminal(`ws://localhost:${bridgePort}${path('app', 'w1', '/terminal')}?ticket=${ticket}`);
-    await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
-    terminal.input('echo survivor-$((20+22)) > marker.txt; echo typed\r');
-    await terminal.until((screen) => screen.text().includes('typed'));
-    const ship = running.find((child) => child.output().includes('"name":"kp"') || child.child.spawnargs.includes('ship'))!;
+    const mcpTokens = new Map<string, string | undefined>();
+    const terminals = [];
+    for (const name of names) {
+      if (name !== 'w1') expect((await call(bridgeUrl(), 'POST', '/workspaces', { ship: 'kp', repoName: 'app', name, branch: 'main' }, auth())).status).toBe(201);
+      expect((await call(bridgeUrl(), 'POST', path('app', name, '/activate'), undefined, auth())).status).toBe(200);
+      mcpTokens.set(name, (await tmux.sessionVariables(sessionName('app', name))).SVC_MCP_TOKEN);
+      expect((await call(shipUrl(), 'POST', path('app', name, '/agent/init'), { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
+      const terminal = await attach(name);
+      terminal.input(`echo before-$((20+22))-${name}\r`);
+      await terminal.until((screen) => screen.text().includes(`before-42-${name}`));
+      terminals.push(terminal);
+    }
+    expect(new Set(mcpTokens.values()).size).toBe(names.length);
+
+    const ship = running.find((child) => child.child.spawnargs.includes('ship') && child.child.exitCode === null)!;
     await ship.stop('SIGKILL');
-    const exit = await Promise.race([terminal.exit, terminal.closed.then(() => -1)]);
-    expect(exit === 1 || exit === -1).toBe(true);
+    // Every client is told within 2 s, and a routed call fails at once instead of hanging.
+    expect(await Promise.all(terminals.map((terminal) => toldWithin(terminal, 2000)))).toEqual(terminals.map(() => true));
+    const asked = Date.now();
     expect((await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth())).status).toBe(503);
+    expect(Date.now() - asked).toBeLessThan(1000);
+    // The tmux server is not the ship's child: every session outlives it.
+    const sessions = await tmux.listSessions();
+    for (const name of names) expect(sessions.has(sessionName('app', name))).toBe(true);
 
     await startShip();
-    const status = await until(async () => {
-      const reply = await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth());
-      return reply.status === 200 ? reply.body : null;
-    }, 'ship back and routed');
-    expect(status).toMatchObject({ state: 'active' });
-    expect((await tmux.sessionVariables(sessionName('app', 'w1'))).SVC_MCP_TOKEN).toBe(tokenBefore);
-    const mcp = await call(shipUrl(), 'GET', path('app', 'w1', '/mcp'), undefined, { authorization: `Bearer ${tokenBefore}` });
-    expect(mcp.status).not.toBe(401);
+    for (const name of names) {
+      const status = await until(async () => {
+        const reply = await call(bridgeUrl(), 'GET', path('app', name), undefined, auth());
+        return reply.status === 200 ? reply.body : null;
+      }, `${name} back and routed`);
+      // Adopted: still active, the agent status gone with the old process (spec), the MCP token re-bound.
+      expect(status).toMatchObject({ state: 'active', agent: null });
+      expect((await tmux.sessionVariables(sessionName('app', name))).SVC_MCP_TOKEN).toBe(mcpTokens.get(name));
+      const mcp = await call(shipUrl(), 'GET', path('app', name, '/mcp'), undefined, { authorization: `Bearer ${mcpTokens.get(name)}` });
+      expect(mcp.status).not.toBe(401);
+      // The same shell, with what it printed before the kill still on its screen.
+      const terminal = await attach(name);
+      expect(terminal.screen.text()).toContain(`before-42-${name}`);
+      await terminal.close();
+    }
   });
 
   it('a killed tmux server leaves the ship answering, its workspaces inactive and activatable again', async () => {
+    // X8: the eight workspaces of the last test are active, one with a terminal and an agent status.
+    const names = ['w1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
     const tmux = new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet'))));
+    expect((await call(shipUrl(), 'POST', path('app', 'w1', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
+    const terminal = await attach('w1');
     await tmux.killServer();
-    const inactive = await until(async () => {
-      const reply = await call(shipUrl(), 'GET', path('app', 'w1'));
-      return reply.status === 200 && reply.body.state === 'inactive' ? reply.body : null;
-    }, 'w1 inactive after the tmux kill');
-    expect(inactive).toMatchObject({ name: 'w1', state: 'inactive' });
-    expect(await call(bridgeUrl(), 'POST', path('app', 'w1', '/activate'), undefined, auth())).toMatchObject({ status: 200 });
+    expect(await toldWithin(terminal, 2000)).toBe(true);
+    const killedAt = Date.now();
+    for (const name of names) {
+      const inactive = await until(async () => {
+        const reply = await call(bridgeUrl(), 'GET', path('app', name), undefined, auth());
+        return reply.status === 200 && reply.body.state === 'inactive' ? reply.body : null;
+      }, `${name} inactive after the tmux kill`);
+      expect(inactive).toMatchObject({ name, state: 'inactive' });
+    }
+    expect(Date.now() - killedAt).toBeLessThan(2000);
+    // Every working tree is still listed; the agent status went with its session.
+    const listed = (await call(bridgeUrl(), 'GET', '/workspaces', undefined, auth())).body as Array<{ name: string; active: boolean; agent: unknown }>;
+    expect(listed.map((w) => w.name).sort()).toEqual([...names, 'w2'].sort());
+    expect(listed.every((w) => !w.active && w.agent === null)).toBe(true);
+    expect((await call(shipUrl(), 'GET', path('app', 'w1', '/agent/status'))).body).toBeNull();
+    const reactivated = await call(bridgeUrl(), 'POST', path('app', 'w1', '/activate'), undefined, auth());
+    expect(reactivated.text).toBe('{"ok":true}');
     expect((await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth())).body).toMatchObject({ state: 'active' });
     expect((await call(bridgeUrl(), 'POST', path('app', 'w1', '/deactivate'), undefined, auth())).status).toBe(200);
   });

@@ -1,10 +1,11 @@
-// Git processes a killed ship left running: the next start finds them by a path of its own on their
-// command line and ends their whole process group, and touches nothing else.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Processes a killed ship left running: the next start finds clones by a path of its own on their command
+// line and ends their whole process group, and finds tmux control clients on its own socket; it touches
+// nothing else.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endProcessesUsing, isRunning, processesUsing } from '../../ship/git/leftover-processes.js';
+import { controlClientsOf, endProcesses, endProcessesUsing, isRunning, processesUsing } from '../../ship/processes/leftover-processes.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 
 let root: string;
@@ -44,5 +45,24 @@ describe('leftover processes', () => {
     expect(isRunning(outside.leader.pid!)).toBe(true);
     expect(isRunning(outsideHelper)).toBe(true);
     expect(processesUsing(join(root, 'staging'))).toEqual([]);
+  });
+
+  it('finds the control clients on its own tmux socket, not those on another', async () => {
+    const sockets = [`svc-test-leftover-${process.pid}`, `svc-test-other-${process.pid}`];
+    const clients = sockets.map((socket) => {
+      execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', 'exec tail -f /dev/null']);
+      const client = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', '=keeper'], { stdio: ['pipe', 'pipe', 'ignore'] });
+      started.push(client);
+      return client;
+    });
+    try {
+      await expect.poll(() => controlClientsOf(sockets[0]!)).toEqual([clients[0]!.pid]);
+      expect(controlClientsOf(sockets[1]!)).toEqual([clients[1]!.pid]);
+      await endProcesses(controlClientsOf(sockets[0]!));
+      expect(isRunning(clients[0]!.pid!)).toBe(false);
+      expect(isRunning(clients[1]!.pid!)).toBe(true);
+    } finally {
+      for (const socket of sockets) execFileSync('tmux', ['-L', socket, 'kill-server']);
+    }
   });
 });
