@@ -2,8 +2,10 @@
 // load for SVC_SOAK_MINUTES (default 10): 24 terminals streaming output through the bridge, one interactive
 // probe typing a marker every 500 ms, 300 event subscribers following agent-status changes made 5 times a
 // second, and routed HTTP at 100 req/s. Reports unexpected closes, event order, echo latency, routed
-// latency and the RSS slope of both processes, and checks that nothing is left behind.
-import { execFileSync } from 'node:child_process';
+// latency and the RSS slope of both processes, and checks that nothing is left behind. SVC_SOAK_HOG=1 runs
+// the same load beside a process that keeps one core busy the whole time (security notes X11: the bars hold
+// at half the CPU, latency bars doubled).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,7 @@ import { endFleetTmux, rssBytes, startBridgeProcess, startShipProcess, type Chil
 import { tmuxSocketFor } from '../ship/server.js';
 
 const MINUTES = Number(process.env.SVC_SOAK_MINUTES ?? 10);
+const HOG = process.env.SVC_SOAK_HOG === '1';
 const TERMINALS = 24;
 const SUBSCRIBERS = 300;
 const MiB = 1024 * 1024;
@@ -62,6 +65,7 @@ let stopping = false;
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'svc-soak-'));
   const children: Child[] = [];
+  let hog: ChildProcess | null = null;
   try {
     const { url: repoUrl } = makeBenchRemote(root, 10);
     // Each server reports its own event-loop delay when it exits (bench/lib/loop-delay-probe.ts).
@@ -131,6 +135,8 @@ async function main(): Promise<void> {
       });
     }
 
+    // A busy loop at normal priority, like stress-ng's one CPU worker.
+    if (HOG) hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
     const driverDelay = monitorEventLoopDelay({ resolution: 1 });
     driverDelay.enable();
     const echo: number[] = [];
@@ -186,6 +192,7 @@ async function main(): Promise<void> {
     };
     const rows = [
       ['minutes', MINUTES.toFixed(1)],
+      ['one core kept busy by another process', HOG ? 'yes' : 'no'],
       ['unexpected closes (terminals + subscribers)', String(counters.unexpected)],
       ['events delivered / expected (300 subscribers)', `${delivered} / ${expectedEvents} (${((delivered / expectedEvents) * 100).toFixed(2)}%)`],
       ['events out of order', String(outOfOrder)],
@@ -225,6 +232,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`\n| soak | value |\n|---|---|\n${rows.map(([name, value]) => `| ${name} | ${value} |`).join('\n')}\n`);
   } finally {
+    hog?.kill('SIGKILL');
     for (const child of children.reverse()) await child.stop();
     endFleetTmux(join(root, 'fleet'));
     await rm(root, { recursive: true, force: true });
