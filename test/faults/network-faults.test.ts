@@ -1,11 +1,12 @@
-// X6 of the security notes: the link between the bridge and one ship goes slow, dead (blackhole: no FIN, no
-// RST, nothing) and hostile (reset), through a TCP fault proxy, while a second ship stays healthy. Slow: it
-// all still works. Dead: routed calls fail 503 within their deadline, the dead peer is found by ping and
+// X6 of the security notes: the link between the bridge and one ship goes slow (latency, 64 KB/s), dead
+// (blackhole: no FIN, no RST, nothing) and hostile (reset, half-close), through a TCP fault proxy, while a
+// second ship stays healthy. Slow: it all still works, and the healthy ship's calls do not slow down. Dead: routed calls fail 503 within their deadline, the dead peer is found by ping and
 // the ship goes offline, terminals behind it close, the other ship never notices. Healed: the ship is back
 // online within 5 s and its fresh sync replaces what the bridge knew, with no phantom or duplicate keys.
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
@@ -80,6 +81,28 @@ describe('a faulty link between the bridge and one ship', () => {
     proxy.heal();
   });
 
+  it('capped at 64 KB/s: a terminal streams to the end, routed calls work, and the other ship does not notice', async () => {
+    expect((await call(bridge.url, 'POST', path('app', 'f2', '/activate'))).status).toBe(200);
+    proxy.bytesPerSecond = 64 * 1024;
+    const terminal = await connectTerminal(terminalUrl(bridge.url, 'app', 'f2'));
+    await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 10_000);
+    terminal.input('seq 1 40000\r');
+    const nearTimes: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const started = performance.now();
+      expect((await call(bridge.url, 'GET', path('app', 'n1'))).status).toBe(200);
+      nearTimes.push(performance.now() - started);
+    }
+    nearTimes.sort((a, b) => a - b);
+    expect(nearTimes[Math.floor(nearTimes.length * 0.99)]).toBeLessThanOrEqual(50);
+    await terminal.until((screen) => /^40000$/m.test(screen.text()), 60_000);
+    expect(terminal.socket.readyState).toBe(terminal.socket.OPEN);
+    expect((await call(bridge.url, 'GET', path('app', 'f2'))).status).toBe(200);
+    await terminal.close();
+    proxy.heal();
+    expect((await call(bridge.url, 'POST', path('app', 'f2', '/deactivate'))).status).toBe(200);
+  }, 90_000);
+
   it('blackholed: 503 within the deadline, offline by ping, terminals closed, the other ship untouched; healed: a fresh sync wins', async () => {
     const terminal = await connectTerminal(terminalUrl(bridge.url, 'app', 'f1'));
     await terminal.waitForFrames(1, 10_000);
@@ -124,6 +147,24 @@ describe('a faulty link between the bridge and one ship', () => {
     proxy.reset();
     const backAfter = await until(async () => (await shipStatus('far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
     expect(backAfter).toBeLessThan(5000);
+    expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
+  }, 30_000);
+
+  it('half-closed (a FIN toward the bridge, nothing else): the bridge notices, reconnects and hears the ship again within 5 s', async () => {
+    expect(await shipStatus('far')).toBe('online');
+    const events = new WebSocket(`${bridge.url.replace(/^http/, 'ws')}/events`);
+    const received: Array<{ type: string; workspace?: { name: string } }> = [];
+    events.on('message', (data) => received.push(JSON.parse(data.toString())));
+    await new Promise((resolve) => events.once('open', resolve));
+    proxy.halfClose();
+    const started = Date.now();
+    await until(async () => (await shipStatus('far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
+    // The event stream works again: a workspace created on the ship itself reaches the bridge's subscribers.
+    expect((await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f4', branch: 'main', url: remote.url })).status).toBe(201);
+    await until(async () => received.some((event) => event.type === 'workspace.created' && event.workspace?.name === 'f4'), 'f4 announced', 10_000);
+    expect(Date.now() - started).toBeLessThan(5000);
+    events.close();
+    expect((await call(bridge.url, 'DELETE', path('app', 'f4'))).status).toBe(200);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
   }, 30_000);
 });
