@@ -9,6 +9,7 @@
 // leaves a group its next start can find: processes/leftover-processes.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
+import { FilterDriverGuard } from './filter-drivers.js';
 
 export interface GitResult {
   code: number;
@@ -45,10 +46,21 @@ export class GitRunner {
     this.env = { ...gitEnvironment(process.env, policy), GIT_OPTIONAL_LOCKS: '0' };
   }
 
-  /** Runs git; never rejects for a non-zero exit (read `code`). Rejects only when git cannot be started. */
-  run(args: readonly string[], options: GitCallOptions = {}): Promise<GitResult> {
+  /**
+   * Runs git; never rejects for a non-zero exit (read `code`). Rejects only when git cannot be started. In a
+   * workspace (`cwd`), the filter drivers its own config defines are switched off (filter-drivers.ts).
+   */
+  async run(args: readonly string[], options: GitCallOptions = {}): Promise<GitResult> {
+    const overrides = options.cwd ? await this.drivers.overridesFor(options.cwd) : [];
+    return this.spawnGit(overrides, args, options);
+  }
+
+  private readonly drivers = new FilterDriverGuard((args, cwd) => this.spawnGit([], args, { cwd }));
+
+  /** One git process: the safety settings, then `config` (more `-c` settings), then `args`. */
+  private spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn('git', [...SAFETY_CONFIG, ...args], {
+      const child = spawn('git', [...SAFETY_CONFIG, ...config, ...args], {
         cwd: options.cwd,
         env: options.env ? { ...this.env, ...options.env } : this.env,
         stdio: ['ignore', 'pipe', 'pipe'],
