@@ -4,8 +4,11 @@
 // second, and routed HTTP at 100 req/s. Reports unexpected closes, event order, echo latency, routed
 // latency and the RSS slope of both processes, and checks that nothing is left behind. SVC_SOAK_HOG=1 runs
 // the same load beside a process that keeps one core busy the whole time (security notes X11: the bars hold
-// at half the CPU, latency bars doubled).
+// at half the CPU, latency bars doubled). SVC_SOAK_HOSTILE=1 adds the abusive clients of X12: 20 event
+// subscribers that never read, a terminal flooding resize and resync requests, and 50 slowloris connections
+// kept open; everyone else's bars must not move.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,6 +26,7 @@ import { tmuxSocketFor } from '../ship/server.js';
 
 const MINUTES = Number(process.env.SVC_SOAK_MINUTES ?? 10);
 const HOG = process.env.SVC_SOAK_HOG === '1';
+const HOSTILE = process.env.SVC_SOAK_HOSTILE === '1';
 const TERMINALS = 24;
 const SUBSCRIBERS = 300;
 const MiB = 1024 * 1024;
@@ -88,7 +92,7 @@ async function main(): Promise<void> {
     await post(`${bridge.url}/repos`, { name: 'soak', url: repoUrl });
     // w0: the probe through the bridge; w1…w24: the streams; wd: a second probe straight to the ship, which
     // tells the bridge's share of the echo latency from the ship's.
-    const names = [...Array.from({ length: TERMINALS + 1 }, (_, i) => `w${i}`), 'wd'];
+    const names = [...Array.from({ length: TERMINALS + 1 }, (_, i) => `w${i}`), 'wd', ...(HOSTILE ? ['wr'] : [])];
     for (const name of names) {
       await post(`${bridge.url}/workspaces`, { ship: 'soak', repoName: 'soak', name, branch: 'main' });
       await post(`${bridge.url}/workspaces/soak/${name}/activate`);
@@ -135,6 +139,42 @@ async function main(): Promise<void> {
       });
     }
 
+    // X12: clients that abuse the servers while everyone else is measured.
+    const hostile = { neverReading: [] as Socket[], slowloris: [] as Socket[], floodTimer: null as NodeJS.Timeout | null, floodClosed: false };
+    if (HOSTILE) {
+      const { hostname, port } = new URL(bridge.url);
+      for (let i = 0; i < 20; i++) {
+        // A genuine handshake, then the socket is never read again: events pile up at the bridge.
+        const socket = connect(Number(port), hostname);
+        socket.on('error', () => undefined);
+        socket.write(`GET /events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${Buffer.from(`never-reading-${i}`.padEnd(16, '.')).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+          `Authorization: ${auth.authorization}\r\n\r\n`);
+        socket.pause();
+        hostile.neverReading.push(socket);
+      }
+      const slowloris = () => {
+        const socket = connect(Number(port), hostname);
+        socket.on('error', () => undefined);
+        socket.write(`GET /workspaces HTTP/1.1\r\nHost: ${hostname}\r\n`);
+        const drip = setInterval(() => socket.write('X-Drip: 1\r\n'), 5000);
+        socket.on('close', () => {
+          clearInterval(drip);
+          hostile.slowloris.splice(hostile.slowloris.indexOf(socket), 1);
+          if (!stopping) slowloris();
+        });
+        hostile.slowloris.push(socket);
+      };
+      for (let i = 0; i < 50; i++) slowloris();
+      const flooder = await openTerminal(await terminalUrl('wr'), { unexpected: 0 });
+      flooder.socket.on('close', () => (hostile.floodClosed = true));
+      let flip = 0;
+      hostile.floodTimer = setInterval(() => {
+        flip++;
+        flooder.socket.send(JSON.stringify({ type: 'resize', cols: flip % 2 ? 100 : 120, rows: flip % 2 ? 30 : 40 }));
+        if (flip % 2 === 0) flooder.socket.send(JSON.stringify({ type: 'resync' }));
+      }, 10);
+    }
     // A busy loop at normal priority, like stress-ng's one CPU worker.
     if (HOG) hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
     const driverDelay = monitorEventLoopDelay({ resolution: 1 });
@@ -178,6 +218,21 @@ async function main(): Promise<void> {
     for (const timer of timers) clearInterval(timer);
     await sleep(1000);
     stopping = true;
+    if (hostile.floodTimer) clearInterval(hostile.floodTimer);
+    // Read what the never-reading subscribers were sent: the ones the bridge gave up on end there.
+    const ended = new Set<Socket>();
+    let upgraded = 0;
+    for (const socket of hostile.neverReading) {
+      socket.once('data', (chunk: Buffer) => {
+        if (chunk.toString('latin1').startsWith('HTTP/1.1 101')) upgraded++;
+      });
+      socket.once('end', () => ended.add(socket));
+      socket.once('close', () => ended.add(socket));
+      socket.resume();
+    }
+    await sleep(HOSTILE ? 2000 : 0);
+    const neverReadingClosed = ended.size;
+    for (const socket of [...hostile.neverReading, ...hostile.slowloris]) socket.destroy();
 
     const expectedEvents = ticks * SUBSCRIBERS;
     // Least-squares slope over the second half: two end points alone swing with wherever a GC happened to land.
@@ -193,6 +248,7 @@ async function main(): Promise<void> {
     const rows = [
       ['minutes', MINUTES.toFixed(1)],
       ['one core kept busy by another process', HOG ? 'yes' : 'no'],
+      ['abusive clients (20 never-reading subscribers, a resize/resync flood, 50 slowloris)', HOSTILE ? `yes: never-reading upgraded ${upgraded} / 20, then closed by the bridge ${neverReadingClosed} / 20; flooding terminal closed ${hostile.floodClosed ? 'yes' : 'no'}` : 'no'],
       ['unexpected closes (terminals + subscribers)', String(counters.unexpected)],
       ['events delivered / expected (300 subscribers)', `${delivered} / ${expectedEvents} (${((delivered / expectedEvents) * 100).toFixed(2)}%)`],
       ['events out of order', String(outOfOrder)],
