@@ -11,6 +11,8 @@ import { join } from 'node:path';
 
 const DRIVER_KEYS = '^filter\\..+\\.(clean|smudge|process)$';
 const REPOSITORY_SCOPES = new Set(['local', 'worktree']);
+/** Directories remembered at most (staging clones and deleted workspaces come and go). */
+const REMEMBERED = 1024;
 
 interface Listing {
   code: number;
@@ -36,6 +38,8 @@ export class FilterDriverGuard {
         if (scope && key && REPOSITORY_SCOPES.has(scope)) overrides.push('-c', `${key}=`);
       }
     }
+    this.known.delete(cwd);
+    if (this.known.size >= REMEMBERED) this.known.delete(this.known.keys().next().value!);
     this.known.set(cwd, { stamp, overrides });
     return overrides;
   }
