@@ -53,7 +53,9 @@ beforeAll(async () => {
   writeFileSync(included, `[filter "hidden"]\n\tclean = ${join(bin, 'hidden-clean')}\n`);
   set('include.path', included);
   writeFileSync(join(dir, '.gitattributes'), '* diff=evil filter=evil\n*.md filter=hidden\n');
+  // A changed file under each filter, so git has to run one to compare it with the index.
   writeFileSync(join(dir, 'README.md'), '# changed\n');
+  writeFileSync(join(dir, 'src', 'app.txt'), 'one\nTWO, longer\nthree\n');
   writeFileSync(join(dir, 'untracked.txt'), 'new\n');
 }, 60_000);
 
