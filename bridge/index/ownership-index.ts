@@ -75,12 +75,7 @@ export class OwnershipIndex {
     const key = workspaceKey(event.workspace.repoName, event.workspace.name);
     const view = this.views.get(ship) ?? new Map<string, WorkspaceSummary>();
     this.views.set(ship, view);
-    if (event.type === 'workspace.removed') {
-      view.delete(key);
-      if (this.owners.get(key) !== ship) return null;
-      this.release(key);
-      return event.workspace;
-    }
+    if (event.type === 'workspace.removed') return this.deleted(ship, key) ? event.workspace : null;
     view.set(key, event.workspace);
     const owner = this.owners.get(key);
     if (owner === undefined) this.assign(key, ship);
@@ -89,8 +84,9 @@ export class OwnershipIndex {
   }
 
   /**
-   * A delete `ship` answered: the key leaves its view (and passes on, or leaves the index) now. Returns
-   * false when the ship did not own it (its own `workspace.removed` came first).
+   * `ship` no longer has the key (its `workspace.removed`, or a routed delete it answered): the key leaves
+   * its view, and passes on or leaves the index. False when the ship did not own it (dropped, or already
+   * applied the other way).
    */
   deleted(ship: string, key: string): boolean {
     this.views.get(ship)?.delete(key);
