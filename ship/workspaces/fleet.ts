@@ -90,13 +90,9 @@ export class Fleet {
   /** Every workspace under the fleet; invalid or vanishing entries are skipped silently (spec). */
   list(): WorkspaceEntry[] {
     const found: WorkspaceEntry[] = [];
-    for (const repo of entries(this.root)) {
-      if (!repo.isDirectory() || this.isReserved(repo.name) || identifierProblem(repo.name) !== null) continue;
-      for (const entry of entries(this.repoDir(repo.name))) {
-        if (!entry.isDirectory() || identifierProblem(entry.name) !== null) continue;
-        const branch = readBranch(this.workspaceDir(repo.name, entry.name));
-        if (branch !== null) found.push({ repoName: repo.name, name: entry.name, branch });
-      }
+    for (const { repo, name } of this.keyDirectories()) {
+      const branch = readBranch(this.workspaceDir(repo, name));
+      if (branch !== null) found.push({ repoName: repo, name, branch });
     }
     return found.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -148,13 +144,21 @@ export class Fleet {
     const staging = join(this.root, SHIP_STATE_DIR, 'staging');
     if (kindOf(staging) !== 'absent') await endProcessesUsing(staging);
     for (const leftover of ['staging', 'trash']) await rm(join(this.root, SHIP_STATE_DIR, leftover), { recursive: true, force: true });
+    const claims = [...this.keyDirectories()].filter(({ repo, name }) => isEmptyDirectory(this.workspaceDir(repo, name)));
+    // rmdir removes nothing but an empty directory, whatever happens to it meanwhile.
+    for (const { repo, name } of claims) {
+      await rmdir(this.workspaceDir(repo, name)).catch(() => undefined);
+      await rmdir(this.repoDir(repo)).catch(() => undefined);
+    }
+  }
+
+  /** Every `<repo>/<name>` directory whose two names are valid identifiers (a workspace or not). */
+  private *keyDirectories(): Generator<{ repo: string; name: string }> {
     for (const repo of entries(this.root)) {
       if (!repo.isDirectory() || this.isReserved(repo.name) || identifierProblem(repo.name) !== null) continue;
-      const claims = entries(this.repoDir(repo.name)).filter((entry) => entry.isDirectory() && identifierProblem(entry.name) === null && isEmptyDirectory(this.workspaceDir(repo.name, entry.name)));
-      if (claims.length === 0) continue;
-      // rmdir removes nothing but an empty directory, whatever happens to it meanwhile.
-      for (const claim of claims) await rmdir(this.workspaceDir(repo.name, claim.name)).catch(() => undefined);
-      await rmdir(this.repoDir(repo.name)).catch(() => undefined);
+      for (const entry of entries(this.repoDir(repo.name))) {
+        if (entry.isDirectory() && identifierProblem(entry.name) === null) yield { repo: repo.name, name: entry.name };
+      }
     }
   }
 
