@@ -40,6 +40,7 @@ function killGroup(child: ChildProcess): void {
 export class GitRunner {
   private readonly env: Record<string, string>;
   private readonly running = new Set<ChildProcess>();
+  private readonly drivers = new FilterDriverGuard((args, cwd) => this.spawnGit([], args, { cwd }));
 
   constructor(policy: CloneUrlPolicy, private readonly defaultTimeoutMs = 60_000) {
     // Optional locks off: the ship's reads never contend with the user's own git in the workspace.
@@ -54,8 +55,6 @@ export class GitRunner {
     const overrides = options.cwd ? await this.drivers.overridesFor(options.cwd) : [];
     return this.spawnGit(overrides, args, options);
   }
-
-  private readonly drivers = new FilterDriverGuard((args, cwd) => this.spawnGit([], args, { cwd }));
 
   /** One git process: the safety settings, then `config` (more `-c` settings), then `args`. */
   private spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
