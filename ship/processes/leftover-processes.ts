@@ -7,29 +7,19 @@
 // socket), ends each with its process group where it leads one (each git runs in one: see git/runner.ts) and
 // waits until they are gone. Linux reads /proc; elsewhere `ps` lists the commands.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-const HAS_PROC = existsSync('/proc/self/cmdline');
+import { HAS_PROC, procPids, readProc } from './proc-table.js';
 
 /** PIDs of processes (not this one) whose argument vector passes `matches`. */
 export function processesWhere(matches: (args: string[]) => boolean): number[] {
-  const found: number[] = [];
   if (HAS_PROC) {
-    for (const entry of readdirSync('/proc')) {
-      const pid = Number(entry);
-      if (!Number.isInteger(pid) || pid === process.pid) continue;
-      let commandLine: string;
-      try {
-        commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue; // gone meanwhile, or not ours to read
-      }
-      if (commandLine !== '' && matches(commandLine.replace(/\0$/, '').split('\0'))) found.push(pid);
-    }
-    return found;
+    return procPids().filter((pid) => {
+      const commandLine = readProc(pid, 'cmdline');
+      return commandLine !== null && commandLine !== '' && matches(commandLine.replace(/\0$/, '').split('\0'));
+    });
   }
+  const found: number[] = [];
   let listing = '';
   try {
     listing = execFileSync('ps', ['-axww', '-o', 'pid=,command='], { encoding: 'utf8' });
@@ -62,11 +52,8 @@ export function isRunning(pid: number): boolean {
     return false;
   }
   if (!HAS_PROC) return true;
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
+  const stat = readProc(pid, 'stat');
+  return stat !== null && !/^\d+ \(.*\) Z/.test(stat);
 }
 
 /** Ends `pids` (each with the process group it leads, if any) and waits until none runs, at most `waitMs`. */

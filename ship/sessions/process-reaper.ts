@@ -3,29 +3,17 @@
 // running (and writing) forever. Each pane is a session leader (tmux forks it with setsid), so the ship
 // collects all processes of those sessions from /proc, sends SIGTERM, and SIGKILL to what is left after a
 // grace period. Where there is no /proc (macOS), only tmux's SIGHUP applies.
-import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { procPids, readProc } from '../processes/proc-table.js';
 
 /** Pids of every process whose session id is one of `sessionIds`. */
 export function processesInSessions(sessionIds: ReadonlySet<number>): number[] {
-  const found: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (sessionIds.has(Number(fields[3]))) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return procPids().filter((pid) => {
+    const stat = readProc(pid, 'stat');
+    if (stat === null) return false;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return sessionIds.has(Number(fields[3]));
+  });
 }
 
 function signal(pids: number[], name: NodeJS.Signals): void {
