@@ -8,7 +8,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBridge, type Bridge } from '../../bridge/server.js';
-import { insecureBridge } from '../helpers/bridge.js';
+import { insecureBridge, shipStatus } from '../helpers/bridge.js';
+import { msUntil, until } from '../helpers/poll.js';
 import { FaultProxy } from '../helpers/fault-proxy.js';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
@@ -23,17 +24,7 @@ let far: TestShip;
 let near: TestShip;
 let proxy: FaultProxy;
 
-const shipStatus = async (name: string) => ((await call(bridge.url, 'GET', '/ships')).body as Array<{ name: string; status: string }>).find((ship) => ship.name === name)?.status;
 const keys = async () => ((await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ship: string }>).map((w) => `${w.ship}:${w.repoName}/${w.name}`).sort();
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Date.now() - started;
-}
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -110,7 +101,7 @@ describe('a faulty link between the bridge and one ship', () => {
 
     const started = Date.now();
     const inFlight = call(bridge.url, 'GET', path('app', 'f2'));
-    const offlineAfter = await until(async () => (await shipStatus('far')) === 'offline', 'far offline', 5000);
+    const offlineAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'offline', 'far offline', 5000);
     // two missed pongs at 300 ms; the ship-side ping of the same interval may notice first
     expect(offlineAfter).toBeLessThan(3000);
     const closed = await Promise.race([terminal.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))]);
@@ -118,7 +109,7 @@ describe('a faulty link between the bridge and one ship', () => {
 
     // The healthy ship answers throughout.
     for (let i = 0; i < 20; i++) expect((await call(bridge.url, 'GET', path('app', 'n1'))).status).toBe(200);
-    expect(await shipStatus('near')).toBe('online');
+    expect(await shipStatus(bridge.url, 'near')).toBe('online');
     const offline = await call(bridge.url, 'GET', path('app', 'f1'));
     expect(offline.status).toBe(503);
     expect(offline.body).toEqual({ error: 'ship "far" hosting app/f1 is offline' });
@@ -135,7 +126,7 @@ describe('a faulty link between the bridge and one ship', () => {
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f2', 'near:app/n1']);
 
     proxy.heal();
-    const onlineAfter = await until(async () => (await shipStatus('far')) === 'online', 'far online after heal', 10_000);
+    const onlineAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'online', 'far online after heal', 10_000);
     expect(onlineAfter).toBeLessThan(5000);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
     expect((await call(bridge.url, 'GET', path('app', 'f3'))).status).toBe(200);
@@ -143,22 +134,22 @@ describe('a faulty link between the bridge and one ship', () => {
   }, 60_000);
 
   it('reset: the ship goes offline and is back online within 5 s, its routes answering again', async () => {
-    expect(await shipStatus('far')).toBe('online');
+    expect(await shipStatus(bridge.url, 'far')).toBe('online');
     proxy.reset();
-    const backAfter = await until(async () => (await shipStatus('far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
+    const backAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
     expect(backAfter).toBeLessThan(5000);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
   }, 30_000);
 
   it('half-closed (a FIN toward the bridge, nothing else): the bridge notices, reconnects and hears the ship again within 5 s', async () => {
-    expect(await shipStatus('far')).toBe('online');
+    expect(await shipStatus(bridge.url, 'far')).toBe('online');
     const events = new WebSocket(`${bridge.url.replace(/^http/, 'ws')}/events`);
     const received: Array<{ type: string; workspace?: { name: string } }> = [];
     events.on('message', (data) => received.push(JSON.parse(data.toString())));
     await new Promise((resolve) => events.once('open', resolve));
     proxy.halfClose();
     const started = Date.now();
-    await until(async () => (await shipStatus('far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
+    await until(async () => (await shipStatus(bridge.url, 'far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
     // The event stream works again: a workspace created on the ship itself reaches the bridge's subscribers.
     expect((await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f4', branch: 'main', url: remote.url })).status).toBe(201);
     await until(async () => received.some((event) => event.type === 'workspace.created' && event.workspace?.name === 'f4'), 'f4 announced', 10_000);

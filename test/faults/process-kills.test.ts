@@ -11,6 +11,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux, startCli, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
+import { until } from '../helpers/poll.js';
 import { connectTerminal } from '../helpers/terminal.js';
 import { Tmux } from '../../ship/sessions/tmux.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
@@ -38,16 +39,6 @@ const startBridge = async () => {
 };
 const bridgeUrl = () => `http://localhost:${bridgePort}`;
 const shipUrl = () => `http://localhost:${shipPort}`;
-
-async function until<T>(probe: () => Promise<T | null>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 beforeAll(async () => {
   root = await makeTempRoot();

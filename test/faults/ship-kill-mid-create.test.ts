@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
-import { insecureBridge } from '../helpers/bridge.js';
+import { insecureBridge, shipStatus } from '../helpers/bridge.js';
+import { msUntil } from '../helpers/poll.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
@@ -60,20 +61,9 @@ async function startShip(): Promise<RunningCli> {
   return ship;
 }
 
-async function shipStatus(): Promise<string> {
-  const ships = (await call(bridge.url, 'GET', '/ships')).body as Array<{ name: string; status: string }>;
-  return ships.find((ship) => ship.name === 'crashy')?.status ?? 'absent';
-}
-
 /** Milliseconds until the bridge reports the ship `status`, failing past `limitMs`. */
-async function msUntil(status: string, limitMs: number): Promise<number> {
-  const started = Date.now();
-  while ((await shipStatus()) !== status) {
-    if (Date.now() - started > limitMs) throw new Error(`the ship was not ${status} within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return Date.now() - started;
-}
+const shipBecomes = (status: string, limitMs: number) =>
+  msUntil(async () => (await shipStatus(bridge.url, 'crashy')) === status, `the ship ${status}`, limitMs);
 
 const create = () => call(bridge.url, 'POST', '/workspaces', { ship: 'crashy', repoName: 'big', name: 'w', branch: 'main' });
 
@@ -96,11 +86,11 @@ describe('a ship killed mid-create', () => {
       // The kill came either before the ship answered (503, unreachable) or just after (201): nothing else.
       if (answered.status === 503) expect(answered.body.error).toMatch(/^ship "crashy" unreachable: /);
       else expect(answered.status).toBe(201);
-      await msUntil('offline', Math.max(0, 1000 - (Date.now() - killedAt)));
+      await shipBecomes('offline', Math.max(0, 1000 - (Date.now() - killedAt)));
 
       // The restart ends the clone the killed ship left running (or it could not clear its staging area).
       ship = await startShip();
-      await msUntil('online', 5000);
+      await shipBecomes('online', 5000);
       expect(existsSync(staging)).toBe(false);
       const listed = (await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string }>;
       if (listed.length === 0) {
