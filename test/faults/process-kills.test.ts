@@ -1,12 +1,13 @@
 // X2, X3 and X8 of the security notes, with real `svc` processes: a bridge killed with SIGKILL (and one
-// stopped with SIGTERM) comes back with users, ships and repos identical and an index equal to the ships'
-// own view; a ship killed with SIGKILL under eight attached terminals leaves their sessions running, and the
+// stopped with SIGTERM) comes back with users, ships and repos identical, an index equal to the ships' own
+// view, and every WebSocket ticket void; a ship killed with SIGKILL under eight attached terminals leaves their sessions running, and the
 // restarted ship adopts them with their shells, screens and MCP tokens; a killed tmux server leaves the ship
 // answering, its workspaces inactive and activatable again.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux, startCli, startShipCli, type RunningCli } from '../helpers/cli.js';
@@ -69,6 +70,20 @@ describe('process kills', () => {
     await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
     return terminal;
   };
+  /** The HTTP status a WebSocket upgrade to the bridge's `path` gets (101 when it opens). */
+  const upgradeStatus = (path: string) =>
+    new Promise<number>((resolve) => {
+      const socket = new WebSocket(`ws://localhost:${bridgePort}${path}`);
+      socket.once('open', () => {
+        resolve(101);
+        socket.close();
+      });
+      socket.once('unexpected-response', (_request, response) => {
+        resolve(response.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.once('error', () => undefined);
+    });
   /** Whether `terminal` was told it ended (exit frame or close) within `ms`. */
   const toldWithin = (terminal: Awaited<ReturnType<typeof attach>>, ms: number) =>
     Promise.race([terminal.exit.then(() => true), terminal.closed.then(() => true), sleep(ms).then(() => false)]);
@@ -85,8 +100,11 @@ describe('process kills', () => {
     // X3: five of each, alternating.
     const signals = Array.from({ length: 10 }, (_, round) => (round % 2 === 0 ? 'SIGKILL' : 'SIGTERM') as NodeJS.Signals);
     for (const signal of signals) {
+      // Tickets live in the bridge's memory only: one minted before the restart is void after it (spec).
+      const { ticket } = (await call(bridgeUrl(), 'POST', '/auth/ws-ticket', undefined, auth())).body;
       expect(await bridge.stop(signal)).toBe(signal === 'SIGTERM' ? 0 : null);
       bridge = await startBridge();
+      expect(await upgradeStatus(`/events?ticket=${ticket}`)).toBe(401);
       // Sessions survive a restart (they live in the store); the ship reconnects within seconds.
       await until(async () => ((await snapshot()).ships as Array<{ status: string }>)[0]?.status === 'online' ? true : null, 'ship back online', 10_000);
       const after = await snapshot();
