@@ -20,6 +20,16 @@ function tempRoots(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith('svc-test-'));
 }
 
+/**
+ * Tests start `svc` the way users do, through `npx svc` (helpers/npx.ts). npm keeps its cache under HOME,
+ * which the tests replace: point it at the real one, and let the first `npx` (which links the checkout into
+ * npm's exec cache, running `prepare` once per cache) happen here rather than inside a timed test.
+ */
+function primeNpx(realHome: string | undefined): void {
+  if (!process.env.npm_config_cache && realHome) process.env.npm_config_cache = join(realHome, '.npm');
+  execFileSync('npx', ['--no-install', 'svc', '--version'], { cwd: join(import.meta.dirname, '..'), stdio: 'ignore', timeout: 120_000 });
+}
+
 export default function setup() {
   const started = Date.now();
   // Every test process (and every `svc` it spawns) gets an empty HOME: ships keep armory state under
@@ -27,6 +37,7 @@ export default function setup() {
   const realHome = process.env.HOME;
   const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
   process.env.HOME = home;
+  primeNpx(realHome);
   const socketsBefore = new Set(shipSockets());
   const rootsBefore = new Set(tempRoots());
   return () => {

@@ -53,7 +53,7 @@ export function tightenModes(directory: string): void {
 export async function openStore(options: StoreOptions): Promise<Store> {
   mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
   chmodSync(options.dataDirectory, 0o700);
-  const unlock = lockDataDirectory(options.dataDirectory);
+  const unlock = await lockDataDirectory(options.dataDirectory);
   let db: Database;
   try {
     if (options.databaseUrl) {

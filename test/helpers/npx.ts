@@ -1,0 +1,86 @@
+// `svc` started the way users start it: `npx --no-install svc …` from the checkout, as the leader of its own
+// process group, so a test can stop it the way supervisors and crashes do: SIGTERM to the group, SIGKILL to
+// the group once the `npm exec` leader has gone (a grace period that ran out), or SIGKILL alone.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { TEST_SESSION_COMMAND } from './ship.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface NpxProcess {
+  /** The `npm exec` leader of the group. */
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** Resolves with the leader's exit code (null after a signal). */
+  exited: Promise<number | null>;
+  signalGroup(signal: NodeJS.Signals): void;
+  /** SIGTERM to the group; once the leader exits, SIGKILL to whatever of the group is left. */
+  terminateThenKill(): Promise<void>;
+}
+
+export function startNpx(args: string[], env: Record<string, string | undefined> = {}): NpxProcess {
+  const child = spawn('npx', ['--no-install', 'svc', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the whole group is gone
+    }
+  };
+  return {
+    child,
+    output: () => output,
+    exited,
+    signalGroup,
+    async waitFor(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = typeof pattern === 'string' ? (output.includes(pattern) ? pattern : null) : pattern.exec(output)?.[0];
+        if (match) return match;
+        if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+          throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async terminateThenKill() {
+      signalGroup('SIGTERM');
+      await exited;
+      signalGroup('SIGKILL');
+    },
+  };
+}
+
+/** The URL a `svc bridge` process logged it listens on. */
+export function bridgeUrlIn(output: string): string {
+  const match = /bridge listening on (http:\/\/[^\s"]+)/.exec(output);
+  if (!match) throw new Error(`no "bridge listening on" in:\n${output}`);
+  return match[1]!;
+}
+
+/** Pids of live (not zombie) processes whose command line contains every one of `parts`. */
+export function processesMatching(...parts: string[]): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (state !== 'Z' && parts.every((part) => cmdline.includes(part))) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
