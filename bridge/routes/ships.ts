@@ -6,7 +6,7 @@ import { Compile } from 'typebox/compile';
 import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSystemResources } from '../../protocol/index.js';
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
-import type { ShipRegistry } from '../ships/registry.js';
+import type { LiveShip, ShipRegistry } from '../ships/registry.js';
 import { SingleFlight } from '../http/single-flight.js';
 import { Type } from 'typebox';
 
@@ -32,37 +32,42 @@ export function shipRoutes(registry: ShipRegistry) {
       return { ok: true } as const;
     });
 
-    const resourcesOf = async (name: string) => {
-      const ship = registry.target(name);
-      let reply;
+    /** One ship's snapshot as it answers now; a transport failure is left to the caller (ShipUnreachable). */
+    const sample = async (ship: LiveShip): Promise<SystemResources> => {
+      const reply = await ship.client.call({ method: 'GET', path: '/system-resources' });
+      const body = parseJson(reply);
+      if (reply.status !== 200) throw new BridgeError(reply.status, (body as { error?: string } | null)?.error ?? `ship answered ${reply.status}`);
+      if (!checkResources.Check(body)) throw new BridgeError(502, `ship "${ship.name}" returned invalid system resources`);
+      return body;
+    };
+
+    // Not registered is the spec's 400 `unknown ship`, offline its 503 (registry.target).
+    app.get('/ships/:ship/system-resources', { schema: { params: ShipParams } }, async (request) => {
+      if (identifierProblem(request.params.ship)) throw invalidShipIdentifier();
+      const ship = registry.target(request.params.ship);
       try {
-        reply = await ship.client.call({ method: 'GET', path: '/system-resources' });
+        return await sample(ship);
       } catch (error) {
         if (error instanceof ShipUnreachable) throw registry.unreachable(ship, error.message);
         throw error;
       }
-      const body = parseJson(reply);
-      if (reply.status !== 200) throw new BridgeError(reply.status, (body as { error?: string } | null)?.error ?? `ship answered ${reply.status}`);
-      if (!checkResources.Check(body)) throw new BridgeError(502, `ship "${name}" returned invalid system resources`);
-      return body;
-    };
-
-    app.get('/ships/:ship/system-resources', { schema: { params: ShipParams } }, async (request) => {
-      if (identifierProblem(request.params.ship)) throw invalidShipIdentifier();
-      const ship = registry.get(request.params.ship);
-      if (!ship) throw new BridgeError(404, `ship not found: ${request.params.ship}`);
-      return resourcesOf(request.params.ship);
     });
 
-    // One fleet-wide sample at a time, reused for 500 ms: each costs every ship a 100 ms CPU sample (H17).
+    // Every ship sampled in parallel, never failing because of one. A ship the call cannot reach is flipped
+    // offline (spec degradation rules) and listed as the offline ship it now is. Single-flight with no
+    // memory: each read gets a fetch started after it arrived (each costs every ship a 100 ms sample, H17).
     const fleetResources = new SingleFlight(() =>
       Promise.all(
         registry.list().map(async (info): Promise<ShipSystemResources> => {
-          if (info.status === 'offline') return { ship: info.name, status: 'offline', resources: null, error: null };
+          const offline: ShipSystemResources = { ship: info.name, status: 'offline', resources: null, error: null };
+          const ship = registry.get(info.name);
+          if (info.status === 'offline' || !ship) return offline;
           try {
-            return { ship: info.name, status: 'online', resources: await resourcesOf(info.name), error: null };
+            return { ship: info.name, status: 'online', resources: await sample(ship), error: null };
           } catch (error) {
-            return { ship: info.name, status: 'online', resources: null, error: (error as Error).message };
+            if (!(error instanceof ShipUnreachable)) return { ship: info.name, status: 'online', resources: null, error: (error as Error).message };
+            registry.unreachable(ship, error.message);
+            return offline;
           }
         }),
       ),

@@ -71,7 +71,8 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
       };
 
     // Refresh from every online ship first; a failing ship is skipped and what was last known is listed.
-    // Concurrent listings share one refresh, and one younger than 500 ms is reused (H17).
+    // Listings share a refresh only if it started after they arrived, so a change made on a ship before the
+    // request is always in the answer; a burst still costs each ship about one call per refresh (H17).
     const refresh = new SingleFlight(async () => {
       await Promise.all(
         registry.list().filter((ship) => ship.status === 'online').map(async (info) => {
