@@ -1,46 +1,63 @@
-// Shares the diff numbers of an active workspace's status among the calls that ask within a second of each
-// other. Each reading costs two git processes, and a spawn blocks the ship's event loop for milliseconds
-// (the fork copies the process's page tables): a GUI or bridge polling status at 100 req/s spent 45% of the
-// ship's main thread forking, and every terminal on the ship stalled behind it (soak, 2026-11-23). Concurrent
-// calls share one reading in flight; a finished reading serves for FRESH_MS; the service forgets a
-// workspace's entry whenever it changes it (branch switch, activation, deactivation, delete).
+// Shares readings of an active workspace's diff numbers among concurrent status calls, without ever
+// answering from the past. The spec's WorkspaceDiff is "a numstat diff against HEAD" and the bridge's GET is
+// "proxied live", so a call may only be given a reading that started after the call arrived: a call that
+// arrives while a reading runs waits for the next one, which starts the moment the running one ends and is
+// shared by every call that arrived meanwhile. Nothing is kept once a reading is handed out, so there is
+// nothing to forget when the workspace changes. Order of events alone decides who shares what: no clock.
+//
+// At most one reading per workspace runs at a time (plus one queued), so a burst of status calls costs a
+// few readings, not one each. What a reading costs the ship's event loop (two git processes) is kept small
+// elsewhere: every spawn runs in the spawn helper (processes/spawn-helper/), not in the ship's process.
 import type { WorkspaceDiff } from '../../protocol/index.js';
 
-export const DIFF_NUMBERS_FRESH_MS = 1000;
-
-interface Entry {
-  value: Promise<WorkspaceDiff>;
-  /** When the reading finished (null while in flight). */
-  finishedAt: number | null;
+interface Queued {
+  promise: Promise<WorkspaceDiff>;
+  resolve: (reading: Promise<WorkspaceDiff>) => void;
 }
 
-export class DiffNumbersCache {
-  private readonly entries = new Map<string, Entry>();
+/** A workspace with a reading running, and the reading queued behind it (if anyone asked meanwhile). */
+interface Workspace {
+  queued: Queued | null;
+}
 
-  constructor(
-    private readonly read: (dir: string) => Promise<WorkspaceDiff>,
-    private readonly freshMs = DIFF_NUMBERS_FRESH_MS,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+export class DiffNumbersReadings {
+  private readonly workspaces = new Map<string, Workspace>();
+
+  constructor(private readonly read: (dir: string) => Promise<WorkspaceDiff>) {}
 
   get(dir: string): Promise<WorkspaceDiff> {
-    const cached = this.entries.get(dir);
-    if (cached && (cached.finishedAt === null || this.now() - cached.finishedAt < this.freshMs)) return cached.value;
-    const entry: Entry = { value: this.read(dir), finishedAt: null };
-    this.entries.set(dir, entry);
-    entry.value.then(
-      () => {
-        entry.finishedAt = this.now();
-      },
-      () => {
-        if (this.entries.get(dir) === entry) this.entries.delete(dir);
-      },
-    );
-    return entry.value;
+    const workspace = this.workspaces.get(dir);
+    if (!workspace) {
+      const started: Workspace = { queued: null };
+      this.workspaces.set(dir, started);
+      return this.begin(dir, started);
+    }
+    // A reading is running: it started before this call arrived, so this call waits for the next one.
+    if (!workspace.queued) {
+      let resolve!: Queued['resolve'];
+      const promise = new Promise<WorkspaceDiff>((settle) => (resolve = settle));
+      workspace.queued = { promise, resolve };
+    }
+    return workspace.queued.promise;
   }
 
-  /** The workspace changed (or is gone): the next call reads again. */
-  forget(dir: string): void {
-    this.entries.delete(dir);
+  private begin(dir: string, workspace: Workspace): Promise<WorkspaceDiff> {
+    let reading: Promise<WorkspaceDiff>;
+    try {
+      reading = this.read(dir);
+    } catch (error) {
+      reading = Promise.reject(error);
+    }
+    const ended = () => {
+      const queued = workspace.queued;
+      if (!queued) {
+        this.workspaces.delete(dir);
+        return;
+      }
+      workspace.queued = null;
+      queued.resolve(this.begin(dir, workspace));
+    };
+    reading.then(ended, ended);
+    return reading;
   }
 }

@@ -38,7 +38,7 @@ import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
 import { cloneWorkspace, type CloneLimits } from './clone.js';
 import { diffText } from './diff-text.js';
 import { readDiffNumbers } from './diff-numbers.js';
-import { DiffNumbersCache } from './diff-numbers-cache.js';
+import { DiffNumbersReadings } from './diff-numbers-readings.js';
 import { KeyLock } from './key-lock.js';
 import { switchBranch } from './switch-branch.js';
 import { findUnpushedWork } from './unpushed-work.js';
@@ -62,11 +62,11 @@ export interface WorkspaceServiceDeps {
 export class WorkspaceService {
   private readonly locks = new KeyLock();
 
-  /** Status diff numbers, shared among calls within a second (see diff-numbers-cache.ts). */
-  private readonly diffNumbers: DiffNumbersCache;
+  /** Status diff numbers, read live and shared only among concurrent calls (see diff-numbers-readings.ts). */
+  private readonly diffNumbers: DiffNumbersReadings;
 
   constructor(private readonly deps: WorkspaceServiceDeps) {
-    this.diffNumbers = new DiffNumbersCache((dir) => readDiffNumbers(deps.git, dir));
+    this.diffNumbers = new DiffNumbersReadings((dir) => readDiffNumbers(deps.git, dir));
   }
 
   private summary(entry: WorkspaceEntry): WorkspaceSummary {
@@ -171,7 +171,6 @@ export class WorkspaceService {
     await this.locks.run(workspaceKey(repo, name), async () => {
       const { entry, dir } = await this.require(repo, name);
       await switchBranch(this.deps.git, dir, branch);
-      this.diffNumbers.forget(dir);
       this.emit('workspace.branch_changed', this.summary({ ...entry, branch: readBranch(dir) ?? branch }));
     });
   }
@@ -200,7 +199,6 @@ export class WorkspaceService {
       }
       this.deps.sessions.markStarted(session);
       this.deps.tokens.bind(key, token);
-      this.diffNumbers.forget(dir);
       this.emit('workspace.activated', this.summary(entry));
     });
   }
@@ -208,10 +206,9 @@ export class WorkspaceService {
   async deactivate(repo: string, name: string): Promise<void> {
     checkKey(repo, name);
     await this.locks.run(workspaceKey(repo, name), async () => {
-      const { entry, dir } = await this.require(repo, name);
+      const { entry } = await this.require(repo, name);
       const session = sessionName(repo, name);
       if (!this.deps.sessions.isLive(session)) throw notActive(repo, name);
-      this.diffNumbers.forget(dir);
       // Marked first: a concurrent re-listing must not report this session as having ended on its own.
       this.deps.sessions.markStopping(session);
       await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
@@ -236,7 +233,6 @@ export class WorkspaceService {
         await this.deps.tmux.killSession(session).finally(() => this.deps.sessions.markStopped(session));
       }
       this.forgetSession(workspaceKey(repo, name));
-      this.diffNumbers.forget(dir);
       await this.deps.fleet.remove(repo, name);
       this.emit('workspace.removed', { repoName: repo, name, branch, active: false, agent: null });
     });

@@ -110,9 +110,8 @@ describe('workspace lifecycle', () => {
       mergeRequest: null,
       ship: 'test-ship',
     });
-    // Status readings are shared for a second (diff-numbers-cache.ts); an edit shows after it at the latest.
+    // Read live (diff-numbers-readings.ts): an edit shows in the very next status.
     writeFileSync(join(dir, 'feature.txt'), 'changed\nadded line\nthird\nfourth\n');
-    await new Promise((resolve) => setTimeout(resolve, 1050));
     expect((await call(fx.ship.url, 'GET', path('status', 's'))).body.diff).toEqual({ added: 2, removed: 0, commits: 1 });
   });
 
