@@ -1,7 +1,8 @@
 // Real processes: `svc bridge` and `svc ship` from the built CLI. The bridge names its URL, store and data
 // directory at start; a ship killed with SIGKILL in the middle of a routed call makes that call a 503
 // `unreachable` and the ship offline; concurrent creates of one key through the bridge give one 201 and
-// one 409.
+// one 409. Fleet-wide reads see the ship as it is now: a workspace created on the ship directly is in the
+// next bridge listing, and a ship SIGKILLed is offline with resources null, error null in the next read.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -45,7 +46,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  for (const fleet of ['fleet-p1']) {
+  for (const fleet of ['fleet-p1', 'fleet-p2']) {
     try {
       await new Tmux(tmuxSocketFor(realpathSync(join(root, fleet)))).killServer();
     } catch {
@@ -80,6 +81,34 @@ describe('bridge and ship processes', () => {
     const ships = (await call(bridgeUrl, 'GET', '/ships')).body;
     expect(ships).toEqual([{ name: 'p1', url: `http://localhost:${port}`, status: 'offline' }]);
     expect(await call(bridgeUrl, 'GET', path('app', 'race'))).toMatchObject({ status: 503, body: { error: 'ship "p1" hosting app/race is offline' } });
+
+    bridge.child.kill('SIGTERM');
+    expect(await new Promise((r) => bridge.child.on('exit', r))).toBe(0);
+  }, 60_000);
+
+  it('lists a workspace created on the ship directly at once, and a SIGKILLed ship offline on the next read', async () => {
+    const bridge = await start(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data-2')], /bridge listening on/);
+    const bridgeUrl = /bridge listening on (http:\/\/localhost:\d+)/.exec(bridge.output())![1]!;
+    const ship = await start(['ship', '--port', '0', '--name', 'p2', '--fleet-directory', join(root, 'fleet-p2')], /ship listening/);
+    const { port } = JSON.parse(readFileSync(join(root, 'fleet-p2', 'atlas.json'), 'utf8')) as { port: number };
+    const shipUrl = `http://localhost:${port}`;
+    expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl })).status).toBe(201);
+    expect((await call(bridgeUrl, 'GET', '/workspaces')).body).toEqual([]);
+
+    // Created on the ship, not through the bridge: the bridge's next listing re-fetches and shows it.
+    expect((await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'direct', branch: 'feature' })).status).toBe(201);
+    expect((await call(bridgeUrl, 'GET', '/workspaces')).body).toEqual([
+      { repoName: 'app', name: 'direct', branch: 'feature', active: false, agent: null, ship: 'p2', ephemeral: null },
+    ]);
+
+    const before = (await call(bridgeUrl, 'GET', '/system-resources')).body;
+    expect(before).toMatchObject([{ ship: 'p2', status: 'online', error: null }]);
+    expect(before[0].resources.cpu.cores).toBeGreaterThan(0);
+    const exited = new Promise((r) => ship.child.on('exit', r));
+    ship.child.kill('SIGKILL');
+    await exited;
+    expect((await call(bridgeUrl, 'GET', '/system-resources')).body).toEqual([{ ship: 'p2', status: 'offline', resources: null, error: null }]);
+    expect((await call(bridgeUrl, 'GET', '/ships')).body).toEqual([{ name: 'p2', url: shipUrl, status: 'offline' }]);
 
     bridge.child.kill('SIGTERM');
     expect(await new Promise((r) => bridge.child.on('exit', r))).toBe(0);
