@@ -1,23 +1,32 @@
 // Suite-wide guard that tests leave nothing behind: after the run, no tmux server on a ship socket created
 // during the run may still answer, and no `svc-test-*` temp directory may remain. Leftovers are cleaned up
-// and fail the run, naming what leaked.
+// and fail the run, naming what leaked. Each run keeps everything in a directory of its own (TMPDIR,
+// TMUX_TMPDIR and HOME point into it), so two runs on one machine never take each other's files, tmux
+// servers or session shells for leaks.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const socketDir = join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
-
-function shipSockets(): string[] {
+function shipSockets(runDirectory: string): string[] {
   try {
-    return readdirSync(socketDir).filter((name) => name.startsWith('svc-'));
+    return readdirSync(join(runDirectory, `tmux-${process.getuid?.() ?? 0}`)).filter((name) => name.startsWith('svc-'));
   } catch {
     return [];
   }
 }
 
-function tempRoots(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith('svc-test-'));
+function tempRoots(runDirectory: string): string[] {
+  return readdirSync(runDirectory).filter((name) => name.startsWith('svc-test-'));
+}
+
+/** Whether a process belongs to this run: it was started with the run's TMUX_TMPDIR in its environment. */
+function ofThisRun(pid: string, runDirectory: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`TMUX_TMPDIR=${runDirectory}`);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -31,21 +40,19 @@ function primeNpx(realHome: string | undefined): void {
 }
 
 export default function setup() {
-  const started = Date.now();
+  const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TMUX_TMPDIR: process.env.TMUX_TMPDIR };
+  const runDirectory = mkdtempSync(join(tmpdir(), 'svc-run-'));
   // Every test process (and every `svc` it spawns) gets an empty HOME: ships keep armory state under
   // ~/.config/svc and install into provider roots such as ~/.claude, which must never be the real ones.
-  const realHome = process.env.HOME;
-  const home = mkdtempSync(join(tmpdir(), 'svc-home-'));
+  const home = join(runDirectory, 'home');
+  mkdirSync(home, { mode: 0o700 });
   process.env.HOME = home;
-  primeNpx(realHome);
-  const socketsBefore = new Set(shipSockets());
-  const rootsBefore = new Set(tempRoots());
+  process.env.TMPDIR = runDirectory;
+  process.env.TMUX_TMPDIR = runDirectory;
+  primeNpx(saved.HOME);
   return () => {
-    rmSync(home, { recursive: true, force: true });
-    process.env.HOME = realHome;
     const leaks: string[] = [];
-    for (const socket of shipSockets()) {
-      if (socketsBefore.has(socket)) continue;
+    for (const socket of shipSockets(runDirectory)) {
       try {
         execFileSync('tmux', ['-L', socket, 'list-sessions'], { stdio: 'ignore' });
         leaks.push(`tmux server ${socket}`);
@@ -54,20 +61,14 @@ export default function setup() {
         // No server behind the socket: nothing leaked.
       }
     }
-    for (const root of tempRoots()) {
-      if (rootsBefore.has(root)) continue;
-      const path = join(tmpdir(), root);
-      if (statSync(path).mtimeMs < started) continue;
-      leaks.push(`temp directory ${path}`);
-      rmSync(path, { recursive: true, force: true });
-    }
+    for (const root of tempRoots(runDirectory)) leaks.push(`temp directory ${join(runDirectory, root)}`);
     // Shells of test sessions and terminal pipes must be gone with their tmux servers.
     for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
         const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
         const ours = cmdline === 'bash --noprofile --norc' || cmdline.includes('svc-pipes-');
-        if (ours && state !== 'Z' && statSync(`/proc/${pid}`).mtimeMs >= started) {
+        if (ours && state !== 'Z' && ofThisRun(pid, runDirectory)) {
           leaks.push(`session process ${pid} (${cmdline})`);
           process.kill(Number(pid), 'SIGKILL');
         }
@@ -75,6 +76,11 @@ export default function setup() {
         // gone meanwhile
       }
     }
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    rmSync(runDirectory, { recursive: true, force: true });
     if (leaks.length > 0) throw new Error(`tests left these behind: ${leaks.join(', ')}`);
   };
 }

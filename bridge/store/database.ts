@@ -89,7 +89,10 @@ const PGLITE_CONF = 'shared_buffers = 16MB';
 async function initialisePglite(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const script = `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close())`;
+  // A failure is printed whole: Emscripten's ErrnoError has no message, only an errno.
+  const script =
+    `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close()).catch((e) => {` +
+    `process.stderr.write(String(e && (e.message || (e.errno !== undefined ? 'errno ' + e.errno : e))) + '\\n' + (e && e.stack || '')); process.exit(1); })`;
   await new Promise<void>((resolve, reject) => {
     execFile(process.execPath, ['-e', script, dataDir], { timeout: 120_000 }, (error, _stdout, stderr) =>
       error ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`)) : resolve(),
