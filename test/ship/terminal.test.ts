@@ -235,6 +235,56 @@ describe('terminal', () => {
   });
 });
 
+describe('terminal under hostile output (issue #14, security notes F1/H11)', () => {
+  /** The pane as tmux holds it: `capture-pane -p` rows (trailing blanks trimmed) and the cursor. */
+  async function tmuxPane(name: string): Promise<{ text: string; cursor: { x: number; y: number } }> {
+    const target = `=${sessionName('term', name)}:`;
+    const capture = await ship.ship.tmux.run(['capture-pane', '-p', '-t', target]);
+    const cursor = await ship.ship.tmux.run(['display-message', '-p', '-t', target, '#{cursor_x} #{cursor_y}']);
+    const [x, y] = cursor.stdout.trim().split(' ').map(Number);
+    const text = capture.stdout.replace(/\n$/, '').split('\n').map((row) => row.replace(/\s+$/, '')).join('\n');
+    return { text, cursor: { x: x!, y: y! } };
+  }
+
+  it("after `printf 'a\\033[100000000b'` the screen equals tmux capture-pane, while another workspace echoes promptly", async () => {
+    const hostile = await activeWorkspace();
+    const other = await activeWorkspace();
+    const a = await open(hostile, { cols: 80, rows: 24 });
+    const b = await open(other, { cols: 80, rows: 24 });
+    await Promise.all([prompt(a), prompt(b)]);
+    // Two seconds of H11's sequences (REP, and IL in a full-screen region), each of which would hold an
+    // unclamped emulator for seconds, then the issue's printf on a cleared screen.
+    a.input(
+      "for i in $(seq 40); do printf 'a\\033[100000000b\\033[1;24r\\033[100000000L\\033[r'; sleep 0.05; done; " +
+        "clear; printf 'a\\033[100000000b'\r",
+    );
+    // Meanwhile workspace B's keystrokes echo: a stalled event loop would hold them for seconds.
+    const echoMs: number[] = [];
+    let typed = '';
+    for (const key of 'echoprompt') {
+      typed += key;
+      const started = Date.now();
+      b.input(key);
+      await b.until((screen) => new RegExp(`[$#] ${typed}$`, "m").test(screen.text()), 10_000);
+      echoMs.push(Date.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(Math.max(...echoMs), `echo times ${echoMs.join(', ')} ms`).toBeLessThanOrEqual(500);
+    // tmux shows a full row of a's (it repeats up to the right margin) and the prompt below it.
+    const row = 'a'.repeat(80);
+    let pane = await tmuxPane(hostile);
+    for (let attempt = 0; attempt < 100 && !(pane.text.startsWith(`${row}\n`) && /[$#]$/m.test(pane.text)); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      pane = await tmuxPane(hostile);
+    }
+    expect(pane.text.split('\n')[0]).toBe(row);
+    await a.until((screen) => screen.text() === pane.text, 5_000).catch(() => undefined);
+    expect(a.screen.text()).toBe(pane.text);
+    expect({ x: a.screen.cursor.x, y: a.screen.cursor.y }).toEqual(pane.cursor);
+    await Promise.all([a.close(), b.close()]);
+  });
+});
+
 describe('terminal close codes', () => {
   it('closes 1008 "terminal init timeout" without an init', async () => {
     const name = await activeWorkspace();
