@@ -1,9 +1,8 @@
 // `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
 import { Command, Option } from 'commander';
-import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
 import { parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
-import { firstAdmin } from './first-admin-prompt.js';
 import { runUntilSignal } from './run-until-signal.js';
 
 export function bridgeCommand(): Command {
@@ -30,7 +29,9 @@ export function bridgeCommand(): Command {
       allowedHost?: string[];
       localRepos: boolean;
     }) => {
+      // Loaded on use, like the ship's: see the start-up note in main.ts.
       const { startBridge } = await import('../bridge/server.js');
+      const { firstAdmin } = await import('./first-admin-prompt.js');
       const bridge = await startBridge({
         port: options.port,
         name: options.name,

@@ -2,8 +2,8 @@
 // the stored session by default (`--bridge-url`, 4800); with `--url` straight to one ship, presenting
 // SVC_BRIDGE_TOKEN when set. Each group of verbs lives in its own module under client/.
 import { Command } from 'commander';
-import { BRIDGE_DEFAULT_PORT } from '../protocol/index.js';
-import { attach, ATTACH_HELP } from './attach/attach-session.js';
+import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
+import { ATTACH_HELP } from './attach/chord.js';
 import { normalizeUrl } from './url.js';
 import { BridgeClient } from './auth/bridge-client.js';
 import { DirectShipClient } from './api/ship-client.js';
@@ -66,6 +66,8 @@ export function clientCommand(): Command {
         const { ticket } = await through.call<{ ticket: string }>('POST', '/auth/ws-ticket');
         url = `${terminalSocketUrl(through.url, repo, name)}?ticket=${encodeURIComponent(ticket)}`;
       }
+      // Loaded on use (ws, the screen renderer): see the start-up note in main.ts.
+      const { attach } = await import('./attach/attach-session.js');
       const result = await attach({ url, headers });
       if (result.reason === 'exit') {
         // Like ssh: the remote shell's exit code becomes ours.

@@ -4,9 +4,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { firstAdmin } from './first-admin-prompt.js';
-import { loadLaunchConfig } from './launch/config-file.js';
-import { defaultPlan, planFromConfig, type LaunchPlan } from './launch/plan.js';
+import type { LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
 import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
 import { runUntilSignal } from './run-until-signal.js';
@@ -45,6 +43,10 @@ export function launchCommand(): Command {
     .description('run a bridge and its ships from one command (svc.yaml when present, else one local ship)')
     .option('--config-path <file>', `launch configuration (default ./${DEFAULT_CONFIG} when it exists)`)
     .action(async (options: { configPath?: string }) => {
+      // Loaded on use (YAML, the config schema, the servers): see the start-up note in main.ts.
+      const { loadLaunchConfig } = await import('./launch/config-file.js');
+      const { defaultPlan, planFromConfig } = await import('./launch/plan.js');
+      const { firstAdmin } = await import('./first-admin-prompt.js');
       const explicit = options.configPath !== undefined;
       const path = resolve(options.configPath ?? DEFAULT_CONFIG);
       let plan: LaunchPlan;

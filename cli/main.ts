@@ -1,5 +1,11 @@
 // The `svc` command. Each subcommand lives in its own module; this file only assembles them and turns a
 // failure into `svc: <message>` on stderr with exit code 1 (DESIGN §4).
+//
+// Start-up note: every command builds this whole tree (help and completion need all of it), so the modules
+// that build it load only commander and small modules of their own. Anything heavier (the servers, TypeBox
+// schemas through protocol/index.js, ws, yaml, the prompt package) is imported inside the action that uses
+// it; from protocol/ the tree takes only TypeBox-free modules (ports.js, identifier-rules.js).
+// test/cli/startup-modules.test.ts fails when an eager import creeps back; `npm run bench cli` times it.
 import { Command, CommanderError } from 'commander';
 import { shipCommand } from './ship-command.js';
 import { clientCommand } from './client-command.js';

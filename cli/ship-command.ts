@@ -3,7 +3,9 @@
 // adopted by the next start.
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { identifierProblem, SHIP_DEFAULT_PORT } from '../protocol/index.js';
+// The TypeBox-free protocol modules: see the start-up note in main.ts.
+import { identifierProblem } from '../protocol/identifier-rules.js';
+import { SHIP_DEFAULT_PORT } from '../protocol/ports.js';
 import { normalizeUrl } from './url.js';
 import { runUntilSignal } from './run-until-signal.js';
 

@@ -13,8 +13,7 @@ export const DISCOVERY_FILE_NAME = 'atlas.json';
 export const DiscoveryFile = Type.Object({ port: Type.Integer() });
 export type DiscoveryFile = Static<typeof DiscoveryFile>;
 
-export const SHIP_DEFAULT_PORT = 4700;
-export const BRIDGE_DEFAULT_PORT = 4800;
+export { SHIP_DEFAULT_PORT, BRIDGE_DEFAULT_PORT } from './ports.js';
 
 /** One route a server serves, with the schemas it validates (for generated docs and schema-driven tests). */
 export interface RouteInfo {

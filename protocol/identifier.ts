@@ -1,41 +1,9 @@
-// Identifiers: repo, workspace and ship names. Owns the six rules of the spec, their exact messages,
-// and the TypeBox schema that carries them, so every component validates names the same way.
+// Identifiers: repo, workspace and ship names. The TypeBox schema that carries the spec's six rules
+// (identifier-rules.ts, re-exported here), so every component validates names the same way.
 import { Type, type Static } from 'typebox';
+import { identifierProblem } from './identifier-rules.js';
 
-export const IDENTIFIER_MAX_BYTES = 128;
-
-/** UTF-8 length without encoding (a lone surrogate counts 3 bytes, as TextEncoder writes U+FFFD). */
-function utf8Length(value: string): number {
-  let bytes = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < value.length && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-const PATH_SEPARATOR = /[/\\]/;
-const CONTROL_CHARACTER = /\p{Cc}/u;
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/** The first rule `value` breaks, as the spec words it, or null for a valid identifier. */
-export function identifierProblem(value: string): string | null {
-  if (value.length < 1) return 'minimum length';
-  if (utf8Length(value) > IDENTIFIER_MAX_BYTES) return 'must be at most 128 UTF-8 bytes';
-  if (value === '.' || value === '..') return 'must not be . or ..';
-  if (PATH_SEPARATOR.test(value)) return 'must not contain path separators';
-  if (CONTROL_CHARACTER.test(value)) return 'must not contain Unicode control characters';
-  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode';
-  return null;
-}
-
-export function isIdentifier(value: unknown): value is string {
-  return typeof value === 'string' && identifierProblem(value) === null;
-}
+export { IDENTIFIER_MAX_BYTES, identifierProblem, isIdentifier } from './identifier-rules.js';
 
 /** Marks the refinement so error mapping can tell an identifier failure (400) from a shape failure (422). */
 export const IDENTIFIER_REFINEMENT = 'identifier';

@@ -107,5 +107,3 @@ export async function attach(options: AttachOptions): Promise<AttachResult> {
     send({ type: 'init', ...size() });
   });
 }
-
-export const ATTACH_HELP = `Detach with ${DETACH_DESCRIPTION}; the workspace's session keeps running.`;

@@ -2,6 +2,8 @@
 // read is still sent; the chord itself never reaches the workspace.
 export const DETACH_BYTE = 0x1d;
 export const DETACH_DESCRIPTION = 'Ctrl-]';
+/** For `svc client attach --help`, here rather than in attach-session.ts so the help does not load `ws`. */
+export const ATTACH_HELP = `Detach with ${DETACH_DESCRIPTION}; the workspace's session keeps running.`;
 
 export function splitAtDetach(chunk: Buffer): { before: Buffer; detach: boolean } {
   const index = chunk.indexOf(DETACH_BYTE);

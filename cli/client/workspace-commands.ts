@@ -3,7 +3,8 @@
 // the raw API body.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { identifierProblem, type BridgeWorkspaceStatus, type BridgeWorkspaceSummary } from '../../protocol/index.js';
+import { identifierProblem } from '../../protocol/identifier-rules.js';
+import type { BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';

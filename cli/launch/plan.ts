@@ -3,7 +3,8 @@
 // are relative to the file's directory.
 import os from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { BRIDGE_DEFAULT_PORT, SHIP_DEFAULT_PORT, type LaunchConfig } from '../../protocol/index.js';
+import { BRIDGE_DEFAULT_PORT, SHIP_DEFAULT_PORT } from '../../protocol/ports.js';
+import type { LaunchConfig } from '../../protocol/index.js';
 
 export interface PlannedBridge {
   dataDirectory: string;
