@@ -1,6 +1,13 @@
 // One HTTP call from the CLI to a bridge or a ship: JSON in, JSON (or raw text) out, no redirects followed.
 // A refused answer becomes `request failed (<status>): <message>`; a server that is not there becomes one
 // line naming the URL and how to start it, never a stack trace.
+//
+// Through node:http(s), one connection per call (`agent: false`), not `fetch`: a CLI process makes one or two
+// calls and exits. `fetch` loads and compiles undici on its first call (~60–100 ms here) and its kept-alive
+// socket held the process ~150 ms past the last answer; node:http with `Connection: close` costs neither
+// (measured in docs/DECISIONS.md, "CLI start-up").
+import http from 'node:http';
+
 export class ApiError extends Error {
   constructor(readonly status: number, readonly detail: string) {
     super(`request failed (${status}): ${detail}`);
@@ -16,25 +23,51 @@ export interface CallOptions {
   startHint: string;
 }
 
+interface Answer {
+  status: number;
+  location?: string;
+  text: string;
+}
+
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  // https only loads TLS when a URL asks for it.
+  const transport = url.protocol === 'https:' ? (await import('node:https')).default : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(url, { method, headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** The short reason a connection failed: the system's code (ECONNREFUSED, ENOTFOUND…) when there is one. */
+function reason(error: unknown): string {
+  const failure = error as { code?: string; message?: string; errors?: { code?: string }[] };
+  return failure.code ?? failure.errors?.[0]?.code ?? failure.message ?? String(error);
+}
+
 export async function httpCall<T>(baseUrl: string, method: string, path: string, options: CallOptions): Promise<T> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(baseUrl + path, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      redirect: 'error',
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`cannot reach ${baseUrl} (${cause?.code ?? cause?.message ?? (error as Error).message}): ${options.startHint}`);
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
   }
-  const text = await response.text();
-  if (!response.ok) {
-    let detail = `HTTP ${response.status}`;
+  let answer: Answer;
+  try {
+    answer = await send(new URL(baseUrl + path), method, headers, body);
+  } catch (error) {
+    throw new Error(`cannot reach ${baseUrl} (${reason(error)}): ${options.startHint}`);
+  }
+  const { status, text } = answer;
+  if (status >= 300 && status < 400) throw new ApiError(status, `redirected to ${answer.location ?? 'another URL'}, which svc does not follow`);
+  if (status < 200 || status >= 300) {
+    let detail = `HTTP ${status}`;
     try {
       const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
       if (typeof parsed.error === 'string') detail = parsed.error;
@@ -42,7 +75,7 @@ export async function httpCall<T>(baseUrl: string, method: string, path: string,
     } catch {
       if (text.trim()) detail = text.trim().slice(0, 200);
     }
-    throw new ApiError(response.status, detail);
+    throw new ApiError(status, detail);
   }
   if (options.raw) return text as T;
   return (text ? JSON.parse(text) : null) as T;
