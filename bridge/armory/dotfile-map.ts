@@ -1,6 +1,8 @@
-// `dotfile-map.json`: a flat object from a source (a safe path relative to the dotfiles section, naming a
-// file the section holds) to a destination (`~/…` or absolute, no control characters, no `..`). Every bad
-// entry is reported at once; one bad entry fails the whole manifest (spec 400).
+// `dotfile-map.json`: a flat object from a source (a safe path relative to the dotfiles section) to a
+// destination (`~/…` or absolute, no control characters, no `..`). Every malformed entry is reported at once;
+// one fails the whole manifest (spec 400). Whether `dotfiles/` holds the source is not the map's form: a
+// well-formed entry whose file is missing stays in the map (the scanner logs it, each ship reports it as an
+// install warning), so deleting one dotfile never stops every ship's sync.
 import { armoryPathProblem } from '../../protocol/index.js';
 
 // eslint-disable-next-line no-control-regex
@@ -17,7 +19,7 @@ function destinationProblem(destination: unknown): string | null {
 }
 
 /** The parsed map, or the list of problems (each `"<source>": <reason>`, or one line for the whole file). */
-export function parseDotfileMap(text: string, dotfiles: ReadonlySet<string>): { map: Record<string, string> } | { problems: string[] } {
+export function parseDotfileMap(text: string): { map: Record<string, string> } | { problems: string[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -32,9 +34,8 @@ export function parseDotfileMap(text: string, dotfiles: ReadonlySet<string>): { 
     const sourceProblem = armoryPathProblem(source);
     const destProblem = destinationProblem(destination);
     if (sourceProblem) problems.push(`${label}: source: ${sourceProblem}`);
-    else if (!dotfiles.has(source)) problems.push(`${label}: source: no such file in dotfiles/`);
     if (destProblem) problems.push(`${label}: ${destProblem}`);
-    if (!sourceProblem && !destProblem && dotfiles.has(source)) map[source] = destination as string;
+    if (!sourceProblem && !destProblem) map[source] = destination as string;
   }
   return problems.length ? { problems } : { map };
 }

@@ -82,10 +82,12 @@ export async function scanArmory(root: string): Promise<ArmoryScan> {
   const mapStats = lstatOrNull(mapPath);
   if (mapStats?.isSymbolicLink()) warnings.push(`skipped symlink ${DOTFILE_MAP}`);
   else if (mapStats?.isFile()) {
-    const dotfiles = new Set(entries.filter((e) => e.section === 'dotfiles').map((e) => e.path.slice('dotfiles/'.length)));
-    const parsed = parseDotfileMap(readFileSync(mapPath, 'utf8'), dotfiles);
+    const parsed = parseDotfileMap(readFileSync(mapPath, 'utf8'));
     if ('problems' in parsed) throw new BridgeError(400, `invalid ${root}/${DOTFILE_MAP}:\n${parsed.problems.map((p) => `  ${p}`).join('\n')}`);
     dotfileMap = parsed.map;
+    for (const source of Object.keys(dotfileMap)) {
+      if (!files.has(`dotfiles/${source}`)) warnings.push(`${DOTFILE_MAP} maps ${source}, but dotfiles/${source} is missing (ships skip it with a warning)`);
+    }
   }
   return { manifest: { revision: armoryRevision(entries, dotfileMap), entries, dotfileMap }, files, warnings };
 }

@@ -81,7 +81,11 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
   const bySource = new Map(input.manifest.entries.filter((e) => e.section === 'dotfiles').map((e) => [e.path.slice('dotfiles/'.length), e]));
   for (const [source, destination] of Object.entries(input.manifest.dotfileMap)) {
     const entry = bySource.get(source);
-    if (!entry) continue;
+    if (!entry) {
+      // A well-formed mapping whose file the armory lacks (deleted, or skipped as a symlink by the bridge).
+      warnings.push(`dotfile ${source} → ${destination} skipped: dotfiles/${source} is not in the armory`);
+      continue;
+    }
     const target = normalize(destination.startsWith('~/') ? join(home, destination.slice(2)) : destination);
     if (!isAbsolute(target) || !inside(home, target) || target === home) {
       warnings.push(`dotfile ${source} → ${destination} skipped: outside the home directory`);

@@ -1,6 +1,7 @@
 // The bridge's armory through its HTTP API: the manifest (sorted, hashed, modes normalized, symlinks never
 // followed), a revision that is stable and changes exactly with content, mode, path or the dotfile map,
-// every bad map entry at once, and file serving (utf8/base64, 404, unsafe paths, the 10 MiB limit).
+// every malformed map entry at once (a well-formed entry whose source is missing is kept, not refused), and
+// file serving (utf8/base64, 404, unsafe paths, the 10 MiB limit).
 import { chmodSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -105,10 +106,18 @@ describe('the armory manifest', () => {
     expect((await manifest()).dotfileMap).toEqual({ bashrc: '~/.bashrc' });
   });
 
-  it('refuses a malformed dotfile map whole, naming every bad entry', async () => {
+  it('keeps a well-formed entry whose dotfile is missing: the manifest is served with the entry in its map', async () => {
+    writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify({ bashrc: '~/.bashrc', gone: '~/.gone' }));
+    await expect.poll(async () => (await h.as(token, 'GET', '/armory')).body.dotfileMap, POLL).toEqual({ bashrc: '~/.bashrc', gone: '~/.gone' });
+    const served = await manifest();
+    expect(served.entries.map((e) => e.path)).toContain('dotfiles/bashrc');
+    expect(served.entries.map((e) => e.path)).not.toContain('dotfiles/gone');
+  });
+
+  it('refuses a malformed dotfile map whole, naming every malformed entry (a missing source is not one)', async () => {
     writeFileSync(
       join(armory, 'dotfile-map.json'),
-      JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', missing: '~/.m', bad: 'relative/path', ctl: '~/a\nb', up: '~/../../etc/x', other: '~root/.bashrc', n: 5 }),
+      JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', missing: '~/.m', bad: 'etc/x', ctl: '~/a\nb', up: '~/../../etc/x', other: '~root/.bashrc', n: 5 }),
     );
     await expect.poll(async () => (await h.as(token, 'GET', '/armory')).status, POLL).toBe(400);
     const reply = await h.as(token, 'GET', '/armory');
@@ -117,16 +126,10 @@ describe('the armory manifest', () => {
     expect(lines[0]).toBe(`invalid ${armory}/dotfile-map.json:`);
     expect(lines.slice(1)).toEqual([
       '  "../x": source: ".." in path',
-      '  "missing": source: no such file in dotfiles/',
-      '  "bad": source: no such file in dotfiles/',
       '  "bad": destination must start with ~/ or /',
-      '  "ctl": source: no such file in dotfiles/',
       '  "ctl": destination contains a control character',
-      '  "up": source: no such file in dotfiles/',
       '  "up": destination must name a file without empty, "." or ".." segments',
-      '  "other": source: no such file in dotfiles/',
       '  "other": destination must start with ~/ or /',
-      '  "n": source: no such file in dotfiles/',
       '  "n": destination must be a string',
     ]);
     writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify({ bashrc: '~/.bashrc' }));

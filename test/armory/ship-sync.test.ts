@@ -139,6 +139,32 @@ describe('armory sync', () => {
     expect(readlinkSync(join(home, '.codex/skills/link/SKILL.md'))).toBe('/etc/hostname');
   });
 
+  it('keeps syncing after a mapped dotfile is deleted: the mapping becomes a warning, in neither dotfileCount nor conflicts', async () => {
+    const mapFile = join(armory, 'dotfile-map.json');
+    const map = { bashrc: '~/.bashrc.d/armory.sh', 'etc-evil': '/etc/cron.d/evil', vimrc: '~/.vimrc' };
+    const before = await revisionNow();
+    put('dotfiles/vimrc', 'set number\n');
+    writeFileSync(mapFile, JSON.stringify(map));
+    await synced(ship, await nextRevision(before));
+    expect(ship.ship.armory.state().install!.dotfileCount).toBe(2);
+    expect(readFileSync(join(home, '.vimrc'), 'utf8')).toBe('set number\n');
+
+    // Deleted from dotfiles/, the map left as it was: the bridge still serves the manifest and ships sync.
+    const withVimrc = await revisionNow();
+    rmSync(join(armory, 'dotfiles/vimrc'));
+    const without = await nextRevision(withVimrc);
+    expect((await h.as(token, 'GET', '/armory')).body.dotfileMap).toEqual(map);
+    await synced(ship, without);
+    const state = ship.ship.armory.state();
+    expect(state.lastError).toBeNull();
+    expect(state.install!.warnings).toContain('dotfile vimrc → ~/.vimrc skipped: dotfiles/vimrc is not in the armory');
+    expect(state.install!.dotfileCount).toBe(1);
+    expect(state.install!.conflicts).not.toContain(join(home, '.vimrc'));
+    expect(state.install!.removedCount).toBe(1); // the link the ship had placed for it
+    expect(existsSync(join(home, '.vimrc'))).toBe(false);
+    expect(readFileSync(join(home, '.bashrc.d/armory.sh'), 'utf8')).toBe('export ARMORY=1\n');
+  });
+
   it('refuses a push naming another bridge, leaving the state untouched', async () => {
     const before = ship.ship.armory.state();
     const reply = await call(ship.url, 'POST', '/armory/sync', { bridgeUrl: 'http://evil.example:4800', revision: 'x' }, { authorization: `Bearer ${BRIDGE_TOKEN}` });
