@@ -1,7 +1,9 @@
 // `svc completion bash|zsh|fish`: shell completion generated from the command tree itself, so it never
 // drifts from the commands. Completes subcommands and options at every level (zsh uses the bash script
-// through bashcompinit).
+// through bashcompinit). The scripts complete the `svc` command on PATH: under `npx` the completion is for
+// the installed CLI (`npm install -g .`), which is said on stderr.
 import { Argument, Command } from 'commander';
+import { svcCommand } from './invocation.js';
 
 interface Level {
   path: string;
@@ -18,7 +20,7 @@ function bash(program: Command): string {
     .map((level) => `    "${level.path}") words="${level.words.join(' ')}" ;;`)
     .join('\n');
   const commandNames = [...new Set(levels(program).flatMap((level) => level.path.split(' ')).filter(Boolean))].join('|');
-  return `# svc completion for bash: eval "$(npx svc completion bash)"
+  return `# svc completion for bash: eval "$(svc completion bash)"
 _svc_complete() {
   local cur path word words
   cur="\${COMP_WORDS[COMP_CWORD]}"
@@ -39,14 +41,14 @@ complete -o default -F _svc_complete svc
 }
 
 function zsh(program: Command): string {
-  return `# svc completion for zsh: eval "$(npx svc completion zsh)"
+  return `# svc completion for zsh: eval "$(svc completion zsh)"
 autoload -U +X bashcompinit && bashcompinit
 ${bash(program).split('\n').slice(1).join('\n')}`;
 }
 
 function fish(program: Command): string {
   const lines = [
-    '# svc completion for fish: npx svc completion fish | source',
+    '# svc completion for fish: svc completion fish | source',
     'function __svc_path',
     '  set -l words (commandline -opc)',
     '  set -e words[1]',
@@ -67,5 +69,8 @@ export function completionCommand(program: () => Command): Command {
     .action((shell: 'bash' | 'zsh' | 'fish') => {
       const generators = { bash, zsh, fish };
       process.stdout.write(generators[shell](program()));
+      if (svcCommand() !== 'svc') {
+        process.stderr.write('svc: this completes `svc` on PATH; install the CLI with `npm install -g .` in the checkout (README "Installing the CLI")\n');
+      }
     });
 }

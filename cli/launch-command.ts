@@ -8,6 +8,7 @@ import type { LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
 import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
 import { runUntilSignal } from './run-until-signal.js';
+import { svcCommand } from './invocation.js';
 
 const DEFAULT_CONFIG = 'svc.yaml';
 
@@ -24,14 +25,15 @@ function summary(launched: Launched, configPath: string | null): string {
   }
   const first = launched.local[0]?.name ?? launched.remote.find((r) => r.registered)?.registered ?? '<ship>';
   const bridgeFlag = bridge.port === 4800 ? '' : ` --bridge-url ${bridge.url}`;
+  const svc = svcCommand();
   lines.push(
     '',
     'Try:',
-    `  npx svc login${bridgeFlag}`,
-    `  npx svc client${bridgeFlag} repos add <repo> <git url>`,
-    `  npx svc client${bridgeFlag} create <repo> <name> --ship ${first} -b main`,
-    `  npx svc client${bridgeFlag} ls`,
-    `  npx svc client${bridgeFlag} attach <repo> <name>`,
+    `  ${svc} login${bridgeFlag}`,
+    `  ${svc} client${bridgeFlag} repos add <repo> <git url>`,
+    `  ${svc} client${bridgeFlag} create <repo> <name> --ship ${first} -b main`,
+    `  ${svc} client${bridgeFlag} ls`,
+    `  ${svc} client${bridgeFlag} attach <repo> <name>`,
     '',
     'Ctrl-C stops everything.',
   );
@@ -57,7 +59,7 @@ export function launchCommand(): Command {
         plan = planFromConfig(loaded.config, loaded.directory);
         configPath = path;
       } else if (explicit) {
-        throw new Error(`no launch configuration at ${path} (\`svc launch init\` writes one)`);
+        throw new Error(`no launch configuration at ${path} (\`${svcCommand()} launch init\` writes one)`);
       } else {
         plan = defaultPlan(process.cwd());
       }

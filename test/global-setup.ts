@@ -40,7 +40,7 @@ function primeNpx(realHome: string | undefined): void {
 }
 
 export default function setup() {
-  const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TMUX_TMPDIR: process.env.TMUX_TMPDIR };
+  const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TMUX_TMPDIR: process.env.TMUX_TMPDIR, npm_command: process.env.npm_command };
   const runDirectory = mkdtempSync(join(tmpdir(), 'svc-run-'));
   // Every test process (and every `svc` it spawns) gets an empty HOME: ships keep armory state under
   // ~/.config/svc and install into provider roots such as ~/.claude, which must never be the real ones.
@@ -49,6 +49,9 @@ export default function setup() {
   process.env.HOME = home;
   process.env.TMPDIR = runDirectory;
   process.env.TMUX_TMPDIR = runDirectory;
+  // `svc` names itself in hints as the user ran it (cli/invocation.ts): `npx svc` under npm exec. The suite
+  // may itself run under `npx vitest`; the CLI it starts directly stands for an installed `svc`.
+  delete process.env.npm_command;
   primeNpx(saved.HOME);
   return () => {
     const leaks: string[] = [];

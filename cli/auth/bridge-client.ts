@@ -7,6 +7,7 @@ import { ask, askSecret, interactive } from '../prompt.js';
 import { readSession, removeSession, writeSession } from './session-files.js';
 import type { LoginResponse } from '../../protocol/index.js';
 import { ApiError, httpCall, type ApiClient } from '../api/http.js';
+import { svcCommand } from '../invocation.js';
 
 interface Credential {
   token: string | null;
@@ -21,7 +22,7 @@ export class BridgeClient implements ApiClient {
 
   constructor(bridgeUrl: string, private readonly env: NodeJS.ProcessEnv = process.env) {
     this.url = normalizeUrl(bridgeUrl);
-    this.hint = 'is the bridge running? start one with `npx svc launch` (or `npx svc bridge`)';
+    this.hint = `is the bridge running? start one with \`${svcCommand()} launch\` (or \`${svcCommand()} bridge\`)`;
   }
 
   /** One unauthenticated call (login, mode), with the bridge's `{error}` as the thrown message. */
@@ -77,7 +78,7 @@ export class BridgeClient implements ApiClient {
     if (stored) return (this.credential = { token: stored.token, source: 'stored' });
     const mode = await this.anonymous<{ authRequired: boolean }>('GET', '/auth/mode');
     if (!mode.authRequired) return (this.credential = { token: null, source: 'none' });
-    if (!interactive()) throw new Error(`not logged in to ${this.url}: run \`svc login --bridge-url ${this.url}\` or set SVC_TOKEN`);
+    if (!interactive()) throw new Error(`not logged in to ${this.url}: run \`${svcCommand()} login --bridge-url ${this.url}\` or set SVC_TOKEN`);
     process.stderr.write(`Log in to ${this.url}\n`);
     const username = await ask('Username: ');
     const password = await askSecret('Password: ');

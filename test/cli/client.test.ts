@@ -112,7 +112,7 @@ describe('svc client against a live fleet', () => {
     const result = await runCli(['client', '--bridge-url', String(port), 'ls'], env);
     expect(result).toMatchObject({
       code: 1,
-      stderr: `svc: cannot reach http://localhost:${port} (ECONNREFUSED): is the bridge running? start one with \`npx svc launch\` (or \`npx svc bridge\`)\n`,
+      stderr: `svc: cannot reach http://localhost:${port} (ECONNREFUSED): is the bridge running? start one with \`svc launch\` (or \`svc bridge\`)\n`,
     });
   });
 

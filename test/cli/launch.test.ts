@@ -62,7 +62,7 @@ describe('svc launch with no configuration', () => {
       expect(out).toContain('svc is running');
       expect(out).toContain(`bridge  http://localhost:4800  store pglite at ${join(cwd(), '.svc/bridge/db')}`);
       expect(out).toContain(`ship    ${os.hostname()}  http://localhost:4700  fleet ${join(cwd(), '.svc/fleet')}  (token pair generated)`);
-      expect(out).toContain('npx svc login');
+      expect(out).toContain('  svc login');
       const token = await login('http://localhost:4800', 'admin', ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD);
       expect((await call('http://localhost:4800', 'GET', '/ships', undefined, { authorization: `Bearer ${token}` })).body).toEqual([
         { name: os.hostname(), url: 'http://localhost:4700', status: 'online' },
