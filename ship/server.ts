@@ -31,6 +31,7 @@ import { writeDiscoveryFile } from './discovery.js';
 import { EventBus } from './events/event-bus.js';
 import { GitRunner } from './git/runner.js';
 import { controlClientsOf, endProcesses } from './processes/leftover-processes.js';
+import { SpawnHelper } from './processes/spawn-helper/spawn-helper.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { createLogger, requestSerializers } from './logger.js';
@@ -115,12 +116,25 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const problem = identifierProblem(name);
   if (problem) throw new Error(`invalid ship name "${name}": ${problem}`);
   const logger = options.logger ?? createLogger();
+  // First, while the ship is small: every git and tmux command the ship runs from here on is forked by this
+  // helper, never on the ship's event loop (processes/spawn-helper/spawn-helper.ts).
+  const spawner = new SpawnHelper({ onProblem: (message) => logger.warn(message) });
+  spawner.start();
+  try {
+    return await assembleShip(options, name, logger, spawner);
+  } catch (error) {
+    spawner.close();
+    throw error;
+  }
+}
+
+async function assembleShip(options: ShipOptions, name: string, logger: Logger, spawner: SpawnHelper): Promise<Ship> {
   const fleetDirectory = await resolveFleetDirectory(options.fleetDirectory);
   const allowLocalRepos = options.allowLocalRepos ?? true;
 
   const fleet = new Fleet(fleetDirectory);
-  const git = new GitRunner({ allowLocalRepos });
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand);
+  const git = new GitRunner({ allowLocalRepos }, spawner);
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner);
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
@@ -245,14 +259,19 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
     armory,
     routeCatalog,
     async close() {
-      for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
-      await app.close();
-      git.stopAll();
-      pipes.dispose();
-      await sessions.close();
-      const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
-      // Active workspaces keep their sessions for the next start; an idle server is not left behind.
-      if (live.length === 0) await tmux.killServer();
+      try {
+        for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
+        await app.close();
+        git.stopAll();
+        pipes.dispose();
+        await sessions.close();
+        const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
+        // Active workspaces keep their sessions for the next start; an idle server is not left behind.
+        if (live.length === 0) await tmux.killServer();
+      } finally {
+        // Last: the shutdown's own tmux commands above still go through the helper.
+        spawner.close();
+      }
     },
   };
 }

@@ -6,9 +6,11 @@
 // Each git runs in its own process group (and session, so it has no terminal to prompt on): a timeout or
 // the ship's shutdown ends git together with every helper it started (index-pack, upload-pack, remote
 // helpers), which would otherwise go on writing into a directory being removed (and a ship killed outright
-// leaves a group its next start can find: processes/leftover-processes.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+// leaves a group its next start can find: processes/leftover-processes.ts). The processes themselves are
+// started by a `Spawner`: in the ship, the spawn helper, so no fork stalls the ship's event loop.
+import { setMaxListeners } from 'node:events';
 import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
+import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { FilterDriverGuard } from './filter-drivers.js';
 
 export interface GitResult {
@@ -25,24 +27,35 @@ export interface GitCallOptions {
   env?: Record<string, string>;
 }
 
-const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
-
-/** Ends a git's whole process group; a group already gone is fine. */
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
+/** The git command of `args` (`clone`), past any leading `-c key=value`: how messages name the call. */
+function subcommand(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-c') i++;
+    else return args[i]!;
   }
+  return '';
 }
+
+/** A stop signal every running git listens to: one listener per git, so no listener limit applies. */
+function stopSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
 
 export class GitRunner {
   private readonly env: Record<string, string>;
-  private readonly running = new Set<ChildProcess>();
+  /** Aborted by stopAll (and replaced): every git started before it is killed. */
+  private stopping = stopSignal();
   private readonly drivers = new FilterDriverGuard((args, cwd) => this.spawnGit([], args, { cwd }));
 
-  constructor(policy: CloneUrlPolicy, private readonly defaultTimeoutMs = 60_000) {
+  constructor(
+    policy: CloneUrlPolicy,
+    private readonly spawner: Spawner = new DirectSpawner(),
+    private readonly defaultTimeoutMs = 60_000,
+  ) {
     // Optional locks off: the ship's reads never contend with the user's own git in the workspace.
     this.env = { ...gitEnvironment(process.env, policy), GIT_OPTIONAL_LOCKS: '0' };
   }
@@ -57,47 +70,31 @@ export class GitRunner {
   }
 
   /** One git process: the safety settings, then `config` (more `-c` settings), then `args`. */
-  private spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('git', [...SAFETY_CONFIG, ...config, ...args], {
+  private async spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
+    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    const result = await this.spawner.run(
+      {
+        command: 'git',
+        args: [...SAFETY_CONFIG, ...config, ...args],
         cwd: options.cwd,
         env: options.env ? { ...this.env, ...options.env } : this.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
-      });
-      this.running.add(child);
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killGroup(child);
-      }, options.timeoutMs ?? this.defaultTimeoutMs);
-      // Listen for a failed start before touching stdio: out of descriptors (EMFILE) Node reports it here and
-      // leaves the child without stdio, so reading stdout first would throw and leave the error unhandled.
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        this.running.delete(child);
-        reject(error);
-      });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
-      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        this.running.delete(child);
-        const stderr = Buffer.concat(err).toString('utf8');
-        resolve({
-          code: timedOut ? 124 : (code ?? 128),
-          stdout: Buffer.concat(out),
-          stderr: timedOut ? `git ${args[0] ?? ''} timed out after ${options.timeoutMs ?? this.defaultTimeoutMs} ms\n${stderr}` : stderr,
-        });
-      });
-    });
+        timeoutMs,
+        what: `git ${subcommand(args)}`,
+      },
+      this.stopping.signal,
+    );
+    const stderr = result.stderr.toString('utf8');
+    return {
+      code: result.timedOut ? 124 : (result.code ?? 128),
+      stdout: result.stdout,
+      stderr: result.timedOut ? `git ${subcommand(args)} timed out after ${timeoutMs} ms\n${stderr}` : stderr,
+    };
   }
 
   /** Ends every git still running, with its helpers (the ship is shutting down). */
   stopAll(): void {
-    for (const child of this.running) killGroup(child);
-    this.running.clear();
+    this.stopping.abort();
+    this.stopping = stopSignal();
   }
 }

@@ -2,9 +2,12 @@
 // environment (so no ship secret reaches a pane: security notes F5), the keeper session that keeps it and
 // its watcher alive, and the few commands the ship needs. Session names are always hashes made by
 // session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
+// Commands run to their end through a `Spawner` (in the ship, the spawn helper: no fork on the ship's event
+// loop); only the long-lived watcher client is the ship's own child.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
 
 export const KEEPER_SESSION = 'svc-control';
@@ -47,7 +50,11 @@ export class Tmux {
    * @param sessionCommand what a new session runs instead of the user's login shell, e.g.
    *   `bash --noprofile --norc`; none: `$SHELL -l`.
    */
-  constructor(readonly socketName: string, sessionCommand?: string) {
+  constructor(
+    readonly socketName: string,
+    sessionCommand?: string,
+    private readonly spawner: Spawner = new DirectSpawner(),
+  ) {
     this.paneCommand = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
   }
 
@@ -56,23 +63,19 @@ export class Tmux {
     return { ...this.env };
   }
 
-  run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('tmux', ['-L', this.socketName, ...args], {
-        cwd: options.cwd,
-        env: options.env ? { ...this.env, ...options.env } : this.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      // Error listener first: a start that fails for lack of descriptors leaves the child without stdio.
-      child.on('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error),
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
+    const request = {
+      command: 'tmux',
+      args: ['-L', this.socketName, ...args],
+      cwd: options.cwd,
+      env: options.env ? { ...this.env, ...options.env } : this.env,
+      detached: false,
+      what: `tmux ${args[0] === '-f' ? args[2] : args[0]}`,
+    };
+    const result = await this.spawner.run(request).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error;
     });
+    return { code: result.code ?? 1, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') };
   }
 
   private async ok(args: readonly string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<string> {

@@ -67,7 +67,8 @@ describe('a ship out of file descriptors', () => {
     expect(held.length).toBeGreaterThan(100);
     expect(held.length).toBeLessThan(256);
 
-    // Routes that need a descriptor (git, a new socket) fail cleanly, or the connection is refused.
+    // Routes that need a descriptor in the ship (a file, a new socket) fail cleanly, or the connection is
+    // refused. git runs in the spawn helper, whose descriptors are its own: a clone or a diff may succeed.
     const attempts = [
       () => call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'during', branch: 'main' }),
       () => call(url, 'GET', path('app', 'before')),
@@ -78,14 +79,13 @@ describe('a ship out of file descriptors', () => {
     for (const attempt of attempts) {
       const outcome = await attempt().catch((error: Error) => ({ status: 0, body: { error: error.message } }));
       if (outcome.status === 0) continue;
-      if (outcome.status !== 200) {
+      if (outcome.status >= 300) {
         // Never a lie such as 404 "workspace not found" or an empty list: 503, retry, naming the cause.
         expect(outcome.status).toBe(503);
         expect(outcome.body).toEqual({ error: expect.stringMatching(/^the ship is out of resources; retry shortly \(.*EMFILE/) });
         failures.push(outcome.body.error);
       }
     }
-    // The clone at least needs descriptors it cannot have.
     expect(failures.length).toBeGreaterThan(0);
     expect(alive(pid), ship.output()).toBe(true);
 
