@@ -20,6 +20,8 @@ import {
 } from '../protocol/index.js';
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
+import { installOpenApi } from './http/openapi.js';
+import { SVC_VERSION } from '../protocol/version.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import type { BranchProbeLimits } from './repos/branches.js';
@@ -168,6 +170,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       keepAlive(socket, options.heartbeatMs);
     });
     app.server.maxConnections = limits.maxConnections;
+    await installOpenApi(app, SVC_VERSION);
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));

@@ -14,11 +14,12 @@ import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-command
 import { usersCommand } from './auth/users-command.js';
 import { launchCommand } from './launch-command.js';
 import { completionCommand } from './completion.js';
+import { SVC_VERSION } from '../protocol/version.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('Workspace orchestration for coding agents: git workspaces, terminals and agent status per host.')
-    .version('0.1.0');
+    .version(SVC_VERSION);
   program.addCommand(shipCommand());
   program.addCommand(launchCommand());
   program.addCommand(bridgeCommand());

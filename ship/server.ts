@@ -34,6 +34,8 @@ import { controlClientsOf, endProcesses } from './processes/leftover-processes.j
 import { SpawnHelper } from './processes/spawn-helper/spawn-helper.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
+import { installOpenApi } from './http/openapi.js';
+import { SVC_VERSION } from '../protocol/version.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { agentRoutes } from './routes/agent.js';
 import { eventRoutes } from './routes/events.js';
@@ -216,6 +218,7 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
     keepAlive(socket, options.heartbeatMs);
   });
   app.server.maxConnections = limits.maxConnections;
+  await installOpenApi(app, SVC_VERSION);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(systemRoutes());

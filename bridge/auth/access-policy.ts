@@ -18,6 +18,8 @@ export type Access =
 export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /auth/login': 'open',
   'GET /auth/mode': 'open',
+  // The API description (bridge/http/openapi.ts): no data in it.
+  'GET /openapi.json': 'open',
   'POST /auth/logout': 'open',
   'GET /auth/me': 'user',
   'POST /auth/ws-ticket': 'user',

@@ -3,7 +3,8 @@
 // 2. an open ship (no SVC_BRIDGE_TOKEN) answers only Host names that are loopback, IP literals, this host or
 //    configured ones (421), which defeats DNS rebinding;
 // 3. with SVC_BRIDGE_TOKEN set, every route needs `Authorization: Bearer`: the bridge token reaches all,
-//    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise).
+//    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise); the API
+//    description (`GET /openapi.json`) needs none.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { crossOriginProblem, hostAllowed, hostnameOf, workspaceKey } from '../../protocol/index.js';
@@ -17,6 +18,8 @@ export interface GuardOptions {
 }
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
+/** Paths served without a credential: they describe the ship and hold no data (ship/http/openapi.ts). */
+const OPEN_PATHS = new Set(['/openapi.json']);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 function bearer(request: FastifyRequest): string | null {
@@ -51,6 +54,7 @@ export function installRequestGuard(app: FastifyInstance, options: GuardOptions)
     });
     if (crossOrigin) return [403, crossOrigin];
     if (!expected) return hostAllowed(host, options.allowedHosts) ? null : [421, `host not allowed: ${hostnameOf(host)}`];
+    if (request.method === 'GET' && OPEN_PATHS.has(request.url)) return null;
     const token = bearer(request);
     if (!token) return [401, 'authentication required'];
     if (timingSafeEqual(sha256(token), expected)) return null;

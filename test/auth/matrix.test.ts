@@ -29,6 +29,7 @@ const row = (route: string, access: Access, path: string, passes: number, body?:
 const ROWS: Row[] = [
   row('POST /auth/login', 'open', '/auth/login', 422, {}),
   row('GET /auth/mode', 'open', '/auth/mode', 200),
+  row('GET /openapi.json', 'open', '/openapi.json', 200),
   row('GET /auth/me', 'user', '/auth/me', 200),
   row('POST /auth/ws-ticket', 'user', '/auth/ws-ticket', 200),
   row('GET /users', 'admin', '/users', 200),

@@ -1,0 +1,54 @@
+// The API reference in docs/ is what the servers serve: GET /openapi.json on a real bridge and a real ship
+// (OpenAPI 3.1 generated from the route schemas) must equal docs/openapi.json and docs/openapi-ship.json.
+// After changing a route, rewrite them with `SVC_UPDATE_DOCS=1 npx vitest run test/docs/openapi.test.ts`.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBridge, type Bridge } from '../../bridge/server.js';
+import { insecureBridge } from '../helpers/bridge.js';
+import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { pino } from 'pino';
+
+const DOCS = resolve(import.meta.dirname, '../../docs');
+const update = process.env.SVC_UPDATE_DOCS === '1';
+let root: string;
+let bridge: Bridge;
+let ship: TestShip;
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  ship = await startTestShip(root, { bridgeToken: 'b'.repeat(43) });
+}, 60_000);
+afterAll(async () => {
+  await ship?.stop();
+  await bridge?.close();
+  await removeRoot(root);
+});
+
+function compare(served: unknown, file: string): void {
+  const path = join(DOCS, file);
+  const text = `${JSON.stringify(served, null, 2)}\n`;
+  if (update) writeFileSync(path, text);
+  expect(text, `${file} is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/openapi.test.ts`).toBe(readFileSync(path, 'utf8'));
+}
+
+describe('the OpenAPI documents', () => {
+  it('the bridge serves OpenAPI 3.1 at /openapi.json without a credential, equal to docs/openapi.json', async () => {
+    const reply = await call(bridge.url, 'GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body.openapi).toBe('3.1.0');
+    expect(Object.keys(reply.body.paths)).toContain('/workspaces/{repo}/{name}');
+    expect(reply.body.paths['/openapi.json']).toBeUndefined();
+    compare(reply.body, 'openapi.json');
+  });
+
+  it('the ship serves its own at /openapi.json, even when it requires a token, equal to docs/openapi-ship.json', async () => {
+    const reply = await call(ship.url, 'GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body.info.title).toBe('svc ship');
+    // Everything else still needs the token.
+    expect((await call(ship.url, 'GET', '/workspaces')).status).toBe(401);
+    compare(reply.body, 'openapi-ship.json');
+  });
+});
