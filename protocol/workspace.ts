@@ -77,3 +77,14 @@ export type DeleteWorkspaceQuery = Static<typeof DeleteWorkspaceQuery>;
 
 export const OkResponse = Type.Object({ ok: Type.Literal(true) });
 export type OkResponse = Static<typeof OkResponse>;
+
+/**
+ * svc's one field beyond the spec on the answers to create (beside the summary) and branch switch (beside
+ * `ok`): true when the ship made the branch because no such name was there to check out, so a client can say
+ * so instead of letting a typo pass as a branch (issue #15; docs/DECISIONS.md). Never in listings or events.
+ */
+export interface BranchOutcome {
+  branchCreated: boolean;
+}
+export type CreateWorkspaceResponse = WorkspaceSummary & BranchOutcome;
+export type SwitchBranchResponse = OkResponse & BranchOutcome;

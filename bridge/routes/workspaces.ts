@@ -1,6 +1,7 @@
 // The workspace surface of the bridge: every ship workspace route, forwarded to the owning ship (which must
 // be online), with responses re-validated and `ship`/`ephemeral` added; a ship's own error passes through
-// with its status and message; a transport failure makes the ship offline and the call a 503.
+// with its status and message; a transport failure makes the ship offline and the call a 503. The ship's
+// `branchCreated` on create and branch answers is passed on (protocol/workspace.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
@@ -15,6 +16,7 @@ import {
   WorkspaceParams,
   WorkspaceStatus,
   WorkspaceSummary,
+  type BranchOutcome,
 } from '../../protocol/index.js';
 import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
@@ -39,6 +41,15 @@ function checkParams(request: FastifyRequest, _reply: unknown, done: (error?: Er
     if (identifierProblem(params.name)) return done(invalidWorkspaceIdentifier());
   }
   done();
+}
+
+/**
+ * `branchCreated` from a ship's create or branch answer, passed on when the ship said it (a ship older than
+ * the field says nothing, and the bridge then claims nothing either).
+ */
+function branchOutcome(body: unknown): Partial<BranchOutcome> {
+  const said = (body as { branchCreated?: unknown } | null)?.branchCreated;
+  return typeof said === 'boolean' ? { branchCreated: said } : {};
 }
 
 /** A ship's error answer, passed through as the spec says. */
@@ -165,20 +176,26 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
         registry.release(key);
         if (!registry.isRegistered(ship.name)) throw removedMidRequest(ship.name, key);
         if (answer.status !== 201) throw shipError(answer);
-        const summary = parseJson(answer);
-        if (!checkSummary.Check(summary) || summary.repoName !== body.repoName || summary.name !== body.name) {
+        const created = parseJson(answer);
+        if (!checkSummary.Check(created) || created.repoName !== body.repoName || created.name !== body.name) {
           throw new BridgeError(502, `ship "${ship.name}" returned an invalid workspace summary`);
         }
+        // `branchCreated` belongs to this answer only: the index (listings, events) keeps the spec's summary.
+        const { branchCreated: _answerOnly, ...summary } = created as typeof created & { branchCreated?: unknown };
         // Own the key now: the ship's `workspace.created` event may arrive after this answer, and the caller's
         // next call must already route (the event then only republishes).
         registry.index.apply(ship.name, { type: 'workspace.created', ship: ship.name, at: new Date().toISOString(), workspace: summary });
         reply.code(201);
-        return registry.decorate(ship.name, summary);
+        return { ...registry.decorate(ship.name, summary), ...branchOutcome(created) };
       },
     );
 
-    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } },
-      simple('POST', '/branch', (request) => ({ branch: (request.body as { branch: string }).branch })));
+    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request) => {
+      const { repo, name } = request.params;
+      const { reply } = await forward(repo, name, { method: 'POST', path: shipPath(repo, name, '/branch'), body: { branch: request.body.branch } });
+      if (reply.status !== 200) throw shipError(reply);
+      return { ...ok, ...branchOutcome(parseJson(reply)) };
+    });
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
     app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
     // No `force` on the bridge: a delete is always unconditional (the ephemeral sweeper alone asks for force=false).

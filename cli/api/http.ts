@@ -6,7 +6,11 @@
 // calls and exits. `fetch` loads and compiles undici on its first call (~60–100 ms here) and its kept-alive
 // socket held the process ~150 ms past the last answer; node:http with `Connection: close` costs neither
 // (measured in docs/DECISIONS.md, "CLI start-up").
-import http from 'node:http';
+//
+// node:http(s) come from `process.getBuiltinModule` at the call, not an `import`: on Node 24 an ESM import of
+// node:http builds its namespace by reading every export, and the lazy `WebSocket` getters among them load
+// undici and http2 — the very cost this module avoids. `svc --help` loads neither.
+import type { IncomingMessage } from 'node:http';
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly detail: string) {
@@ -29,11 +33,10 @@ interface Answer {
   text: string;
 }
 
-async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
-  // https only loads TLS when a URL asks for it.
-  const transport = url.protocol === 'https:' ? (await import('node:https')).default : http;
+function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<Answer> {
+  const transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
   return new Promise((resolve, reject) => {
-    const request = transport.request(url, { method, headers, agent: false }, (response) => {
+    const request = transport.request(url, { method, headers, agent: false }, (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

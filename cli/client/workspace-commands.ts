@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { identifierProblem } from '../../protocol/identifier-rules.js';
-import type { BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
+import type { BranchOutcome, BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
@@ -95,9 +95,13 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
         if (options.ship || options.issue !== undefined) throw new Error('--ship and --issue go through the bridge, not --url');
         body = { url: options.cloneUrl, repoName: repo, name, branch: options.branch };
       }
-      const created = await withSpinner(`creating ${repo}/${name} (cloning)`, target.call<Summary>('POST', '/workspaces', body));
+      const created = await withSpinner(`creating ${repo}/${name} (cloning)`, target.call<Summary & Partial<BranchOutcome>>('POST', '/workspaces', body));
       if (json()) return printJson(created);
-      process.stdout.write(`created ${created.repoName}/${created.name} on branch ${created.branch}${created.ship ? ` (ship ${created.ship})` : ''}\n`);
+      // A name the remote lacks silently becomes a new branch (spec); said out loud, as it is often a typo.
+      const where = created.branchCreated
+        ? `a new branch "${created.branch}" (not on the remote${created.ship ? `; ship ${created.ship}` : ''})`
+        : `branch ${created.branch}${created.ship ? ` (ship ${created.ship})` : ''}`;
+      process.stdout.write(`created ${created.repoName}/${created.name} on ${where}\n`);
     });
 
   const simple = (verb: string, description: string, method: string, suffix: string, done: string) =>
@@ -123,9 +127,10 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
     .argument('<branch>')
     .action(async (repo: string, name: string, branch: string) => {
       checkKey(repo, name);
-      const answer = await api().call<unknown>('POST', workspacePath(repo, name, '/branch'), { branch });
+      const answer = await api().call<Partial<BranchOutcome>>('POST', workspacePath(repo, name, '/branch'), { branch });
       if (json()) return printJson(answer);
-      process.stdout.write(`${repo}/${name} is on ${branch}\n`);
+      const where = answer.branchCreated ? `a new branch "${branch.trim()}" (not on the remote)` : branch;
+      process.stdout.write(`${repo}/${name} is on ${where}\n`);
     });
 
   client

@@ -1,5 +1,6 @@
 // Workspace routes of the ship (spec "Ship endpoints"), thin over WorkspaceService. Path identifiers are
-// checked before the body so an invalid name is always the spec's 400.
+// checked before the body so an invalid name is always the spec's 400. Create and branch add `branchCreated`
+// to the spec's bodies (protocol/workspace.ts says why).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
@@ -9,6 +10,8 @@ import {
   ListWorkspacesQuery,
   SwitchBranchRequest,
   WorkspaceParams,
+  type CreateWorkspaceResponse,
+  type SwitchBranchResponse,
 } from '../../protocol/index.js';
 import { checkKey } from '../workspaces/fleet.js';
 import type { WorkspaceService } from '../workspaces/service.js';
@@ -30,9 +33,10 @@ export function workspaceRoutes(service: WorkspaceService) {
       return service.list(active === 'true' ? true : active === 'false' ? false : undefined);
     });
 
-    app.post('/workspaces', { schema: { body: CreateWorkspaceRequest } }, async (request, reply) => {
+    app.post('/workspaces', { schema: { body: CreateWorkspaceRequest } }, async (request, reply): Promise<CreateWorkspaceResponse> => {
+      const { summary, branchCreated } = await service.create(request.body);
       reply.code(201);
-      return service.create(request.body);
+      return { ...summary, branchCreated };
     });
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) =>
@@ -45,9 +49,9 @@ export function workspaceRoutes(service: WorkspaceService) {
       return text;
     });
 
-    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request) => {
-      await service.switchBranch(request.params.repo, request.params.name, request.body.branch);
-      return ok;
+    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request): Promise<SwitchBranchResponse> => {
+      const { branchCreated } = await service.switchBranch(request.params.repo, request.params.name, request.body.branch);
+      return { ...ok, branchCreated };
     });
 
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, async (request) => {

@@ -38,13 +38,19 @@ function cloneFailed(url: string, stderr: string): WorkspaceError {
   return new WorkspaceError(500, redactUrlCredentials(`git clone of ${url} failed: ${detail || 'unknown error'}`));
 }
 
-/** Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). */
-export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string, limits: CloneLimits = CLONE_LIMITS): Promise<void> {
+/**
+ * Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). Says whether
+ * the branch was made here because the remote advertises no such name (the spec's silent case the CLI names).
+ */
+export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string, limits: CloneLimits = CLONE_LIMITS): Promise<{ branchCreated: boolean }> {
   const split = splitUrlCredentials(url);
   const options = { timeoutMs: limits.timeoutMs, env: split.env };
   const stall = ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
   const direct = await git.run([...stall, 'clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
-  if (direct.code === 0) return persistUrlCredentials(dir, split);
+  if (direct.code === 0) {
+    await persistUrlCredentials(dir, split);
+    return { branchCreated: false };
+  }
   if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw cloneFailed(url, direct.stderr);
 
   const problem = await branchNameProblem(git, branch);
@@ -56,6 +62,7 @@ export async function cloneWorkspace(git: GitRunner, url: string, dir: string, b
   if (head.code !== 0) throw noUsableHead(branch);
   const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
   if (created.code !== 0) throw cannotCreateBranch(branch, firstLine(created.stderr));
+  return { branchCreated: true };
 }
 
 export function firstLine(text: string): string {

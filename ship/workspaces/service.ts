@@ -8,6 +8,7 @@ import {
   workspaceKey,
   type AgentInitRequest,
   type AgentStatus,
+  type BranchOutcome,
   type CreateWorkspaceRequest,
   type DiffQuery,
   type UpdateAgentStatusRequest,
@@ -118,7 +119,8 @@ export class WorkspaceService {
     return diffText(this.deps.git, dir, query);
   }
 
-  async create(request: CreateWorkspaceRequest): Promise<WorkspaceSummary> {
+  /** The new workspace's summary, and whether its branch was created here (not advertised by the remote). */
+  async create(request: CreateWorkspaceRequest): Promise<{ summary: WorkspaceSummary } & BranchOutcome> {
     const { repoName, name } = request;
     checkKey(repoName, name);
     const branch = request.branch.trim();
@@ -131,8 +133,9 @@ export class WorkspaceService {
       // Clone beside the fleet and rename into the (empty) claimed directory: a ship killed mid-clone leaves
       // no half workspace, only an empty directory and a staging leftover that the next start clears.
       const staging = await this.deps.fleet.stagingPath();
+      let outcome: BranchOutcome;
       try {
-        await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits);
+        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits);
         await rename(staging, dir);
       } catch (error) {
         await rm(staging, { recursive: true, force: true }).catch(() => undefined);
@@ -147,7 +150,7 @@ export class WorkspaceService {
         agent: null,
       };
       this.emit('workspace.created', summary);
-      return summary;
+      return { summary, ...outcome };
     });
   }
 
@@ -164,14 +167,15 @@ export class WorkspaceService {
     }
   }
 
-  async switchBranch(repo: string, name: string, requested: string): Promise<void> {
+  async switchBranch(repo: string, name: string, requested: string): Promise<BranchOutcome> {
     checkKey(repo, name);
     const branch = requested.trim();
     if (branch === '') throw emptyBranch();
-    await this.locks.run(workspaceKey(repo, name), async () => {
+    return this.locks.run(workspaceKey(repo, name), async () => {
       const { entry, dir } = await this.require(repo, name);
-      await switchBranch(this.deps.git, dir, branch);
+      const outcome = await switchBranch(this.deps.git, dir, branch);
       this.emit('workspace.branch_changed', this.summary({ ...entry, branch: readBranch(dir) ?? branch }));
+      return outcome;
     });
   }
 

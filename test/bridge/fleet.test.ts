@@ -94,7 +94,7 @@ describe('bridge with ships', () => {
     const created = await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'w1', branch: 'feature' });
     expect(created).toMatchObject({
       status: 201,
-      body: { repoName: 'app', name: 'w1', branch: 'feature', active: false, agent: null, ship: 'alpha', ephemeral: null },
+      body: { repoName: 'app', name: 'w1', branch: 'feature', active: false, agent: null, ship: 'alpha', ephemeral: null, branchCreated: false },
     });
     expect((await call(bridge.url, 'GET', path('app', 'w1'))).body).toEqual({
       state: 'inactive', repoName: 'app', name: 'w1', branch: 'feature', ship: 'alpha', ephemeral: null,
@@ -102,7 +102,7 @@ describe('bridge with ships', () => {
     expect((await call(bridge.url, 'POST', path('app', 'w1', '/activate'))).body).toEqual({ ok: true });
     const active = (await call(bridge.url, 'GET', path('app', 'w1'))).body;
     expect(active).toMatchObject({ state: 'active', ship: 'alpha', ephemeral: null, issue: null, mergeRequest: null });
-    expect((await call(bridge.url, 'POST', path('app', 'w1', '/branch'), { branch: 'other' })).body).toEqual({ ok: true });
+    expect((await call(bridge.url, 'POST', path('app', 'w1', '/branch'), { branch: 'other' })).body).toEqual({ ok: true, branchCreated: false });
     const diff = await call(bridge.url, 'GET', path('app', 'w1', '/diff?nameOnly=true&range=v1.0'));
     expect(diff.status).toBe(200);
     expect(diff.headers.get('content-type')).toMatch(/^text\/plain/);

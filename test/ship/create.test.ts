@@ -16,7 +16,7 @@ describe('POST /workspaces', () => {
   it('clones a remote branch and answers 201 with an inactive summary', async () => {
     const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'feat', branch: 'feature' });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ repoName: 'app', name: 'feat', branch: 'feature', active: false, agent: null });
+    expect(reply.body).toEqual({ repoName: 'app', name: 'feat', branch: 'feature', active: false, agent: null, branchCreated: false });
     const dir = join(fleet(), 'app', 'feat');
     expect(existsSync(join(dir, 'feature.txt'))).toBe(true);
     expect(git(dir, 'rev-parse', '--abbrev-ref', '@{upstream}').trim()).toBe('origin/feature');
@@ -31,16 +31,16 @@ describe('POST /workspaces', () => {
   it('checks a tag out detached', async () => {
     const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'tagged', branch: 'v1.0' });
     expect(reply.status).toBe(201);
-    expect(reply.body.branch).toBe('HEAD');
+    expect(reply.body).toMatchObject({ branch: 'HEAD', branchCreated: false });
     const dir = join(fleet(), 'app', 'tagged');
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(fx.remote.bare, 'rev-parse', 'v1.0^{commit}').trim());
     expect(existsSync(join(dir, 'logo.bin'))).toBe(false);
   });
 
-  it('creates a branch the remote lacks off the default branch, and never pushes it', async () => {
+  it('creates a branch the remote lacks off the default branch, says so, and never pushes it', async () => {
     const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'fresh', branch: 'brand-new' });
     expect(reply.status).toBe(201);
-    expect(reply.body.branch).toBe('brand-new');
+    expect(reply.body).toMatchObject({ branch: 'brand-new', branchCreated: true });
     const dir = join(fleet(), 'app', 'fresh');
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(fx.remote.bare, 'rev-parse', 'main').trim());
     expect(git(fx.remote.bare, 'branch', '--list', 'brand-new').trim()).toBe('');

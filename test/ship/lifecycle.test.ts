@@ -30,7 +30,7 @@ describe('workspace lifecycle', () => {
 
     await create('flow', 'w');
     expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/activate'))).body).toEqual({ ok: true });
-    expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/branch'), { branch: 'feature' })).body).toEqual({ ok: true });
+    expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/branch'), { branch: 'feature' })).body).toEqual({ ok: true, branchCreated: false });
     expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/deactivate'))).body).toEqual({ ok: true });
     expect((await call(fx.ship.url, 'DELETE', path('flow', 'w'))).body).toEqual({ ok: true });
 
@@ -224,12 +224,12 @@ describe('workspace lifecycle', () => {
     await create('br', 'b');
     const dir = join(fx.ship.ship.fleetDirectory, 'br', 'b');
     const { git } = await import('../helpers/git-fixtures.js');
-    await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'other' });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'other' })).body).toEqual({ ok: true, branchCreated: false });
     expect(git(dir, 'rev-parse', '--abbrev-ref', '@{upstream}').trim()).toBe('origin/other');
-    await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'mine' });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'mine' })).body).toEqual({ ok: true, branchCreated: true });
     expect(git(dir, 'branch', '--show-current').trim()).toBe('mine');
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(dir, 'rev-parse', 'other').trim());
-    await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'main' });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'main' })).body).toEqual({ ok: true, branchCreated: false });
     expect((await call(fx.ship.url, 'GET', path('br', 'b'))).body.branch).toBe('main');
     const refused = await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: '--orphan=x' });
     expect(refused.status).toBe(400);

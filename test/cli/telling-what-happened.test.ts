@@ -1,0 +1,139 @@
+// Issue #15 items 9–12, "telling the user what happened", as a user meets them: `npx svc bridge` (with a first
+// admin) and `npx svc ship` as processes, every command as `npx svc …` over HTTP, and the exact text printed.
+// 9: a branch the remote does not have becomes a new branch, and the CLI says so (create and branch, through
+// the bridge and with --url).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { spawn as spawnPty } from '@lydell/node-pty';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
+import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
+import { killFleetTmux } from '../helpers/cli.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const ADMIN = { username: 'root', email: 'root@example.com', password: 'root-password-1' };
+
+let root: string;
+let remote: RemoteFixture;
+let bridge: NpxProcess;
+let ship: NpxProcess;
+let bridgeUrl: string;
+let shipUrl: string;
+let env: Record<string, string>;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npx --no-install svc <args>` to completion, stdin a pipe (no terminal), stdout and stderr apart. */
+function npxSvc(args: string[], stdin = ''): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn('npx', ['--no-install', 'svc', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(stdin);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`npx svc ${args.join(' ')} did not exit; stderr: ${stderr}`));
+    }, 40_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      // npm's own notices about the machine's npmrc are not svc's output.
+      resolveRun({ code, stdout, stderr: stderr.replace(/^npm warn .*\n/gm, '') });
+    });
+  });
+}
+
+/** `npx --no-install svc <args>` inside a pty (a terminal); resolves with its exit code and everything shown. */
+function npxSvcAtTerminal(args: string[]): Promise<{ code: number; output: string }> {
+  const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+  const pty = spawnPty('npx', ['--no-install', 'svc', ...args], { name: 'xterm-256color', cols: 160, rows: 30, env: merged, cwd: ROOT });
+  let output = '';
+  pty.onData((data) => {
+    output += data;
+    // A prompt would hang the command; answer none, so a test sees the prompt text instead of a timeout.
+    if (/password:/i.test(data)) pty.write('never-typed-1\r');
+  });
+  return new Promise((resolveRun) => pty.onExit(({ exitCode }) => resolveRun({ code: exitCode, output })));
+}
+
+beforeAll(async () => {
+  root = await makeTempRoot();
+  remote = makeRemote(root);
+  bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge')], {
+    SVC_BRIDGE_ADMIN_USER: ADMIN.username,
+    SVC_BRIDGE_ADMIN_EMAIL: ADMIN.email,
+    SVC_BRIDGE_ADMIN_PASSWORD: ADMIN.password,
+    SVC_LOG_LEVEL: 'info',
+  });
+  ship = startNpx(['ship', '--port', '0', '--name', 's1', '--fleet-directory', join(root, 'fleet')], { SVC_LOG_LEVEL: 'info' });
+  await bridge.waitFor('bridge listening on');
+  await ship.waitFor('ship listening');
+  bridgeUrl = bridgeUrlIn(bridge.output());
+  shipUrl = `http://localhost:${(JSON.parse(readFileSync(join(root, 'fleet', 'atlas.json'), 'utf8')) as { port: number }).port}`;
+  const login = await call(bridgeUrl, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
+  expect(login.status).toBe(200);
+  const token = login.body.token as string;
+  expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl }, { authorization: `Bearer ${token}` })).status).toBe(201);
+  env = { SVC_TOKEN: token, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1', SVC_BRIDGE_TOKEN: '' };
+  expect(await npxSvc(['client', '--bridge-url', bridgeUrl, 'repos', 'add', 'app', remote.url])).toMatchObject({ code: 0, stderr: '' });
+}, 90_000);
+
+afterAll(async () => {
+  await bridge?.terminateThenKill();
+  await ship?.terminateThenKill();
+  await killFleetTmux(join(root, 'fleet')).catch(() => undefined);
+  await removeRoot(root);
+});
+
+const client = (...args: string[]) => npxSvc(['client', '--bridge-url', bridgeUrl, ...args]);
+
+describe('9. a branch the remote does not have is created, and the CLI says so', () => {
+  it('create and branch through the bridge name the new branch; a remote branch reads as before', async () => {
+    expect(await client('create', 'app', 'typo-ws', '--ship', 's1', '-b', 'typo')).toEqual({
+      code: 0,
+      stdout: 'created app/typo-ws on a new branch "typo" (not on the remote; ship s1)\n',
+      stderr: '',
+    });
+    expect(await client('create', 'app', 'known-ws', '--ship', 's1', '-b', 'feature')).toEqual({
+      code: 0,
+      stdout: 'created app/known-ws on branch feature (ship s1)\n',
+      stderr: '',
+    });
+    expect(await client('branch', 'app', 'known-ws', 'other-typo')).toEqual({
+      code: 0,
+      stdout: 'app/known-ws is on a new branch "other-typo" (not on the remote)\n',
+      stderr: '',
+    });
+    expect(await client('branch', 'app', 'known-ws', 'other')).toEqual({ code: 0, stdout: 'app/known-ws is on other\n', stderr: '' });
+    // Back to a branch made earlier: it exists now, so nothing is created.
+    expect(await client('branch', 'app', 'known-ws', 'other-typo')).toEqual({ code: 0, stdout: 'app/known-ws is on other-typo\n', stderr: '' });
+  }, 90_000);
+
+  it('--json carries branchCreated on the create and branch answers only, never in listings', async () => {
+    const created = await client('--json', 'create', 'app', 'json-ws', '--ship', 's1', '-b', 'json-typo');
+    expect(JSON.parse(created.stdout)).toEqual({ repoName: 'app', name: 'json-ws', branch: 'json-typo', active: false, agent: null, ship: 's1', ephemeral: null, branchCreated: true });
+    const switched = await client('--json', 'branch', 'app', 'json-ws', 'main');
+    expect(JSON.parse(switched.stdout)).toEqual({ ok: true, branchCreated: false });
+    const listed = JSON.parse((await client('--json', 'ls')).stdout) as Record<string, unknown>[];
+    expect(listed.length).toBeGreaterThan(0);
+    for (const workspace of listed) expect(workspace).not.toHaveProperty('branchCreated');
+  }, 60_000);
+
+  it('says the same straight to a ship with --url', async () => {
+    const direct = (...args: string[]) => npxSvc(['client', '--url', shipUrl, ...args]);
+    expect(await direct('create', 'app', 'direct-ws', '-u', remote.url, '-b', 'typo')).toEqual({
+      code: 0,
+      stdout: 'created app/direct-ws on a new branch "typo" (not on the remote)\n',
+      stderr: '',
+    });
+    expect(await direct('branch', 'app', 'direct-ws', 'feature')).toEqual({ code: 0, stdout: 'app/direct-ws is on feature\n', stderr: '' });
+  }, 60_000);
+});
