@@ -8,6 +8,7 @@ import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import {
   BridgeCreateWorkspaceRequest,
+  DeleteWorkspaceQuery,
   DiffQuery,
   identifierProblem,
   ListWorkspacesQuery,
@@ -198,10 +199,13 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
     });
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
     app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
-    // No `force` on the bridge: a delete is always unconditional (the ephemeral sweeper alone asks for force=false).
-    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) => {
+    // `force` absent (or true) deletes unconditionally, as the spec says. `force=false` is our extension
+    // (docs/DECISIONS.md): forwarded as the ship's guarded delete, whose 409 naming the work found passes
+    // through, so `svc client rm` and the GUI can refuse to lose unpushed work.
+    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } }, async (request) => {
       const { repo, name } = request.params;
-      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: shipPath(repo, name) });
+      const guarded = request.query.force === false ? '?force=false' : '';
+      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: shipPath(repo, name, guarded) });
       if (reply.status !== 200) throw shipError(reply);
       registry.deleted(ship, workspaceKey(repo, name));
       return ok;

@@ -1,25 +1,18 @@
-// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, rm,
-// diff. Through the bridge by default; with `--url` straight to one ship. Tables for people, `--json` for
-// the raw API body.
+// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, rm
+// (its own module, rm-command.ts), diff. Through the bridge by default; with `--url` straight to one ship.
+// Tables for people, `--json` for the raw API body.
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { identifierProblem } from '../../protocol/identifier-rules.js';
 import type { BranchOutcome, BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
+import { addRemoveCommand } from './rm-command.js';
+import { checkKey, workspacePath } from './workspace-key.js';
+
+export { checkKey, workspacePath } from './workspace-key.js';
 
 type Summary = Partial<BridgeWorkspaceSummary> & Pick<BridgeWorkspaceSummary, 'repoName' | 'name' | 'branch' | 'active' | 'agent'>;
-
-export const workspacePath = (repo: string, name: string, suffix = '') =>
-  `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
-
-export function checkKey(repo: string, name: string): void {
-  const repoProblem = identifierProblem(repo);
-  if (repoProblem) throw new Error(`invalid repo identifier: ${repoProblem}`);
-  const nameProblem = identifierProblem(name);
-  if (nameProblem) throw new Error(`invalid workspace identifier: ${nameProblem}`);
-}
 
 export function addWorkspaceCommands(client: Command, api: () => ApiClient, json: () => boolean): void {
   client
@@ -133,20 +126,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
       process.stdout.write(`${repo}/${name} is on ${where}\n`);
     });
 
-  client
-    .command('rm')
-    .description('delete a workspace (refused while it holds unpushed work, unless --force straight to a ship)')
-    .argument('<repo>')
-    .argument('<name>')
-    .option('--force', 'delete even with unpushed work (ships only; the bridge always deletes)')
-    .action(async (repo: string, name: string, options: { force?: boolean }) => {
-      checkKey(repo, name);
-      const target = api();
-      const query = !target.viaBridge && options.force ? '?force=true' : '';
-      const answer = await target.call<unknown>('DELETE', workspacePath(repo, name, query));
-      if (json()) return printJson(answer);
-      process.stdout.write(`deleted ${repo}/${name}\n`);
-    });
+  addRemoveCommand(client, api, json);
 
   client
     .command('diff')

@@ -83,7 +83,7 @@ describe('svc client against a live fleet', () => {
     expect(await svc('branch', 'app', 'w2', 'other')).toMatchObject({ code: 0, stdout: 'app/w2 is on other\n' });
     expect(await svcJson('status', 'app', 'w2')).toMatchObject({ branch: 'other' });
     expect(await svc('deactivate', 'app', 'w1')).toMatchObject({ code: 0, stdout: 'deactivated app/w1\n' });
-    expect(await svc('rm', 'app', 'w1')).toMatchObject({ code: 0, stdout: 'deleted app/w1\n' });
+    expect(await svc('rm', 'app', 'w1', '--force')).toMatchObject({ code: 0, stdout: 'deleted app/w1\n' });
     expect(await svcJson('rm', 'app', 'w2')).toEqual({ ok: true });
     expect(await svc('ls')).toMatchObject({ stdout: 'no workspaces\n' });
   }, 60_000);

@@ -1,0 +1,59 @@
+// A fleet the way a new user runs one: `npx svc bridge` with authentication (the first admin from the
+// environment) and one `npx svc ship`, both real processes, set up over HTTP only (login, ship and repo
+// registration). CLI tests then drive `svc client` against it with the admin's session in SVC_TOKEN.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { killFleetTmux } from './cli.js';
+import { bridgeUrlIn, startNpx, type NpxProcess } from './npx.js';
+import { call } from './ship.js';
+
+export const FLEET_ADMIN = { username: 'firsthour', email: 'firsthour@example.com', password: 'first-hour-password-1' };
+
+export interface NpxFleet {
+  bridgeUrl: string;
+  shipUrl: string;
+  fleetDirectory: string;
+  /** The admin's session token. */
+  token: string;
+  /** Environment for `svc client` runs: the session, a private config directory, no colour. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts the bridge and ship `ship` under `root`, registers the ship and `repos` (name → clone URL). */
+export async function startNpxFleet(root: string, ship: string, repos: Record<string, string>): Promise<NpxFleet> {
+  const fleetDirectory = join(root, `fleet-${ship}`);
+  const started: NpxProcess[] = [];
+  const stop = async () => {
+    for (const process of started) await process.terminateThenKill();
+    await killFleetTmux(fleetDirectory).catch(() => undefined);
+  };
+  try {
+    const bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge-data')], {
+      SVC_BRIDGE_ADMIN_USER: FLEET_ADMIN.username,
+      SVC_BRIDGE_ADMIN_EMAIL: FLEET_ADMIN.email,
+      SVC_BRIDGE_ADMIN_PASSWORD: FLEET_ADMIN.password,
+    });
+    started.push(bridge);
+    const shipProcess = startNpx(['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory]);
+    started.push(shipProcess);
+    await Promise.all([bridge.waitFor('bridge listening on', 60_000), shipProcess.waitFor('ship listening', 60_000)]);
+    const bridgeUrl = bridgeUrlIn(bridge.output());
+    const { port } = JSON.parse(readFileSync(join(fleetDirectory, 'atlas.json'), 'utf8')) as { port: number };
+    const shipUrl = `http://localhost:${port}`;
+    const login = await call(bridgeUrl, 'POST', '/auth/login', { username: FLEET_ADMIN.username, password: FLEET_ADMIN.password });
+    if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
+    const token = (login.body as { token: string }).token;
+    const as = (method: string, path: string, body?: unknown) => call(bridgeUrl, method, path, body, { authorization: `Bearer ${token}` });
+    const registered = await as('POST', '/ships', { url: shipUrl });
+    if (registered.status !== 201) throw new Error(`ship registration: ${registered.status} ${registered.text}`);
+    for (const [name, url] of Object.entries(repos)) {
+      const repo = await as('POST', '/repos', { name, url });
+      if (repo.status !== 201) throw new Error(`repo ${name}: ${repo.status} ${repo.text}`);
+    }
+    return { bridgeUrl, shipUrl, fleetDirectory, token, env: { SVC_TOKEN: token, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1' }, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
