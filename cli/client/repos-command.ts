@@ -1,9 +1,12 @@
-// `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry.
+// `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry. `add` then lists the new
+// repo's branches through the bridge and warns when that fails (repo-probe.ts).
 import { Command } from 'commander';
 import type { Repo, RepoBranch } from '../../protocol/index.js';
+import { redactUrlCredentials } from '../../protocol/redact.js';
 import type { ApiClient } from '../api/http.js';
-import { printJson } from '../output.js';
+import { printJson, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
+import { branchListingProblem } from './repo-probe.js';
 
 export function reposCommand(api: () => ApiClient, json: () => boolean): Command {
   const repos = new Command('repos').description('the bridge\'s repo registry');
@@ -21,9 +24,15 @@ export function reposCommand(api: () => ApiClient, json: () => boolean): Command
     .argument('<url>')
     .option('-p, --provider <provider>', 'github or custom', undefined)
     .action(async (name: string, url: string, options: { provider?: string }) => {
-      const repo = await api().call<Repo>('POST', '/repos', { name, url, ...(options.provider ? { provider: options.provider } : {}) });
-      if (json()) return printJson(repo);
-      process.stdout.write(`registered repo ${repo.name} (${repo.provider}) ${repo.url}\n`);
+      const bridge = api();
+      const repo = await bridge.call<Repo>('POST', '/repos', { name, url, ...(options.provider ? { provider: options.provider } : {}) });
+      if (json()) printJson(repo);
+      else process.stdout.write(`registered repo ${repo.name} (${repo.provider}) ${repo.url}\n`);
+      const problem = await withSpinner(`listing the branches of ${repo.url}`, branchListingProblem(bridge, repo.name));
+      if (problem) {
+        const shown = redactUrlCredentials(repo.url);
+        process.stderr.write(`svc: warning: could not list branches of ${shown}: ${problem}; ships may still reach it with their own credentials\n`);
+      }
     });
   repos.command('rm').description('remove a repo from the registry (its workspaces stay)').argument('<name>').action(async (name: string) => {
     const answer = await api().call<unknown>('DELETE', path(name));

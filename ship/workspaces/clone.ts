@@ -1,8 +1,8 @@
 // Cloning a workspace. The requested name is tried as a remote branch or tag in the clone itself (one git
 // call on the common path, so create costs what a plain clone costs); when the remote has neither, the
 // default branch is cloned and the branch created locally, never pushed. Failures are classified at the
-// step that failed: a refused branch name or an unresolvable remote HEAD is the caller's 400, a failed
-// clone is a 500 carrying git's (redacted) message.
+// step that failed: a refused branch name, an unresolvable remote HEAD or a URL with no repository behind it
+// is the caller's 400; any other failed clone is a 500; both carry git's (redacted) message.
 import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
 import type { GitRunner } from '../git/runner.js';
 import { persistUrlCredentials } from '../git/url-credentials.js';
@@ -29,13 +29,27 @@ export async function branchNameProblem(git: GitRunner, branch: string): Promise
   return result.code === 0 ? null : 'not a valid branch name';
 }
 
+/**
+ * What git says when the URL names no repository it can reach: nothing there (a path or page that does not
+ * exist, a forge's "Repository not found"), something that is not a repository, or a host name that does not
+ * resolve. Those are the caller's mistake (400, issue #15); anything else (disk, the deadline, a refused
+ * connection, an ssh key the ship lacks) is the ship's side of the clone and stays a 500.
+ */
+const NO_SUCH_REPOSITORY = [
+  /repository not found/i,
+  /repository '[^']*' (?:does not exist|not found)/,
+  /does not appear to be a git repository/,
+  /Could not resolve host/,
+];
+
 function cloneFailed(url: string, stderr: string): WorkspaceError {
   const detail = stderr
     .split('\n')
     .filter((line) => line.trim() !== '' && !line.startsWith('Cloning into'))
     .join(' ')
     .trim();
-  return new WorkspaceError(500, redactUrlCredentials(`git clone of ${url} failed: ${detail || 'unknown error'}`));
+  const status = NO_SUCH_REPOSITORY.some((pattern) => pattern.test(detail)) ? 400 : 500;
+  return new WorkspaceError(status, redactUrlCredentials(`git clone of ${url} failed: ${detail || 'unknown error'}`));
 }
 
 /**

@@ -42,11 +42,12 @@ describe('bridge create reservations', () => {
     const second = await call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
     expect(second).toMatchObject({ status: 409, body: { error: 'workspace being created: slow/k' } });
     const outcome = await first;
-    expect(outcome.status).toBe(500);
-    expect(outcome.body.error).toMatch(/^git clone of http:\/\/127\.0\.0\.1:\d+\/slow\.git failed/);
+    // The remote's 404 is "no such repository": the caller's 400 (issue #15), passed through by the bridge.
+    expect(outcome.status).toBe(400);
+    expect(outcome.body.error).toMatch(/^git clone of http:\/\/127\.0\.0\.1:\d+\/slow\.git failed: fatal: repository '.*' not found$/);
     // The failed create released the key.
     const third = call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
-    expect((await third).status).toBe(500);
+    expect((await third).status).toBe(400);
   });
 
   it('creates a key again right after deleting it, round after round', async () => {

@@ -50,7 +50,11 @@ describe('svc client against a live fleet', () => {
 
   it('registers repos and lists them and their branches', async () => {
     expect(await svc('repos', 'add', 'app', remote.url)).toMatchObject({ code: 0, stdout: `registered repo app (custom) ${remote.url}\n` });
-    expect(await svcJson('repos', 'add', 'lib', 'https://example.com/lib.git', '-p', 'github')).toEqual({ name: 'lib', url: 'https://example.com/lib.git', provider: 'github' });
+    // A URL the bridge cannot list is registered all the same, with a warning on stderr (issue #15 item 10).
+    const lib = await svc('--json', 'repos', 'add', 'lib', 'https://example.com/lib.git', '-p', 'github');
+    expect(lib.code).toBe(0);
+    expect(JSON.parse(lib.stdout)).toEqual({ name: 'lib', url: 'https://example.com/lib.git', provider: 'github' });
+    expect(lib.stderr).toMatch(/^svc: warning: could not list branches of https:\/\/example\.com\/lib\.git: .+; ships may still reach it with their own credentials\n$/);
     expect((await svc('repos', 'ls')).stdout).toMatch(/^NAME\s+PROVIDER\s+URL\napp\s+custom\s+file:\S+\nlib\s+github\s+https:\/\/example.com\/lib.git\n$/);
     const branches = await svcJson('repos', 'branches', 'app');
     expect(branches.map((b: { name: string }) => b.name)).toEqual(['feature', 'main', 'other']);

@@ -1,7 +1,8 @@
 // Issue #15 items 9–12, "telling the user what happened", as a user meets them: `npx svc bridge` (with a first
 // admin) and `npx svc ship` as processes, every command as `npx svc …` over HTTP, and the exact text printed.
 // 9: a branch the remote does not have becomes a new branch, and the CLI says so (create and branch, through
-// the bridge and with --url).
+// the bridge and with --url). 10: `repos add` warns about a URL nobody can list, and a clone of a URL that is
+// no repository is the caller's 400 with git's message.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -135,5 +136,23 @@ describe('9. a branch the remote does not have is created, and the CLI says so',
       stderr: '',
     });
     expect(await direct('branch', 'app', 'direct-ws', 'feature')).toEqual({ code: 0, stdout: 'app/direct-ws is on feature\n', stderr: '' });
+  }, 60_000);
+});
+
+describe('10. a clone URL nobody can list', () => {
+  it('repos add registers it with a warning, and create answers 400 with git\'s message', async () => {
+    expect(await client('repos', 'add', 'bad', 'not-a-url')).toEqual({
+      code: 0,
+      stdout: 'registered repo bad (custom) not-a-url\n',
+      stderr:
+        "svc: warning: could not list branches of not-a-url: 'not-a-url' does not appear to be a git repository; ships may still reach it with their own credentials\n",
+    });
+    expect(await client('create', 'bad', 'ws', '--ship', 's1', '-b', 'main')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "svc: request failed (400): git clone of not-a-url failed: fatal: repository 'not-a-url' does not exist\n",
+    });
+    // A URL that lists is registered without a word more.
+    expect(await client('repos', 'add', 'good', remote.url)).toEqual({ code: 0, stdout: `registered repo good (custom) ${remote.url}\n`, stderr: '' });
   }, 60_000);
 });

@@ -87,11 +87,25 @@ describe('POST /workspaces', () => {
     expect(retry.status).toBe(201);
   });
 
-  it('answers 500 naming the failure for an unreachable remote, and removes the destination', async () => {
-    const reply = await create({ url: `file://${fx.root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
-    expect(reply.status).toBe(500);
-    expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: /);
+  it('answers 400 with git\'s message for a URL with no repository behind it, and removes the destination', async () => {
+    const missing = await create({ url: `file://${fx.root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: fatal: '.*missing\.git' does not appear to be a git repository /);
     expect(existsSync(join(fleet(), 'gone'))).toBe(false);
+    mkdirSync(join(fx.root, 'plain-directory'), { recursive: true });
+    const notGit = await create({ url: join(fx.root, 'plain-directory'), repoName: 'gone', name: 'g', branch: 'main' });
+    expect(notGit.status).toBe(400);
+    expect(notGit.body).toEqual({ error: `git clone of ${fx.root}/plain-directory failed: fatal: repository '${fx.root}/plain-directory' does not exist` });
+    const unresolvable = await create({ url: 'https://no-such-host.invalid/org/repo.git', repoName: 'gone', name: 'g', branch: 'main' });
+    expect(unresolvable.status).toBe(400);
+    expect(unresolvable.body.error).toMatch(/^git clone of https:\/\/no-such-host\.invalid\/org\/repo\.git failed: .*Could not resolve host: no-such-host\.invalid/);
+  });
+
+  it('keeps 500 for a clone that fails on the ship\'s side of the transfer (nothing answers the port)', async () => {
+    const reply = await create({ url: 'http://127.0.0.1:1/x.git', repoName: 'refused', name: 'r', branch: 'main' });
+    expect(reply.status).toBe(500);
+    expect(reply.body.error).toMatch(/^git clone of http:\/\/127\.0\.0\.1:1\/x\.git failed: .*Failed to connect/);
+    expect(existsSync(join(fleet(), 'refused'))).toBe(false);
   });
 
   it('redacts credentials of the clone url in errors', async () => {

@@ -82,7 +82,9 @@ describe('clone URL credentials', () => {
     const reply = await call(ship.url, 'POST', '/workspaces', { url, repoName: 'cred', name: 'c', branch: 'main' });
     expect(seenAuthorization).toContain(`Basic ${Buffer.from(`agent:${SECRET}`).toString('base64')}`);
     expect(leaks).toEqual([]);
-    expect(reply.status).toBe(500);
+    // The forge's 404 after authenticating: no such repository, the caller's 400 (issue #15).
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatch(/^git clone of http:\/\/\*\*\*@\S+ failed: fatal: repository '.*' not found$/);
     expect(reply.text).not.toContain(SECRET);
   });
 });
