@@ -6,8 +6,7 @@ import { Type, type Static } from 'typebox';
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 export const WS_TICKET_LIFETIME_MS = 30_000;
 export const TOKEN_BYTES = 32;
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 1024;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from './password-rules.js';
 export const EMAIL_MAX_LENGTH = 320;
 
 export const Role = Type.Union([Type.Literal('member'), Type.Literal('admin')]);
@@ -53,14 +52,6 @@ export type RoleChangeRequest = Static<typeof RoleChangeRequest>;
 
 export const UserParams = Type.Object({ name: Type.String() });
 export type UserParams = Static<typeof UserParams>;
-
-/** Why a password is refused, or null. Length counts characters, as users count them. */
-export function passwordProblem(password: string): string | null {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
-  if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
-  return null;
-}
 
 /**
  * Why an email address is refused, or null: one `@` between a non-empty local part and a domain of

@@ -103,11 +103,28 @@ describe('svc users', () => {
     expect(add.output()).not.toContain('alice-password-1');
     expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-1' })).status).toBe(200);
 
+    // A short password or a mistyped confirmation is asked again; the third failure ends the command.
     const mismatch = ptyCli(['users', ...bridgeArgs(), 'add', 'bob', 'bob@example.com'], tokenEnv);
     await mismatch.answer('New password:', 'bob-password-1');
     await mismatch.answer('Confirm password:', 'bob-password-2');
+    await mismatch.answer('New password:', 'short');
+    await mismatch.answer('New password:', 'bob-password-1');
+    await mismatch.answer('Confirm password:', 'bob-password-3');
     expect(await mismatch.exited).toBe(1);
-    expect(mismatch.output()).toContain('svc: the passwords do not match');
+    expect(await mismatch.screen()).toBe(
+      [
+        'The password must be at least 8 characters.',
+        'New password:',
+        'Confirm password:',
+        'The passwords do not match; try again (2 tries left).',
+        'New password:',
+        'The password must be at least 8 characters; try again (1 try left).',
+        'New password:',
+        'Confirm password:',
+        'svc: the passwords do not match',
+      ].join('\n'),
+    );
+    expect((await h.as(null, 'POST', '/auth/login', { username: 'bob', password: 'bob-password-1' })).status).toBe(401);
 
     const listed = await runCli(['users', ...bridgeArgs(), '--json', 'ls'], tokenEnv);
     expect(JSON.parse(listed.stdout).map((u: { username: string }) => u.username)).toEqual(['root', 'alice']);

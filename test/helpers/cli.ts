@@ -4,9 +4,11 @@ import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import xterm from '@xterm/headless';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
-export const CLI = resolve(import.meta.dirname, '../../bin/svc.js');
+const ROOT = resolve(import.meta.dirname, '../..');
+export const CLI = resolve(ROOT, 'bin/svc.js');
 
 export interface CliResult {
   code: number | null;
@@ -40,21 +42,60 @@ export interface PtyCli {
   output(): string;
   /** Waits until the output (since the start) matches `pattern`. */
   waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<void>;
-  /** Waits for `prompt`, then types `answer` and Enter. */
+  /**
+   * Types `answer` and Enter the instant `prompt` appears (inside the pty's data callback, in the same
+   * chunk that shows it), as a paste, a password manager or a script would: a prompt that is not reading
+   * yet when its text is shown loses the answer and the test sees the hang. Only output after the previous
+   * answer counts, so two identical prompts are answered in turn.
+   */
   answer(prompt: RegExp | string, answer: string): Promise<void>;
+  /** The screen as a person sees it: the output played through a headless xterm, lines right-trimmed. */
+  screen(): Promise<string>;
   exited: Promise<number>;
 }
 
-export function ptyCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): PtyCli {
+/** What `bytes` written to a terminal of this size show: its lines, right-trimmed, blank ones at the end dropped. */
+export async function screenOf(bytes: string, cols = 120, rows = 30): Promise<string> {
+  const view = new xterm.Terminal({ cols, rows, allowProposedApi: true });
+  try {
+    await new Promise<void>((resolveWrite) => view.write(bytes, resolveWrite));
+    const lines: string[] = [];
+    for (let y = 0; y < view.buffer.active.length; y++) lines.push((view.buffer.active.getLine(y)?.translateToString(true) ?? '').trimEnd());
+    while (lines.length > 0 && lines.at(-1) === '') lines.pop();
+    return lines.join('\n');
+  } finally {
+    view.dispose();
+  }
+}
+
+/**
+ * `svc <args>` in a pty. `npx: true` starts it the way users do, `npx --no-install svc …` resolved from this
+ * checkout whatever `cwd` is (npm's own notices then come first on the screen).
+ */
+export function ptyCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string, options: { npx?: boolean } = {}): PtyCli {
   const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const pty = spawnPty(process.execPath, [CLI, ...args], { name: 'xterm-256color', cols: 120, rows: 30, env: merged, cwd });
+  const [file, argv] = options.npx ? ['npx', ['--prefix', ROOT, '--no-install', 'svc', ...args]] : [process.execPath, [CLI, ...args]];
+  const pty = spawnPty(file, argv, { name: 'xterm-256color', cols: 120, rows: 30, env: merged, cwd });
+  const matches = (text: string, pattern: RegExp | string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
   let output = '';
   let consumed = 0;
-  pty.onData((data) => (output += data));
+  // The one pending answer: checked on every chunk, written from the callback that delivered the prompt.
+  let pending: { prompt: RegExp | string; text: string; resolve: () => void } | null = null;
+  const tryAnswer = () => {
+    if (!pending || !matches(output.slice(consumed), pending.prompt)) return;
+    const { text, resolve: answered } = pending;
+    pending = null;
+    consumed = output.length;
+    pty.write(`${text}\r`);
+    answered();
+  };
+  pty.onData((data) => {
+    output += data;
+    tryAnswer();
+  });
   const exited = new Promise<number>((resolveExit) => pty.onExit(({ exitCode }) => resolveExit(exitCode)));
   let done = false;
   void exited.then(() => (done = true));
-  const matches = (text: string, pattern: RegExp | string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
   const waitFor = async (pattern: RegExp | string, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!matches(output, pattern)) {
@@ -66,15 +107,28 @@ export function ptyCli(args: string[], env: Record<string, string | undefined> =
     pty,
     output: () => output,
     waitFor,
-    async answer(prompt, text) {
-      const deadline = Date.now() + 15_000;
-      // Only output after the previous answer counts, so two identical prompts are answered in turn.
-      while (!matches(output.slice(consumed), prompt)) {
-        if (done || Date.now() > deadline) throw new Error(`waited for ${String(prompt)}; the terminal showed:\n${output}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      consumed = output.length;
-      pty.write(`${text}\r`);
+    screen: () => screenOf(output),
+    answer(prompt, text) {
+      return new Promise<void>((resolveAnswer, reject) => {
+        const fail = () => {
+          if (pending !== entry) return;
+          pending = null;
+          clearTimeout(timer);
+          reject(new Error(`waited for ${String(prompt)}; the terminal showed:\n${output}`));
+        };
+        const timer = setTimeout(fail, 15_000);
+        const entry = {
+          prompt,
+          text,
+          resolve: () => {
+            clearTimeout(timer);
+            resolveAnswer();
+          },
+        };
+        pending = entry;
+        void exited.then(fail);
+        tryAnswer(); // already on the screen (it came with the chunk that carried the previous prompt)
+      });
     },
     exited,
   };
