@@ -13,6 +13,7 @@ import { reposCommand } from './client/repos-command.js';
 import { resourcesCommand } from './client/resources-command.js';
 import { armoryCommand } from './client/armory-command.js';
 import { addWorkspaceCommands, checkKey } from './client/workspace-commands.js';
+import { ensureAttachable } from './client/attach-check.js';
 
 interface ClientOptions {
   url?: string;
@@ -54,6 +55,13 @@ export function clientCommand(): Command {
     .argument('<name>', 'workspace name')
     .action(async (repo: string, name: string) => {
       checkKey(repo, name);
+      // Loaded on use (ws, the screen renderer): see the start-up note in main.ts.
+      const { attach, requireTerminal } = await import('./attach/attach-session.js');
+      requireTerminal();
+      // Before the alternate screen: a missing or inactive workspace is said in words, not a flash and exit 1.
+      const given = options();
+      const target = given.url !== undefined ? ['--url', given.url] : given.bridgeUrl !== undefined ? ['--bridge-url', given.bridgeUrl] : [];
+      await ensureAttachable(api(), repo, name, target);
       let url: string;
       let headers: Record<string, string> | undefined;
       if (options().url !== undefined) {
@@ -66,12 +74,11 @@ export function clientCommand(): Command {
         const { ticket } = await through.call<{ ticket: string }>('POST', '/auth/ws-ticket');
         url = `${terminalSocketUrl(through.url, repo, name)}?ticket=${encodeURIComponent(ticket)}`;
       }
-      // Loaded on use (ws, the screen renderer): see the start-up note in main.ts.
-      const { attach } = await import('./attach/attach-session.js');
       const result = await attach({ url, headers });
       if (result.reason === 'exit') {
-        // Like ssh: the remote shell's exit code becomes ours.
+        // Like ssh: the remote shell's exit code becomes ours, and is said once the screen is back.
         process.exitCode = Math.max(0, Math.min(255, result.exitCode ?? 0));
+        process.stderr.write(`svc: the shell in ${repo}/${name} exited with code ${result.exitCode ?? 0}\n`);
       } else if (result.reason === 'detached') {
         process.stderr.write(`svc: detached from ${repo}/${name}; its session keeps running\n`);
       } else {

@@ -29,10 +29,15 @@ export interface AttachResult {
 
 const clampSize = (value: number | undefined, max: number, fallback: number) => Math.max(1, Math.min(max, value || fallback));
 
+/** Throws unless both ends are terminals: raw keys in, a screen out. */
+export function requireTerminal(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stdout): void {
+  if (!input.isTTY || !output.isTTY) throw new Error('attach needs an interactive terminal');
+}
+
 export async function attach(options: AttachOptions): Promise<AttachResult> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  if (!input.isTTY || !output.isTTY) throw new Error('attach needs an interactive terminal');
+  requireTerminal(input, output);
   const size = () => ({
     cols: clampSize(output.columns, TERMINAL_MAX_COLS, 80),
     rows: clampSize(output.rows, TERMINAL_MAX_ROWS, 24),
