@@ -6,9 +6,10 @@ export class BridgeError extends Error {
   }
 }
 
-export const invalidRepoIdentifier = () => new BridgeError(400, 'invalid repo identifier');
-export const invalidWorkspaceIdentifier = () => new BridgeError(400, 'invalid workspace identifier');
-export const invalidShipIdentifier = () => new BridgeError(400, 'invalid ship identifier');
+/** The spec's `invalid … identifier` with the rule that was broken (`reason`, identifierProblem's words). */
+export const invalidRepoIdentifier = (reason: string) => new BridgeError(400, `invalid repo identifier: ${reason}`);
+export const invalidWorkspaceIdentifier = (reason: string) => new BridgeError(400, `invalid workspace identifier: ${reason}`);
+export const invalidShipIdentifier = (reason: string) => new BridgeError(400, `invalid ship identifier: ${reason}`);
 export const invalidRepo = (reason: string) => new BridgeError(400, `invalid repo: ${reason}`);
 export const repoNotFound = (name: string) => new BridgeError(404, `repo not found: ${name}`);
 export const repoExists = (name: string) => new BridgeError(409, `repo already registered: ${name}`);

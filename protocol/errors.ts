@@ -44,9 +44,14 @@ export function validationBody(part: string, issues: SchemaIssue[]): ValidationE
 
 /**
  * When every finding is an identifier rule on one of `fields` (JSON pointers), the field to blame (the
- * first of `fields` that failed): the spec answers those with 400 `invalid … identifier`, not 422.
+ * first of `fields` that failed) and the rule it broke, as the spec words it: the spec answers those with
+ * 400 `invalid … identifier`, not 422, and svc appends the rule (`…: must not contain path separators`).
  */
-export function identifierFailureField(issues: SchemaIssue[], fields: string[]): string | null {
+export function identifierFailureField(issues: SchemaIssue[], fields: string[]): { field: string; reason: string } | null {
   if (issues.length === 0 || !issues.every((issue) => issue.keyword === '~refine' && fields.includes(issue.instancePath ?? ''))) return null;
-  return fields.find((field) => issues.some((issue) => issue.instancePath === field)) ?? null;
+  for (const field of fields) {
+    const issue = issues.find((candidate) => candidate.instancePath === field);
+    if (issue) return { field, reason: issue.message ?? 'invalid identifier' };
+  }
+  return null;
 }

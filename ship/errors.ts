@@ -9,8 +9,9 @@ export class WorkspaceError extends Error {
   }
 }
 
-export const invalidRepoIdentifier = () => new WorkspaceError(400, 'invalid repo identifier');
-export const invalidWorkspaceIdentifier = () => new WorkspaceError(400, 'invalid workspace identifier');
+/** The spec's `invalid repo identifier` with the rule that was broken (`reason`, identifierProblem's words). */
+export const invalidRepoIdentifier = (reason: string) => new WorkspaceError(400, `invalid repo identifier: ${reason}`);
+export const invalidWorkspaceIdentifier = (reason: string) => new WorkspaceError(400, `invalid workspace identifier: ${reason}`);
 export const pathEscape = (repo: string, name: string) =>
   new WorkspaceError(400, `path escaping the fleet directory: ${workspaceKey(repo, name)}`);
 export const invalidCreateRequest = (reason: string) => new WorkspaceError(400, `invalid workspace create request: ${reason}`);

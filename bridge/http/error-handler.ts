@@ -1,11 +1,12 @@
 // Maps every failure of a bridge route to its status and body in one place: BridgeError → `{error}`; a
 // schema failure → 422 with the validator's findings, except identifier rules on the fields a route names
-// (config.identifierFields) → 400 with that field's message; framework 4xx keep their status; else 500.
+// (config.identifierFields) → 400 with that field's message and the rule broken; framework 4xx keep their
+// status; else 500.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 
-/** Route config: which body fields hold identifiers, and the 400 message for each. */
+/** Route config: which body fields hold identifiers, and the 400 message for each (the rule broken follows it). */
 export interface IdentifierFields {
   identifierFields?: Record<string, string>;
 }
@@ -26,8 +27,8 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (fastifyError.validation) {
       const issues = fastifyError.validation as SchemaIssue[];
       const fields = (request.routeOptions.config as IdentifierFields | undefined)?.identifierFields ?? {};
-      const field = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
-      if (field) return reply.code(400).send({ error: fields[field] });
+      const failure = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
+      if (failure) return reply.code(400).send({ error: `${fields[failure.field]}: ${failure.reason}` });
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
     }
     if (storeUnavailable(error)) {

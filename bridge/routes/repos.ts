@@ -19,7 +19,8 @@ export function repoRoutes(options: RepoRouteOptions) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const requireRepo = async (name: string): Promise<Repo> => {
-      if (identifierProblem(name) !== null) throw invalidRepoIdentifier();
+      const problem = identifierProblem(name);
+      if (problem !== null) throw invalidRepoIdentifier(problem);
       const repo = await options.repos.get(name);
       if (!repo) throw repoNotFound(name);
       return repo;

@@ -27,7 +27,8 @@ export function shipRoutes(registry: ShipRegistry) {
     });
 
     app.delete('/ships/:name', { schema: { params: NameParams } }, async (request) => {
-      if (identifierProblem(request.params.name)) throw invalidShipIdentifier();
+      const problem = identifierProblem(request.params.name);
+      if (problem) throw invalidShipIdentifier(problem);
       await registry.remove(request.params.name);
       return { ok: true } as const;
     });
@@ -43,7 +44,8 @@ export function shipRoutes(registry: ShipRegistry) {
 
     // Not registered is the spec's 400 `unknown ship`, offline its 503 (registry.target).
     app.get('/ships/:ship/system-resources', { schema: { params: ShipParams } }, async (request) => {
-      if (identifierProblem(request.params.ship)) throw invalidShipIdentifier();
+      const problem = identifierProblem(request.params.ship);
+      if (problem) throw invalidShipIdentifier(problem);
       const ship = registry.target(request.params.ship);
       try {
         return await sample(ship);

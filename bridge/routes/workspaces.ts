@@ -19,7 +19,7 @@ import {
   WorkspaceSummary,
   type BranchOutcome,
 } from '../../protocol/index.js';
-import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
+import { BridgeError, invalidRepoIdentifier, invalidShipIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import type { ReposStore } from '../store/repos-store.js';
@@ -38,8 +38,10 @@ const shipPath = (repo: string, name: string, suffix = '') =>
 function checkParams(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
   const params = request.params as { repo?: string; name?: string };
   if (params.repo !== undefined && params.name !== undefined) {
-    if (identifierProblem(params.repo)) return done(invalidRepoIdentifier());
-    if (identifierProblem(params.name)) return done(invalidWorkspaceIdentifier());
+    const repoProblem = identifierProblem(params.repo);
+    if (repoProblem) return done(invalidRepoIdentifier(repoProblem));
+    const nameProblem = identifierProblem(params.name);
+    if (nameProblem) return done(invalidWorkspaceIdentifier(nameProblem));
   }
   done();
 }
@@ -143,7 +145,8 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
       },
       async (request, reply) => {
         const body = request.body;
-        if (identifierProblem(body.ship)) throw new BridgeError(400, 'invalid ship identifier');
+        const shipProblem = identifierProblem(body.ship);
+        if (shipProblem) throw invalidShipIdentifier(shipProblem);
         if (body.issueNumber !== undefined && body.branch !== undefined) throw new BridgeError(400, 'give either a branch or an issueNumber, not both');
         if (body.ephemeral !== undefined && body.issueNumber === undefined) throw new BridgeError(400, 'ephemeral is only accepted together with issueNumber');
         if (body.issueNumber !== undefined) {

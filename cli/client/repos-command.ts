@@ -1,6 +1,9 @@
 // `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry. `add` then lists the new
-// repo's branches through the bridge and warns when that fails (repo-probe.ts).
+// repo's branches through the bridge and warns when that fails (repo-probe.ts). Names are checked here
+// first, as workspace verbs check theirs: `.` and `..` cannot even travel in a URL path (they would resolve
+// away to another route), and the rule broken is said the same way the bridge says it.
 import { Command } from 'commander';
+import { identifierProblem } from '../../protocol/identifier-rules.js';
 import type { Repo, RepoBranch } from '../../protocol/index.js';
 import { redactUrlCredentials } from '../../protocol/redact.js';
 import type { ApiClient } from '../api/http.js';
@@ -8,9 +11,15 @@ import { printJson, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { branchListingProblem } from './repo-probe.js';
 
+function checkRepoName(name: string): string {
+  const problem = identifierProblem(name);
+  if (problem) throw new Error(`invalid repo identifier: ${problem}`);
+  return name;
+}
+
 export function reposCommand(api: () => ApiClient, json: () => boolean): Command {
   const repos = new Command('repos').description('the bridge\'s repo registry');
-  const path = (name: string, suffix = '') => `/repos/${encodeURIComponent(name)}${suffix}`;
+  const path = (name: string, suffix = '') => `/repos/${encodeURIComponent(checkRepoName(name))}${suffix}`;
   repos.command('ls').description('list registered repos').action(async () => {
     const list = await api().call<Repo[]>('GET', '/repos');
     if (json()) return printJson(list);
@@ -24,6 +33,7 @@ export function reposCommand(api: () => ApiClient, json: () => boolean): Command
     .argument('<url>')
     .option('-p, --provider <provider>', 'github or custom', undefined)
     .action(async (name: string, url: string, options: { provider?: string }) => {
+      checkRepoName(name);
       const bridge = api();
       const repo = await bridge.call<Repo>('POST', '/repos', { name, url, ...(options.provider ? { provider: options.provider } : {}) });
       if (json()) printJson(repo);

@@ -1,13 +1,13 @@
 // Maps every failure of a ship route to its status and body, in one place: WorkspaceError → its status and
 // `{error}`; a schema failure → 422 with the validator's findings, except that a body field failing only the
-// identifier rules is the spec's 400 `invalid repo identifier` / `invalid workspace identifier`; framework
-// errors keep their 4xx status; running out of descriptors is a 503 to retry; anything else is a 500
-// carrying its message.
+// identifier rules is the spec's 400 `invalid repo identifier` / `invalid workspace identifier` followed by
+// the rule it broke (`: must not contain path separators`); framework errors keep their 4xx status; running
+// out of descriptors is a 503 to retry; anything else is a 500 carrying its message.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
 import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, WorkspaceError } from '../errors.js';
 
-const IDENTIFIER_ERRORS: Record<string, () => WorkspaceError> = {
+const IDENTIFIER_ERRORS: Record<string, (reason: string) => WorkspaceError> = {
   '/repoName': invalidRepoIdentifier,
   '/name': invalidWorkspaceIdentifier,
 };
@@ -20,9 +20,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
       const issues = fastifyError.validation as SchemaIssue[];
-      const field = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(IDENTIFIER_ERRORS)) : null;
-      if (field) {
-        const identifier = IDENTIFIER_ERRORS[field]!();
+      const failure = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(IDENTIFIER_ERRORS)) : null;
+      if (failure) {
+        const identifier = IDENTIFIER_ERRORS[failure.field]!(failure.reason);
         return reply.code(identifier.status).send({ error: identifier.message });
       }
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
@@ -58,7 +58,8 @@ export function badUrlError(url: string): WorkspaceError | null {
       return true;
     }
   });
-  if (broken === 2) return invalidRepoIdentifier();
-  if (broken === 3) return invalidWorkspaceIdentifier();
+  // Percent-encoding that decodes to no UTF-8 text: the identifier rule it breaks is well-formedness.
+  if (broken === 2) return invalidRepoIdentifier('must be well-formed Unicode');
+  if (broken === 3) return invalidWorkspaceIdentifier('must be well-formed Unicode');
   return null;
 }

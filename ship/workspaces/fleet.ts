@@ -29,8 +29,10 @@ export interface WorkspaceEntry {
 }
 
 export function checkKey(repo: string, name: string): void {
-  if (identifierProblem(repo) !== null) throw invalidRepoIdentifier();
-  if (identifierProblem(name) !== null) throw invalidWorkspaceIdentifier();
+  const repoProblem = identifierProblem(repo);
+  if (repoProblem !== null) throw invalidRepoIdentifier(repoProblem);
+  const nameProblem = identifierProblem(name);
+  if (nameProblem !== null) throw invalidWorkspaceIdentifier(nameProblem);
 }
 
 // Lookups and listing use synchronous metadata calls: a few local lstat/readdir calls cost microseconds,

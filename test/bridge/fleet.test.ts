@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 
 let root: string;
 let remote: RemoteFixture;
@@ -152,8 +152,14 @@ describe('bridge with ships', () => {
     });
     expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'a/b', name: 'x', branch: 'main' })).toMatchObject({
       status: 400,
-      body: { error: 'invalid repo identifier' },
+      body: { error: 'invalid repo identifier: must not contain path separators' },
     });
+    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'a/b', repoName: 'app', name: 'x', branch: 'main' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid ship identifier: must not contain path separators' },
+    });
+    expect(await rawCall(bridge.url, 'GET', '/workspaces/app/%2E%2E')).toMatchObject({ status: 400, body: { error: 'invalid workspace identifier: must not be . or ..' } });
+    expect(await call(bridge.url, 'DELETE', '/ships/a%2Fb')).toMatchObject({ status: 400, body: { error: 'invalid ship identifier: must not contain path separators' } });
     expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'x', branch: ' ' })).status).toBe(400);
     expect((await call(bridge.url, 'POST', '/workspaces', { repoName: 'app', name: 'x', branch: 'main' })).status).toBe(422);
   });

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
+import { call, makeTempRoot, rawCall, removeRoot } from '../helpers/ship.js';
 
 let root: string;
 let remote: RemoteFixture;
@@ -60,8 +60,10 @@ describe('bridge repos', () => {
     });
     expect(await call(bridge.url, 'POST', '/repos', { name: 'a/b', url: remote.url })).toMatchObject({
       status: 400,
-      body: { error: 'invalid repo identifier' },
+      body: { error: 'invalid repo identifier: must not contain path separators' },
     });
+    expect(await rawCall(bridge.url, 'GET', '/repos/%2E%2E/branches')).toMatchObject({ status: 400, body: { error: 'invalid repo identifier: must not be . or ..' } });
+    expect(await call(bridge.url, 'DELETE', '/repos/a%5Cb')).toMatchObject({ status: 400, body: { error: 'invalid repo identifier: must not contain path separators' } });
     expect(await call(bridge.url, 'POST', '/repos', { name: 'evil', url: 'ext::sh -c id' })).toMatchObject({
       status: 400,
       body: { error: 'invalid repo: clone url transport "ext::" is not allowed' },

@@ -2,7 +2,7 @@
 // admin) and `npx svc ship` as processes, every command as `npx svc …` over HTTP, and the exact text printed.
 // 9: a branch the remote does not have becomes a new branch, and the CLI says so (create and branch, through
 // the bridge and with --url). 10: `repos add` warns about a URL nobody can list, and a clone of a URL that is
-// no repository is the caller's 400 with git's message.
+// no repository is the caller's 400 with git's message. 11: an invalid repo name is refused with its reason.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -154,5 +154,36 @@ describe('10. a clone URL nobody can list', () => {
     });
     // A URL that lists is registered without a word more.
     expect(await client('repos', 'add', 'good', remote.url)).toEqual({ code: 0, stdout: `registered repo good (custom) ${remote.url}\n`, stderr: '' });
+  }, 60_000);
+});
+
+describe('11. an invalid name is refused with its reason', () => {
+  it('repos add, rm and branches say which rule the name breaks, as create does', async () => {
+    const separators = 'svc: invalid repo identifier: must not contain path separators\n';
+    expect(await client('repos', 'add', 'org/app', remote.url)).toEqual({ code: 1, stdout: '', stderr: separators });
+    expect(await client('repos', 'rm', 'org\\app')).toEqual({ code: 1, stdout: '', stderr: separators });
+    expect(await client('repos', 'branches', '..')).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid repo identifier: must not be . or ..\n' });
+    expect(await client('create', 'org/app', 'x', '--ship', 's1', '-b', 'main')).toEqual({ code: 1, stdout: '', stderr: separators });
+  }, 60_000);
+
+  it('the bridge and the ship give the reason after the spec\'s message, for every client', async () => {
+    expect(await client('ships', 'rm', 'a/b')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (400): invalid ship identifier: must not contain path separators\n',
+    });
+    const admin = { authorization: `Bearer ${env.SVC_TOKEN}` };
+    expect(await call(bridgeUrl, 'POST', '/repos', { name: 'org/app', url: remote.url }, admin)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid repo identifier: must not contain path separators' },
+    });
+    expect(await call(bridgeUrl, 'GET', '/workspaces/app/a%00b', undefined, admin)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid workspace identifier: must not contain Unicode control characters' },
+    });
+    expect(await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'org/app', name: 'x', branch: 'main' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid repo identifier: must not contain path separators' },
+    });
   }, 60_000);
 });

@@ -139,13 +139,13 @@ describe('POST /workspaces', () => {
   });
 
   it.each([
-    [{ repoName: 'a/b', name: 'n' }, 'invalid repo identifier'],
-    [{ repoName: '..', name: 'n' }, 'invalid repo identifier'],
-    [{ repoName: 'r', name: '' }, 'invalid workspace identifier'],
-    [{ repoName: 'r', name: 'x'.repeat(129) }, 'invalid workspace identifier'],
-    [{ repoName: 'r', name: 'a\u0001' }, 'invalid workspace identifier'],
-    [{ repoName: 'r', name: 'a\ud800' }, 'invalid workspace identifier'],
-    [{ repoName: 'a\\b', name: 'x/y' }, 'invalid repo identifier'],
+    [{ repoName: 'a/b', name: 'n' }, 'invalid repo identifier: must not contain path separators'],
+    [{ repoName: '..', name: 'n' }, 'invalid repo identifier: must not be . or ..'],
+    [{ repoName: 'r', name: '' }, 'invalid workspace identifier: minimum length'],
+    [{ repoName: 'r', name: 'x'.repeat(129) }, 'invalid workspace identifier: must be at most 128 UTF-8 bytes'],
+    [{ repoName: 'r', name: 'a\u0001' }, 'invalid workspace identifier: must not contain Unicode control characters'],
+    [{ repoName: 'r', name: 'a\ud800' }, 'invalid workspace identifier: must be well-formed Unicode'],
+    [{ repoName: 'a\\b', name: 'x/y' }, 'invalid repo identifier: must not contain path separators'],
   ])('answers 400 for invalid identifiers in the body (%j)', async (key, message) => {
     const reply = await create({ url: fx.remote.url, branch: 'main', ...key });
     expect(reply.status).toBe(400);

@@ -199,16 +199,16 @@ describe('workspace lifecycle', () => {
 
   it('answers 400 for invalid identifiers in the path, including percent-encoded separators and dot names', async () => {
     const cases: Array<[string, string]> = [
-      ['/workspaces/a%2Fb/n', 'invalid repo identifier'],
-      ['/workspaces/r/a%2Fb', 'invalid workspace identifier'],
-      ['/workspaces/%2E%2E/n', 'invalid repo identifier'],
-      ['/workspaces/r/%2E', 'invalid workspace identifier'],
-      ['/workspaces/r/a%5Cb', 'invalid workspace identifier'],
-      ['/workspaces/r/a%00b', 'invalid workspace identifier'],
-      [`/workspaces/${'x'.repeat(129)}/n`, 'invalid repo identifier'],
-      [`/workspaces/r/${'%C3%A9'.repeat(65)}`, 'invalid workspace identifier'],
-      ['/workspaces/%ED%A0%80/n', 'invalid repo identifier'],
-      ['/workspaces/r/%ED%A0%80', 'invalid workspace identifier'],
+      ['/workspaces/a%2Fb/n', 'invalid repo identifier: must not contain path separators'],
+      ['/workspaces/r/a%2Fb', 'invalid workspace identifier: must not contain path separators'],
+      ['/workspaces/%2E%2E/n', 'invalid repo identifier: must not be . or ..'],
+      ['/workspaces/r/%2E', 'invalid workspace identifier: must not be . or ..'],
+      ['/workspaces/r/a%5Cb', 'invalid workspace identifier: must not contain path separators'],
+      ['/workspaces/r/a%00b', 'invalid workspace identifier: must not contain Unicode control characters'],
+      [`/workspaces/${'x'.repeat(129)}/n`, 'invalid repo identifier: must be at most 128 UTF-8 bytes'],
+      [`/workspaces/r/${'%C3%A9'.repeat(65)}`, 'invalid workspace identifier: must be at most 128 UTF-8 bytes'],
+      ['/workspaces/%ED%A0%80/n', 'invalid repo identifier: must be well-formed Unicode'],
+      ['/workspaces/r/%ED%A0%80', 'invalid workspace identifier: must be well-formed Unicode'],
     ];
     for (const [url, message] of cases) {
       const reply = await rawCall(fx.ship.url, 'GET', url);
