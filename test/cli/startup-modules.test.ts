@@ -4,7 +4,7 @@
 // resolves. This guards the structure, not the time: a future eager import fails here, the timing lives in
 // `npm run bench cli`.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,10 +81,14 @@ describe('svc start-up loads only what the command uses', () => {
     }
   });
 
-  it('the guard sees a lazily loaded package: attach loads ws when it runs', async () => {
-    const { urls, code, stderr } = await modulesLoadedBy(['client', '--url', String(closedPort), 'attach', 'repo', 'name']);
-    expect(code).toBe(1);
-    expect(stderr).toContain('attach needs an interactive terminal');
-    expect(forbiddenIn(urls).some((url) => url.includes('/node_modules/ws/'))).toBe(true);
+  it('the guard sees what an action loads: launch reads its file with yaml and TypeBox', async () => {
+    // A configuration with a wrong field: the action loads its reader, which refuses it before starting anything.
+    const config = join(scratch, 'svc.yaml');
+    await writeFile(config, 'bridge:\n  port: not-a-port\n');
+    const { urls, code, stderr } = await modulesLoadedBy(['launch', '--config-path', config]);
+    expect({ code, stderr }).toMatchObject({ code: 1, stderr: expect.stringContaining('bridge.port: expected an integer') });
+    const seen = forbiddenIn(urls);
+    expect(seen.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
+    expect(seen.some((url) => url.includes('/node_modules/typebox/'))).toBe(true);
   });
 });
