@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['protocol/**/*.test.ts', 'ship/**/*.test.ts', 'bridge/**/*.test.ts', 'cli/**/*.test.ts', 'test/**/*.test.ts'],
     // Fault tests stop shared services (the machine's PostgreSQL): they run alone, `npm run test:faults`.
-    exclude: ['test/faults/**', '**/node_modules/**'],
+    exclude: ['test/faults/**', 'test/serial/**', '**/node_modules/**'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
