@@ -1,7 +1,10 @@
 // `svc users` (DESIGN §4): list, add (password asked twice, never an argument), remove, change a role,
-// a password or an email, through the bridge's /users routes with the stored session.
+// a password or an email, through the bridge's /users routes with the stored session. Whatever can refuse
+// the command is checked before a password is asked for: a stdin that is no terminal, and for `add` a name or
+// email the bridge already has (issue #15), so nobody types a password twice to read a 409.
 import { Argument, Command, Option } from 'commander';
 import type { User } from '../../protocol/index.js';
+import { svcCommand } from '../invocation.js';
 import { askNewPassword, interactive } from '../prompt.js';
 import { formatTable } from '../table.js';
 import { BridgeClient } from './bridge-client.js';
@@ -9,9 +12,22 @@ import { readSession } from './session-files.js';
 
 const userPath = (name: string, suffix = '') => `/users/${encodeURIComponent(name)}${suffix}`;
 
-function newPassword(): Promise<string> {
-  if (!interactive()) throw new Error('the password is asked at a terminal and never taken as an argument');
-  return askNewPassword('New password: ');
+/** Passwords are typed at a terminal, never piped nor given as arguments (spec "First admin" rule 4). */
+function requireTerminal(command: string): void {
+  if (interactive()) return;
+  const missing = process.stdin.isTTY ? 'stderr' : 'stdin';
+  throw new Error(`the password is read from a terminal, and ${missing} is not one; run \`${svcCommand()} ${command}\` at a terminal`);
+}
+
+/**
+ * Refuses a username or email the bridge already has, compared as its unique indexes compare them
+ * (case-insensitively), with the words of its own 409. The POST still decides; this only spares the prompts.
+ */
+async function refuseDuplicate(bridge: BridgeClient, username: string, email: string): Promise<void> {
+  const existing = await bridge.call<User[]>('GET', '/users');
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  if (existing.some((user) => same(user.username, username))) throw new Error(`user already exists: ${username}`);
+  if (existing.some((user) => same(user.email, email))) throw new Error(`email already in use: ${email}`);
 }
 
 export function usersCommand(): Command {
@@ -36,9 +52,10 @@ export function usersCommand(): Command {
     .argument('<email>')
     .addOption(new Option('--role <role>', 'role').choices(['member', 'admin']).default('member'))
     .action(async (username: string, email: string, options: { role: string }) => {
+      requireTerminal('users add');
       const bridge = client();
-      await bridge.token(); // log in first, so the prompts come in a sensible order
-      const password = await newPassword();
+      await refuseDuplicate(bridge, username, email); // logs in first, so the prompts come in a sensible order
+      const password = await askNewPassword('New password: ');
       print(await bridge.call<User>('POST', '/users', { username, email, password, role: options.role }));
     });
 
@@ -59,10 +76,11 @@ export function usersCommand(): Command {
     .description('change a password (yours when no user is named); ends every session of that user')
     .argument('[username]')
     .action(async (username?: string) => {
+      requireTerminal('users passwd');
       const bridge = client();
       const name = username ?? readSession(bridge.url)?.username ?? (await bridge.call<User>('GET', '/auth/me')).username;
       await bridge.token();
-      const password = await newPassword();
+      const password = await askNewPassword('New password: ');
       await bridge.call('POST', userPath(name, '/password'), { password });
       process.stdout.write(`password changed for ${name}; their sessions have ended\n`);
     });

@@ -3,6 +3,7 @@
 // 9: a branch the remote does not have becomes a new branch, and the CLI says so (create and branch, through
 // the bridge and with --url). 10: `repos add` warns about a URL nobody can list, and a clone of a URL that is
 // no repository is the caller's 400 with git's message. 11: an invalid repo name is refused with its reason.
+// 12: `users add` refuses a duplicate before asking for a password, and a piped stdin says why.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -185,5 +186,28 @@ describe('11. an invalid name is refused with its reason', () => {
       status: 400,
       body: { error: 'invalid repo identifier: must not contain path separators' },
     });
+  }, 60_000);
+});
+
+describe('12. svc users add checks before it asks', () => {
+  it('refuses a duplicate name or email at a terminal without asking for a password', async () => {
+    const name = await npxSvcAtTerminal(['users', '--bridge-url', bridgeUrl, 'add', 'ROOT', 'someone@example.com']);
+    expect(name.code).toBe(1);
+    expect(name.output).not.toMatch(/password/i);
+    expect(name.output).toContain('svc: user already exists: ROOT');
+    const email = await npxSvcAtTerminal(['users', '--bridge-url', bridgeUrl, 'add', 'someone', 'Root@Example.com']);
+    expect(email.code).toBe(1);
+    expect(email.output).not.toMatch(/password/i);
+    expect(email.output).toContain('svc: email already in use: Root@Example.com');
+  }, 60_000);
+
+  it('says the password is read from a terminal when stdin is a pipe', async () => {
+    expect(await npxSvc(['users', '--bridge-url', bridgeUrl, 'add', 'piped', 'piped@example.com'], 'piped-password-1\npiped-password-1\n')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: the password is read from a terminal, and stdin is not one; run `npx svc users add` at a terminal\n',
+    });
+    const users = await call(bridgeUrl, 'GET', '/users', undefined, { authorization: `Bearer ${env.SVC_TOKEN}` });
+    expect(users.body.map((user: { username: string }) => user.username)).toEqual(['root']);
   }, 60_000);
 });
