@@ -4,22 +4,11 @@
 // document, checked by test/docs/openapi.test.ts.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-
-export const OPENAPI_PATH = '/openapi.json';
+import { OPENAPI_PATH, openApiHeader } from '../../protocol/openapi.js';
 
 /** Registers the generator; call before any route is added (it collects them as they are registered). */
-export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'svc bridge',
-        version,
-        description: 'Registers ships, routes every workspace call to the ship that holds it, keeps repos, users and the armory.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  const description = 'Registers ships, routes every workspace call to the ship that holds it, keeps repos, users and the armory.';
+  await app.register(swagger, { openapi: openApiHeader('svc bridge', description) });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, () => app.swagger());
 }

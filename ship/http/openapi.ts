@@ -4,22 +4,12 @@
 // checked by test/docs/openapi.test.ts.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-
-export const OPENAPI_PATH = '/openapi.json';
+import { OPENAPI_PATH, openApiHeader } from '../../protocol/openapi.js';
 
 /** Registers the generator; call before any route is added (it collects them as they are registered). */
-export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'svc ship',
-        version,
-        description: 'One host: workspaces as git working trees, a tmux session per active workspace, agent status, resources, armory sync and events.',
-      },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ bearer: [] }],
-    },
-  });
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  const description =
+    'One host: workspaces as git working trees, a tmux session per active workspace, agent status, resources, armory sync and events.';
+  await app.register(swagger, { openapi: openApiHeader('svc ship', description) });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, () => app.swagger());
 }

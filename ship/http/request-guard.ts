@@ -8,6 +8,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { crossOriginProblem, hostAllowed, hostnameOf, workspaceKey } from '../../protocol/index.js';
+import { OPENAPI_PATH } from '../../protocol/openapi.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 
 export interface GuardOptions {
@@ -19,7 +20,7 @@ export interface GuardOptions {
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
 /** Paths served without a credential: they describe the ship and hold no data (ship/http/openapi.ts). */
-const OPEN_PATHS = new Set(['/openapi.json']);
+const OPEN_PATHS = new Set([OPENAPI_PATH]);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 function bearer(request: FastifyRequest): string | null {
