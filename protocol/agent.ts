@@ -11,18 +11,27 @@ export const AgentState = Type.Union([
 ]);
 export type AgentState = (typeof AGENT_STATES)[number];
 
+/** An optional http(s) URL an agent attaches to a status update: the PR, issue or CI run it is about. */
+export const AGENT_LINK_PATTERN = '^https?://[^\\s]+$';
+export const AGENT_LINK_MAX_LENGTH = 2048;
+export const AgentLink = Type.String({ pattern: AGENT_LINK_PATTERN, maxLength: AGENT_LINK_MAX_LENGTH });
+
 export const AgentStatus = Type.Object({
   state: AgentState,
+  /** Stored whole: no length limit (docs/DECISIONS.md); clients truncate for display. */
   description: Type.String(),
   model: Type.String(),
   provider: Type.String(),
   harness: Type.String(),
+  /** Present when the latest update carried one; each update replaces it. */
+  link: Type.Optional(AgentLink),
 });
 export type AgentStatus = Static<typeof AgentStatus>;
 
 export const UpdateAgentStatusRequest = Type.Object({
   state: AgentState,
   description: Type.String(),
+  link: Type.Optional(AgentLink),
 });
 export type UpdateAgentStatusRequest = Static<typeof UpdateAgentStatusRequest>;
 

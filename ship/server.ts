@@ -38,6 +38,7 @@ import { installOpenApi } from './http/openapi.js';
 import { SVC_VERSION } from '../protocol/version.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { agentRoutes } from './routes/agent.js';
+import { mcpRoutes } from './agents/mcp/route.js';
 import { eventRoutes } from './routes/events.js';
 import { systemRoutes } from './routes/system.js';
 import { workspaceRoutes } from './routes/workspaces.js';
@@ -221,6 +222,7 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
   await installOpenApi(app, SVC_VERSION);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
+  await app.register(mcpRoutes(service, credentials));
   await app.register(systemRoutes());
   await app.register(armoryRoutes(armory));
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));

@@ -25,7 +25,9 @@ export class AgentStatusStore {
   update(key: string, request: UpdateAgentStatusRequest): AgentStatus | null {
     const current = this.statuses.get(key);
     if (!current) return null;
-    const next: AgentStatus = { ...current, state: request.state, description: request.description };
+    const { link: _previousLink, ...kept } = current;
+    // The link belongs to the update that carried it: an update without one drops the previous link.
+    const next: AgentStatus = { ...kept, state: request.state, description: request.description, ...(request.link ? { link: request.link } : {}) };
     this.statuses.set(key, next);
     return next;
   }

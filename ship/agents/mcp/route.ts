@@ -1,0 +1,74 @@
+// GET, POST, DELETE /workspaces/:repo/:name/mcp: stateless Streamable HTTP (notes/deps-node20.md §4). The
+// request guard (ship/http/request-guard.ts) has already admitted the caller: the bridge token, or this
+// workspace's own MCP token. Identifiers are checked (400) and the workspace must exist (404 {error}) for
+// every method. POST gets a fresh server + transport bound to this workspace; it answers JSON unless the
+// Accept header lists text/event-stream before application/json. GET and DELETE answer 405 (Allow: POST):
+// without a session there is no stream to open and nothing to end.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WorkspaceParams } from '../../../protocol/index.js';
+import type { BridgeCredentials } from '../bridge-credentials.js';
+import type { WorkspaceService } from '../../workspaces/service.js';
+import { checkParams } from '../../routes/workspaces.js';
+import { buildMcpServer } from './server.js';
+
+export const MCP_BRIDGE_TIMEOUT_MS = 30_000;
+
+export interface McpRouteOptions {
+  bridgeTimeoutMs?: number;
+}
+
+/** Whether the caller asked for an event stream first (the SDK client lists JSON first). */
+export function prefersEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((part) => part.split(';')[0]!.trim().toLowerCase());
+  const sse = types.indexOf('text/event-stream');
+  const json = types.indexOf('application/json');
+  return sse !== -1 && (json === -1 || sse < json);
+}
+
+const jsonRpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+
+export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredentials, options: McpRouteOptions = {}) {
+  return async (instance: FastifyInstance) => {
+    const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+    app.addHook('preValidation', checkParams);
+    const schema = { params: WorkspaceParams };
+
+    const notAllowed = async (request: FastifyRequest<{ Params: WorkspaceParams }>, reply: FastifyReply) => {
+      await service.agentStatus(request.params.repo, request.params.name); // 404 for a workspace that does not exist
+      return reply
+        .code(405)
+        .header('allow', 'POST')
+        .send(jsonRpcError(`Method not allowed: this stateless MCP endpoint has no sessions; send requests with POST.`));
+    };
+    app.get('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
+    app.delete('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
+
+    app.post('/workspaces/:repo/:name/mcp', { schema }, async (request, reply) => {
+      const { repo, name } = request.params;
+      await service.agentStatus(repo, name); // 404 before any MCP processing
+      const server = buildMcpServer({ repo, name, service, credentials, bridgeTimeoutMs: options.bridgeTimeoutMs ?? MCP_BRIDGE_TIMEOUT_MS });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: !prefersEventStream(request.headers.accept),
+      });
+      reply.hijack(); // the transport writes reply.raw itself
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        request.log.error({ err: error }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+        } else reply.raw.end();
+      }
+    });
+  };
+}
