@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Value } from 'typebox/value';
+import { pino } from 'pino';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { connectEvents } from '../helpers/events.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
@@ -28,10 +29,17 @@ let root: string;
 let ship: TestShip;
 let bridge: Server;
 let bridgeUrl: string;
-let bridgeMode: 'serve' | 'missing' | 'rotated' = 'serve';
+let bridgeMode: 'serve' | 'missing' | 'rotated' | 'odd' = 'serve';
+/** Everything the ship logs, at debug level: no credential may appear in it. */
+const logLines: string[] = [];
+const mcpTokensSeen = new Set<string>();
 const bridgeSeen: Array<{ method: string; url: string; authorization: string | undefined; body: any }> = [];
 
-const mcpToken = async (name: string) => (await ship.ship.tmux.sessionVariables(sessionName('r', name))).SVC_MCP_TOKEN!;
+const mcpToken = async (name: string) => {
+  const token = (await ship.ship.tmux.sessionVariables(sessionName('r', name))).SVC_MCP_TOKEN!;
+  mcpTokensSeen.add(token);
+  return token;
+};
 const mcpUrl = (name: string) => new URL(ship.url + path('r', name, '/mcp'));
 
 /** The SDK client over HTTP; `sse` makes each POST ask for an event stream first (the SDK lists JSON first). */
@@ -89,7 +97,8 @@ const answers: Record<string, [number, unknown]> = {
 beforeAll(async () => {
   root = await makeTempRoot();
   const remote = makeRemote(root);
-  ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN });
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
+  ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN, logger });
   for (const name of ['a', 'b', 'cold']) {
     expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name, branch: 'main' }, bridgeAuth)).status).toBe(201);
     if (name !== 'cold') expect((await call(ship.url, 'POST', path('r', name, '/activate'), undefined, bridgeAuth)).status).toBe(200);
@@ -99,6 +108,7 @@ beforeAll(async () => {
     bridgeSeen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization, body });
     const send = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (request.headers.authorization !== `Bearer ${AGENT_TOKEN}` || bridgeMode === 'rotated') return send(401, { error: 'authentication required' });
+    if (bridgeMode === 'odd') return send(200, { surprise: true });
     if (bridgeMode === 'missing') return send(404, { error: `route not found: ${request.method} ${request.url!.split('?')[0]}` });
     const answer = answers[`${request.method} ${request.url}`];
     if (!answer) return send(404, { message: `Route ${request.method}:${request.url} not found`, error: 'Not Found', statusCode: 404 });
@@ -288,6 +298,16 @@ describe('MCP endpoint: HTTP', () => {
     const client = await connect('b', fresh);
     expect((await tool(client, 'agent_status_get')).structuredContent).toEqual({ agent: null });
     await client.close();
+    // Stale after delete: the token of a deleted workspace is 401 (not 404) even once the name is re-created.
+    const remote = makeRemote(root, 'gone-remote');
+    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' }, bridgeAuth);
+    await call(ship.url, 'POST', path('r', 'gone', '/activate'), undefined, bridgeAuth);
+    const goneToken = await mcpToken('gone');
+    expect((await call(ship.url, 'DELETE', path('r', 'gone'), undefined, bridgeAuth)).status).toBe(200);
+    await expect(connect('gone', goneToken)).rejects.toThrow(/401|authentication required/i);
+    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' }, bridgeAuth);
+    await call(ship.url, 'POST', path('r', 'gone', '/activate'), undefined, bridgeAuth);
+    await expect(connect('gone', goneToken)).rejects.toThrow(/401|authentication required/i);
   });
 });
 
@@ -369,7 +389,26 @@ describe('MCP endpoint: repository tools', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/refused this ship's agent credential \(401\): it was rotated or revoked/);
     expect(JSON.stringify(result)).not.toContain(AGENT_TOKEN);
+    bridgeMode = 'odd';
+    const odd = await tool(client, 'repo_issue_list');
+    expect(odd.isError).toBe(true);
+    expect(text(odd)).toMatch(/^the bridge at http:\/\/127\.0\.0\.1:\d+ answered GET \/repos\/:name\/issues with an unexpected shape: /);
     bridgeMode = 'serve';
     await client.close();
+  });
+});
+
+describe('MCP endpoint: guards and secrets', () => {
+  it('the Origin guard sits in front of it: a foreign Origin or cross-site fetch is 403, even with a valid token', async () => {
+    const headers = { authorization: `Bearer ${await mcpToken('a')}`, accept: 'application/json, text/event-stream' };
+    expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, headers)).status).toBe(200);
+  });
+
+  it('no credential appears in the ship log', () => {
+    const logs = logLines.join('');
+    expect(logs).toContain('/mcp');
+    for (const secret of [BRIDGE_TOKEN, AGENT_TOKEN, ...mcpTokensSeen]) expect(logs).not.toContain(secret);
   });
 });

@@ -1,15 +1,20 @@
 // The repository tools: each calls one of the bridge's /repos/:name/… routes (DESIGN §6) as ship-agent, with
 // the {bridgeUrl, token} the bridge pushed to POST /agent/credentials, for this workspace's repo. Every
 // failure is a thrown Error whose message the agent reads as a tool error; the token never appears in one.
+import * as z from 'zod';
 import { redactUrlCredentials } from '../../../protocol/index.js';
 import {
+  checkList,
   checksOutput,
   comment,
   commentInput,
+  failedJobList,
   failedLogsOutput,
+  issueList,
   issueListOutput,
   issueView,
   numberInput,
+  pullList,
   pullListOutput,
   pullView,
   refOrPrInput,
@@ -23,7 +28,9 @@ import { defineTool, type AnyTool, type ToolContext } from './tool.js';
 export const NO_CREDENTIALS =
   'no bridge has connected to this ship yet, so repository tools have no credentials (POST /agent/credentials); agent status tools still work';
 
-interface BridgeCall {
+interface BridgeCall<T> {
+  /** The answer's DESIGN §6 shape: anything else is a tool error naming the route. */
+  shape: z.ZodType<T>;
   method: 'GET' | 'POST';
   /** Below /repos/:name, e.g. `/issues/3`. */
   path: string;
@@ -32,7 +39,7 @@ interface BridgeCall {
 }
 
 /** Calls the bridge's route for this workspace's repo; the parsed JSON answer, or an Error with a message an agent can act on. */
-export async function callBridge(context: ToolContext, call: BridgeCall): Promise<unknown> {
+export async function callBridge<T>(context: ToolContext, call: BridgeCall<T>): Promise<T> {
   const credentials = context.credentials.get();
   if (!credentials) throw new Error(NO_CREDENTIALS);
   const route = `${call.method} /repos/:name${call.path}`;
@@ -64,7 +71,11 @@ export async function callBridge(context: ToolContext, call: BridgeCall): Promis
   } catch {
     body = null;
   }
-  if (response.ok) return body;
+  if (response.ok) {
+    const parsed = call.shape.safeParse(body);
+    if (!parsed.success) throw new Error(`the bridge at ${where} answered ${route} with an unexpected shape: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+    return parsed.data;
+  }
   const message = typeof (body as { error?: unknown } | null)?.error === 'string' ? (body as { error: string }).error : null;
   if (response.status === 401) {
     throw new Error(`the bridge at ${where} refused this ship's agent credential (401): it was rotated or revoked; it comes back when the bridge reconnects and pushes a new one`);
@@ -94,8 +105,8 @@ export const repoTools: AnyTool[] = [
     output: repoInfo,
     annotations: { title: 'Repository info', ...reading },
     async run(_args, context) {
-      const info = (await callBridge(context, { method: 'GET', path: '/info' })) as { fullName: string; defaultBranch: string; url: string };
-      return { result: info as never, summary: `${info.fullName} (default branch ${info.defaultBranch}): ${info.url}` };
+      const info = await callBridge(context, { shape: z.object(repoInfo), method: 'GET', path: '/info' });
+      return { result: info, summary: `${info.fullName} (default branch ${info.defaultBranch}): ${info.url}` };
     },
   }),
   defineTool({
@@ -105,8 +116,8 @@ export const repoTools: AnyTool[] = [
     output: issueListOutput,
     annotations: { title: 'List issues', ...reading },
     async run(args, context) {
-      const issues = (await callBridge(context, { method: 'GET', path: '/issues', query: { state: args.state } })) as unknown[];
-      return { result: { issues } as never, summary: `${plural(issues.length, `${args.state ?? 'open'} issue`)}` };
+      const issues = await callBridge(context, { shape: issueList, method: 'GET', path: '/issues', query: { state: args.state } });
+      return { result: { issues }, summary: `${plural(issues.length, `${args.state ?? 'open'} issue`)}` };
     },
   }),
   defineTool({
@@ -116,8 +127,8 @@ export const repoTools: AnyTool[] = [
     output: issueView,
     annotations: { title: 'View issue', ...reading },
     async run(args, context) {
-      const issue = (await callBridge(context, { method: 'GET', path: `/issues/${args.number}` })) as { number: number; title: string; comments: unknown[] };
-      return { result: issue as never, summary: `#${issue.number} ${issue.title} (${plural(issue.comments.length, 'comment')})` };
+      const issue = await callBridge(context, { shape: z.object(issueView), method: 'GET', path: `/issues/${args.number}` });
+      return { result: issue, summary: `#${issue.number} ${issue.title} (${plural(issue.comments.length, 'comment')})` };
     },
   }),
   defineTool({
@@ -127,8 +138,8 @@ export const repoTools: AnyTool[] = [
     output: comment,
     annotations: { title: 'Comment on issue', ...writing },
     async run(args, context) {
-      const posted = (await callBridge(context, { method: 'POST', path: `/issues/${args.number}/comments`, body: { body: args.body } })) as { url: string };
-      return { result: posted as never, summary: `Commented on issue #${args.number}: ${posted.url}` };
+      const posted = await callBridge(context, { shape: z.object(comment), method: 'POST', path: `/issues/${args.number}/comments`, body: { body: args.body } });
+      return { result: posted, summary: `Commented on issue #${args.number}: ${posted.url}` };
     },
   }),
   defineTool({
@@ -138,8 +149,8 @@ export const repoTools: AnyTool[] = [
     output: pullListOutput,
     annotations: { title: 'List pull requests', ...reading },
     async run(args, context) {
-      const pulls = (await callBridge(context, { method: 'GET', path: '/pulls', query: { state: args.state } })) as unknown[];
-      return { result: { pulls } as never, summary: `${plural(pulls.length, `${args.state ?? 'open'} pull request`)}` };
+      const pulls = await callBridge(context, { shape: pullList, method: 'GET', path: '/pulls', query: { state: args.state } });
+      return { result: { pulls }, summary: `${plural(pulls.length, `${args.state ?? 'open'} pull request`)}` };
     },
   }),
   defineTool({
@@ -149,8 +160,8 @@ export const repoTools: AnyTool[] = [
     output: pullView,
     annotations: { title: 'View pull request', ...reading },
     async run(args, context) {
-      const pull = (await callBridge(context, { method: 'GET', path: `/pulls/${args.number}` })) as { number: number; title: string; headBranch: string; baseBranch: string };
-      return { result: pull as never, summary: `PR #${pull.number} ${pull.title} (${pull.headBranch} -> ${pull.baseBranch})` };
+      const pull = await callBridge(context, { shape: z.object(pullView), method: 'GET', path: `/pulls/${args.number}` });
+      return { result: pull, summary: `PR #${pull.number} ${pull.title} (${pull.headBranch} -> ${pull.baseBranch})` };
     },
   }),
   defineTool({
@@ -160,8 +171,8 @@ export const repoTools: AnyTool[] = [
     output: comment,
     annotations: { title: 'Comment on pull request', ...writing },
     async run(args, context) {
-      const posted = (await callBridge(context, { method: 'POST', path: `/pulls/${args.number}/comments`, body: { body: args.body } })) as { url: string };
-      return { result: posted as never, summary: `Commented on PR #${args.number}: ${posted.url}` };
+      const posted = await callBridge(context, { shape: z.object(comment), method: 'POST', path: `/pulls/${args.number}/comments`, body: { body: args.body } });
+      return { result: posted, summary: `Commented on PR #${args.number}: ${posted.url}` };
     },
   }),
   defineTool({
@@ -172,8 +183,8 @@ export const repoTools: AnyTool[] = [
     annotations: { title: 'Review pull request', ...writing },
     async run(args, context) {
       const body = args.body === undefined ? { event: args.event } : { event: args.event, body: args.body };
-      const posted = (await callBridge(context, { method: 'POST', path: `/pulls/${args.number}/reviews`, body })) as { state: string; url: string };
-      return { result: posted as never, summary: `Reviewed PR #${args.number} (${posted.state}): ${posted.url}` };
+      const posted = await callBridge(context, { shape: z.object(review), method: 'POST', path: `/pulls/${args.number}/reviews`, body });
+      return { result: posted, summary: `Reviewed PR #${args.number} (${posted.state}): ${posted.url}` };
     },
   }),
   defineTool({
@@ -183,10 +194,10 @@ export const repoTools: AnyTool[] = [
     output: checksOutput,
     annotations: { title: 'CI checks', ...reading },
     async run(args, context) {
-      const checks = (await callBridge(context, { method: 'GET', path: '/checks', query: onlyOne(args) })) as Array<{ status: string; conclusion: string | null }>;
+      const checks = await callBridge(context, { shape: checkList, method: 'GET', path: '/checks', query: onlyOne(args) });
       const failed = checks.filter((c) => c.conclusion === 'failure' || c.conclusion === 'timed_out').length;
       const pending = checks.filter((c) => c.status !== 'completed').length;
-      return { result: { checks } as never, summary: `${plural(checks.length, 'check')}: ${failed} failed, ${pending} not completed` };
+      return { result: { checks }, summary: `${plural(checks.length, 'check')}: ${failed} failed, ${pending} not completed` };
     },
   }),
   defineTool({
@@ -196,8 +207,8 @@ export const repoTools: AnyTool[] = [
     output: failedLogsOutput,
     annotations: { title: 'Failed CI logs', ...reading },
     async run(args, context) {
-      const jobs = (await callBridge(context, { method: 'GET', path: '/checks/logs', query: onlyOne(args) })) as Array<{ job: string }>;
-      return { result: { jobs } as never, summary: jobs.length ? `${plural(jobs.length, 'failed job')}: ${jobs.map((j) => j.job).join(', ')}` : 'No failed jobs' };
+      const jobs = await callBridge(context, { shape: failedJobList, method: 'GET', path: '/checks/logs', query: onlyOne(args) });
+      return { result: { jobs }, summary: jobs.length ? `${plural(jobs.length, 'failed job')}: ${jobs.map((j) => j.job).join(', ')}` : 'No failed jobs' };
     },
   }),
 ];

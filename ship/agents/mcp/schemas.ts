@@ -61,9 +61,11 @@ const issueSummary = {
 export const comment = { id: z.number(), author: nullableString, body: z.string(), url: z.string(), createdAt: z.string() };
 const pullSummary = { ...issueSummary, draft: z.boolean(), baseBranch: z.string(), headBranch: z.string() };
 
-export const issueListOutput = { issues: z.array(z.object(issueSummary)) };
+export const issueList = z.array(z.object(issueSummary));
+export const issueListOutput = { issues: issueList };
 export const issueView = { ...issueSummary, body: nullableString, comments: z.array(z.object(comment)) };
-export const pullListOutput = { pulls: z.array(z.object(pullSummary)) };
+export const pullList = z.array(z.object(pullSummary));
+export const pullListOutput = { pulls: pullList };
 export const pullView = {
   ...pullSummary,
   body: nullableString,
@@ -83,8 +85,10 @@ const check = {
   startedAt: nullableString,
   completedAt: nullableString,
 };
-export const checksOutput = { checks: z.array(z.object(check)) };
-export const failedLogsOutput = { jobs: z.array(z.object({ workflow: z.string(), job: z.string(), jobId: z.number(), log: z.string() })) };
+export const checkList = z.array(z.object(check));
+export const checksOutput = { checks: checkList };
+export const failedJobList = z.array(z.object({ workflow: z.string(), job: z.string(), jobId: z.number(), log: z.string() }));
+export const failedLogsOutput = { jobs: failedJobList };
 
 export const stateInput = { state };
 export const numberInput = { number: issueNumber };
