@@ -64,6 +64,9 @@ export function launchCommand(): Command {
         plan = defaultPlan(process.cwd());
       }
       const { runLaunch } = await import('./launch/run-launch.js');
+      const { storeNotice } = await import('./launch/store-notice.js');
+      const notice = storeNotice(plan.bridge);
+      if (notice) process.stderr.write(`${notice}\n`);
       const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
       process.stdout.write(summary(launched, configPath));
       await runUntilSignal(

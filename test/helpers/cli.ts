@@ -54,13 +54,20 @@ export interface PtyCli {
   exited: Promise<number>;
 }
 
-/** What `bytes` written to a terminal of this size show: its lines, right-trimmed, blank ones at the end dropped. */
+/** What `bytes` written to a terminal of this size show: its lines (a wrapped one joined), right-trimmed, blank ones at the end dropped. */
 export async function screenOf(bytes: string, cols = 120, rows = 30): Promise<string> {
   const view = new xterm.Terminal({ cols, rows, allowProposedApi: true });
   try {
     await new Promise<void>((resolveWrite) => view.write(bytes, resolveWrite));
     const lines: string[] = [];
-    for (let y = 0; y < view.buffer.active.length; y++) lines.push((view.buffer.active.getLine(y)?.translateToString(true) ?? '').trimEnd());
+    for (let y = 0; y < view.buffer.active.length; y++) {
+      const line = view.buffer.active.getLine(y);
+      const text = line?.translateToString(true) ?? '';
+      // A line longer than the terminal continues on the next row: one line, as the program wrote it.
+      if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    for (let i = 0; i < lines.length; i++) lines[i] = lines[i]!.trimEnd();
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     return lines.join('\n');
   } finally {
@@ -116,7 +123,7 @@ export function ptyCli(args: string[], env: Record<string, string | undefined> =
           clearTimeout(timer);
           reject(new Error(`waited for ${String(prompt)}; the terminal showed:\n${output}`));
         };
-        const timer = setTimeout(fail, 15_000);
+        const timer = setTimeout(fail, 45_000); // a first launch prepares its store before the first prompt
         const entry = {
           prompt,
           text,

@@ -1,0 +1,113 @@
+// `svc launch` as a new user meets it (issue #15, "The first hour"), through the real CLI in a pty, reading
+// the screen a person sees: it says what it prepares before the first prompt and opens later (item 5); the
+// first admin's password is asked again after a short one or a mistyped confirmation, three tries (item 4),
+// each answer given the instant its prompt appears (item 3b).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
+import { ptyCli, type PtyCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
+
+const NO_ADMIN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined };
+const ENV = { ...NO_ADMIN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: undefined };
+
+let root: string;
+beforeAll(async () => {
+  root = await makeTempRoot();
+});
+afterAll(async () => {
+  await removeRoot(root);
+});
+
+interface Site {
+  dir: string;
+  bridge: number;
+  ship: number;
+}
+
+/** A directory with a svc.yaml of one local ship `local`, on free ports. */
+async function site(name: string): Promise<Site> {
+  const dir = join(root, name);
+  const ports = { bridge: await freePort(), ship: await freePort() };
+  execFileSync('mkdir', ['-p', dir]);
+  writeFileSync(join(dir, 'svc.yaml'), `bridge:\n  port: ${ports.bridge}\nships:\n  local:\n    source: local\n    port: ${ports.ship}\n    fleetDirectory: .svc/fleet\n`);
+  return { dir, ...ports };
+}
+
+async function stop(cli: PtyCli): Promise<void> {
+  cli.pty.kill('SIGINT');
+  expect(await cli.exited).toBe(0);
+}
+
+describe('svc launch at a terminal', () => {
+  let first: Site;
+  beforeAll(async () => {
+    first = await site('first');
+  });
+
+  it('says what it prepares, asks for the first admin, and asks again after a short password or a mistyped confirmation', async () => {
+    const cli = ptyCli(['launch'], ENV, first.dir);
+    try {
+      await cli.answer('Username: ', 'pilot');
+      await cli.answer('Email: ', 'pilot@example.com');
+      await cli.answer('Password: ', 'short');
+      await cli.answer('Password: ', 'pilot-password-1');
+      await cli.answer('Confirm password: ', 'pilot-password-2');
+      await cli.answer('Password: ', 'pilot-password-1');
+      await cli.answer('Confirm password: ', 'pilot-password-1');
+      await cli.waitFor('Ctrl-C stops everything.', 30_000);
+      const login = await call(`http://localhost:${first.bridge}`, 'POST', '/auth/login', { username: 'pilot', password: 'pilot-password-1' });
+      expect(login.status).toBe(200);
+      expect(cli.output()).not.toContain('pilot-password');
+      const screen = await cli.screen();
+      expect(screen.slice(0, screen.indexOf('\nTry:'))).toBe(
+        [
+          'preparing the embedded store in ./.svc/bridge (first start takes a few seconds)…',
+          'This bridge has no users yet. Create the first admin.',
+          'Username: pilot',
+          'Email: pilot@example.com',
+          'The password must be at least 8 characters.',
+          'Password:',
+          'The password must be at least 8 characters; try again (2 tries left).',
+          'Password:',
+          'Confirm password:',
+          'The passwords do not match; try again (1 try left).',
+          'Password:',
+          'Confirm password:',
+          `svc is running (from ${join(first.dir, 'svc.yaml')})`,
+          `  bridge  http://localhost:${first.bridge}  store pglite at ${join(first.dir, '.svc/bridge/db')}`,
+          `  ship    local  http://localhost:${first.ship}  fleet ${join(first.dir, '.svc/fleet')}  (token pair generated)`,
+          '',
+        ].join('\n'),
+      );
+    } finally {
+      await stop(cli);
+    }
+  }, 90_000);
+
+  it('says it opens the store on a later start', async () => {
+    const cli = ptyCli(['launch'], ENV, first.dir);
+    try {
+      await cli.waitFor('Ctrl-C stops everything.', 30_000);
+      expect((await cli.screen()).split('\n').slice(0, 2)).toEqual(['opening the embedded store in ./.svc/bridge…', `svc is running (from ${join(first.dir, 'svc.yaml')})`]);
+    } finally {
+      await stop(cli);
+    }
+  }, 60_000);
+
+  it('ends after the third refused password, saying why', async () => {
+    const gaveUp = await site('gave-up');
+    const cli = ptyCli(['launch'], ENV, gaveUp.dir);
+    await cli.answer('Username: ', 'pilot');
+    await cli.answer('Email: ', 'pilot@example.com');
+    for (let i = 0; i < 3; i++) await cli.answer('Password: ', 'short');
+    expect(await cli.exited).toBe(1);
+    expect((await cli.screen()).split('\n').slice(-3)).toEqual([
+      'The password must be at least 8 characters; try again (1 try left).',
+      'Password:',
+      'svc: the password must be at least 8 characters',
+    ]);
+  }, 60_000);
+});
