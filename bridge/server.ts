@@ -1,5 +1,6 @@
-// Assembles a bridge: opens the store (PGlite in the data directory, or PostgreSQL), wires the routes behind
-// the browser guard (authentication plugs in as the next hook), listens, and logs where it serves from.
+// Assembles a bridge: holds its port first, opens the store (PGlite in the data directory, or PostgreSQL),
+// wires the routes behind the browser guard (authentication plugs in as the next hook), listens, and logs
+// where it serves from. A start that fails closes what it opened and removes a data directory it created.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
@@ -21,11 +22,11 @@ import {
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
-import { SVC_VERSION } from '../protocol/version.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
+import { listenFailure, reservePort } from '../protocol/port-reservation.js';
 import { ShipRegistry } from './ships/registry.js';
 import type { BackoffOptions } from './ships/ship-connection.js';
 import { EventHub } from './events/event-hub.js';
@@ -104,7 +105,16 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const clock = forwardOnly(options.clock ?? systemClock);
   // What lives only in memory runs on the monotonic clock; an injected clock (tests) drives both.
   const memoryClock = options.clock ? clock : monotonicClock;
-  const store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
+  // Before the data directory, the store and the first admin (seconds on a first start): a port in use ends
+  // the start here, with one clear line and nothing created (issue #15).
+  const reservation = await reservePort(options.port ?? BRIDGE_DEFAULT_PORT, options.host ?? 'localhost');
+  let store: Store;
+  try {
+    store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
+  } catch (error) {
+    await reservation.release();
+    throw error;
+  }
   const registry = new ShipRegistry(store.ships, {
     backoff: options.reconnect,
     heartbeatMs: options.heartbeatMs,
@@ -170,7 +180,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       keepAlive(socket, options.heartbeatMs);
     });
     app.server.maxConnections = limits.maxConnections;
-    await installOpenApi(app, SVC_VERSION);
+    await installOpenApi(app);
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
@@ -180,12 +190,24 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(terminalRoutes(registry, sockets, options.heartbeatMs));
     await app.register(armoryRoutes(armory, registry));
     await registry.load();
-    await app.listen({ port, host: options.host ?? 'localhost' });
+    // Every route is registered: the port passes from the reservation to fastify within a few turns.
+    await app.ready();
+    await reservation.release();
+    try {
+      await app.listen({ port, host: options.host ?? 'localhost' });
+    } catch (error) {
+      throw listenFailure(error, options.host ?? 'localhost', port);
+    }
   } catch (error) {
     armory.close();
     registry.close();
     await app.close().catch(() => undefined);
-    await store.close();
+    try {
+      // A data directory this start created goes with it: a failed first start leaves nothing behind.
+      await store.discard();
+    } finally {
+      await reservation.release();
+    }
     throw error;
   }
   const address = app.server.address();

@@ -1,8 +1,10 @@
-// Assembles a ship: resolves the fleet directory, starts (or adopts) its private tmux server, wires the
-// workspace service to HTTP and WebSocket routes behind the request guard, listens, and writes the
-// discovery file. `close()` stops serving and leaves workspace sessions running for the next start.
+// Assembles a ship: holds its port first, resolves the fleet directory, starts (or adopts) its private tmux
+// server, wires the workspace service to HTTP and WebSocket routes behind the request guard, listens, and
+// writes the discovery file. A start that fails takes down what it set up. `close()` stops serving and
+// leaves workspace sessions running for the next start.
 import { createHash } from 'node:crypto';
-import { mkdir, realpath } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import os from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
@@ -35,7 +37,7 @@ import { SpawnHelper } from './processes/spawn-helper/spawn-helper.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
-import { SVC_VERSION } from '../protocol/version.js';
+import { listenFailure, reservePort, type PortReservation } from '../protocol/port-reservation.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { agentRoutes } from './routes/agent.js';
 import { mcpRoutes } from './agents/mcp/route.js';
@@ -119,20 +121,46 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const problem = identifierProblem(name);
   if (problem) throw new Error(`invalid ship name "${name}": ${problem}`);
   const logger = options.logger ?? createLogger();
+  // Before anything with a side effect (the helper process, the fleet directory, tmux): a port in use ends
+  // the start here, with one clear line and nothing to undo (issue #15).
+  const reservation = await reservePort(options.port, options.host ?? 'localhost');
+  // What a failed start must take down again, pushed as each thing is set up (see StartUndo).
+  const undo: StartUndo = [];
   // First, while the ship is small: every git and tmux command the ship runs from here on is forked by this
   // helper, never on the ship's event loop (processes/spawn-helper/spawn-helper.ts).
   const spawner = new SpawnHelper({ onProblem: (message) => logger.warn(message) });
   spawner.start();
   try {
-    return await assembleShip(options, name, logger, spawner);
+    return await assembleShip(options, name, logger, spawner, reservation, undo);
   } catch (error) {
+    // Newest first, and before the helper closes: undoing still runs tmux through it.
+    for (const step of undo.reverse()) await step().catch((problem) => logger.warn({ err: problem }, 'could not undo part of a failed start'));
     spawner.close();
+    await reservation.release();
     throw error;
   }
 }
 
-async function assembleShip(options: ShipOptions, name: string, logger: Logger, spawner: SpawnHelper): Promise<Ship> {
+/** Steps that take back what a start set up, so a start that fails leaves nothing behind. */
+type StartUndo = Array<() => Promise<void>>;
+
+/** A fleet directory this start created goes again if nothing but the ship's own state came into it. */
+async function removeNewFleetDirectory(fleetDirectory: string): Promise<void> {
+  const entries = await readdir(fleetDirectory);
+  if (entries.every((entry) => entry === SHIP_STATE_DIR)) await rm(fleetDirectory, { recursive: true, force: true });
+}
+
+async function assembleShip(
+  options: ShipOptions,
+  name: string,
+  logger: Logger,
+  spawner: SpawnHelper,
+  reservation: PortReservation,
+  undo: StartUndo,
+): Promise<Ship> {
+  const fleetExisted = existsSync(resolve(options.fleetDirectory));
   const fleetDirectory = await resolveFleetDirectory(options.fleetDirectory);
+  if (!fleetExisted) undo.push(() => removeNewFleetDirectory(fleetDirectory));
   const allowLocalRepos = options.allowLocalRepos ?? true;
 
   const fleet = new Fleet(fleetDirectory);
@@ -173,6 +201,13 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
   await fleet.clearLeftovers();
   // A control client a killed ship left attached would hold the tmux server open after a kill-server.
   await endProcesses(controlClientsOf(tmux.socketName));
+  undo.push(async () => {
+    await sessions.close();
+    // As close() does: a tmux server holding no workspace session is not left running. No tmux to ask
+    // (not installed): nothing was started.
+    const listed = await tmux.listSessions().catch(() => null);
+    if (listed && ![...listed].some(isWorkspaceSessionName)) await tmux.killServer();
+  });
   await sessions.start();
   await service.adoptSessions();
 
@@ -189,6 +224,7 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
       void (reply as FastifyReply).code(status).send({ error: failure?.message ?? error.message });
     },
   });
+  undo.push(() => app.close());
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   installErrorHandler(app);
   // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
@@ -219,7 +255,7 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
     keepAlive(socket, options.heartbeatMs);
   });
   app.server.maxConnections = limits.maxConnections;
-  await installOpenApi(app, SVC_VERSION);
+  await installOpenApi(app);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(mcpRoutes(service, credentials));
@@ -233,11 +269,13 @@ async function assembleShip(options: ShipOptions, name: string, logger: Logger, 
     terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes }),
   );
 
+  // Every route is registered: the port passes from the reservation to fastify within a few turns.
+  await app.ready();
+  await reservation.release();
   try {
     await app.listen({ port: options.port, host: options.host ?? 'localhost' });
   } catch (error) {
-    await sessions.close();
-    throw error;
+    throw listenFailure(error, options.host ?? 'localhost', options.port);
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

@@ -1,6 +1,7 @@
 // Opens the bridge's store: PostgreSQL when a URL is given, else PGlite in `<dataDirectory>/db`. The data
-// directory is created 0700 and locked for this process; migrations run before anything is served.
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+// directory is created 0700 and locked for this process; migrations run before anything is served. A start
+// that fails discards the store, which removes a data directory the same start created.
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pgliteDatabase, postgresDatabase, type Database } from './database.js';
 import { lockDataDirectory } from './lock.js';
@@ -29,6 +30,11 @@ export interface Store {
   /** Where the data lives, for the start-up line (credentials redacted). */
   readonly location: string;
   close(): Promise<void>;
+  /**
+   * Closes like close() after a start that failed, and removes the data directory if this open created it,
+   * before the lock is released (so no other bridge can have taken the directory meanwhile).
+   */
+  discard(): Promise<void>;
 }
 
 /**
@@ -51,9 +57,14 @@ export function tightenModes(directory: string): void {
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const created = !existsSync(options.dataDirectory);
   mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
   chmodSync(options.dataDirectory, 0o700);
   const unlock = await lockDataDirectory(options.dataDirectory);
+  // Only while the lock is held: a directory this open created, removed when the start fails.
+  const removeIfCreated = () => {
+    if (created) rmSync(options.dataDirectory, { recursive: true, force: true });
+  };
   let db: Database;
   try {
     if (options.databaseUrl) {
@@ -66,7 +77,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await migrate(db);
     tightenModes(options.dataDirectory);
   } catch (error) {
-    unlock();
+    try {
+      removeIfCreated();
+    } finally {
+      unlock();
+    }
     throw error;
   }
   const location = options.databaseUrl ? options.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') : join(options.dataDirectory, 'db');
@@ -83,6 +98,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       try {
         await db.close();
         tightenModes(options.dataDirectory);
+      } finally {
+        unlock();
+      }
+    },
+    async discard() {
+      try {
+        await db.close();
+        removeIfCreated();
       } finally {
         unlock();
       }
