@@ -34,6 +34,7 @@ import { EventBus } from './events/event-bus.js';
 import { GitRunner } from './git/runner.js';
 import { controlClientsOf, endProcesses } from './processes/leftover-processes.js';
 import { SpawnHelper } from './processes/spawn-helper/spawn-helper.js';
+import { DirectSpawner, type Spawner } from './processes/spawner.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
@@ -84,6 +85,8 @@ export interface ShipOptions {
   cloneLimits?: CloneLimits;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
+  /** Bench seam: false forks git and tmux on the ship's own thread, as before the spawn helper. */
+  spawnHelper?: boolean;
 }
 
 export interface Ship {
@@ -128,8 +131,8 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const undo: StartUndo = [];
   // First, while the ship is small: every git and tmux command the ship runs from here on is forked by this
   // helper, never on the ship's event loop (processes/spawn-helper/spawn-helper.ts).
-  const spawner = new SpawnHelper({ onProblem: (message) => logger.warn(message) });
-  spawner.start();
+  const spawner: Spawner = options.spawnHelper === false ? new DirectSpawner() : new SpawnHelper({ onProblem: (message) => logger.warn(message) });
+  spawner.start?.();
   try {
     return await assembleShip(options, name, logger, spawner, reservation, undo);
   } catch (error) {
@@ -154,7 +157,7 @@ async function assembleShip(
   options: ShipOptions,
   name: string,
   logger: Logger,
-  spawner: SpawnHelper,
+  spawner: Spawner,
   reservation: PortReservation,
   undo: StartUndo,
 ): Promise<Ship> {

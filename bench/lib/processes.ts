@@ -103,6 +103,9 @@ async function startPortReporter(script: string, argument: string, what: string)
 /** The HTTP reference: a bare node:http server answering `bodyFile`'s bytes (bench/lib/bare-server.ts). */
 export const startBareServer = (bodyFile: string) => startPortReporter('dist/bench/lib/bare-server.js', bodyFile, 'bare server');
 
+/** A ship that forks git and tmux on its own main thread, as before the spawn helper (bench/lib/direct-spawn-ship.ts). */
+export const startDirectSpawnShip = (fleetDirectory: string) => startPortReporter('dist/bench/lib/direct-spawn-ship.js', fleetDirectory, 'direct-spawn ship');
+
 /** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
 export const startBareProxy = (upstream: string) => startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');
 

@@ -39,6 +39,10 @@ export interface Spawner {
    * group when detached); the call then resolves as the command ends.
    */
   run(request: SpawnRequest, abort?: AbortSignal): Promise<SpawnResult>;
+  /** Gets ready ahead of the first call, where there is anything to get ready. */
+  start?(): void;
+  /** The owner is shutting down: commands still running may be cut short. */
+  close(): void;
 }
 
 /** Kills a command, with its whole process group when it leads one; one already gone is fine. */
@@ -53,6 +57,9 @@ export function killCommand(child: ChildProcess, detached: boolean): void {
 }
 
 export class DirectSpawner implements Spawner {
+  /** Nothing to end: its commands are the caller's own children, ended by the caller's kills. */
+  close(): void {}
+
   run(request: SpawnRequest, abort?: AbortSignal): Promise<SpawnResult> {
     return new Promise((resolve, reject) => {
       const child = spawn(request.command, request.args, {
