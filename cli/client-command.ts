@@ -1,12 +1,14 @@
 // `svc client`: the verbs on workspaces, ships, repos and resources (DESIGN §4). Through the bridge with
 // the stored session by default (`--bridge-url`, 4800); with `--url` straight to one ship, presenting
-// SVC_BRIDGE_TOKEN when set. Each group of verbs lives in its own module under client/.
+// SVC_BRIDGE_TOKEN when set, else the token a local `svc launch` recorded for that ship. Each group of verbs
+// lives in its own module under client/.
 import { Command } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
 import { ATTACH_HELP } from './attach/chord.js';
 import { normalizeUrl } from './url.js';
 import { BridgeClient } from './auth/bridge-client.js';
 import { DirectShipClient } from './api/ship-client.js';
+import { directShipToken } from './local-ship-tokens.js';
 import type { ApiClient } from './api/http.js';
 import { shipsCommand } from './client/ships-command.js';
 import { reposCommand } from './client/repos-command.js';
@@ -66,7 +68,7 @@ export function clientCommand(): Command {
       let headers: Record<string, string> | undefined;
       if (options().url !== undefined) {
         url = terminalSocketUrl(normalizeUrl(options().url!), repo, name);
-        const token = process.env.SVC_BRIDGE_TOKEN;
+        const token = directShipToken(normalizeUrl(options().url!));
         headers = token ? { authorization: `Bearer ${token}` } : undefined;
       } else {
         // The bridge takes a single-use ticket on WebSocket routes, minted with the session.

@@ -9,10 +9,11 @@ import type { Launched } from './launch/run-launch.js';
 import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
 import { runUntilSignal } from './run-until-signal.js';
 import { svcCommand } from './invocation.js';
+import { shownPath } from './shown-path.js';
 
 const DEFAULT_CONFIG = 'svc.yaml';
 
-function summary(launched: Launched, configPath: string | null): string {
+function summary(launched: Launched, configPath: string | null, tokensFile: string | null): string {
   const { bridge } = launched;
   const lines = [
     `svc is running${configPath ? ` (from ${configPath})` : ''}`,
@@ -34,6 +35,13 @@ function summary(launched: Launched, configPath: string | null): string {
     `  ${svc} client${bridgeFlag} create <repo> <name> --ship ${first} -b main`,
     `  ${svc} client${bridgeFlag} ls`,
     `  ${svc} client${bridgeFlag} attach <repo> <name>`,
+  );
+  const direct = launched.local[0];
+  if (direct && tokensFile) {
+    // Straight to a ship: it answers only with its bridge token, which the client reads from the file.
+    lines.push(`  ${svc} client --url ${new URL(direct.url).port} ls   (straight to ship ${direct.name}, with the bridge token in ${shownPath(tokensFile)})`);
+  }
+  lines.push(
     '',
     'Ctrl-C stops everything.',
   );
@@ -68,7 +76,9 @@ export function launchCommand(): Command {
       const notice = storeNotice(plan.bridge);
       if (notice) process.stderr.write(`${notice}\n`);
       const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
-      process.stdout.write(summary(launched, configPath));
+      const { recordLocalShips } = await import('./local-ship-tokens.js');
+      const tokensFile = launched.local.length > 0 ? recordLocalShips(plan.bridge.dataDirectory, launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken }))) : null;
+      process.stdout.write(summary(launched, configPath, tokensFile));
       await runUntilSignal(
         () => launched.close(),
         () => process.stderr.write('svc: stopping ships and bridge\n'),

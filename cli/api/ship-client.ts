@@ -1,5 +1,7 @@
-// The CLI talking straight to one ship (`svc client --url`), presenting SVC_BRIDGE_TOKEN when it is set.
+// The CLI talking straight to one ship (`svc client --url`), presenting SVC_BRIDGE_TOKEN when it is set,
+// else the bridge token a `svc launch` on this machine recorded for that ship (local-ship-tokens.ts).
 import { normalizeUrl } from '../url.js';
+import { directShipToken } from '../local-ship-tokens.js';
 import { httpCall, type ApiClient } from './http.js';
 import { svcCommand } from '../invocation.js';
 
@@ -7,9 +9,11 @@ export class DirectShipClient implements ApiClient {
   readonly url: string;
   readonly viaBridge = false;
   private readonly hint: string;
+  private readonly token: string | null;
 
-  constructor(shipUrl: string, private readonly token: string | null = process.env.SVC_BRIDGE_TOKEN || null) {
+  constructor(shipUrl: string, token?: string | null) {
     this.url = normalizeUrl(shipUrl);
+    this.token = token !== undefined ? token : directShipToken(this.url);
     this.hint = `is the ship running? start one with \`${svcCommand()} ship --port ${new URL(this.url).port || 4700}\``;
   }
 

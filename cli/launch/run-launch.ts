@@ -14,6 +14,8 @@ export interface LaunchedShip {
   url: string;
   fleetDirectory: string;
   tokens: 'pinned' | 'generated' | 'rotated';
+  /** The token the ship requires, for the launch's local-ships.json; never printed. */
+  bridgeToken: string;
 }
 
 export interface RemoteOutcome {
@@ -75,7 +77,7 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
       // Re-registering replaces the stored pair and URL in one step (the roster entry may name old ones).
       if (bridge.registry.get(planned.name)) await bridge.registry.remove(planned.name);
       await bridge.registry.register({ url: ship.url, ...tokens });
-      local.push({ name: ship.name, url: ship.url, fleetDirectory: ship.fleetDirectory, tokens: kind });
+      local.push({ name: ship.name, url: ship.url, fleetDirectory: ship.fleetDirectory, tokens: kind, bridgeToken: tokens.bridgeToken });
     }
     const remote: RemoteOutcome[] = [];
     for (const planned of plan.remoteShips) {

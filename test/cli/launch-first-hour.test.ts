@@ -1,17 +1,20 @@
 // `svc launch` as a new user meets it (issue #15, "The first hour"), through the real CLI in a pty, reading
 // the screen a person sees: it says what it prepares before the first prompt and opens later (item 5); the
 // first admin's password is asked again after a short one or a mistyped confirmation, three tries (item 4),
-// each answer given the instant its prompt appears (item 3b).
+// each answer given the instant its prompt appears (item 3b). `svc client --url` reaches a ship the launch
+// gave a token, with the token the launch keeps in a 0600 file, from any directory (item 6).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
-import { ptyCli, type PtyCli } from '../helpers/cli.js';
+import { killFleetTmux, ptyCli, runCli, type PtyCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
+import { startNpx } from '../helpers/npx.js';
 
 const NO_ADMIN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined };
 const ENV = { ...NO_ADMIN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: undefined };
+const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'admin', SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1', SVC_TOKEN: '' };
 
 let root: string;
 beforeAll(async () => {
@@ -110,4 +113,41 @@ describe('svc launch at a terminal', () => {
       'svc: the password must be at least 8 characters',
     ]);
   }, 60_000);
+});
+
+describe('svc client --url to a ship svc launch started', () => {
+  it('presents the bridge token the launch keeps in a 0600 file, from any directory, unless SVC_BRIDGE_TOKEN is set', async () => {
+    const launched = await site('direct');
+    const config = { XDG_CONFIG_HOME: join(launched.dir, 'user-config') };
+    const launch = startNpx(['launch', '--config-path', join(launched.dir, 'svc.yaml')], { ...ADMIN_ENV, ...config });
+    try {
+      await launch.waitFor('Ctrl-C stops everything.', 60_000);
+      const file = join(launched.dir, '.svc/bridge/local-ships.json');
+      expect(launch.output()).toContain(`  npx svc client --url ${launched.ship} ls   (straight to ship local, with the bridge token in ${file})`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(join(launched.dir, '.svc/bridge')).mode & 0o777).toBe(0o700);
+      const { ships } = JSON.parse(readFileSync(file, 'utf8')) as { ships: Array<{ name: string; url: string; bridgeToken: string }> };
+      expect(ships).toEqual([{ name: 'local', url: `http://localhost:${launched.ship}`, bridgeToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
+      expect(launch.output()).not.toContain(ships[0]!.bridgeToken);
+
+      // Through npx, from the checkout (another directory than the launch's).
+      const ls = startNpx(['client', '--url', String(launched.ship), 'ls'], config);
+      expect(await ls.exited).toBe(0);
+      expect(ls.output()).toContain('no workspaces\n');
+      // And from a directory of its own, as curl would with the token read from the file.
+      expect(await runCli(['client', '--url', String(launched.ship), 'ls'], { ...config, SVC_BRIDGE_TOKEN: undefined }, 20_000, root)).toMatchObject({ code: 0, stdout: 'no workspaces\n' });
+      const direct = await call(`http://localhost:${launched.ship}`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${ships[0]!.bridgeToken}` });
+      expect(direct.status).toBe(200);
+      // SVC_BRIDGE_TOKEN wins; without the file (another user's config) the ship answers 401 as before.
+      const wrong = await runCli(['client', '--url', String(launched.ship), 'ls'], { ...config, SVC_BRIDGE_TOKEN: 'not-the-token' });
+      expect(wrong).toMatchObject({ code: 1, stderr: expect.stringContaining('(401)') });
+      const elsewhere = await runCli(['client', '--url', String(launched.ship), 'ls'], { XDG_CONFIG_HOME: join(root, 'other-user'), SVC_BRIDGE_TOKEN: undefined });
+      expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringContaining('(401)') });
+    } finally {
+      // Ctrl-C, as a person stops it: the launch ends its ship's tmux server on the way out.
+      launch.signalGroup('SIGINT');
+      await launch.exited;
+      await killFleetTmux(join(launched.dir, '.svc/fleet'));
+    }
+  }, 120_000);
 });

@@ -249,6 +249,9 @@ describe('the README', () => {
     const [launch, init, withConfig] = block('npx svc launch');
     const server = await startServer(world, cwd, launch!, 'Ctrl-C stops everything.');
     await runBlock(world, cwd, block('npx svc login'));
+    // Straight to the launched ship, with the bridge token the launch keeps (the ship answers 401 without).
+    // (the client examples ended with `rm`, so there is no workspace left to list).
+    expect(await runLines(world, cwd, block('npx svc client --url 4700 ls'))).toBe('no workspaces\n[]');
     await stopServer(server);
     world.substitutions.pop();
 
