@@ -2,11 +2,11 @@
 // ships registered), from `--config-path` (default ./svc.yaml when present) or with no file at all; and
 // `svc launch init [--force]`, which writes a commented scaffold. Ctrl-C stops everything and exits 0.
 import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
-import { LAUNCH_SCAFFOLD } from './launch/scaffold.js';
+import { launchScaffold } from './launch/scaffold.js';
 import { runUntilSignal } from './run-until-signal.js';
 import { svcCommand } from './invocation.js';
 import { shownPath } from './shown-path.js';
@@ -90,10 +90,12 @@ export function launchCommand(): Command {
     .description('write a commented svc.yaml to start from')
     .option('--config-path <file>', 'where to write it', DEFAULT_CONFIG)
     .option('--force', 'overwrite an existing file')
-    .action((options: { configPath: string; force?: boolean }) => {
+    .action(async (options: { configPath: string; force?: boolean }) => {
       const path = resolve(options.configPath);
       if (existsSync(path) && !options.force) throw new Error(`${path} exists; --force overwrites it`);
-      writeFileSync(path, LAUNCH_SCAFFOLD, { mode: 0o644 });
+      // The ship keeps the name a launch without a file gave it (issue #15 item 7).
+      const { defaultPlan } = await import('./launch/plan.js');
+      writeFileSync(path, launchScaffold(defaultPlan(dirname(path)).localShips[0]!.name), { mode: 0o644 });
       process.stdout.write(`wrote ${path}\n`);
     });
   return launch;

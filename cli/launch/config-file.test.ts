@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LaunchConfigError, loadLaunchConfig } from './config-file.js';
 import { planFromConfig } from './plan.js';
-import { LAUNCH_SCAFFOLD } from './scaffold.js';
+import { launchScaffold } from './scaffold.js';
+import { defaultPlan } from './plan.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-test-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,13 +127,17 @@ describe('launch configuration', () => {
     ]);
   });
 
-  it('accepts the scaffold `svc launch init` writes, and plans one local ship from it', () => {
-    const file = write(LAUNCH_SCAFFOLD);
+  it('accepts the scaffold `svc launch init` writes, and plans from it the local ship a launch without a file runs', () => {
+    const file = write(launchScaffold('my-host.example'));
     const loaded = loadLaunchConfig(file, {});
     expect(loaded.warnings).toEqual([]);
     const plan = planFromConfig(loaded.config, loaded.directory);
     expect(plan.bridge).toMatchObject({ port: 4800, name: 'bridge', insecureNoAuth: false, dataDirectory: join(loaded.directory, '.svc/bridge') });
-    expect(plan.localShips).toEqual([{ key: 'local', name: 'local', fleetDirectory: join(loaded.directory, '.svc/fleet'), port: 4700, tokens: null }]);
+    expect(plan.localShips).toEqual([{ key: 'local', name: 'my-host.example', fleetDirectory: join(loaded.directory, '.svc/fleet'), port: 4700, tokens: null }]);
+    // The same ship as with no file (issue #15 item 7): the scaffold only writes it out.
+    const zero = defaultPlan(loaded.directory);
+    expect(planFromConfig(loadLaunchConfig(write(launchScaffold(zero.localShips[0]!.name)), {}).config, loaded.directory).localShips).toEqual(zero.localShips);
+    expect(plan.bridge).toMatchObject({ dataDirectory: zero.bridge.dataDirectory, port: zero.bridge.port });
     expect(plan.remoteShips).toEqual([]);
   });
 

@@ -1,6 +1,8 @@
 // The file `svc launch init` writes: every key of the launch schema, commented, and itself a valid
-// configuration (one local ship; the remote example is commented out).
-export const LAUNCH_SCAFFOLD = `# svc launch configuration (svc launch --config-path svc.yaml).
+// configuration (one local ship; the remote example is commented out). The local ship is the one `svc launch`
+// without a file runs, continued: the same name (this host's, written out: the entry's key would rename the
+// ship and leave the old name on the bridge's roster as an offline ghost), fleet directory and port.
+export const launchScaffold = (shipName: string): string => `# svc launch configuration (svc launch --config-path svc.yaml).
 # Relative paths are relative to this file. Token values may be written secrets:<VAR> (read from the
 # sibling svc.secrets file, KEY=value lines, mode 0600) or with \${VAR} (read from the environment).
 
@@ -18,7 +20,7 @@ ships:
     source: local                 # started inside the launch process
     fleetDirectory: .svc/fleet    # workspaces live at <fleetDirectory>/<repo>/<name>
     port: 4700
-    # name: my-host               # defaults to the entry's key
+    name: ${JSON.stringify(shipName)}   # as \`svc launch\` without a file names it (this host); default: the key
     # Leave both tokens out and the launch provisions a pair (the shipToken rotates at every launch);
     # give both to pin them:
     # shipToken: secrets:LOCAL_SHIP_TOKEN

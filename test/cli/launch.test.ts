@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { alive, ptyCli, runCli, startCli } from '../helpers/cli.js';
+import { startNpx } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
 import { TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { tmuxSocketFor } from '../../ship/server.js';
@@ -201,4 +202,26 @@ describe('svc launch init', () => {
     expect((await runCli(['launch', 'init', '--force'], {}, 20_000, dir)).code).toBe(0);
     expect(existsSync(join(dir, 'svc.yaml'))).toBe(true);
   });
+
+  it('keeps the name a launch without a file gave the ship, so the roster has no offline ghost (issue #15 item 7)', async () => {
+    const dir = join(root, 'continued');
+    execFileSync('mkdir', ['-p', dir]);
+    const zero = startCli(['launch'], { ...NO_ADMIN, ...ADMIN_ENV, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND }, dir);
+    await zero.waitFor('Ctrl-C stops everything.', 60_000);
+    expect(await zero.stop('SIGINT')).toBe(0);
+    expect(await runCli(['launch', 'init'], {}, 20_000, dir)).toMatchObject({ code: 0, stdout: `wrote ${join(dir, 'svc.yaml')}\n` });
+    expect(readFileSync(join(dir, 'svc.yaml'), 'utf8')).toContain(`    name: ${JSON.stringify(os.hostname())}   #`);
+    const launch = startCli(['launch'], { ...NO_ADMIN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND }, dir);
+    try {
+      await launch.waitFor('Ctrl-C stops everything.');
+      expect(launch.output()).toContain(`ship    ${os.hostname()}  http://localhost:4700  fleet ${join(dir, '.svc/fleet')}  (token pair rotated)`);
+      const token = await login('http://localhost:4800', 'admin', ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD);
+      const ships = startNpx(['client', 'ships', 'ls'], { SVC_TOKEN: token, NO_COLOR: '1' });
+      expect(await ships.exited).toBe(0);
+      const host = os.hostname().replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+      expect(ships.output().slice(ships.output().indexOf('NAME'))).toMatch(new RegExp(`^NAME\\s+STATUS\\s+URL\\n${host}\\s+online\\s+http://localhost:4700\\n$`));
+    } finally {
+      expect(await launch.stop('SIGINT')).toBe(0);
+    }
+  }, 120_000);
 });
