@@ -53,18 +53,25 @@ async function activeTerminal(shipUrl: string, repoUrl: string, fleet: string): 
   return terminal;
 }
 
-/** Echo latency of `KEYS_PER_ROUND` markers typed one at a time, each until it shows on the cursor row. */
+let rounds = 0;
+
+/**
+ * Echo latency of `KEYS_PER_ROUND` markers typed one at a time, each until it shows on the screen. Markers
+ * are unique per round, and a line holds 20 (well inside 120 columns), so a marker is found whole wherever
+ * it lands: on a busy machine the tty's echo of a key can come before `cat` has printed the previous line.
+ */
 async function typeRound(terminal: BenchTerminal): Promise<number[]> {
+  const tag = String.fromCharCode(97 + (rounds++ % 26));
   const echo: number[] = [];
   for (let i = 0; i < KEYS_PER_ROUND; i++) {
     if (i % 20 === 0) {
       terminal.send({ type: 'input', data: '\r' });
       await sleep(50);
     }
-    const marker = `k${i}z`;
+    const marker = `${tag}${i}z`;
     const started = performance.now();
     terminal.send({ type: 'input', data: marker });
-    await terminal.until(() => terminal.screen.rowText(terminal.screen.cursor.y).includes(marker), 5000);
+    await terminal.until(() => terminal.screen.text().includes(marker), 5000);
     echo.push(performance.now() - started);
     await sleep(5);
   }
