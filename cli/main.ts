@@ -14,6 +14,7 @@ import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-command
 import { usersCommand } from './auth/users-command.js';
 import { launchCommand } from './launch-command.js';
 import { completionCommand } from './completion.js';
+import { agentCommand } from './agent/agent-command.js';
 import { SVC_VERSION } from '../protocol/version.js';
 
 export function buildProgram(): Command {
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   program.addCommand(whoamiCommand());
   program.addCommand(logoutCommand());
   program.addCommand(usersCommand());
+  program.addCommand(agentCommand());
   program.addCommand(completionCommand(() => program));
   // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
   // not pass these settings down, so they are applied to every command.
