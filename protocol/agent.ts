@@ -25,6 +25,13 @@ export const AgentStatus = Type.Object({
   harness: Type.String(),
   /** Present when the latest update carried one; each update replaces it. */
   link: Type.Optional(AgentLink),
+  /**
+   * Set by the ship, never by the agent: planning, building or verifying with no pane output for the
+   * ship's stale time (default 10 minutes). Absent means not stale; the next output or report clears it.
+   */
+  stale: Type.Optional(Type.Boolean()),
+  /** With `stale` only: the last pane output or report the ship knew of (ISO 8601), for "no activity for N min". */
+  quietSince: Type.Optional(Type.String()),
 });
 export type AgentStatus = Static<typeof AgentStatus>;
 

@@ -25,6 +25,8 @@ import {
   type RouteInfo,
 } from '../protocol/index.js';
 import { AgentStatusStore } from './agents/agent-status.js';
+import { AgentActivityWatcher } from './agents/agent-activity-watcher.js';
+import { agentStaleMs } from './agents/agent-staleness.js';
 import { BridgeCredentials } from './agents/bridge-credentials.js';
 import { ArmorySync } from './armory/armory-sync.js';
 import { armoryRoutes } from './routes/armory.js';
@@ -87,6 +89,8 @@ export interface ShipOptions {
   beforeSnapshot?: () => Promise<void>;
   /** Bench seam: false forks git and tmux on the ship's own thread, as before the spawn helper. */
   spawnHelper?: boolean;
+  /** Planning/building/verifying with no pane output this long marks the agent status stale (SVC_AGENT_STALE_MS; default 10 min). */
+  agentStaleMs?: number;
 }
 
 export interface Ship {
@@ -213,6 +217,9 @@ async function assembleShip(
   });
   await sessions.start();
   await service.adoptSessions();
+  const staleness = new AgentActivityWatcher({ agents, activeWorkspaces: () => service.list(true), tmux, events, staleMs: agentStaleMs(options.agentStaleMs), onError: (error) => logger.warn({ err: error }, 'agent activity check failed') });
+  staleness.start();
+  undo.push(() => staleness.stop());
 
   const limits = { ...HTTP_LIMITS, ...options.httpLimits };
   const app = Fastify({
@@ -310,6 +317,7 @@ async function assembleShip(
         await app.close();
         git.stopAll();
         pipes.dispose();
+        await staleness.stop();
         await sessions.close();
         const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
         // Active workspaces keep their sessions for the next start; an idle server is not left behind.

@@ -8,6 +8,7 @@ import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { addRemoveCommand } from './rm-command.js';
+import { agentCell, agentLine } from './agent-text.js';
 import { checkKey, workspacePath } from './workspace-key.js';
 
 export { checkKey, workspacePath } from './workspace-key.js';
@@ -35,7 +36,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
         ...(target.viaBridge ? [w.ship ?? '-'] : []),
         w.branch,
         state(w.active ? 'active' : 'inactive'),
-        w.agent ? state(w.agent.state) : '-',
+        agentCell(w.agent, { wide: options.wide }),
         ...(options.wide ? [w.agent?.description ?? '-', w.agent ? `${w.agent.provider}/${w.agent.model}` : '-'] : []),
       ]);
       process.stdout.write(formatTable(headers, rows));
@@ -58,7 +59,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
       ];
       if (status.state === 'active') {
         lines.push(['changes', `+${status.diff.added} -${status.diff.removed}, ${status.diff.commits} commit(s) ahead`]);
-        lines.push(['agent', status.agent ? `${stateText(status.agent.state)} ${status.agent.description} (${status.agent.provider}/${status.agent.model}, ${status.agent.harness})` : '-']);
+        lines.push(['agent', agentLine(status.agent)]);
       }
       process.stdout.write(lines.map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`).join('\n') + '\n');
     });

@@ -18,6 +18,8 @@ export const agentStatusShape = {
   provider: z.string(),
   harness: z.string(),
   link: agentLink.optional(),
+  stale: z.boolean().optional().describe('set by the ship: no pane output for its stale time while planning, building or verifying'),
+  quietSince: z.string().optional().describe('with stale: the last pane output or report the ship knew of (ISO 8601)'),
 };
 export const agentStatus = z.object(agentStatusShape);
 
