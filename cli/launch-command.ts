@@ -2,7 +2,7 @@
 // ships registered), from `--config-path` (default ./svc.yaml when present) or with no file at all; and
 // `svc launch init [--force]`, which writes a commented scaffold. Ctrl-C stops everything and exits 0.
 import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
@@ -72,6 +72,12 @@ export function launchCommand(): Command {
         plan = defaultPlan(process.cwd());
       }
       const { runLaunch } = await import('./launch/run-launch.js');
+      // In a git checkout, the directories the launch is about to create stay out of git (issue #15 item 8).
+      const { ignoreInCheckout, outermostMissing } = await import('./launch/git-ignore.js');
+      const created = new Set([plan.bridge.dataDirectory, ...plan.localShips.map((ship) => ship.fleetDirectory)].map(outermostMissing).filter((p) => p !== null));
+      for (const { file, lines } of ignoreInCheckout([...created].map((p) => ({ path: p, directory: true })))) {
+        process.stderr.write(`added ${lines.join(', ')} to ${shownPath(file)} (svc's store and workspaces stay out of git)\n`);
+      }
       const { storeNotice } = await import('./launch/store-notice.js');
       const notice = storeNotice(plan.bridge);
       if (notice) process.stderr.write(`${notice}\n`);
@@ -93,10 +99,19 @@ export function launchCommand(): Command {
     .action(async (options: { configPath: string; force?: boolean }) => {
       const path = resolve(options.configPath);
       if (existsSync(path) && !options.force) throw new Error(`${path} exists; --force overwrites it`);
+      const createdFile = !existsSync(path);
       // The ship keeps the name a launch without a file gave it (issue #15 item 7).
       const { defaultPlan } = await import('./launch/plan.js');
       writeFileSync(path, launchScaffold(defaultPlan(dirname(path)).localShips[0]!.name), { mode: 0o644 });
       process.stdout.write(`wrote ${path}\n`);
+      // In a git checkout, this file and the secrets file beside it stay out of git (issue #15 item 8).
+      const { ignoreInCheckout } = await import('./launch/git-ignore.js');
+      const { SECRETS_FILE } = await import('./launch/config-file.js');
+      const secrets = join(dirname(path), SECRETS_FILE);
+      const created = [...(createdFile ? [path] : []), ...(existsSync(secrets) ? [] : [secrets])].map((p) => ({ path: p, directory: false }));
+      for (const { file, lines } of ignoreInCheckout(created)) {
+        process.stdout.write(`added ${lines.join(', ')} to ${shownPath(file)} (this host's configuration and secrets stay out of git)\n`);
+      }
     });
   return launch;
 }

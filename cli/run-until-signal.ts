@@ -10,7 +10,10 @@ export function runUntilSignal(close: () => Promise<void>, announce: (signal: No
       announce(signal);
       void close().finally(resolve);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // `on`, not `once`: a second signal must find a handler, or Node's default action kills the process
+    // mid-close. Under `npx`, Ctrl-C at a terminal is exactly that: the terminal signals svc, and npm, which
+    // got the same SIGINT, forwards it again.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }

@@ -2,9 +2,10 @@
 // the screen a person sees: it says what it prepares before the first prompt and opens later (item 5); the
 // first admin's password is asked again after a short one or a mistyped confirmation, three tries (item 4),
 // each answer given the instant its prompt appears (item 3b). `svc client --url` reaches a ship the launch
-// gave a token, with the token the launch keeps in a 0600 file, from any directory (item 6).
+// gave a token, with the token the launch keeps in a 0600 file, from any directory (item 6). In a git
+// checkout, `launch init` and the first launch add what they write to .gitignore, and nothing else (item 8).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
@@ -39,9 +40,11 @@ async function site(name: string): Promise<Site> {
   return { dir, ...ports };
 }
 
+/** Ctrl-C typed at the terminal: SIGINT to the foreground process group (npm's and svc's under npx). */
 async function stop(cli: PtyCli): Promise<void> {
-  cli.pty.kill('SIGINT');
-  expect(await cli.exited).toBe(0);
+  cli.pty.write('\x03');
+  const code = await cli.exited;
+  expect(code, (await cli.screen()).split('\n').slice(-4).join('\n')).toBe(0);
 }
 
 describe('svc launch at a terminal', () => {
@@ -150,4 +153,62 @@ describe('svc client --url to a ship svc launch started', () => {
       await killFleetTmux(join(launched.dir, '.svc/fleet'));
     }
   }, 120_000);
+});
+
+describe('svc launch in a git checkout', () => {
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+
+  it('launch init and the first launch add svc.yaml, svc.secrets and .svc/ to .gitignore, keeping what was there', async () => {
+    const checkout = await site('checkout');
+    execFileSync('rm', [join(checkout.dir, 'svc.yaml')]);
+    git(checkout.dir, 'init', '-q');
+    writeFileSync(join(checkout.dir, '.gitignore'), 'node_modules/'); // no newline at the end
+    const init = await runCli(['launch', 'init'], {}, 20_000, checkout.dir);
+    expect(init).toMatchObject({
+      code: 0,
+      stdout: `wrote ${join(checkout.dir, 'svc.yaml')}\nadded /svc.yaml, /svc.secrets to ./.gitignore (this host's configuration and secrets stay out of git)\n`,
+    });
+    // The scaffold's fixed ports, moved to free ones for the test.
+    const yaml = readFileSync(join(checkout.dir, 'svc.yaml'), 'utf8').replace('port: 4800', `port: ${checkout.bridge}`).replace('port: 4700', `port: ${checkout.ship}`);
+    writeFileSync(join(checkout.dir, 'svc.yaml'), yaml);
+    writeFileSync(join(checkout.dir, 'svc.secrets'), 'UNUSED=1\n', { mode: 0o600 });
+
+    const launch = ptyCli(['launch'], { ...ENV, ...ADMIN_ENV }, checkout.dir, { npx: true });
+    try {
+      await launch.waitFor('Ctrl-C stops everything.', 60_000);
+      const screen = await launch.screen();
+      expect(screen.slice(screen.indexOf('added'), screen.indexOf('svc is running'))).toBe(
+        "added /.svc/ to ./.gitignore (svc's store and workspaces stay out of git)\npreparing the embedded store in ./.svc/bridge (first start takes a few seconds)…\n",
+      );
+    } finally {
+      await stop(launch);
+    }
+    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe('node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n');
+    expect(git(checkout.dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? .gitignore\n');
+
+    // A later launch, and init --force over the existing file, add nothing more.
+    const again = ptyCli(['launch'], ENV, checkout.dir);
+    try {
+      await again.waitFor('Ctrl-C stops everything.', 60_000);
+      expect(again.output()).not.toContain('added');
+    } finally {
+      await stop(again);
+    }
+    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe('node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n');
+    await killFleetTmux(join(checkout.dir, '.svc/fleet'));
+  }, 120_000);
+
+  it('adds nothing outside a git checkout, or where git already ignores it', async () => {
+    const plain = join(root, 'plain');
+    execFileSync('mkdir', ['-p', plain]);
+    expect(await runCli(['launch', 'init'], {}, 20_000, plain)).toMatchObject({ code: 0, stdout: `wrote ${join(plain, 'svc.yaml')}\n` });
+    expect(existsSync(join(plain, '.gitignore'))).toBe(false);
+
+    const nested = join(root, 'nested');
+    execFileSync('mkdir', ['-p', join(nested, 'sub')]);
+    git(nested, 'init', '-q');
+    writeFileSync(join(nested, '.gitignore'), 'svc.*\n');
+    expect(await runCli(['launch', 'init'], {}, 20_000, join(nested, 'sub'))).toMatchObject({ code: 0, stdout: `wrote ${join(nested, 'sub/svc.yaml')}\n` });
+    expect(existsSync(join(nested, 'sub/.gitignore'))).toBe(false);
+  });
 });
