@@ -20,15 +20,15 @@ const Cols = Type.Integer({ minimum: 1, maximum: TERMINAL_MAX_COLS });
 const Rows = Type.Integer({ minimum: 1, maximum: TERMINAL_MAX_ROWS });
 const utf8 = new TextEncoder();
 
+/** Text typed into a session at once (terminal input, `POST …/input`): at most TERMINAL_INPUT_MAX_BYTES as UTF-8. */
+export const TerminalInputText = Type.Refine(
+  Type.String(),
+  (value) => value.length <= TERMINAL_INPUT_MAX_BYTES && utf8.encode(value).length <= TERMINAL_INPUT_MAX_BYTES,
+  () => `must be at most ${TERMINAL_INPUT_MAX_BYTES} UTF-8 bytes`,
+);
+
 export const InitMessage = Type.Object({ type: Type.Literal('init'), cols: Cols, rows: Rows });
-export const InputMessage = Type.Object({
-  type: Type.Literal('input'),
-  data: Type.Refine(
-    Type.String(),
-    (value) => value.length <= TERMINAL_INPUT_MAX_BYTES && utf8.encode(value).length <= TERMINAL_INPUT_MAX_BYTES,
-    () => `must be at most ${TERMINAL_INPUT_MAX_BYTES} UTF-8 bytes`,
-  ),
-});
+export const InputMessage = Type.Object({ type: Type.Literal('input'), data: TerminalInputText });
 export const ResizeMessage = Type.Object({ type: Type.Literal('resize'), cols: Cols, rows: Rows });
 export const AckMessage = Type.Object({ type: Type.Literal('ack'), seq: Type.Integer({ minimum: 0 }) });
 export const ResyncMessage = Type.Object({ type: Type.Literal('resync') });

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { AgentStatus } from './agent.js';
 import { Identifier } from './identifier.js';
+import { TERMINAL_INPUT_MAX_BYTES, TerminalInputText } from './terminal.js';
 
 export const WorkspaceSummary = Type.Object({
   repoName: Identifier,
@@ -53,6 +54,19 @@ export type CreateWorkspaceRequest = Static<typeof CreateWorkspaceRequest>;
 
 export const SwitchBranchRequest = Type.Object({ branch: Type.String() });
 export type SwitchBranchRequest = Static<typeof SwitchBranchRequest>;
+
+/**
+ * `POST …/input` (issue #16, `svc client send`): text pasted into the session as it is, then Enter unless
+ * `enter` is false. Capped like terminal input (TERMINAL_INPUT_MAX_BYTES).
+ */
+export const SendInputRequest = Type.Object({
+  text: TerminalInputText,
+  enter: Type.Optional(Type.Boolean({ default: true })),
+});
+export type SendInputRequest = Static<typeof SendInputRequest>;
+
+/** Body limit of `POST …/input` on ship and bridge: any text within the cap, every byte JSON-escaped. */
+export const INPUT_BODY_LIMIT = 6 * TERMINAL_INPUT_MAX_BYTES + 4096;
 
 export const WorkspaceParams = Type.Object({ repo: Type.String(), name: Type.String() });
 export type WorkspaceParams = Static<typeof WorkspaceParams>;

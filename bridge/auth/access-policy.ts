@@ -49,6 +49,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /workspaces/:repo/:name/branch': 'user',
   'POST /workspaces/:repo/:name/activate': 'user',
   'POST /workspaces/:repo/:name/deactivate': 'user',
+  'POST /workspaces/:repo/:name/input': 'user',
   'DELETE /workspaces/:repo/:name': 'user',
   'GET /workspaces/:repo/:name/terminal': 'user',
   'GET /events': 'user',

@@ -12,6 +12,8 @@ import {
   DiffQuery,
   identifierProblem,
   ListWorkspacesQuery,
+  INPUT_BODY_LIMIT,
+  SendInputRequest,
   SwitchBranchRequest,
   workspaceKey,
   WorkspaceParams,
@@ -202,6 +204,11 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
     });
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
     app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
+    app.post(
+      '/workspaces/:repo/:name/input',
+      { schema: { params: WorkspaceParams, body: SendInputRequest }, bodyLimit: INPUT_BODY_LIMIT },
+      simple('POST', '/input', (request) => request.body),
+    );
     // `force` absent (or true) deletes unconditionally, as the spec says. `force=false` is our extension
     // (docs/DECISIONS.md): forwarded as the ship's guarded delete, whose 409 naming the work found passes
     // through, so `svc client rm` and the GUI can refuse to lose unpushed work.

@@ -1,4 +1,4 @@
-// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, rm
+// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, send, rm
 // (its own module, rm-command.ts), diff. Through the bridge by default; with `--url` straight to one ship.
 // Tables for people, `--json` for the raw API body.
 import type { Command } from 'commander';
@@ -112,6 +112,20 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
       });
   simple('activate', 'start the workspace\'s terminal session', 'POST', '/activate', 'activated');
   simple('deactivate', 'end the workspace\'s terminal session (the files stay)', 'POST', '/deactivate', 'deactivated');
+
+  // Silent on success, like `tmux send-keys`: scripts answering an awaiting agent need no output to parse.
+  client
+    .command('send')
+    .description('type text into the workspace\'s terminal session as one paste, then Enter (answers an awaiting agent without attaching)')
+    .argument('<repo>')
+    .argument('<name>')
+    .argument('<text>', 'the text, sent as it is (control characters included); `--` before text that starts with -')
+    .option('--no-enter', 'paste the text without pressing Enter')
+    .action(async (repo: string, name: string, text: string, options: { enter: boolean }) => {
+      checkKey(repo, name);
+      const answer = await api().call<unknown>('POST', workspacePath(repo, name, '/input'), { text, enter: options.enter });
+      if (json()) printJson(answer);
+    });
 
   client
     .command('branch')

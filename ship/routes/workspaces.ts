@@ -8,6 +8,8 @@ import {
   DeleteWorkspaceQuery,
   DiffQuery,
   ListWorkspacesQuery,
+  INPUT_BODY_LIMIT,
+  SendInputRequest,
   SwitchBranchRequest,
   WorkspaceParams,
   type CreateWorkspaceResponse,
@@ -63,6 +65,17 @@ export function workspaceRoutes(service: WorkspaceService) {
       await service.deactivate(request.params.repo, request.params.name);
       return ok;
     });
+
+    // The body limit leaves room for any text within the cap, JSON-escaped (`\u001b` is 6 bytes for 1): an
+    // over-cap text is the schema's 400 naming the cap, not a 413 (docs/DECISIONS.md).
+    app.post(
+      '/workspaces/:repo/:name/input',
+      { schema: { params: WorkspaceParams, body: SendInputRequest }, bodyLimit: INPUT_BODY_LIMIT },
+      async (request) => {
+        await service.sendInput(request.params.repo, request.params.name, request.body.text, request.body.enter ?? true);
+        return ok;
+      },
+    );
 
     app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } }, async (request) => {
       await service.remove(request.params.repo, request.params.name, request.query.force);

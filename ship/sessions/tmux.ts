@@ -6,6 +6,10 @@
 // loop); only the long-lived watcher client is the ship's own child.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
@@ -36,6 +40,9 @@ export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Re
   env.PATH ??= '/usr/local/bin:/usr/bin:/bin';
   return env;
 }
+
+/** A path tmux may be handed: no `#` (formats), quote, space or control character. */
+const SAFE_PATH = /^[A-Za-z0-9/._+-]+$/;
 
 const exitOption = (session: string) => `@svc_exit_${session.replace(/[^A-Za-z0-9]/g, '_')}`;
 
@@ -175,6 +182,36 @@ export class Tmux {
    */
   controlArgs(name: string): string[] {
     return ['-L', this.socketName, '-C', 'attach-session', '-f', 'no-output', '-t', `=${name}`];
+  }
+
+  /**
+   * Types `text` into a session's active pane as one paste, then Enter when `enter` (issue #16's `send`).
+   * The text never becomes an argument: it goes to a 0600 file in a fresh 0700 directory that
+   * `load-buffer` reads into a buffer with a generated name, which `paste-buffer -d` pastes and deletes.
+   * `-p` brackets the paste (ESC[200~ … ESC[201~) only when the application asked for bracketed paste, as
+   * a paste in the user's own terminal would (docs/DECISIONS.md). tmux expands formats in load-buffer's
+   * path, so the path must hold nothing tmux would read as one (`#`): SAFE_PATH checks the temp directory.
+   */
+  async paste(name: string, text: string, enter: boolean): Promise<void> {
+    const target = `=${name}:`;
+    if (text !== '') {
+      const dir = await mkdtemp(join(tmpdir(), 'svc-send-'));
+      const buffer = `svc-send-${randomUUID()}`;
+      try {
+        if (!SAFE_PATH.test(dir)) throw new Error(`the temp directory path ${tmpdir()} has characters tmux would expand`);
+        const file = join(dir, 'text');
+        await writeFile(file, text, { mode: 0o600 });
+        await this.ok(['load-buffer', '-b', buffer, file]);
+        const pasted = await this.run(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target]);
+        if (pasted.code !== 0) {
+          await this.run(['delete-buffer', '-b', buffer]);
+          throw new Error(`tmux paste-buffer failed: ${pasted.stderr.trim() || `exit code ${pasted.code}`}`);
+        }
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }
+    if (enter) await this.ok(['send-keys', '-t', target, 'Enter']);
   }
 
   /** Process ids of the panes (each a session leader) of one session, or of every session. */

@@ -269,6 +269,23 @@ export class WorkspaceService {
     }
   }
 
+  /**
+   * Types text into an active workspace's session (`POST …/input`). Not under the key lock: a paste must not
+   * wait behind a branch switch; a session that ends meanwhile is the same 400 as one that was not active.
+   */
+  async sendInput(repo: string, name: string, text: string, enter: boolean): Promise<void> {
+    checkKey(repo, name);
+    await this.require(repo, name);
+    const session = sessionName(repo, name);
+    this.requireActive(repo, name);
+    try {
+      await this.deps.tmux.paste(session, text, enter);
+    } catch (error) {
+      if (/can't find|no such session|no server running/i.test((error as Error).message)) throw notActive(repo, name);
+      throw error;
+    }
+  }
+
   /** The tmux session of an active workspace, or null when it is missing or inactive. */
   activeSession(repo: string, name: string): string | null {
     if (!this.deps.fleet.read(repo, name)) return null;

@@ -57,6 +57,7 @@ const ROWS: Row[] = [
   row('POST /workspaces/:repo/:name/branch', 'user', '/workspaces/r/n/branch', 422, {}),
   row('POST /workspaces/:repo/:name/activate', 'user', '/workspaces/r/n/activate', 404),
   row('POST /workspaces/:repo/:name/deactivate', 'user', '/workspaces/r/n/deactivate', 404),
+  row('POST /workspaces/:repo/:name/input', 'user', '/workspaces/r/n/input', 404, { text: 'x' }),
   row('DELETE /workspaces/:repo/:name', 'user', '/workspaces/r/n', 404),
   // WebSocket routes reached with a plain GET: let through, then not found as HTTP (upgrades: lifecycle suite).
   row('GET /events', 'user', '/events', 404),
