@@ -24,6 +24,9 @@ import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
+import { forgeRoutes } from './routes/forge.js';
+import { GitHubProvider } from './providers/github.js';
+import type { ForgeProviders } from './providers/forge-provider.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
 import { listenFailure, reservePort } from '../protocol/port-reservation.js';
@@ -78,6 +81,8 @@ export interface BridgeOptions {
   /** Branch listing limits (tests shorten them). */
   branchProbe?: BranchProbeLimits;
   logger?: Logger;
+  /** Forge providers by repo `provider` (default: github from SVC_GITHUB_TOKEN / SVC_GITHUB_API_URL). */
+  forgeProviders?: ForgeProviders;
 }
 
 export interface Bridge {
@@ -184,6 +189,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
+    const forgeProviders = options.forgeProviders ?? {
+      github: new GitHubProvider({ token: process.env.SVC_GITHUB_TOKEN, baseUrl: process.env.SVC_GITHUB_API_URL, log: (message, fields) => logger.warn(fields, message) }),
+    };
+    await app.register(forgeRoutes({ repos: store.repos, providers: forgeProviders }));
     await app.register(shipRoutes(registry));
     await app.register(workspaceRoutes(registry, store.repos));
     await app.register(eventRoutes(hub, sockets));

@@ -1,0 +1,99 @@
+// The forge behind a repo (DESIGN §6/§8): one interface the /repos/:name/… forge routes call, with the
+// answer shapes of DESIGN §6, and ProviderError, the one error a provider throws (status and a message
+// that is safe to show: no token, URL credentials redacted). The routes map it to a BridgeError once.
+// Which provider serves a repo is the routes' choice (by `repo.provider`); this module knows no forge.
+import type { Repo } from '../../protocol/index.js';
+
+export class ProviderError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export type IssueState = 'open' | 'closed' | 'all';
+export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
+/** Exactly one of them (the routes check). */
+export type CheckTarget = { ref: string; pr?: undefined } | { pr: number; ref?: undefined };
+
+export interface RepoInfo {
+  name: string;
+  fullName: string;
+  description: string | null;
+  url: string;
+  defaultBranch: string;
+  private: boolean;
+  stars: number;
+  openIssues: number;
+}
+export interface IssueSummary {
+  number: number;
+  title: string;
+  state: string;
+  author: string | null;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ForgeComment {
+  id: number;
+  author: string | null;
+  body: string;
+  url: string;
+  createdAt: string;
+}
+export interface IssueView extends IssueSummary {
+  body: string | null;
+  comments: ForgeComment[];
+}
+export interface PullSummary extends IssueSummary {
+  draft: boolean;
+  baseBranch: string;
+  headBranch: string;
+}
+export interface PullView extends PullSummary {
+  body: string | null;
+  merged: boolean;
+  mergeable: boolean | null;
+  additions: number;
+  deletions: number;
+  changedFiles: number;
+  headSha: string;
+}
+export interface ForgeReview {
+  id: number;
+  state: string;
+  author: string | null;
+  body: string | null;
+  url: string;
+}
+export interface CheckRun {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  detailsUrl: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+export interface FailedJobLog {
+  workflow: string;
+  job: string;
+  jobId: number;
+  log: string;
+}
+
+export interface ForgeProvider {
+  repoInfo(repo: Repo): Promise<RepoInfo>;
+  listIssues(repo: Repo, state: IssueState): Promise<IssueSummary[]>;
+  viewIssue(repo: Repo, number: number): Promise<IssueView>;
+  commentIssue(repo: Repo, number: number, body: string): Promise<ForgeComment>;
+  listPulls(repo: Repo, state: IssueState): Promise<PullSummary[]>;
+  viewPull(repo: Repo, number: number): Promise<PullView>;
+  commentPull(repo: Repo, number: number, body: string): Promise<ForgeComment>;
+  reviewPull(repo: Repo, number: number, event: ReviewEvent, body?: string): Promise<ForgeReview>;
+  checks(repo: Repo, target: CheckTarget): Promise<CheckRun[]>;
+  failedJobLogs(repo: Repo, target: CheckTarget): Promise<FailedJobLog[]>;
+}
+
+/** Providers by the `provider` name a repo is registered with. */
+export type ForgeProviders = Readonly<Record<string, ForgeProvider>>;
