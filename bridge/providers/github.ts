@@ -115,7 +115,12 @@ export class GitHubProvider implements ForgeProvider {
       return await work();
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      const failure = error as { status?: number; message?: string; response?: { data?: unknown; headers?: Record<string, string | undefined> } };
+      const failure = error as { status?: number; message?: string; cause?: unknown; response?: { data?: unknown; headers?: Record<string, string | undefined> } };
+      // No answer at all (Octokit reports a failed fetch as a 500 without a response).
+      if (!failure.response) {
+        const cause = failure.cause as { cause?: { message?: string }; message?: string } | undefined;
+        throw new ProviderError(502, this.scrub(`GitHub request failed (no answer): ${cause?.cause?.message ?? cause?.message ?? failure.message ?? 'unknown error'}`));
+      }
       const status = typeof failure.status === 'number' && failure.status >= 400 ? failure.status : 502;
       const data = failure.response?.data as { message?: unknown } | undefined;
       let message = typeof data?.message === 'string' ? data.message : failure.message || 'no answer';
@@ -131,8 +136,8 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   repoInfo(repo: Repo): Promise<RepoInfo> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const { data } = await this.octokit.rest.repos.get(target);
       return {
         name: data.name,
@@ -148,16 +153,16 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   listIssues(repo: Repo, state: IssueState): Promise<IssueSummary[]> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const issues = await this.octokit.paginate(this.octokit.rest.issues.listForRepo, { ...target, state, per_page: 100 });
       return issues.filter((issue) => !issue.pull_request).map(issueSummary);
     });
   }
 
   viewIssue(repo: Repo, number: number): Promise<IssueView> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const { data } = await this.octokit.rest.issues.get({ ...target, issue_number: number });
       const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...target, issue_number: number, per_page: 100 });
       return { ...issueSummary(data), body: data.body ?? null, comments: comments.map(commentOf) };
@@ -165,21 +170,20 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   commentIssue(repo: Repo, number: number, body: string): Promise<ForgeComment> {
-    const target = this.target(repo);
-    return this.call(async () => commentOf((await this.octokit.rest.issues.createComment({ ...target, issue_number: number, body })).data));
+    return this.call(async () => commentOf((await this.octokit.rest.issues.createComment({ ...this.target(repo), issue_number: number, body })).data));
   }
 
   listPulls(repo: Repo, state: IssueState): Promise<PullSummary[]> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...target, state, per_page: 100 });
       return pulls.map(pullSummary);
     });
   }
 
   viewPull(repo: Repo, number: number): Promise<PullView> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const { data } = await this.octokit.rest.pulls.get({ ...target, pull_number: number });
       return {
         ...pullSummary(data),
@@ -196,16 +200,16 @@ export class GitHubProvider implements ForgeProvider {
 
   /** A pull request's conversation comment (GitHub keeps those on the issue of the same number). */
   commentPull(repo: Repo, number: number, body: string): Promise<ForgeComment> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       await this.octokit.rest.pulls.get({ ...target, pull_number: number }); // 404 for an issue that is not a PR
       return commentOf((await this.octokit.rest.issues.createComment({ ...target, issue_number: number, body })).data);
     });
   }
 
   reviewPull(repo: Repo, number: number, event: ReviewEvent, body?: string): Promise<ForgeReview> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const { data } = await this.octokit.rest.pulls.createReview({ ...target, pull_number: number, event, ...(body === undefined ? {} : { body }) });
       return { id: data.id, state: data.state, author: data.user?.login ?? null, body: data.body || null, url: data.html_url };
     });
@@ -217,8 +221,8 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   checks(repo: Repo, check: CheckTarget): Promise<CheckRun[]> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       const ref = await this.sha(target, check);
       const runs = await this.octokit.paginate(this.octokit.rest.checks.listForRef, { ...target, ref, per_page: 100 });
       return runs.map((run) => ({
@@ -233,8 +237,8 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   failedJobLogs(repo: Repo, check: CheckTarget): Promise<FailedJobLog[]> {
-    const target = this.target(repo);
     return this.call(async () => {
+      const target = this.target(repo);
       let headSha = await this.sha(target, check);
       // A branch or tag: the Actions runs API filters by commit only.
       if (!/^[0-9a-f]{40}$/i.test(headSha)) headSha = (await this.octokit.rest.repos.getCommit({ ...target, ref: headSha })).data.sha;

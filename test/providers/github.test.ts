@@ -1,0 +1,159 @@
+// The GitHub provider with the real Octokit (retry and throttling plugins included) against the fake
+// GitHub server: shapes, pagination past 100 items, every error mode, and the token never in a message.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GitHubProvider, githubRepoPath } from '../../bridge/providers/github.js';
+import { ProviderError } from '../../bridge/providers/forge-provider.js';
+import { FakeGitHub } from '../fakes/github.js';
+
+const TOKEN = 'ghp_faketoken_0123456789abcdef';
+let fake: FakeGitHub;
+let logged: string[];
+let provider: GitHubProvider;
+const repo = () => ({ name: 'widget', url: 'https://github.example/acme/widget.git', provider: 'github' });
+
+const failure = async (work: Promise<unknown>): Promise<ProviderError> => {
+  const error = await work.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
+};
+
+beforeEach(async () => {
+  fake = await new FakeGitHub().start();
+  fake.token = TOKEN;
+  logged = [];
+  provider = new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 5, log: (m, f) => logged.push(`${m} ${JSON.stringify(f)}`) });
+});
+afterEach(async () => fake.stop());
+
+describe('clone URL → owner/name', () => {
+  it.each([
+    ['https://github.com/acme/widget', 'acme/widget'],
+    ['https://github.com/acme/widget.git', 'acme/widget'],
+    ['https://user:secret@github.com/acme/widget.git', 'acme/widget'],
+    ['git@github.com:acme/widget.git', 'acme/widget'],
+    ['git@github.com:acme/widget', 'acme/widget'],
+    ['ssh://git@ghe.example:2222/acme/widget.git', 'acme/widget'],
+  ])('%s', (url, want) => {
+    const path = githubRepoPath(url);
+    expect(path && `${path.owner}/${path.name}`).toBe(want);
+  });
+  it.each(['/srv/git/widget', 'file:///srv/widget.git', 'https://github.com/acme', 'https://github.com/acme/widget/extra', 'git@github.com:/abs/path', 'not a url'])('%s does not map', (url) => {
+    expect(githubRepoPath(url)).toBeNull();
+  });
+  it('an unmapped URL is a 400 naming the repo, credentials redacted', async () => {
+    const error = await failure(provider.repoInfo({ name: 'odd', url: 'https://user:hunter2@forge.example/a/b/c', provider: 'github' }));
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/^repo "odd" is not a GitHub repository: https:\/\/[^@]*@forge.example\/a\/b\/c$/);
+    expect(error.message).not.toContain('hunter2');
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('reads and writes', () => {
+  it('repo info', async () => {
+    expect(await provider.repoInfo(repo())).toEqual({
+      name: 'widget', fullName: 'acme/widget', description: 'A widget', url: 'https://github.example/acme/widget', defaultBranch: 'main', private: false, stars: 7, openIssues: 0,
+    });
+    expect(fake.requests[0]!.authorization).toBe(`token ${TOKEN}`);
+  });
+
+  it('lists every issue over several pages (no 100 cap), pull requests filtered out, by state', async () => {
+    for (let i = 0; i < 230; i++) fake.addIssue({ title: `issue ${i}`, state: i % 10 === 0 ? 'closed' : 'open' });
+    fake.addPull({ title: 'a pull', head: 'feature' });
+    const open = await provider.listIssues(repo(), 'open');
+    expect(open).toHaveLength(207);
+    expect(open.every((i) => i.state === 'open')).toBe(true);
+    expect(fake.requests.filter((r) => r.path.includes('/issues'))).toHaveLength(3);
+    expect(await provider.listIssues(repo(), 'all')).toHaveLength(230);
+    expect((await provider.listIssues(repo(), 'closed')).map((i) => i.title)).toContain('issue 0');
+    expect(open[0]).toEqual({ number: 230, title: 'issue 229', state: 'open', author: 'alice', url: 'https://github.example/acme/widget/issues/230', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' });
+  });
+
+  it('views an issue with all its comments and comments on it', async () => {
+    const issue = fake.addIssue({ title: 'bug', body: 'it breaks' });
+    fake.comments.set(issue.number, Array.from({ length: 120 }, (_, i) => ({ id: i + 1, user: 'carol', body: `c${i}`, createdAt: '2026-01-05T00:00:00Z' })));
+    const view = await provider.viewIssue(repo(), issue.number);
+    expect(view.body).toBe('it breaks');
+    expect(view.comments).toHaveLength(120);
+    expect(view.comments[119]).toEqual({ id: 120, author: 'carol', body: 'c119', url: `https://github.example/acme/widget/issues/1#issuecomment-120`, createdAt: '2026-01-05T00:00:00Z' });
+    const posted = await provider.commentIssue(repo(), issue.number, 'on it');
+    expect(posted).toMatchObject({ author: 'svc-bot', body: 'on it' });
+    expect(fake.comments.get(issue.number)!.at(-1)!.body).toBe('on it');
+  });
+
+  it('pulls: list, view, comment, review', async () => {
+    for (let i = 0; i < 105; i++) fake.addPull({ title: `pr ${i}`, head: `b${i}`, draft: i === 0 });
+    const pulls = await provider.listPulls(repo(), 'open');
+    expect(pulls).toHaveLength(105);
+    expect(pulls.at(-1)).toMatchObject({ number: 1, draft: true, baseBranch: 'main', headBranch: 'b0' });
+    expect(await provider.viewPull(repo(), 1)).toMatchObject({ merged: false, mergeable: true, additions: 10, deletions: 2, changedFiles: 3, headSha: 'a'.repeat(40) });
+    expect(await provider.commentPull(repo(), 1, 'looks good')).toMatchObject({ body: 'looks good', author: 'svc-bot' });
+    expect(await provider.reviewPull(repo(), 1, 'APPROVE')).toMatchObject({ state: 'APPROVED', author: 'svc-bot', body: null });
+    expect(await provider.reviewPull(repo(), 1, 'REQUEST_CHANGES', 'fix it')).toMatchObject({ state: 'CHANGES_REQUESTED', body: 'fix it' });
+    fake.addIssue({ title: 'not a pr' });
+    expect((await failure(provider.commentPull(repo(), 106, 'x'))).status).toBe(404);
+  });
+
+  it('checks and failed job logs by ref and by pr, over pages', async () => {
+    const sha = 'c'.repeat(40);
+    fake.branches.set('feature', sha);
+    fake.addPull({ title: 'p', head: 'feature', headSha: sha });
+    fake.checkRuns.set(sha, Array.from({ length: 150 }, (_, i) => ({ name: `check ${i}`, status: 'completed', conclusion: i === 3 ? 'failure' : 'success', startedAt: '2026-01-01T00:00:00Z', completedAt: '2026-01-01T00:01:00Z' })));
+    const checks = await provider.checks(repo(), { ref: 'feature' });
+    expect(checks).toHaveLength(150);
+    expect(checks[3]).toEqual({ name: 'check 3', status: 'completed', conclusion: 'failure', detailsUrl: 'https://github.example/acme/widget/runs/4', startedAt: '2026-01-01T00:00:00Z', completedAt: '2026-01-01T00:01:00Z' });
+    expect(await provider.checks(repo(), { pr: 1 })).toHaveLength(150);
+    fake.runs.push(
+      { id: 1, name: 'CI', workflowId: 9, headSha: sha, jobs: [{ id: 11, name: 'test', conclusion: 'failure', log: 'boom\n' }, { id: 12, name: 'lint', conclusion: 'success', log: 'ok' }] },
+      { id: 2, name: 'Other', workflowId: 8, headSha: 'd'.repeat(40), jobs: [{ id: 21, name: 'x', conclusion: 'failure', log: 'other sha' }] },
+    );
+    const want = [{ workflow: 'CI', job: 'test', jobId: 11, log: 'boom\n' }];
+    expect(await provider.failedJobLogs(repo(), { pr: 1 })).toEqual(want);
+    expect(await provider.failedJobLogs(repo(), { ref: 'feature' })).toEqual(want);
+    expect(await provider.failedJobLogs(repo(), { ref: sha })).toEqual(want);
+  });
+});
+
+describe('errors', () => {
+  it('401 without the token, 403 without scope, 404, 5xx after retries; the token in no message', async () => {
+    const anonymous = new GitHubProvider({ baseUrl: fake.url, retryAfterBaseValueMs: 5 });
+    expect(await failure(anonymous.repoInfo(repo()))).toMatchObject({ status: 401, message: 'GitHub request failed (401): Bad credentials' });
+    fake.scopes.clear();
+    fake.addIssue({ title: 'x' });
+    expect(await failure(provider.commentIssue(repo(), 1, 'x'))).toMatchObject({ status: 403, message: 'GitHub request failed (403): Resource not accessible by personal access token' });
+    expect(await failure(provider.viewIssue(repo(), 99))).toMatchObject({ status: 404, message: 'GitHub request failed (404): Not Found' });
+    fake.injected.push(...[1, 2, 3].map(() => ({ status: 502, message: `upstream ${TOKEN} down` })));
+    const error = await failure(provider.repoInfo(repo()));
+    expect(error.status).toBe(502);
+    expect(error.message).toBe('GitHub request failed (502): upstream [redacted] down');
+    expect(fake.requests.filter((r) => r.path === '/repos/acme/widget')).toHaveLength(4);
+    fake.injected.push({ status: 503, message: 'blip' });
+    expect((await provider.repoInfo(repo())).name).toBe('widget');
+    await fake.stop();
+    const unreachable = await failure(provider.repoInfo(repo()));
+    expect(unreachable.status).toBe(502);
+    expect(unreachable.message).toMatch(/^GitHub request failed \(no answer\): /);
+    expect(unreachable.message).not.toContain(TOKEN);
+  });
+
+  it('a short primary or secondary rate limit is waited out once', async () => {
+    fake.injected.push(fake.primaryRateLimit(1));
+    expect((await provider.repoInfo(repo())).name).toBe('widget');
+    fake.injected.push(fake.secondaryRateLimit(2));
+    expect((await provider.repoInfo(repo())).name).toBe('widget');
+    expect(logged.join('\n')).toMatch(/primary rate limit, retrying/);
+    expect(logged.join('\n')).toMatch(/secondary rate limit, retrying after 2 s/);
+    expect(logged.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('a long or repeated rate limit is surfaced with the forge status and reset time', async () => {
+    const limited = fake.primaryRateLimit(3600);
+    fake.injected.push(limited);
+    const error = await failure(provider.repoInfo(repo()));
+    const reset = new Date(Number(limited.headers!['x-ratelimit-reset']) * 1000).toISOString();
+    expect(error).toMatchObject({ status: 403, message: `GitHub request failed (403): API rate limit exceeded for user ID 1. (rate limit resets at ${reset})` });
+    fake.injected.push(fake.secondaryRateLimit(1), fake.secondaryRateLimit(1));
+    expect(await failure(provider.repoInfo(repo()))).toMatchObject({ status: 403, message: expect.stringMatching(/secondary rate limit.*\(retry after 1 s\)$/) });
+    expect(logged.join('\n')).toMatch(/giving up/);
+  });
+});
