@@ -84,6 +84,12 @@ describe('MCP repository tools through a real bridge to the fake forge', () => {
     const missing = (await client.callTool({ name: 'repo_issue_view', arguments: { number: 9 } })) as ToolResult;
     expect(missing.isError).toBe(true);
     expect(text(missing)).toBe('GitHub request failed (404): Not Found');
+    // The forge refusing the bridge's GitHub token is not the agent credential being rotated.
+    fake.token = 'another-token';
+    const refused = (await client.callTool({ name: 'repo_info', arguments: {} })) as ToolResult;
+    fake.token = TOKEN;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe('GitHub request failed (401): Bad credentials');
     await client.close();
     expect(harness.logs()).not.toContain(TOKEN);
   }, 60_000);

@@ -77,7 +77,8 @@ export async function callBridge<T>(context: ToolContext, call: BridgeCall<T>): 
     return parsed.data;
   }
   const message = typeof (body as { error?: unknown } | null)?.error === 'string' ? (body as { error: string }).error : null;
-  if (response.status === 401) {
+  // The bridge's guard refuses a credential with exactly this; a forge's own 401 (its token) passes through with its message.
+  if (response.status === 401 && (message === null || message === 'authentication required')) {
     throw new Error(`the bridge at ${where} refused this ship's agent credential (401): it was rotated or revoked; it comes back when the bridge reconnects and pushes a new one`);
   }
   // The bridge's own "no such route" (or any 404 that is not a forge's {error}) means it predates the /repos routes.
