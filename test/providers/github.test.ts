@@ -114,6 +114,20 @@ describe('reads and writes', () => {
   });
 });
 
+describe('hostile input', () => {
+  it('a ref is one encoded path segment: slashes and dots do not reach another endpoint', async () => {
+    const sha = '9'.repeat(40);
+    fake.branches.set('feat/x', sha);
+    fake.checkRuns.set(sha, [{ name: 'ok', status: 'completed', conclusion: 'success', startedAt: null, completedAt: null }]);
+    expect(await provider.checks(repo(), { ref: 'feat/x' })).toHaveLength(1);
+    expect(await provider.checks(repo(), { ref: '../../../user' })).toEqual([]);
+    expect(fake.requests.map((r) => r.path)).toEqual([
+      '/repos/acme/widget/commits/feat%2Fx/check-runs?per_page=100',
+      '/repos/acme/widget/commits/..%2F..%2F..%2Fuser/check-runs?per_page=100',
+    ]);
+  });
+});
+
 describe('errors', () => {
   it('401 without the token, 403 without scope, 404, 5xx after retries; the token in no message', async () => {
     const anonymous = new GitHubProvider({ baseUrl: fake.url, retryAfterBaseValueMs: 5 });
