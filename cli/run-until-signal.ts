@@ -8,7 +8,13 @@ export function runUntilSignal(close: () => Promise<void>, announce: (signal: No
       if (stopping) return;
       stopping = true;
       announce(signal);
-      void close().finally(resolve);
+      // A close that fails is reported, not left as an unhandled rejection; the exit code says it failed.
+      close()
+        .catch((error: unknown) => {
+          process.stderr.write(`svc: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exitCode = 1;
+        })
+        .finally(resolve);
     };
     // `on`, not `once`: a second signal must find a handler, or Node's default action kills the process
     // mid-close. Under `npx`, Ctrl-C at a terminal is exactly that: the terminal signals svc, and npm, which

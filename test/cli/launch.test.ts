@@ -71,7 +71,7 @@ describe('svc launch with no configuration', () => {
       // The ship holds the bridge token: nobody else gets in.
       expect((await call('http://localhost:4700', 'GET', '/workspaces')).status).toBe(401);
     } finally {
-      expect(await launch.stop('SIGINT')).toBe(0);
+      expect(await launch.stop('SIGINT'), launch.output()).toBe(0);
     }
     expect(alive(launch.child.pid!)).toBe(false);
     expect(tmuxServerUp(join(cwd(), '.svc/fleet'))).toBe(false);
@@ -170,7 +170,7 @@ describe('svc launch with a configuration', () => {
       // The pinned ship token is the one stored for the remote ship.
       expect((await call(bridgeUrl, 'GET', '/workspaces', undefined, { authorization: 'Bearer far-ship-token-0123456789abcdefghijklmnopqrs' })).status).toBe(403);
     } finally {
-      expect(await launch.stop('SIGINT')).toBe(0);
+      expect(await launch.stop('SIGINT'), launch.output()).toBe(0);
     }
     expect(alive(launch.child.pid!)).toBe(false);
     expect(tmuxServerUp(join(dir(), '.svc/fleet-alpha'))).toBe(false);
