@@ -107,15 +107,28 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** Stops a server as a supervisor would: SIGTERM to its group, SIGKILL after 10 s. */
+function groupAlive(child: ChildProcess): boolean {
+  try {
+    process.kill(-child.pid!, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a server as a supervisor would: SIGTERM to its group, SIGKILL after 10 s; resolves once the whole
+ * group is gone (the shell running the line exits at once, the svc under it only when it has closed, and
+ * the next section needs its ports).
+ */
 async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
   child.removeAllListeners('exit');
-  const exited = new Promise((r) => child.once('exit', r));
   signalGroup(child, 'SIGTERM');
-  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
+  const deadline = Date.now() + 10_000;
+  while (groupAlive(child)) {
+    if (Date.now() > deadline) signalGroup(child, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /**
