@@ -4,13 +4,12 @@
 // the bridge and with --url). 10: `repos add` warns about a URL nobody can list, and a clone of a URL that is
 // no repository is the caller's 400 with git's message. 11: an invalid repo name is refused with its reason.
 // 12: `users add` refuses a duplicate before asking for a password, and a piped stdin says why.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawn as spawnPty } from '@lydell/node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
+import { bridgeUrlIn, runNpx, startNpx, type NpxProcess } from '../helpers/npx.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
 
@@ -25,33 +24,8 @@ let bridgeUrl: string;
 let shipUrl: string;
 let env: Record<string, string>;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npx --no-install svc <args>` to completion, stdin a pipe (no terminal), stdout and stderr apart. */
-function npxSvc(args: string[], stdin = ''): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('npx', ['--no-install', 'svc', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.end(stdin);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`npx svc ${args.join(' ')} did not exit; stderr: ${stderr}`));
-    }, 40_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      // npm's own notices about the machine's npmrc are not svc's output.
-      resolveRun({ code, stdout, stderr: stderr.replace(/^npm warn .*\n/gm, '') });
-    });
-  });
-}
+/** `npx --no-install svc <args>` to completion with this file's environment, stdin a pipe (no terminal). */
+const npxSvc = (args: string[], stdin = '') => runNpx(args, env, stdin);
 
 /** `npx --no-install svc <args>` inside a pty (a terminal); resolves with its exit code and everything shown. */
 function npxSvcAtTerminal(args: string[]): Promise<{ code: number; output: string }> {

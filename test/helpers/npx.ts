@@ -62,6 +62,34 @@ export function startNpx(args: string[], env: Record<string, string | undefined>
   };
 }
 
+export interface NpxRun {
+  code: number | null;
+  stdout: string;
+  /** Without npm's own `npm warn …` lines (notices about the machine's npmrc are not svc's output). */
+  stderr: string;
+}
+
+/** `npx --no-install svc <args>` to completion, stdin a pipe fed `stdin` (no terminal), stdout and stderr apart. */
+export function runNpx(args: string[], env: Record<string, string | undefined> = {}, stdin = '', timeoutMs = 40_000): Promise<NpxRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn('npx', ['--no-install', 'svc', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin!.end(stdin);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`npx svc ${args.join(' ')} did not exit; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr: stderr.replace(/^npm warn .*\n/gm, '') });
+    });
+  });
+}
+
 /** The URL a `svc bridge` process logged it listens on. */
 export function bridgeUrlIn(output: string): string {
   const match = /bridge listening on (http:\/\/[^\s"]+)/.exec(output);
