@@ -24,8 +24,9 @@ export class BenchTerminal {
     });
   }
 
-  static async open(url: string, cols: number, rows: number): Promise<BenchTerminal> {
-    const socket = new WebSocket(url, { perMessageDeflate: false });
+  /** `headers` carries the bridge token to a ship that has one. */
+  static async open(url: string, cols: number, rows: number, headers: Record<string, string> = {}): Promise<BenchTerminal> {
+    const socket = new WebSocket(url, { perMessageDeflate: false, headers });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);
