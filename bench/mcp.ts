@@ -21,7 +21,7 @@ import { cpuMs } from './lib/cpu.js';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, timedRequest } from './lib/load.js';
 import { endFleetTmux, rssBytes, startShipProcess, type Child } from './lib/processes.js';
-import { BenchTerminal } from './lib/terminal-client.js';
+import { BenchTerminal, typeMarkers } from './lib/terminal-client.js';
 import type { BenchRow } from './report.js';
 
 const CALLS = Number(process.env.SVC_BENCH_MCP_CALLS) || 300;
@@ -203,29 +203,10 @@ async function endToEnd(ship: ShipClient, seat: Seat, events: StatusEvents, ship
   }
 }
 
-let typingRounds = 0;
-
-/**
- * Echo latency of markers typed one at a time for `ms`, each until it shows on the screen. Markers are unique
- * per round and a line holds 15 (well inside 120 columns), so a marker is found whole wherever it lands.
- */
-async function typeFor(terminal: BenchTerminal, ms: number): Promise<number[]> {
-  const tag = String.fromCharCode(97 + (typingRounds++ % 26));
-  const echo: number[] = [];
+/** Echo latency of markers typed for `ms`, 15 to a line. */
+function typeFor(terminal: BenchTerminal, ms: number): Promise<number[]> {
   const deadline = performance.now() + ms;
-  for (let i = 0; performance.now() < deadline; i++) {
-    if (i % 15 === 0) {
-      terminal.send({ type: 'input', data: '\r' });
-      await sleep(50);
-    }
-    const marker = `${tag}${i}z`;
-    const started = performance.now();
-    terminal.send({ type: 'input', data: marker });
-    await terminal.until(() => terminal.screen.text().includes(marker), 5000);
-    echo.push(performance.now() - started);
-    await sleep(5);
-  }
-  return echo;
+  return typeMarkers(terminal, () => performance.now() < deadline, 15);
 }
 
 let loadSequence = 0;

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, timedRequest } from './lib/load.js';
 import { endFleetTmux, startDirectSpawnShip, startShipProcess, type Child } from './lib/processes.js';
-import { BenchTerminal } from './lib/terminal-client.js';
+import { BenchTerminal, typeMarkers } from './lib/terminal-client.js';
 import type { BenchRow } from './report.js';
 
 const READS_PER_SECOND = 100;
@@ -53,30 +53,8 @@ async function activeTerminal(shipUrl: string, repoUrl: string, fleet: string): 
   return terminal;
 }
 
-let rounds = 0;
-
-/**
- * Echo latency of `KEYS_PER_ROUND` markers typed one at a time, each until it shows on the screen. Markers
- * are unique per round, and a line holds 20 (well inside 120 columns), so a marker is found whole wherever
- * it lands: on a busy machine the tty's echo of a key can come before `cat` has printed the previous line.
- */
-async function typeRound(terminal: BenchTerminal): Promise<number[]> {
-  const tag = String.fromCharCode(97 + (rounds++ % 26));
-  const echo: number[] = [];
-  for (let i = 0; i < KEYS_PER_ROUND; i++) {
-    if (i % 20 === 0) {
-      terminal.send({ type: 'input', data: '\r' });
-      await sleep(50);
-    }
-    const marker = `${tag}${i}z`;
-    const started = performance.now();
-    terminal.send({ type: 'input', data: marker });
-    await terminal.until(() => terminal.screen.text().includes(marker), 5000);
-    echo.push(performance.now() - started);
-    await sleep(5);
-  }
-  return echo;
-}
+/** Echo latency of `KEYS_PER_ROUND` markers, 20 to a line. */
+const typeRound = (terminal: BenchTerminal) => typeMarkers(terminal, (i) => i < KEYS_PER_ROUND, 20);
 
 /** Runs `work` while GET /workspaces/b/s is sent READS_PER_SECOND times a second, whatever the answers take. */
 async function underStatusReads<T>(shipUrl: string, work: () => Promise<T>): Promise<{ value: T; reads: number[]; failed: number }> {

@@ -1,5 +1,6 @@
 // A benchmark terminal client: applies frames to a TerminalScreen, acks at once, and lets the caller wait
 // for a condition on the reconstructed screen (checked after every frame).
+import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { TerminalScreen, type TerminalServerFrame } from '../../protocol/index.js';
 
@@ -57,4 +58,30 @@ export class BenchTerminal {
   close(): void {
     this.socket.close();
   }
+}
+
+let markerRounds = 0;
+
+/**
+ * Keystroke echo into `cat`: markers typed one at a time, each timed until it shows on the screen, while
+ * `more(i)` holds. Markers are unique per round (a letter per round) and a new line starts every
+ * `perLine` of them, so each is found whole wherever it lands: on a busy machine the tty's echo of a key
+ * can come before `cat` has printed the previous line.
+ */
+export async function typeMarkers(terminal: BenchTerminal, more: (i: number) => boolean, perLine: number): Promise<number[]> {
+  const tag = String.fromCharCode(97 + (markerRounds++ % 26));
+  const echo: number[] = [];
+  for (let i = 0; more(i); i++) {
+    if (i % perLine === 0) {
+      terminal.send({ type: 'input', data: '\r' });
+      await sleep(50);
+    }
+    const marker = `${tag}${i}z`;
+    const started = performance.now();
+    terminal.send({ type: 'input', data: marker });
+    await terminal.until(() => terminal.screen.text().includes(marker), 5000);
+    echo.push(performance.now() - started);
+    await sleep(5);
+  }
+  return echo;
 }
