@@ -2,6 +2,7 @@
 // transport is one server + transport per request), with the instructions that tell an agent when to call
 // each tool (notes/agents.md §4).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { SVC_VERSION } from '../../../protocol/version.js';
 import { agentTools } from './agent-tools.js';
 import { repoTools } from './repo-tools.js';
@@ -19,10 +20,17 @@ export const MCP_INSTRUCTIONS = [
   'repo_pr_list and repo_pr_view read pull requests; after pushing, repo_checks shows CI and repo_failed_logs the logs of failed jobs. They need a bridge connected to this ship.',
 ].join('\n');
 
+/**
+ * One JSON Schema validator for every request's server: the SDK builds a new Ajv per server otherwise, which
+ * was most of an MCP call's CPU on the ship (bench mcp). It compiles only what a server asks it to (this
+ * server asks nothing: no elicitation), so sharing it shares no request's state.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
 export function buildMcpServer(context: ToolContext, tools: readonly AnyTool[] = MCP_TOOLS): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: SVC_VERSION },
-    { instructions: MCP_INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    { instructions: MCP_INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
   );
   for (const tool of tools) {
     server.registerTool(
