@@ -13,6 +13,7 @@ import {
   httpServerOptions,
   identifierProblem,
   keepAlive,
+  workspaceKey,
   PendingUpgrades,
   TOO_MANY_PENDING_UPGRADES,
   WEBSOCKET_MAX_PAYLOAD,
@@ -51,6 +52,9 @@ import { startInsecureBanner } from './auth/insecure-banner.js';
 import { Armory } from './armory/armory.js';
 import { ArmoryPush } from './armory/armory-push.js';
 import { armoryRoutes } from './routes/armory.js';
+import { sweepRoutes } from './routes/sweep.js';
+import { EphemeralRecords } from './ephemeral/ephemeral-records.js';
+import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './ephemeral/sweeper.js';
 import { join } from 'node:path';
 
 export interface BridgeOptions {
@@ -83,6 +87,8 @@ export interface BridgeOptions {
   logger?: Logger;
   /** Forge providers by repo `provider` (default: github from SVC_GITHUB_TOKEN / SVC_GITHUB_API_URL). */
   forgeProviders?: ForgeProviders;
+  /** Milliseconds between ephemeral cleanup passes (default 300000; 0: no timer, POST /workspaces/sweep only). */
+  sweepIntervalMs?: number;
 }
 
 export interface Bridge {
@@ -94,6 +100,7 @@ export interface Bridge {
   readonly store: Store;
   readonly registry: ShipRegistry;
   readonly accounts: Accounts;
+  readonly sweeper: Sweeper;
   /** Every route served, as `METHOD /pattern` (the authorization matrix test checks each has a row). */
   readonly routes: readonly string[];
   /** The same routes with their schemas. */
@@ -129,6 +136,24 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
   const hub = new EventHub(() => registry.snapshot());
   registry.useEvents(hub);
+  let ephemeral: EphemeralRecords;
+  try {
+    ephemeral = await EphemeralRecords.load(store.ephemeral);
+  } catch (error) {
+    await store.discard();
+    await reservation.release();
+    throw error;
+  }
+  registry.useEphemeral(ephemeral);
+  // Intent rows left by a create that got no answer (or a bridge killed mid-create) are decided by the
+  // ship's own view, at every sync (security notes H23).
+  registry.onShipSync((ship, workspaces) => {
+    void ephemeral
+      .reconcile(ship, new Set(workspaces.map((w) => workspaceKey(w.repoName, w.name))))
+      .then((changed) => changed && registry.publishSync())
+      .catch((error: Error) => logger.warn({ ship, error: error.message }, 'could not reconcile ephemeral records with the ship'));
+  });
+  registry.onShipRemoved((name) => ephemeral.dropShip(name));
   const authenticator = new Authenticator(store.credentials, clock);
   const tickets = new TicketBook(memoryClock);
   const sockets = new UserSockets();
@@ -137,6 +162,18 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
   registry.onShipRemoved((name) => authenticator.forgetShip(name));
+  const forgeProviders = options.forgeProviders ?? {
+    github: new GitHubProvider({ token: process.env.SVC_GITHUB_TOKEN, baseUrl: process.env.SVC_GITHUB_API_URL, log: (message, fields) => logger.warn(fields, message) }),
+  };
+  const sweeper = new Sweeper({
+    records: ephemeral,
+    registry,
+    repos: store.repos,
+    providers: forgeProviders,
+    intervalMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    clock,
+    log: logger,
+  });
   const armory = new Armory(join(options.dataDirectory, 'armory'), logger);
   new ArmoryPush({ armory, registry, bridgeUrl: () => publicUrlNow, logger }).start();
   let stopBanner = () => {};
@@ -188,13 +225,16 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await installOpenApi(app);
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
-    await app.register(repoRoutes({ repos: store.repos, allowLocalRepos: options.allowLocalRepos ?? true, probe: options.branchProbe }));
-    const forgeProviders = options.forgeProviders ?? {
-      github: new GitHubProvider({ token: process.env.SVC_GITHUB_TOKEN, baseUrl: process.env.SVC_GITHUB_API_URL, log: (message, fields) => logger.warn(fields, message) }),
-    };
+    await app.register(repoRoutes({
+      repos: store.repos,
+      allowLocalRepos: options.allowLocalRepos ?? true,
+      probe: options.branchProbe,
+      onRemoved: (name) => ephemeral.dropRepo(name),
+    }));
     await app.register(forgeRoutes({ repos: store.repos, providers: forgeProviders }));
     await app.register(shipRoutes(registry));
-    await app.register(workspaceRoutes(registry, store.repos));
+    await app.register(sweepRoutes(sweeper));
+    await app.register(workspaceRoutes({ registry, repos: store.repos, providers: forgeProviders, ephemeral }));
     await app.register(eventRoutes(hub, sockets));
     await app.register(terminalRoutes(registry, sockets, options.heartbeatMs));
     await app.register(armoryRoutes(armory, registry));
@@ -208,6 +248,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       throw listenFailure(error, options.host ?? 'localhost', port);
     }
   } catch (error) {
+    await sweeper.stop(0);
     armory.close();
     registry.close();
     await app.close().catch(() => undefined);
@@ -229,6 +270,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     `bridge listening on ${url}`,
   );
   if (insecure) stopBanner = startInsecureBanner(url, options.banner);
+  sweeper.start();
   return {
     name,
     port,
@@ -238,10 +280,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     store,
     registry,
     accounts,
+    sweeper,
     routes: routes.map((route) => `${route.method} ${route.url}`),
     routeCatalog: routes,
     async close() {
       stopBanner();
+      await sweeper.stop();
       armory.close();
       hub.closeAll();
       registry.close();

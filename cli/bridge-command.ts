@@ -1,9 +1,15 @@
 // `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
 import { parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { runUntilSignal } from './run-until-signal.js';
+
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(ms)) throw new InvalidArgumentError('must be a whole number of milliseconds (0 turns it off)');
+  return ms;
+}
 
 export function bridgeCommand(): Command {
   return new Command('bridge')
@@ -14,7 +20,7 @@ export function bridgeCommand(): Command {
     .option('--public-url <url>', 'URL ships and browsers reach this bridge at (default http://localhost:<port>)')
     .option('--database-url <url>', 'PostgreSQL connection string (default: PGlite in the data directory; env SVC_DATABASE_URL)')
     .option('--insecure-no-auth', 'disable authentication: every request is an admin (env SVC_INSECURE_NO_AUTH=1)')
-    .option('--sweep-interval-ms <ms>', 'ephemeral cleanup interval, 0 = off', '300000')
+    .addOption(new Option('--sweep-interval-ms <ms>', 'ephemeral cleanup interval in milliseconds, 0 = off').default(300_000).argParser(parseMilliseconds))
     .option('--host <host>', 'address to listen on (localhost: loopback only)', 'localhost')
     .option('--allowed-host <name...>', 'extra Host names answered while authentication is off')
     .option('--no-local-repos', 'refuse file:// and local-path repo URLs')
@@ -28,6 +34,7 @@ export function bridgeCommand(): Command {
       host: string;
       allowedHost?: string[];
       localRepos: boolean;
+      sweepIntervalMs: number;
     }) => {
       // Loaded on use, like the ship's: see the start-up note in main.ts.
       const { startBridge } = await import('../bridge/server.js');
@@ -43,6 +50,7 @@ export function bridgeCommand(): Command {
         host: options.host,
         allowedHosts: options.allowedHost ?? [],
         allowLocalRepos: options.localRepos,
+        sweepIntervalMs: options.sweepIntervalMs,
       });
       await runUntilSignal(() => bridge.close());
     });

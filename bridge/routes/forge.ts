@@ -1,6 +1,6 @@
 // The forge routes of DESIGN §6 under /repos/:name/…: each resolves the repo, picks the provider its
 // `provider` names (none → 501), and answers the provider's DESIGN §6 shape. ProviderError is mapped to a
-// BridgeError here, once: a forge 5xx (or no answer) is 502, any other forge status passes through.
+// BridgeError once, by bridgeErrorOf: a forge 5xx (or no answer) is 502, any other forge status passes through.
 // Who may call them is the access table's business (users and the ship-agent), not these routes'.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { identifierProblem, type Repo } from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { BridgeError, invalidRepoIdentifier, repoNotFound } from '../errors.js';
-import { ProviderError, type CheckTarget, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
+import { bridgeErrorOf, type CheckTarget, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { ReposStore } from '../store/repos-store.js';
 
 export interface ForgeRouteOptions {
@@ -91,8 +91,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
       try {
         return await work(provider, repo);
       } catch (error) {
-        if (error instanceof ProviderError) throw new BridgeError(error.status >= 500 || error.status < 400 ? 502 : error.status, error.message);
-        throw error;
+        throw bridgeErrorOf(error);
       }
     };
     const checkTarget = (query: { ref?: string; pr?: number }): CheckTarget => {

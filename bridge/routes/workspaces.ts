@@ -23,16 +23,11 @@ import {
 } from '../../protocol/index.js';
 import { BridgeError, invalidRepoIdentifier, invalidShipIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
-import type { ShipRegistry } from '../ships/registry.js';
-import type { ReposStore } from '../store/repos-store.js';
+import { branchOutcome, createWorkspace, shipError, type CreateWorkspaceDeps } from './create-workspace.js';
 import { SingleFlight } from '../http/single-flight.js';
 
 const checkStatus = Compile(WorkspaceStatus);
-const checkSummary = Compile(WorkspaceSummary);
 const checkSummaries = Compile(Type.Array(WorkspaceSummary));
-const CREATE_TIMEOUT_MS = 10 * 60_000;
-
-const removedMidRequest = (ship: string, key: string) => new BridgeError(409, `ship "${ship}" was removed while creating ${key}`);
 
 const shipPath = (repo: string, name: string, suffix = '') =>
   `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
@@ -48,22 +43,8 @@ function checkParams(request: FastifyRequest, _reply: unknown, done: (error?: Er
   done();
 }
 
-/**
- * `branchCreated` from a ship's create or branch answer, passed on when the ship said it (a ship older than
- * the field says nothing, and the bridge then claims nothing either).
- */
-function branchOutcome(body: unknown): Partial<BranchOutcome> {
-  const said = (body as { branchCreated?: unknown } | null)?.branchCreated;
-  return typeof said === 'boolean' ? { branchCreated: said } : {};
-}
-
-/** A ship's error answer, passed through as the spec says. */
-function shipError(reply: ShipReply): BridgeError {
-  const body = parseJson(reply) as { error?: unknown } | null;
-  return new BridgeError(reply.status, typeof body?.error === 'string' ? body.error : `ship answered ${reply.status}`);
-}
-
-export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
+export function workspaceRoutes(deps: CreateWorkspaceDeps) {
+  const { registry, ephemeral } = deps;
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('preValidation', checkParams);
@@ -122,7 +103,7 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
         throw new BridgeError(502, `ship "${ship}" answered for ${workspaceKey(body.repoName, body.name)} instead of ${workspaceKey(repo, name)}`);
       }
       // The validated object, re-serialized once with the bridge's two fields (no schema serializer).
-      const decorated = JSON.stringify({ ...body, ship, ephemeral: null });
+      const decorated = JSON.stringify({ ...body, ship, ephemeral: registry.ephemeralOf(ship, repo, name) });
       return reply.type('application/json; charset=utf-8').send(decorated);
     });
 
@@ -146,53 +127,9 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
         config: { identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' } },
       },
       async (request, reply) => {
-        const body = request.body;
-        const shipProblem = identifierProblem(body.ship);
-        if (shipProblem) throw invalidShipIdentifier(shipProblem);
-        if (body.issueNumber !== undefined && body.branch !== undefined) throw new BridgeError(400, 'give either a branch or an issueNumber, not both');
-        if (body.ephemeral !== undefined && body.issueNumber === undefined) throw new BridgeError(400, 'ephemeral is only accepted together with issueNumber');
-        if (body.issueNumber !== undefined) {
-          if (!Number.isInteger(body.issueNumber) || body.issueNumber < 1) throw new BridgeError(400, 'issueNumber must be a positive integer');
-          throw new BridgeError(400, 'creating a workspace from an issue needs the GitHub provider, which this bridge does not have yet');
-        }
-        if (body.branch === undefined) throw new BridgeError(400, 'give either a branch or an issueNumber');
-        if (body.branch.trim() === '') throw new BridgeError(400, 'branch must not be empty');
-        const repo = await repos.get(body.repoName);
-        if (!repo) throw new BridgeError(400, `unknown repo: ${body.repoName}`);
-        const ship = registry.target(body.ship);
-        const key = workspaceKey(body.repoName, body.name);
-        registry.reserve(key, ship.name);
-        let answer: ShipReply;
-        try {
-          answer = await ship.client.call({
-            method: 'POST',
-            path: '/workspaces',
-            body: { url: repo.url, repoName: body.repoName, name: body.name, branch: body.branch },
-            timeoutMs: CREATE_TIMEOUT_MS,
-          });
-        } catch (error) {
-          if (!registry.isRegistered(ship.name)) throw removedMidRequest(ship.name, key);
-          if (error instanceof ShipUnreachable) {
-            registry.holdUndecided(key);
-            throw registry.unreachable(ship, error.message);
-          }
-          registry.release(key);
-          throw error;
-        }
-        registry.release(key);
-        if (!registry.isRegistered(ship.name)) throw removedMidRequest(ship.name, key);
-        if (answer.status !== 201) throw shipError(answer);
-        const created = parseJson(answer);
-        if (!checkSummary.Check(created) || created.repoName !== body.repoName || created.name !== body.name) {
-          throw new BridgeError(502, `ship "${ship.name}" returned an invalid workspace summary`);
-        }
-        // `branchCreated` belongs to this answer only: the index (listings, events) keeps the spec's summary.
-        const { branchCreated: _answerOnly, ...summary } = created as typeof created & { branchCreated?: unknown };
-        // Own the key now: the ship's `workspace.created` event may arrive after this answer, and the caller's
-        // next call must already route (the event then only republishes).
-        registry.index.apply(ship.name, { type: 'workspace.created', ship: ship.name, at: new Date().toISOString(), workspace: summary });
+        const created = await createWorkspace(deps, request.body);
         reply.code(201);
-        return { ...registry.decorate(ship.name, summary), ...branchOutcome(created) };
+        return created;
       },
     );
 
@@ -218,6 +155,7 @@ export function workspaceRoutes(registry: ShipRegistry, repos: ReposStore) {
       const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: shipPath(repo, name, guarded) });
       if (reply.status !== 200) throw shipError(reply);
       registry.deleted(ship, workspaceKey(repo, name));
+      await ephemeral.drop(repo, name);
       return ok;
     });
   };

@@ -12,6 +12,7 @@ import {
 } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import type { EventHub } from '../events/event-hub.js';
+import type { EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
@@ -39,7 +40,12 @@ export class ShipRegistry {
   /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
   private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
   private events: EventHub | null = null;
-  private readonly lifecycle: { online: Array<(ship: LiveShip) => void>; removed: Array<(name: string) => void> } = { online: [], removed: [] };
+  private ephemeral: EphemeralRecords | null = null;
+  private readonly lifecycle: {
+    online: Array<(ship: LiveShip) => void>;
+    removed: Array<(name: string) => void | Promise<void>>;
+    synced: Array<(ship: string, workspaces: readonly WorkspaceSummary[]) => void>;
+  } = { online: [], removed: [], synced: [] };
 
   constructor(
     private readonly store: ShipsStore,
@@ -56,13 +62,28 @@ export class ShipRegistry {
     this.events = events;
   }
 
+  /** Where `ephemeral` of every answer and event comes from. */
+  useEphemeral(records: EphemeralRecords): void {
+    this.ephemeral = records;
+  }
+
+  /** The aggregate snapshot to every subscriber (a change the ships did not report, such as a sweep's). */
+  publishSync(): void {
+    this.events?.publishSync();
+  }
+
   /** Calls `listener` each time a ship's event stream comes online (agent credentials are pushed then). */
   onShipOnline(listener: (ship: LiveShip) => void): void {
     this.lifecycle.online.push(listener);
   }
 
+  /** Calls `listener` with each sync a ship's stream delivers (after the index took it). */
+  onShipSync(listener: (ship: string, workspaces: readonly WorkspaceSummary[]) => void): void {
+    this.lifecycle.synced.push(listener);
+  }
+
   /** Calls `listener` after a ship is deregistered. */
-  onShipRemoved(listener: (name: string) => void): void {
+  onShipRemoved(listener: (name: string) => void | Promise<void>): void {
     this.lifecycle.removed.push(listener);
   }
 
@@ -135,6 +156,7 @@ export class ShipRegistry {
         for (const [key, reservation] of this.reservations) if (reservation.ship === name && reservation.settled) this.reservations.delete(key);
         this.index.replaceView(name, sync.workspaces);
         this.events?.publishSync();
+        for (const listener of this.lifecycle.synced) listener(name, sync.workspaces);
       },
       onEvent: (event) => {
         if (this.ships.get(name) !== ship) return;
@@ -155,12 +177,17 @@ export class ShipRegistry {
     this.index.removeShip(name);
     for (const [key, reservation] of this.reservations) if (reservation.ship === name) this.reservations.delete(key);
     await this.store.remove(name);
-    for (const listener of this.lifecycle.removed) listener(name);
+    for (const listener of this.lifecycle.removed) await listener(name);
     this.events?.publishSync();
   }
 
   decorate(ship: string, summary: WorkspaceSummary): BridgeWorkspaceSummary {
-    return { ...summary, ship, ephemeral: null };
+    return { ...summary, ship, ephemeral: this.ephemeralOf(ship, summary.repoName, summary.name) };
+  }
+
+  /** The EphemeralWorkspace of `<repo>/<name>` on `ship`, or null for an ordinary workspace. */
+  ephemeralOf(ship: string, repoName: string, name: string) {
+    return this.ephemeral?.view(ship, repoName, name) ?? null;
   }
 
   /** The aggregate view: every owned workspace with its ship. */

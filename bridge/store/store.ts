@@ -12,6 +12,7 @@ import { UsersStore } from './users-store.js';
 import { SessionsStore } from './sessions-store.js';
 import { AgentTokensStore } from './agent-tokens-store.js';
 import { CredentialsStore } from './credentials-store.js';
+import { EphemeralStore } from './ephemeral-store.js';
 
 export interface StoreOptions {
   dataDirectory: string;
@@ -27,6 +28,7 @@ export interface Store {
   readonly sessions: SessionsStore;
   readonly agentTokens: AgentTokensStore;
   readonly credentials: CredentialsStore;
+  readonly ephemeral: EphemeralStore;
   /** Where the data lives, for the start-up line (credentials redacted). */
   readonly location: string;
   close(): Promise<void>;
@@ -93,6 +95,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sessions: new SessionsStore(db),
     agentTokens: new AgentTokensStore(db),
     credentials: new CredentialsStore(db),
+    ephemeral: new EphemeralStore(db),
     location,
     async close() {
       try {

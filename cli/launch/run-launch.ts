@@ -50,6 +50,7 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
     databaseUrl: plan.bridge.databaseUrl,
     publicUrl: plan.bridge.publicUrl,
     insecureNoAuth: plan.bridge.insecureNoAuth,
+    sweepIntervalMs: plan.bridge.sweepIntervalMs,
     firstAdmin: options.firstAdmin,
     banner: options.banner,
     logger: logger.child({ component: 'bridge' }),

@@ -64,6 +64,7 @@ const ROWS: Row[] = [
   row('GET /workspaces/:repo/:name', 'user', '/workspaces/r/n', 404),
   row('GET /workspaces/:repo/:name/diff', 'user', '/workspaces/r/n/diff', 404),
   row('POST /workspaces', 'user', '/workspaces', 422, {}),
+  row('POST /workspaces/sweep', 'user', '/workspaces/sweep', 200),
   row('POST /workspaces/:repo/:name/branch', 'user', '/workspaces/r/n/branch', 422, {}),
   row('POST /workspaces/:repo/:name/activate', 'user', '/workspaces/r/n/activate', 404),
   row('POST /workspaces/:repo/:name/deactivate', 'user', '/workspaces/r/n/deactivate', 404),

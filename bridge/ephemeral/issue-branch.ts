@@ -1,0 +1,46 @@
+// The branch of an issue-linked create (spec "POST /workspaces (bridge)", DESIGN §9): the canonical name
+// `<number>-<slug of title>` capped at 60 characters, created on the forge and linked to the issue as its
+// development branch; when the forge will not create it, the same name found among the issue's linked
+// branches and then as a plain ref. A branch linked under another name is never used instead (409).
+import { BridgeError } from '../errors.js';
+import type { ForgeProvider } from '../providers/forge-provider.js';
+import type { Repo } from '../../protocol/index.js';
+
+export const ISSUE_BRANCH_MAX_LENGTH = 60;
+
+/** Lowercase ASCII letters and digits; every run of anything else one `-`; trimmed of `-`. */
+export function slugOf(title: string): string {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** `<number>-<slug>`, cut to 60 characters with no trailing `-`; a title that slugs to nothing gives `<number>`. */
+export function issueBranchName(issueNumber: number, title: string): string {
+  const slug = slugOf(title);
+  const full = slug === '' ? String(issueNumber) : `${issueNumber}-${slug}`;
+  return full.slice(0, ISSUE_BRANCH_MAX_LENGTH).replace(/-+$/, '');
+}
+
+export interface IssueBranch {
+  branch: string;
+  /** Whether this create made the branch on the forge (false: an existing one was found and used). */
+  created: boolean;
+}
+
+/**
+ * Reads the issue, then creates-and-links its canonical branch or finds it. Provider errors propagate as
+ * they are (the route maps their status); the 409 for a differently named linked branch is decided here.
+ */
+export async function resolveIssueBranch(provider: ForgeProvider, repo: Repo, issueNumber: number): Promise<IssueBranch> {
+  const issue = await provider.readIssue(repo, issueNumber);
+  const wanted = issueBranchName(issue.number, issue.title);
+  const created = await provider.createLinkedBranch(repo, issue.number, wanted);
+  if (created !== null) return { branch: created, created: true };
+  const linked = await provider.linkedBranches(repo, issue.number);
+  if (linked.includes(wanted)) return { branch: wanted, created: false };
+  if (await provider.branchExists(repo, wanted)) return { branch: wanted, created: false };
+  if (linked.length > 0) {
+    const names = linked.map((name) => `"${name}"`).join(', ');
+    throw new BridgeError(409, `issue #${issue.number} is linked to branch ${names}, not "${wanted}"; svc never substitutes a differently named branch`);
+  }
+  throw new BridgeError(409, `the forge refused to create branch "${wanted}" for issue #${issue.number}, and no branch of that name exists`);
+}

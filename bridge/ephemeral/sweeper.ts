@@ -1,0 +1,261 @@
+// The ephemeral cleanup (spec "Ephemeral cleanup", DESIGN §9): one pass at a time, on a timer and on
+// POST /workspaces/sweep, a concurrent call getting the running pass's counters. A pass reads each
+// involved ship's workspaces live (a record whose workspace is gone from an online ship is forgotten), then
+// per repo asks the forge about each record's branch: one pull-request list per (repo, branch), and the
+// issue only when the branch has no pull request. A watched or blocked workspace is destroyed when its
+// branch has pull requests and none is open, or has none and the issue is closed, by the ship's guarded
+// delete (`force=false`): deleted → destroyed, refused → blocked (the refusal kept, 200 characters). A PR
+// open again, or an issue reopened, puts a blocked record back to watching. A forge failure skips the
+// repo's remaining records for this pass; an offline ship skips its records.
+import { workspaceKey, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
+import type { Clock } from '../auth/clock.js';
+import type { ForgeProviders } from '../providers/forge-provider.js';
+import type { LiveShip, ShipRegistry } from '../ships/registry.js';
+import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
+import type { ReposStore } from '../store/repos-store.js';
+import type { EphemeralRecord } from '../store/ephemeral-store.js';
+import { ephemeralView, type EphemeralRecords } from './ephemeral-records.js';
+
+export const DEFAULT_SWEEP_INTERVAL_MS = 300_000;
+export const BLOCKED_REASON_MAX_CHARS = 200;
+/** Records of one repo asked about at once (the forge's secondary limits dislike bursts beyond this). */
+const FORGE_CONCURRENCY = 8;
+const SHIP_LIST_TIMEOUT_MS = 30_000;
+const SHIP_DELETE_TIMEOUT_MS = 5 * 60_000;
+
+
+export interface SweeperOptions {
+  records: EphemeralRecords;
+  registry: ShipRegistry;
+  repos: ReposStore;
+  providers: ForgeProviders;
+  /** Milliseconds between the end of one timed pass and the start of the next; 0: no timer. */
+  intervalMs: number;
+  /** Wall time for `blockedAt`. */
+  clock: Clock;
+  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+}
+
+const truncate = (text: string) => (text.length > BLOCKED_REASON_MAX_CHARS ? text.slice(0, BLOCKED_REASON_MAX_CHARS) : text);
+const shipPath = (repo: string, name: string, suffix = '') => `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
+const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
+
+/** The open pull request if any, else the highest-numbered (DESIGN §9). */
+export function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | null {
+  const open = pulls.filter((pull) => pull.state === 'open').sort((a, b) => b.number - a.number)[0];
+  if (open) return { number: open.number, state: open.state, url: open.url };
+  const last = [...pulls].sort((a, b) => b.number - a.number)[0];
+  return last ? { number: last.number, state: last.state, url: last.url } : null;
+}
+
+class ForgeFailed extends Error {}
+
+/** One pass's state: counters, the forge answers shared by records of the same branch or issue. */
+class Pass {
+  readonly counters: SweepCounters = { checked: 0, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 };
+  changed = false;
+
+  constructor(private readonly options: SweeperOptions) {}
+
+  async run(): Promise<SweepCounters> {
+    const records = this.options.records.settled();
+    const present = await this.shipViews(records);
+    const byRepo = new Map<string, EphemeralRecord[]>();
+    for (const record of records) {
+      const view = present.get(record.ship);
+      if (!view) {
+        this.counters.skipped++;
+        continue;
+      }
+      if (!view.has(workspaceKey(record.repoName, record.name))) {
+        await this.forget(record);
+        continue;
+      }
+      byRepo.set(record.repoName, [...(byRepo.get(record.repoName) ?? []), record]);
+    }
+    await Promise.all([...byRepo].map(([repoName, list]) => this.sweepRepo(repoName, list)));
+    if (this.changed) this.options.registry.publishSync();
+    return this.counters;
+  }
+
+  /** Each involved online ship's workspace keys, read now; a ship missing from the map is skipped. */
+  private async shipViews(records: readonly EphemeralRecord[]): Promise<Map<string, Set<string>>> {
+    const views = new Map<string, Set<string>>();
+    await Promise.all(
+      [...new Set(records.map((record) => record.ship))].map(async (name) => {
+        const ship = this.options.registry.get(name);
+        if (!ship || !ship.connection.isOnline()) return;
+        try {
+          const reply = await ship.client.call({ method: 'GET', path: '/workspaces', timeoutMs: SHIP_LIST_TIMEOUT_MS });
+          const body = parseJson(reply);
+          if (reply.status !== 200 || !Array.isArray(body)) return;
+          views.set(name, new Set((body as WorkspaceSummary[]).map((w) => workspaceKey(w.repoName, w.name))));
+        } catch (error) {
+          if (error instanceof ShipUnreachable) this.options.registry.unreachable(ship, error.message);
+          else throw error;
+        }
+      }),
+    );
+    return views;
+  }
+
+  private async sweepRepo(repoName: string, records: EphemeralRecord[]): Promise<void> {
+    const repo = await this.options.repos.get(repoName);
+    const provider = repo && Object.hasOwn(this.options.providers, repo.provider) ? this.options.providers[repo.provider] : undefined;
+    if (!repo || !provider) {
+      this.counters.skipped += records.length;
+      return;
+    }
+    const pulls = new Map<string, Promise<PullRequestRef[]>>();
+    const issues = new Map<number, Promise<string>>();
+    let failed = false;
+    const ask = async <K, T>(cache: Map<K, Promise<T>>, key: K, call: () => Promise<T>): Promise<T> => {
+      let answer = cache.get(key);
+      if (!answer) {
+        answer = call();
+        cache.set(key, answer);
+      }
+      try {
+        return await answer;
+      } catch (error) {
+        if (!failed) this.options.log.warn({ repo: repoName, error: (error as Error).message }, `sweep: the forge failed for repo ${repoName}; its remaining records wait for the next pass`);
+        failed = true;
+        throw new ForgeFailed();
+      }
+    };
+    const queue = [...records];
+    const worker = async () => {
+      for (let record = queue.shift(); record; record = queue.shift()) {
+        if (failed) {
+          this.counters.skipped++;
+          continue;
+        }
+        try {
+          await this.sweepRecord(record, {
+            pulls: () => ask(pulls, record!.branch, () => provider.pullsForBranch(repo, record!.branch)),
+            issueState: () => ask(issues, record!.issueNumber, async () => (await provider.readIssue(repo, record!.issueNumber)).state),
+          });
+        } catch (error) {
+          if (!(error instanceof ForgeFailed)) throw error;
+          this.counters.skipped++;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FORGE_CONCURRENCY, records.length) }, worker));
+  }
+
+  private async sweepRecord(record: EphemeralRecord, forge: { pulls: () => Promise<PullRequestRef[]>; issueState: () => Promise<string> }): Promise<void> {
+    const pulls = await forge.pulls();
+    this.counters.checked++;
+    const pullRequest = shownPull(pulls);
+    const done = pulls.length > 0 ? !pulls.some((pull) => pull.state === 'open') : (await forge.issueState()) === 'closed';
+    if (!done) {
+      const next: EphemeralRecord = { ...record, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest };
+      await this.save(record, next);
+      return;
+    }
+    const ship = this.options.registry.get(record.ship);
+    if (!ship || !ship.connection.isOnline()) {
+      this.counters.skipped++;
+      await this.save(record, { ...record, pullRequest });
+      return;
+    }
+    await this.destroy(ship, { ...record, pullRequest });
+  }
+
+  /** The guarded delete: deleted → destroyed, refused → blocked, already gone → forgotten. */
+  private async destroy(ship: LiveShip, record: EphemeralRecord): Promise<void> {
+    const { registry, records } = this.options;
+    let reply;
+    try {
+      reply = await ship.client.call({ method: 'DELETE', path: shipPath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
+    } catch (error) {
+      if (!(error instanceof ShipUnreachable)) throw error;
+      registry.unreachable(ship, error.message);
+      this.counters.skipped++;
+      return;
+    }
+    if (reply.status === 200) {
+      registry.deleted(ship.name, workspaceKey(record.repoName, record.name));
+      await records.drop(record.repoName, record.name);
+      this.counters.destroyed++;
+      this.options.log.info({ audit: 'sweep.destroyed', ship: ship.name, key: workspaceKey(record.repoName, record.name) }, `sweep destroyed ${workspaceKey(record.repoName, record.name)}`);
+      return;
+    }
+    if (reply.status === 404) {
+      await this.forget(record);
+      return;
+    }
+    const body = parseJson(reply) as { error?: unknown } | null;
+    const refusal = typeof body?.error === 'string' ? body.error : `ship answered ${reply.status}`;
+    if (reply.status !== 409) {
+      this.counters.skipped++;
+      this.options.log.warn({ ship: ship.name, key: workspaceKey(record.repoName, record.name), status: reply.status }, `sweep: ship refused to delete: ${refusal}`);
+      return;
+    }
+    this.counters.blocked++;
+    const blockedAt = record.cleanup === 'blocked' && record.blockedAt ? record.blockedAt : new Date(this.options.clock()).toISOString();
+    await this.save(record, { ...record, cleanup: 'blocked', blockedReason: truncate(refusal), blockedAt });
+  }
+
+  private async forget(record: EphemeralRecord): Promise<void> {
+    await this.options.records.drop(record.repoName, record.name);
+    this.counters.forgotten++;
+    this.changed = true;
+  }
+
+  private async save(before: EphemeralRecord, after: EphemeralRecord): Promise<void> {
+    const same = before.cleanup === after.cleanup && before.blockedReason === after.blockedReason && before.blockedAt === after.blockedAt && samePull(before.pullRequest, after.pullRequest);
+    if (same) return;
+    await this.options.records.update(after);
+    if (JSON.stringify(ephemeralView(before)) !== JSON.stringify(ephemeralView(after))) this.changed = true;
+  }
+}
+
+export class Sweeper {
+  private running: Promise<SweepCounters> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(private readonly options: SweeperOptions) {}
+
+  /** Runs a pass now, or answers the running pass's counters. */
+  sweep(): Promise<SweepCounters> {
+    if (this.running) return this.running;
+    const pass = new Pass(this.options).run().finally(() => {
+      this.running = null;
+    });
+    this.running = pass;
+    return pass;
+  }
+
+  /** Starts the timer (no-op when the interval is 0): each pass starts an interval after the last ended. */
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.stopped) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.sweep()
+        .catch((error: unknown) => this.options.log.warn({ error: (error as Error).message }, 'sweep pass failed'))
+        .finally(() => {
+          if (!this.stopped) this.schedule();
+        });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits (at most `graceMs`) for a running pass. */
+  async stop(graceMs = 2_000): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const running = this.running;
+    if (!running) return;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([running.catch(() => undefined), new Promise<void>((resolve) => (timeout = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timeout);
+  }
+}

@@ -1,0 +1,16 @@
+// POST /workspaces/sweep: one ephemeral cleanup pass now (or the running one's), answered with the spec's
+// five counters.
+import type { FastifyInstance } from 'fastify';
+import type { Sweeper } from '../ephemeral/sweeper.js';
+import { SweepCounters } from '../../protocol/index.js';
+import { principalName } from '../auth/principal.js';
+
+export function sweepRoutes(sweeper: Sweeper) {
+  return async (app: FastifyInstance) => {
+    app.post('/workspaces/sweep', { schema: { response: { 200: SweepCounters } } }, async (request) => {
+      const counters = await sweeper.sweep();
+      request.log.info({ audit: 'sweep', principal: principalName(request.principal), ...counters }, 'sweep requested');
+      return counters;
+    });
+  };
+}
