@@ -65,7 +65,8 @@ export const BridgeCreateWorkspaceRequest = Type.Object({
   repoName: Identifier,
   name: Identifier,
   branch: Type.Optional(Type.String()),
-  issueNumber: Type.Optional(Type.Integer()),
+  // A number, not an integer, in the schema: 0, -1 and 1.5 are the spec's 400, decided by the route.
+  issueNumber: Type.Optional(Type.Number()),
   ephemeral: Type.Optional(Type.Boolean()),
 });
 export type BridgeCreateWorkspaceRequest = Static<typeof BridgeCreateWorkspaceRequest>;
