@@ -4,6 +4,9 @@
 // longer or repeated limit is surfaced as the forge's own status with the reset time in the message.
 // The token lives only in the Octokit instance: every message this module produces is scrubbed of it and
 // of URL credentials. It owns the clone URL → owner/name mapping; it does not choose which repos it serves.
+// Issue-linked branches go through GraphQL (`octokit.graphql`: same auth, retry and throttling; its URL is
+// `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
+// errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
@@ -16,9 +19,11 @@ import {
   type ForgeComment,
   type ForgeProvider,
   type ForgeReview,
+  type IssueBrief,
   type IssueState,
   type IssueSummary,
   type IssueView,
+  type PullRef,
   type PullSummary,
   type PullView,
   type RepoInfo,
@@ -256,6 +261,106 @@ export class GitHubProvider implements ForgeProvider {
       return failed;
     });
   }
+
+  // Issue-linked and ephemeral workspaces (spec "POST /workspaces (bridge)", DESIGN §9).
+
+  readIssue(repo: Repo, number: number): Promise<IssueBrief> {
+    return this.call(async () => {
+      const { data } = await this.octokit.rest.issues.get({ ...this.target(repo), issue_number: number });
+      // GitHub answers a pull request's number here too; a branch is never linked to one.
+      if (data.pull_request) throw new ProviderError(404, `GitHub request failed (404): #${number} is a pull request, not an issue`);
+      return { number: data.number, title: data.title, state: data.state };
+    });
+  }
+
+  createLinkedBranch(repo: Repo, issueNumber: number, branch: string): Promise<string | null> {
+    return this.call(async () => {
+      const { owner, repo: name } = this.target(repo);
+      const found = await this.graphql<IssueAndHead>(ISSUE_AND_HEAD, { owner, name, number: issueNumber });
+      const repository = found.repository;
+      if (!repository?.issue) throw new ProviderError(404, `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`);
+      const oid = repository.defaultBranchRef?.target?.oid;
+      if (!oid) throw new ProviderError(409, `GitHub request failed (409): ${owner}/${name} has no default branch (the repository is empty)`);
+      const input = { issueId: repository.issue.id, repositoryId: repository.id, oid, name: branch };
+      let created: CreatedLinkedBranch;
+      try {
+        created = await this.graphql<CreatedLinkedBranch>(CREATE_LINKED_BRANCH, { input });
+      } catch (error) {
+        if (error instanceof ProviderError && refusedName(error)) return null;
+        throw error;
+      }
+      // No linked branch and no error: the forge made nothing, so the caller looks for the name as on a refusal.
+      const ref = created.createLinkedBranch?.linkedBranch?.ref?.name;
+      return ref ? ref.replace(/^refs\/heads\//, '') : null;
+    });
+  }
+
+  linkedBranches(repo: Repo, issueNumber: number): Promise<string[]> {
+    return this.call(async () => {
+      const { owner, repo: name } = this.target(repo);
+      const names: string[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const page: LinkedBranchesPage = await this.graphql<LinkedBranchesPage>(LINKED_BRANCHES, { owner, name, number: issueNumber, cursor });
+        const connection = page.repository?.issue?.linkedBranches;
+        if (!connection) throw new ProviderError(404, `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`);
+        // A linked branch whose ref was deleted has `ref: null`: it is no branch to check out.
+        for (const node of connection.nodes ?? []) if (node?.ref?.name) names.push(node.ref.name.replace(/^refs\/heads\//, ''));
+        if (!connection.pageInfo.hasNextPage || !connection.pageInfo.endCursor) return names;
+        cursor = connection.pageInfo.endCursor;
+      }
+    });
+  }
+
+  branchExists(repo: Repo, branch: string): Promise<boolean> {
+    return this.call(async () => {
+      try {
+        await this.octokit.rest.git.getRef({ ...this.target(repo), ref: `heads/${branch}` });
+        return true;
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 404) return false;
+        throw error;
+      }
+    });
+  }
+
+  pullsForBranch(repo: Repo, branch: string): Promise<PullRef[]> {
+    return this.call(async () => {
+      const target = this.target(repo);
+      // `head` is `owner:branch`: a fork's branch of the same name is another branch.
+      const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...target, head: `${target.owner}:${branch}`, state: 'all', per_page: 100 });
+      return pulls.map((pull) => ({ number: pull.number, state: pull.state, url: pull.html_url }));
+    });
+  }
+
+  /** One GraphQL operation; errors GitHub answers inside a 200 become a ProviderError here, HTTP failures go on to call(). */
+  private async graphql<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+    try {
+      return await this.octokit.graphql<T>(query, variables);
+    } catch (error) {
+      const failure = error as { status?: unknown; errors?: unknown; data?: { errors?: unknown }; headers?: Record<string, string | undefined>; response?: { headers?: Record<string, string | undefined> } };
+      // GraphqlResponseError carries `errors`; plugin-throttling's given-up RATE_LIMITED error carries the body as `data`.
+      const errors = Array.isArray(failure.errors) ? failure.errors : Array.isArray(failure.data?.errors) ? failure.data.errors : undefined;
+      if (typeof failure.status === 'number' || !errors?.length) throw error;
+      throw this.graphqlFailure(errors as GraphqlError[], failure.headers ?? failure.response?.headers ?? {});
+    }
+  }
+
+  /**
+   * GraphQL errors arrive with HTTP 200, so the status is chosen from the first error's `type`: FORBIDDEN and
+   * INSUFFICIENT_SCOPES → 403 (a token without write scope, as REST answers it), NOT_FOUND → 404,
+   * RATE_LIMITED → 403 with the reset time (REST's primary-limit status), UNPROCESSABLE → 422 (the forge
+   * refused the input, as REST's 422). Anything else (no type, INTERNAL, a query GitHub cannot parse) is the
+   * forge failing to answer usefully: 502.
+   */
+  private graphqlFailure(errors: GraphqlError[], headers: Record<string, string | undefined>): ProviderError {
+    const type = errors[0]!.type;
+    const status = type === 'FORBIDDEN' || type === 'INSUFFICIENT_SCOPES' || type === 'RATE_LIMITED' ? 403 : type === 'NOT_FOUND' ? 404 : type === 'UNPROCESSABLE' ? 422 : 502;
+    let message = errors.map((e) => (e.path?.length ? `${e.message} (${e.path.join('.')})` : e.message)).join('; ');
+    const reset = Number(headers['x-ratelimit-reset']);
+    if (type === 'RATE_LIMITED' && Number.isFinite(reset) && reset > 0) message += ` (rate limit resets at ${new Date(reset * 1000).toISOString()})`;
+    return new ProviderError(status, this.scrub(`GitHub request failed (${status}): ${message}`));
+  }
 }
 
 interface IssueLike {
@@ -289,3 +394,40 @@ const commentOf = (comment: { id: number; user?: { login: string } | null; body?
   url: comment.html_url,
   createdAt: comment.created_at,
 });
+
+interface GraphqlError {
+  type?: string;
+  message: string;
+  path?: (string | number)[];
+}
+interface IssueAndHead {
+  repository: { id: string; issue: { id: string } | null; defaultBranchRef: { target: { oid: string } | null } | null } | null;
+}
+interface CreatedLinkedBranch {
+  createLinkedBranch: { linkedBranch: { ref: { name: string } | null } | null } | null;
+}
+interface LinkedBranchesPage {
+  repository: { issue: { linkedBranches: { nodes: ({ ref: { name: string } | null } | null)[] | null; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null } | null;
+}
+
+const ISSUE_AND_HEAD = `query IssueAndHead($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) { id issue(number: $number) { id } defaultBranchRef { target { oid } } }
+}`;
+const CREATE_LINKED_BRANCH = `mutation CreateLinkedBranch($input: CreateLinkedBranchInput!) {
+  createLinkedBranch(input: $input) { linkedBranch { ref { name } } }
+}`;
+const LINKED_BRANCHES = `query LinkedBranches($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) { linkedBranches(first: 100, after: $cursor) { nodes { ref { name } } pageInfo { hasNextPage endCursor } } }
+  }
+}`;
+
+/**
+ * Whether the mutation was refused because the name is taken: by a branch ("Name already exists on this
+ * repository") or by an existing link ("Branch name has already been taken"). GitHub types these
+ * UNPROCESSABLE (422), but the text decides, whatever the type: only these are a refusal the caller resolves
+ * by looking the name up; any other refusal (an invalid name: "Ref cannot be created") stays an error.
+ */
+function refusedName(error: ProviderError): boolean {
+  return /already (exists|been taken|linked)/i.test(error.message);
+}

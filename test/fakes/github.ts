@@ -1,22 +1,30 @@
 // A fake GitHub REST API for the forge tests: a local HTTP server implementing exactly the calls the GitHub
 // provider (bridge/providers/github.ts) makes, over state the tests set up (one repo's issues, pull
-// requests, comments, reviews, check runs, Actions runs with jobs and logs). Lists paginate as GitHub does
-// (per_page capped at 100, `page`, Link headers with next/last), job logs answer with a 302 to the log as
-// GitHub does, and the error modes are queued per request: 401 without the token, 403 without a scope,
-// 404 for anything unknown, injected 5xx, and primary and secondary rate limits with their headers.
+// requests, comments, reviews, check runs, Actions runs with jobs and logs, branches, issues' linked
+// branches). Lists paginate as GitHub does (per_page capped at 100, `page`, Link headers with next/last),
+// job logs answer with a 302 to the log as GitHub does, and the error modes are queued per request: 401
+// without the token, 403 without a scope, 404 for anything unknown, injected 5xx, and primary and
+// secondary rate limits with their headers. POST /graphql (linked branches) lives in github-graphql.ts.
+// Branches live in `branches`, or, when `backingRepo` names a bare repository, in that repository, so a
+// branch the fake creates can really be cloned.
+import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerGraphql, type GraphqlInjected } from './github-graphql.js';
 
 export interface FakeUser { login: string }
 export interface FakeIssue { number: number; title: string; state: 'open' | 'closed'; body: string | null; user: string; createdAt: string; updatedAt: string }
-export interface FakePull extends FakeIssue { draft: boolean; base: string; head: string; headSha: string; merged: boolean; mergeable: boolean | null; additions: number; deletions: number; changedFiles: number }
+export interface FakePull extends FakeIssue { draft: boolean; base: string; head: string; /** The head branch's owner (a fork's login); default the repo's owner. */ headOwner?: string; headSha: string; merged: boolean; mergeable: boolean | null; additions: number; deletions: number; changedFiles: number }
 export interface FakeComment { id: number; user: string; body: string; createdAt: string }
 export interface FakeReview { id: number; user: string; body: string; state: string }
 export interface FakeCheckRun { name: string; status: string; conclusion: string | null; startedAt: string | null; completedAt: string | null }
 export interface FakeJob { id: number; name: string; conclusion: string | null; log: string }
 export interface FakeRun { id: number; name: string; workflowId: number; headSha: string; jobs: FakeJob[] }
 export interface Injected { status: number; message: string; headers?: Record<string, string>; /** Only requests whose path contains this. */ pathIncludes?: string }
-export interface SeenRequest { method: string; path: string; authorization: string | undefined; body: unknown }
+export interface SeenRequest { method: string; path: string; authorization: string | undefined; body: unknown; /** For POST /graphql: IssueAndHead, LinkedBranches or CreateLinkedBranch. */ operation?: string }
+
+/** The default branch's head when nothing else sets it (also the `base.sha` of every pull request). */
+export const DEFAULT_HEAD_SHA = 'b'.repeat(40);
 
 const REVIEW_STATES: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
 
@@ -38,10 +46,17 @@ export class FakeGitHub {
   comments = new Map<number, FakeComment[]>();
   reviews = new Map<number, FakeReview[]>();
   checkRuns = new Map<string, FakeCheckRun[]>();
-  branches = new Map<string, string>();
+  /** Branch name → head sha (ignored when `backingRepo` is set). Without the default branch the repo is empty. */
+  branches = new Map<string, string>([['main', DEFAULT_HEAD_SHA]]);
+  /** Issue number → the names of its linked development branches, in link order. */
+  linkedBranches = new Map<number, string[]>();
+  /** A bare repository holding the branches instead of `branches` (default branch `defaultBranch`). */
+  backingRepo: string | undefined;
   runs: FakeRun[] = [];
   /** Answers for the next requests, in order (each used once). */
   injected: Injected[] = [];
+  /** GraphQL errors (HTTP 200) for the next GraphQL operations of their kind, in order (each used once). */
+  graphqlInjected: GraphqlInjected[] = [];
   requests: SeenRequest[] = [];
   private nextId = 1000;
   private server: Server | undefined;
@@ -81,6 +96,51 @@ export class FakeGitHub {
     return pull;
   }
 
+  /** GraphQL node ids, opaque as GitHub's. */
+  get repoNodeId() {
+    return `R_kgDO${Buffer.from(this.fullName).toString('base64url')}`;
+  }
+  issueNodeId(number: number) {
+    return `I_kwDO${Buffer.from(`${this.fullName}#${number}`).toString('base64url')}`;
+  }
+
+  private git(...args: string[]): string {
+    return execFileSync('git', ['--git-dir', this.backingRepo!, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  }
+  /** The head sha of branch `name`, or undefined. */
+  resolveRef(name: string): string | undefined {
+    if (this.backingRepo === undefined) return this.branches.get(name);
+    try {
+      return this.git('rev-parse', '--verify', '--quiet', `refs/heads/${name}^{commit}`);
+    } catch {
+      return undefined;
+    }
+  }
+  hasCommit(sha: string): boolean {
+    if (this.backingRepo === undefined) return [...this.branches.values(), ...this.pulls.map((p) => p.headSha)].includes(sha);
+    try {
+      this.git('cat-file', '-e', `${sha}^{commit}`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  /** Creates branch `name` at `sha`; false when the name is taken or not a valid branch name. */
+  createBranch(name: string, sha: string): boolean {
+    if (this.resolveRef(name) !== undefined) return false;
+    if (this.backingRepo === undefined) {
+      if (!/^(?!\/|.*(?:\.\.|\/\/|@\{|\.lock(?:\/|$)|\/$|\.$))[^\x00-\x20\x7f~^:?*[\\]+$/.test(name)) return false;
+      this.branches.set(name, sha);
+      return true;
+    }
+    try {
+      this.git('update-ref', `refs/heads/${name}`, sha, ''); // empty old value: only if the ref does not exist yet
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Rate limits as GitHub sends them. */
   primaryRateLimit(resetInSeconds: number, pathIncludes?: string): Injected {
     const reset = Math.floor(Date.now() / 1000) + resetInSeconds;
@@ -88,6 +148,11 @@ export class FakeGitHub {
   }
   secondaryRateLimit(retryAfterSeconds: number, pathIncludes?: string): Injected {
     return { status: 403, message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', pathIncludes, headers: { 'retry-after': String(retryAfterSeconds) } };
+  }
+  /** GraphQL's primary limit: HTTP 200, an error typed RATE_LIMITED, the rate-limit headers. */
+  graphqlRateLimit(resetInSeconds: number, operation?: 'query' | 'mutation'): GraphqlInjected {
+    const reset = Math.floor(Date.now() / 1000) + resetInSeconds;
+    return { type: 'RATE_LIMITED', message: 'API rate limit already exceeded for user ID 1.', operation, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'graphql' } };
   }
 
   private send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -118,7 +183,7 @@ export class FakeGitHub {
 
   private issueJson(issue: FakeIssue, pull?: FakePull) {
     return {
-      id: issue.number * 10, number: issue.number, title: issue.title, state: issue.state, body: issue.body, user: { login: issue.user },
+      id: issue.number * 10, node_id: this.issueNodeId(issue.number), number: issue.number, title: issue.title, state: issue.state, body: issue.body, user: { login: issue.user },
       html_url: this.html(`/${pull ? 'pull' : 'issues'}/${issue.number}`), created_at: issue.createdAt, updated_at: issue.updatedAt,
       ...(pull ? { pull_request: { url: `${this.url}/repos/${this.fullName}/pulls/${issue.number}` } } : {}),
     };
@@ -141,7 +206,8 @@ export class FakeGitHub {
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
     const url = new URL(request.url ?? '/', this.url);
     const method = request.method ?? 'GET';
-    this.requests.push({ method, path: url.pathname + url.search, authorization: request.headers.authorization, body });
+    const seen: SeenRequest = { method, path: url.pathname + url.search, authorization: request.headers.authorization, body };
+    this.requests.push(seen);
 
     // Log downloads: a pre-signed URL, no token needed (as GitHub's redirect target).
     const log = /^\/_logs\/(\d+)$/.exec(url.pathname);
@@ -157,9 +223,16 @@ export class FakeGitHub {
       const [injected] = this.injected.splice(index, 1);
       return this.error(response, injected!.status, injected!.message, injected!.headers);
     }
+    // GraphQL has no anonymous access, whatever the REST side allows.
+    if (url.pathname === '/graphql' && !request.headers.authorization) return this.error(response, 401, 'This endpoint requires you to be authenticated.');
     if (this.token !== undefined) {
       const auth = request.headers.authorization ?? '';
       if (auth !== `token ${this.token}` && auth !== `Bearer ${this.token}`) return this.error(response, 401, 'Bad credentials');
+    }
+    if (url.pathname === '/graphql' && method === 'POST') {
+      const answer = answerGraphql(this, body);
+      seen.operation = answer.operation;
+      return this.send(response, answer.status, answer.body, answer.headers);
     }
     const prefix = `/repos/${this.owner}/${this.repo}`;
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return this.error(response, 404, 'Not Found');
@@ -201,7 +274,23 @@ export class FakeGitHub {
       }
     }
     if (method === 'GET' && rest === '/pulls') {
-      return this.page(response, url, stateFilter([...this.pulls].sort((a, b) => b.number - a.number)).map((p) => this.pullJson(p, false)));
+      let pulls = [...this.pulls].sort((a, b) => b.number - a.number);
+      const head = url.searchParams.get('head');
+      if (head !== null) {
+        // `user:ref-name` (or `organization:ref-name`), as GitHub documents the filter.
+        const colon = head.indexOf(':');
+        if (colon < 1) return this.error(response, 422, 'Validation Failed: head must be user:ref-name');
+        const [owner, branch] = [head.slice(0, colon), head.slice(colon + 1)];
+        pulls = pulls.filter((p) => (p.headOwner ?? this.owner) === owner && p.head === branch);
+      }
+      return this.page(response, url, stateFilter(pulls).map((p) => this.pullJson(p, false)));
+    }
+    if ((m = /^\/git\/ref\/(.+)$/.exec(rest)) && method === 'GET') {
+      const ref = decodeURIComponent(m[1]!);
+      const sha = ref.startsWith('heads/') ? this.resolveRef(ref.slice('heads/'.length)) : undefined;
+      if (!sha) return this.error(response, 404, 'Not Found');
+      const api = `${this.url}${prefix}/git`;
+      return this.send(response, 200, { ref: `refs/${ref}`, node_id: `REF_${Buffer.from(ref).toString('base64url')}`, url: `${api}/refs/${ref}`, object: { sha, type: 'commit', url: `${api}/commits/${sha}` } });
     }
     if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'GET') {
       const pull = this.pulls.find((p) => p.number === Number(m![1]));
@@ -220,7 +309,7 @@ export class FakeGitHub {
     }
     if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
-      const runs = this.checkRuns.get(this.branches.get(ref) ?? ref) ?? [];
+      const runs = this.checkRuns.get(this.resolveRef(ref) ?? ref) ?? [];
       return this.page(
         response, url,
         runs.map((r, i) => ({ id: i + 1, name: r.name, status: r.status, conclusion: r.conclusion, details_url: this.html(`/runs/${i + 1}`), started_at: r.startedAt, completed_at: r.completedAt })),
@@ -229,7 +318,7 @@ export class FakeGitHub {
     }
     if ((m = /^\/commits\/([^/]+)$/.exec(rest)) && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
-      const sha = this.branches.get(ref) ?? (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
+      const sha = this.resolveRef(ref) ?? (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
       if (!sha) return this.error(response, 422, `No commit found for SHA: ${ref}`);
       return this.send(response, 200, { sha });
     }

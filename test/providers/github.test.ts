@@ -1,9 +1,15 @@
 // The GitHub provider with the real Octokit (retry and throttling plugins included) against the fake
 // GitHub server: shapes, pagination past 100 items, every error mode, and the token never in a message.
+// Issue-linked branches go through GraphQL, which plugin-throttling paces at one request a second per
+// process (GitHub's advice for writes), so those tests keep their GraphQL calls few.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GitHubProvider, githubRepoPath } from '../../bridge/providers/github.js';
 import { ProviderError } from '../../bridge/providers/forge-provider.js';
-import { FakeGitHub } from '../fakes/github.js';
+import { DEFAULT_HEAD_SHA, FakeGitHub } from '../fakes/github.js';
+import { git, makeRemote } from '../helpers/git-fixtures.js';
 
 const TOKEN = 'ghp_faketoken_0123456789abcdef';
 let fake: FakeGitHub;
@@ -169,5 +175,151 @@ describe('errors', () => {
     fake.injected.push(fake.secondaryRateLimit(1), fake.secondaryRateLimit(1));
     expect(await failure(provider.repoInfo(repo()))).toMatchObject({ status: 403, message: expect.stringMatching(/secondary rate limit.*\(retry after 1 s\)$/) });
     expect(logged.join('\n')).toMatch(/giving up/);
+  });
+});
+
+describe('issue-linked branches', () => {
+  const graphqlCalls = () => fake.requests.filter((r) => r.path === '/graphql').map((r) => r.operation);
+
+  it('reads an issue; a pull request or an unknown number is 404', async () => {
+    fake.addIssue({ title: 'Crash on start', state: 'closed' });
+    fake.addPull({ title: 'a pull', head: 'x' });
+    expect(await provider.readIssue(repo(), 1)).toEqual({ number: 1, title: 'Crash on start', state: 'closed' });
+    expect(await failure(provider.readIssue(repo(), 2))).toMatchObject({ status: 404, message: 'GitHub request failed (404): #2 is a pull request, not an issue' });
+    expect(await failure(provider.readIssue(repo(), 3))).toMatchObject({ status: 404, message: 'GitHub request failed (404): Not Found' });
+  });
+
+  it('creates and links a branch from the default head; a taken name is a refusal (null), an invalid one an error', async () => {
+    const issue = fake.addIssue({ title: 'Crash on start' });
+    expect(await provider.createLinkedBranch(repo(), issue.number, '1-crash-on-start')).toBe('1-crash-on-start');
+    expect(fake.linkedBranches.get(1)).toEqual(['1-crash-on-start']);
+    expect(fake.branches.get('1-crash-on-start')).toBe(DEFAULT_HEAD_SHA);
+    expect(graphqlCalls()).toEqual(['IssueAndHead', 'CreateLinkedBranch']);
+    const mutation = fake.requests.find((r) => r.operation === 'CreateLinkedBranch')!;
+    expect(mutation.authorization).toBe(`token ${TOKEN}`);
+    expect((mutation.body as { variables: unknown }).variables).toEqual({
+      input: { issueId: fake.issueNodeId(1), repositoryId: fake.repoNodeId, oid: DEFAULT_HEAD_SHA, name: '1-crash-on-start' },
+    });
+
+    // The same name again: the branch exists ("Name already exists on this repository").
+    expect(await provider.createLinkedBranch(repo(), issue.number, '1-crash-on-start')).toBeNull();
+    // Linked (to any issue) but its branch gone: "Branch name has already been taken".
+    fake.linkedBranches.set(1, ['1-crash-on-start', '1-old']);
+    expect(await provider.createLinkedBranch(repo(), issue.number, '1-old')).toBeNull();
+    // Not a name git accepts: not a refusal to look up, a 422.
+    expect(await failure(provider.createLinkedBranch(repo(), issue.number, 'bad..name'))).toMatchObject({
+      status: 422, message: 'GitHub request failed (422): Ref cannot be created (createLinkedBranch)',
+    });
+    expect(fake.linkedBranches.get(1)).toEqual(['1-crash-on-start', '1-old']);
+  });
+
+  it('create errors: unknown issue or a pull request 404, no token 401, missing scope 403, empty repo 409', async () => {
+    fake.addIssue({ title: 'x' });
+    fake.addPull({ title: 'p', head: 'p' });
+    expect(await failure(provider.createLinkedBranch(repo(), 9, '9-x'))).toMatchObject({
+      status: 404, message: 'GitHub request failed (404): Could not resolve to an Issue with the number of 9. (repository.issue)',
+    });
+    expect((await failure(provider.createLinkedBranch(repo(), 2, '2-p'))).status).toBe(404);
+    const anonymous = new GitHubProvider({ baseUrl: fake.url, retryAfterBaseValueMs: 5 });
+    expect(await failure(anonymous.createLinkedBranch(repo(), 1, '1-x'))).toMatchObject({ status: 401, message: 'GitHub request failed (401): This endpoint requires you to be authenticated.' });
+    const wrong = new GitHubProvider({ token: 'ghp_wrong', baseUrl: fake.url, retryAfterBaseValueMs: 5 });
+    expect(await failure(wrong.linkedBranches(repo(), 1))).toMatchObject({ status: 401, message: 'GitHub request failed (401): Bad credentials' });
+    fake.scopes.clear();
+    expect(await failure(provider.createLinkedBranch(repo(), 1, '1-x'))).toMatchObject({
+      status: 403, message: 'GitHub request failed (403): Resource not accessible by personal access token (createLinkedBranch)',
+    });
+    fake.scopes.add('repo');
+    fake.branches.clear();
+    expect(await failure(provider.createLinkedBranch(repo(), 1, '1-x'))).toMatchObject({ status: 409, message: 'GitHub request failed (409): acme/widget has no default branch (the repository is empty)' });
+    expect(fake.linkedBranches.size).toBe(0);
+  });
+
+  it('GraphQL 5xx retried then 502; rate limits waited once or surfaced; the token in no message', async () => {
+    fake.addIssue({ title: 'x' });
+    fake.injected.push({ status: 503, message: 'blip', pathIncludes: '/graphql' });
+    expect(await provider.createLinkedBranch(repo(), 1, '1-x')).toBe('1-x');
+    fake.injected.push(...[1, 2, 3].map(() => ({ status: 502, message: `upstream ${TOKEN} down`, pathIncludes: '/graphql' })));
+    expect(await failure(provider.linkedBranches(repo(), 1))).toMatchObject({ status: 502, message: 'GitHub request failed (502): upstream [redacted] down' });
+    // The 503 once and the mutation (3 requests), then three 502s: the first try and plugin-retry's two retries.
+    expect(fake.requests.filter((r) => r.path === '/graphql')).toHaveLength(3 + 3);
+
+    fake.graphqlInjected.push(fake.graphqlRateLimit(1));
+    expect(await provider.linkedBranches(repo(), 1)).toEqual(['1-x']);
+    expect(logged.join('\n')).toMatch(/primary rate limit, retrying/);
+    const limited = fake.graphqlRateLimit(3600);
+    fake.graphqlInjected.push(limited);
+    const reset = new Date(Number(limited.headers!['x-ratelimit-reset']) * 1000).toISOString();
+    expect(await failure(provider.linkedBranches(repo(), 1))).toMatchObject({
+      status: 403, message: `GitHub request failed (403): API rate limit already exceeded for user ID 1. (rate limit resets at ${reset})`,
+    });
+    // An untyped GraphQL error (what a malformed query gets) is the forge failing to answer: 502.
+    fake.graphqlInjected.push({ message: `Something went wrong with ${TOKEN}`, operation: 'mutation' });
+    expect(await failure(provider.createLinkedBranch(repo(), 1, '1-y'))).toMatchObject({ status: 502, message: 'GitHub request failed (502): Something went wrong with [redacted]' });
+    expect(logged.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('lists every linked branch over several pages', async () => {
+    fake.addIssue({ title: 'many' });
+    fake.addIssue({ title: 'none' });
+    const names = Array.from({ length: 250 }, (_, i) => `1-many-${i}`);
+    fake.linkedBranches.set(1, names);
+    expect(await provider.linkedBranches(repo(), 1)).toEqual(names);
+    expect(graphqlCalls()).toEqual(['LinkedBranches', 'LinkedBranches', 'LinkedBranches']);
+    expect(await provider.linkedBranches(repo(), 2)).toEqual([]);
+    expect(await failure(provider.linkedBranches(repo(), 7))).toMatchObject({ status: 404, message: expect.stringMatching(/Could not resolve to an Issue with the number of 7/) });
+  });
+
+  it('finds a branch by its exact name', async () => {
+    fake.branches.set('feat/x', '1'.repeat(40));
+    expect(await provider.branchExists(repo(), 'feat/x')).toBe(true);
+    expect(await provider.branchExists(repo(), 'main')).toBe(true);
+    expect(await provider.branchExists(repo(), 'feat')).toBe(false);
+    expect(await provider.branchExists(repo(), 'gone')).toBe(false);
+    expect(fake.requests.map((r) => r.path)[0]).toBe('/repos/acme/widget/git/ref/heads%2Ffeat%2Fx');
+    fake.injected.push(...[1, 2, 3].map(() => ({ status: 500, message: 'Server Error' })));
+    expect(await failure(provider.branchExists(repo(), 'feat/x'))).toMatchObject({ status: 500, message: 'GitHub request failed (500): Server Error' });
+    const anonymous = new GitHubProvider({ baseUrl: fake.url, retryAfterBaseValueMs: 5 });
+    expect((await failure(anonymous.branchExists(repo(), 'main'))).status).toBe(401);
+  });
+
+  it("a branch's pull requests in every state, over pages, in one list call sequence", async () => {
+    for (let i = 0; i < 230; i++) fake.addPull({ title: `pr ${i}`, head: 'feat/x', state: i % 3 === 0 ? 'closed' : 'open' });
+    fake.addPull({ title: 'other branch', head: 'feat/y' });
+    fake.addPull({ title: "a fork's branch of the same name", head: 'feat/x', headOwner: 'mallory' });
+    const pulls = await provider.pullsForBranch(repo(), 'feat/x');
+    expect(pulls).toHaveLength(230);
+    expect(pulls[0]).toEqual({ number: 230, state: 'open', url: 'https://github.example/acme/widget/pull/230' });
+    expect(pulls.at(-1)).toEqual({ number: 1, state: 'closed', url: 'https://github.example/acme/widget/pull/1' });
+    expect(fake.requests.map((r) => r.path)).toEqual([
+      '/repos/acme/widget/pulls?head=acme%3Afeat%2Fx&state=all&per_page=100',
+      '/repos/acme/widget/pulls?head=acme%3Afeat%2Fx&state=all&per_page=100&page=2',
+      '/repos/acme/widget/pulls?head=acme%3Afeat%2Fx&state=all&per_page=100&page=3',
+    ]);
+    fake.requests.length = 0;
+    expect(await provider.pullsForBranch(repo(), 'nothing')).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    fake.injected.push(...[1, 2, 3].map(() => ({ status: 502, message: 'Bad Gateway', pathIncludes: '/pulls' })));
+    expect(await failure(provider.pullsForBranch(repo(), 'feat/x'))).toMatchObject({ status: 502 });
+  });
+
+  it('with a backing repository the created branch is a real ref that clones', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'svc-fake-forge-'));
+    try {
+      const remote = makeRemote(root);
+      fake.backingRepo = remote.bare;
+      const head = git(root, '--git-dir', remote.bare, 'rev-parse', 'main').trim();
+      fake.addIssue({ title: 'Real branch' });
+      expect(await provider.branchExists(repo(), 'feature')).toBe(true);
+      expect(await provider.branchExists(repo(), '1-real-branch')).toBe(false);
+      expect(await provider.createLinkedBranch(repo(), 1, '1-real-branch')).toBe('1-real-branch');
+      expect(git(root, '--git-dir', remote.bare, 'rev-parse', '1-real-branch').trim()).toBe(head);
+      expect(await provider.branchExists(repo(), '1-real-branch')).toBe(true);
+      git(root, 'clone', '--quiet', '--branch', '1-real-branch', remote.url, join(root, 'clone'));
+      expect(git(join(root, 'clone'), 'rev-parse', 'HEAD').trim()).toBe(head);
+      // `feature` exists in the backing repo (not in `branches`): a refusal.
+      expect(await provider.createLinkedBranch(repo(), 1, 'feature')).toBeNull();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
