@@ -2,6 +2,7 @@
 // transport is one server + transport per request), with the instructions that tell an agent when to call
 // each tool (notes/agents.md §4).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { SVC_VERSION } from '../../../protocol/version.js';
 import { agentTools } from './agent-tools.js';
@@ -27,6 +28,20 @@ export const MCP_INSTRUCTIONS = [
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
+/**
+ * Each tool's input and output as zod objects, built once: given raw shapes, the SDK builds the objects
+ * again for every registration, that is for every request.
+ */
+const schemas = new WeakMap<AnyTool, { input: z.ZodObject; output: z.ZodObject }>();
+function schemasOf(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
+  let built = schemas.get(tool);
+  if (!built) {
+    built = { input: z.object(tool.input), output: z.object(tool.output) };
+    schemas.set(tool, built);
+  }
+  return built;
+}
+
 export function buildMcpServer(context: ToolContext, tools: readonly AnyTool[] = MCP_TOOLS): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: SVC_VERSION },
@@ -35,7 +50,7 @@ export function buildMcpServer(context: ToolContext, tools: readonly AnyTool[] =
   for (const tool of tools) {
     server.registerTool(
       tool.name,
-      { description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+      { description: tool.description, inputSchema: schemasOf(tool).input, outputSchema: schemasOf(tool).output, annotations: tool.annotations },
       async (args: Record<string, unknown>) => {
         try {
           const { result, summary } = await tool.run(args as never, context);
