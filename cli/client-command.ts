@@ -14,6 +14,7 @@ import { shipsCommand } from './client/ships-command.js';
 import { reposCommand } from './client/repos-command.js';
 import { resourcesCommand } from './client/resources-command.js';
 import { armoryCommand } from './client/armory-command.js';
+import { sweepCommand } from './client/sweep-command.js';
 import { addWorkspaceCommands, checkKey } from './client/workspace-commands.js';
 import { ensureAttachable } from './client/attach-check.js';
 
@@ -49,6 +50,7 @@ export function clientCommand(): Command {
   client.addCommand(reposCommand(bridge, json));
   client.addCommand(resourcesCommand(api, json));
   client.addCommand(armoryCommand(bridge, json));
+  client.addCommand(sweepCommand(bridge, json));
 
   client
     .command('attach')

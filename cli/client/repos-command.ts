@@ -1,8 +1,9 @@
 // `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry. `add` then lists the new
-// repo's branches through the bridge and warns when that fails (repo-probe.ts). Names are checked here
+// repo's branches through the bridge and warns when that fails (repo-probe.ts). `issues` and `pulls` are a
+// quick look at the repo's forge through the bridge's forge routes (DESIGN §6). Names are checked here
 // first, as workspace verbs check theirs: `.` and `..` cannot even travel in a URL path (they would resolve
 // away to another route), and the rule broken is said the same way the bridge says it.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { identifierProblem } from '../../protocol/identifier-rules.js';
 import type { Repo, RepoBranch } from '../../protocol/index.js';
 import { redactUrlCredentials } from '../../protocol/redact.js';
@@ -10,6 +11,22 @@ import type { ApiClient } from '../api/http.js';
 import { printJson, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { branchListingProblem } from './repo-probe.js';
+
+/** The fields of the forge routes' issue and pull summaries (DESIGN §6) these tables show. */
+interface ForgeItem {
+  number: number;
+  title: string;
+  state: string;
+  author: string | null;
+}
+interface ForgePull extends ForgeItem {
+  draft: boolean;
+  headBranch: string;
+}
+
+const TITLE_CHARS = 60;
+const shortTitle = (title: string) => (title.length > TITLE_CHARS ? `${title.slice(0, TITLE_CHARS - 1)}…` : title);
+const stateOption = () => new Option('--state <state>', 'which ones').choices(['open', 'closed', 'all']).default('open');
 
 function checkRepoName(name: string): string {
   const problem = identifierProblem(name);
@@ -55,5 +72,28 @@ export function reposCommand(api: () => ApiClient, json: () => boolean): Command
     if (branches.length === 0) return void process.stdout.write('no branches\n');
     process.stdout.write(formatTable(['BRANCH', 'SHA'], branches.map((b) => [b.name, b.sha])));
   });
+  repos
+    .command('issues')
+    .description('the repo\'s issues on its forge (GitHub), through the bridge; pull requests are not listed')
+    .argument('<name>')
+    .addOption(stateOption())
+    .action(async (name: string, options: { state: string }) => {
+      const issues = await api().call<ForgeItem[]>('GET', path(name, `/issues?state=${options.state}`));
+      if (json()) return printJson(issues);
+      if (issues.length === 0) return void process.stdout.write(`no ${options.state === 'all' ? '' : `${options.state} `}issues\n`);
+      process.stdout.write(formatTable(['NUMBER', 'TITLE', 'STATE', 'AUTHOR'], issues.map((i) => [`#${i.number}`, shortTitle(i.title), i.state, i.author])));
+    });
+  repos
+    .command('pulls')
+    .description('the repo\'s pull requests on its forge (GitHub), through the bridge')
+    .argument('<name>')
+    .addOption(stateOption())
+    .action(async (name: string, options: { state: string }) => {
+      const pulls = await api().call<ForgePull[]>('GET', path(name, `/pulls?state=${options.state}`));
+      if (json()) return printJson(pulls);
+      if (pulls.length === 0) return void process.stdout.write(`no ${options.state === 'all' ? '' : `${options.state} `}pull requests\n`);
+      const rows = pulls.map((p) => [`#${p.number}`, shortTitle(p.title), p.draft ? `${p.state} (draft)` : p.state, p.author, p.headBranch]);
+      process.stdout.write(formatTable(['NUMBER', 'TITLE', 'STATE', 'AUTHOR', 'HEAD'], rows));
+    });
   return repos;
 }

@@ -2,16 +2,23 @@
 // (its own module, rm-command.ts), diff. Through the bridge by default; with `--url` straight to one ship.
 // Tables for people, `--json` for the raw API body.
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import type { BranchOutcome, BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
 import type { ApiClient } from '../api/http.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { addRemoveCommand } from './rm-command.js';
 import { agentCell, agentLine } from './agent-text.js';
+import { ephemeralCells } from './ephemeral-text.js';
 import { checkKey, workspacePath } from './workspace-key.js';
 
 export { checkKey, workspacePath } from './workspace-key.js';
+
+/** `--issue`'s value as the spec's positive integer, refused here rather than sent as NaN or 1.5. */
+function issueNumberOf(value: string): number {
+  const number = /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number < 1) throw new Error(`--issue takes an issue number (a positive integer), not "${value}"`);
+  return number;
+}
 
 type Summary = Partial<BridgeWorkspaceSummary> & Pick<BridgeWorkspaceSummary, 'repoName' | 'name' | 'branch' | 'active' | 'agent'>;
 
@@ -21,7 +28,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
     .description('list workspaces')
     .option('--active', 'only active ones')
     .option('--inactive', 'only inactive ones')
-    .option('--wide', 'more columns (agent description, model)')
+    .option('--wide', 'more columns (through the bridge: issue, pull request and cleanup of ephemeral workspaces; agent description, model)')
     .action(async (options: { active?: boolean; inactive?: boolean; wide?: boolean }) => {
       if (options.active && options.inactive) throw new Error('--active and --inactive exclude each other');
       const filter = options.active ? '?active=true' : options.inactive ? '?active=false' : '';
@@ -29,7 +36,13 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
       const list = await target.call<Summary[]>('GET', `/workspaces${filter}`);
       if (json()) return printJson(list);
       if (list.length === 0) return void process.stdout.write('no workspaces\n');
-      const headers = ['REPO', 'NAME', ...(target.viaBridge ? ['SHIP'] : []), 'BRANCH', 'STATE', 'AGENT', ...(options.wide ? ['DESCRIPTION', 'MODEL'] : [])];
+      // Ephemeral records are the bridge's (a ship has none); their short columns come before the free text.
+      const ephemeralColumns = options.wide && target.viaBridge;
+      const headers = [
+        'REPO', 'NAME', ...(target.viaBridge ? ['SHIP'] : []), 'BRANCH', 'STATE', 'AGENT',
+        ...(ephemeralColumns ? ['ISSUE', 'PR', 'CLEANUP'] : []),
+        ...(options.wide ? ['DESCRIPTION', 'MODEL'] : []),
+      ];
       const rows = list.map((w) => [
         w.repoName,
         w.name,
@@ -37,6 +50,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
         w.branch,
         state(w.active ? 'active' : 'inactive'),
         agentCell(w.agent, { wide: options.wide }),
+        ...(ephemeralColumns ? ephemeralCells(w.ephemeral) : []),
         ...(options.wide ? [w.agent?.description ?? '-', w.agent ? `${w.agent.provider}/${w.agent.model}` : '-'] : []),
       ]);
       process.stdout.write(formatTable(headers, rows));
@@ -66,36 +80,48 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
 
   client
     .command('create')
-    .description('create a workspace: through the bridge on --ship from the repo registry, or with --url from -u <clone url>')
+    .description('create a workspace: through the bridge on --ship from the repo registry (on a branch, or on the branch the bridge links to an issue), or with --url from -u <clone url>')
     .argument('<repo>')
     .argument('<name>')
     .option('-b, --branch <branch>', 'branch or tag to check out (another name becomes a new branch)')
     .option('--ship <ship>', 'the ship to create it on (through the bridge)')
     .option('-u, --clone-url <url>', 'the clone URL (straight to a ship with --url)')
-    .addOption(new Option('--issue <n>', 'create from an issue of the repo (through the bridge)').argParser((v) => Number(v)))
-    .option('--ephemeral', 'with --issue: removed once its pull request merges')
-    .action(async (repo: string, name: string, options: { branch?: string; ship?: string; cloneUrl?: string; issue?: number; ephemeral?: boolean }) => {
+    .option('--issue <n>', 'instead of -b: work on issue <n>; the bridge creates (or finds) the issue\'s linked branch <n>-<title> on GitHub')
+    .option('--ephemeral', 'with --issue: deleted automatically once its pull request is merged or closed, or the issue is closed without one')
+    .action(async (repo: string, name: string, options: { branch?: string; ship?: string; cloneUrl?: string; issue?: string; ephemeral?: boolean }) => {
       checkKey(repo, name);
       const target = api();
       let body: Record<string, unknown>;
+      let issueNumber: number | undefined;
       if (target.viaBridge) {
         if (!options.ship) throw new Error('--ship <ship> is required when creating through the bridge');
         if (options.cloneUrl) throw new Error('-u/--clone-url is for a ship reached with --url; the bridge takes the URL from its repo registry');
         if ((options.branch === undefined) === (options.issue === undefined)) throw new Error('give exactly one of -b <branch> or --issue <n>');
-        if (options.ephemeral && options.issue === undefined) throw new Error('--ephemeral needs --issue');
-        body = { ship: options.ship, repoName: repo, name, ...(options.branch !== undefined ? { branch: options.branch } : { issueNumber: options.issue }), ...(options.ephemeral ? { ephemeral: true } : {}) };
+        if (options.ephemeral && options.issue === undefined) throw new Error('--ephemeral needs --issue <n>: only a workspace made from an issue is cleaned up automatically');
+        if (options.issue !== undefined) issueNumber = issueNumberOf(options.issue);
+        body = { ship: options.ship, repoName: repo, name, ...(issueNumber === undefined ? { branch: options.branch } : { issueNumber }), ...(options.ephemeral ? { ephemeral: true } : {}) };
       } else {
+        if (options.ship || options.issue !== undefined || options.ephemeral) throw new Error('--ship, --issue and --ephemeral go through the bridge, not --url');
         if (!options.cloneUrl || options.branch === undefined) throw new Error('with --url, create needs -u <clone url> and -b <branch>');
-        if (options.ship || options.issue !== undefined) throw new Error('--ship and --issue go through the bridge, not --url');
         body = { url: options.cloneUrl, repoName: repo, name, branch: options.branch };
       }
-      const created = await withSpinner(`creating ${repo}/${name} (cloning)`, target.call<Summary & Partial<BranchOutcome>>('POST', '/workspaces', body));
+      const doing = issueNumber === undefined ? `creating ${repo}/${name} (cloning)` : `creating ${repo}/${name} (linking a branch to issue #${issueNumber}, cloning)`;
+      const created = await withSpinner(doing, target.call<Summary & Partial<BranchOutcome>>('POST', '/workspaces', body));
       if (json()) return printJson(created);
-      // A name the remote lacks silently becomes a new branch (spec); said out loud, as it is often a typo.
+      const key = `${created.repoName}/${created.name}`;
+      if (issueNumber === undefined) {
+        // A name the remote lacks silently becomes a new branch (spec); said out loud, as it is often a typo.
+        const where = created.branchCreated
+          ? `a new branch "${created.branch}" (not on the remote${created.ship ? `; ship ${created.ship}` : ''})`
+          : `branch ${created.branch}${created.ship ? ` (ship ${created.ship})` : ''}`;
+        return void process.stdout.write(`created ${key} on ${where}\n`);
+      }
+      // The branch is the bridge's choice (the issue's linked branch): it is the line's news.
       const where = created.branchCreated
-        ? `a new branch "${created.branch}" (not on the remote${created.ship ? `; ship ${created.ship}` : ''})`
-        : `branch ${created.branch}${created.ship ? ` (ship ${created.ship})` : ''}`;
-      process.stdout.write(`created ${created.repoName}/${created.name} on ${where}\n`);
+        ? `a new branch "${created.branch}" for issue #${issueNumber} (not on the remote; ship ${created.ship})`
+        : `branch ${created.branch} for issue #${issueNumber} (ship ${created.ship})`;
+      process.stdout.write(`created ${key} on ${where}\n`);
+      if (created.ephemeral) process.stdout.write('ephemeral: deleted automatically once its pull request is merged or closed (or the issue is closed without one)\n');
     });
 
   const simple = (verb: string, description: string, method: string, suffix: string, done: string) =>

@@ -73,7 +73,7 @@ describe('svc client against a live fleet', () => {
     expect(await svc('activate', 'app', 'w1')).toMatchObject({ code: 0, stdout: 'activated app/w1\n' });
     expect(await svcJson('ls', '--active')).toHaveLength(1);
     expect((await svc('ls', '--inactive')).stdout).toMatch(/w2/);
-    expect((await svc('ls', '--wide')).stdout.split('\n')[0]).toMatch(/AGENT\s+DESCRIPTION\s+MODEL$/);
+    expect((await svc('ls', '--wide')).stdout.split('\n')[0]).toMatch(/AGENT\s+ISSUE\s+PR\s+CLEANUP\s+DESCRIPTION\s+MODEL$/);
 
     const status = (await svc('status', 'app', 'w1')).stdout;
     expect(status).toBe('workspace: app/w1\nship:      one\nbranch:    main\nstate:     active\nchanges:   +0 -0, 0 commit(s) ahead\nagent:     -\n');
