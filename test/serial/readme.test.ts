@@ -5,7 +5,9 @@
 // servers (`svc launch|ship|bridge`) run in the background until their section is done; commands that ask
 // something run in a pty and are answered; `attach` is detached with Ctrl-]. Only what the README's own
 // words point at is put in place first: a clone URL on GitHub becomes a local bare repository (no network
-// here), the ship the examples call `my-host` is the one launched, `<ADMIN_PASSWORD>` the admin's.
+// here), the ship the examples call `my-host` is the one launched, `<ADMIN_PASSWORD>` the admin's. GitHub
+// itself is the fake forge (SVC_GITHUB_API_URL), whose acme/widget is backed by the local bare repository:
+// git clones https://github.com/acme/widget.git from it through an `insteadOf` in the run's $HOME/.gitconfig.
 // In the serial suite: the examples use the fixed ports 4700 and 4800.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,10 +18,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
+import { FakeGitHub } from '../fakes/github.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/svc.js');
 const ADMIN = { user: 'admin', email: 'admin@example.com', password: 'readme-admin-pw' };
+const GITHUB_TOKEN = 'ghp_readme_example_token';
 
 /** The README's shell examples: each block's commands, continuation lines joined, comments dropped. */
 function readmeBlocks(): string[][] {
@@ -40,6 +44,7 @@ svc() { node ${JSON.stringify(CLI)} "$@"; }
 
 interface World {
   root: string;
+  forge: FakeGitHub;
   remote: RemoteFixture;
   env: Record<string, string>;
   /** README text → what runs here. */
@@ -210,11 +215,22 @@ function block(first: string): string[] {
 beforeAll(async () => {
   const root = await makeTempRoot();
   const remote = makeRemote(root);
+  const home = join(root, 'home');
+  mkdirSync(home);
+  writeFileSync(join(home, '.gitconfig'), `[url "file://${remote.bare}"]\n\tinsteadOf = https://github.com/acme/widget.git\n`);
+  const forge = await new FakeGitHub().start();
+  forge.token = GITHUB_TOKEN;
+  forge.backingRepo = remote.bare;
+  forge.addIssue({ number: 42, title: 'Login fails with SSO' });
   blocks = readmeBlocks();
   world = {
     root,
+    forge,
     remote,
     env: {
+      HOME: home,
+      SVC_GITHUB_API_URL: forge.url,
+      SVC_GITHUB_TOKEN: GITHUB_TOKEN,
       SVC_BRIDGE_ADMIN_USER: ADMIN.user,
       SVC_BRIDGE_ADMIN_EMAIL: ADMIN.email,
       SVC_BRIDGE_ADMIN_PASSWORD: ADMIN.password,
@@ -234,6 +250,7 @@ afterAll(async () => {
   for (const fleet of [join(world.root, 'launch/.svc/fleet'), join(world.root, 'init/.svc/fleet'), join(world.root, 'parts/fleet')]) {
     await killFleetTmux(fleet).catch(() => undefined);
   }
+  await world.forge.stop();
   await removeRoot(world.root);
 });
 
@@ -289,6 +306,13 @@ describe('the README', () => {
     await runBlock(world, cwd, bridgeRest);
     await runLines(world, cwd, block('TOKEN=$(curl'));
     await runBlock(world, cwd, block('npx svc client armory ls'));
+    // "Workspaces from GitHub issues": `my-host` is this ship; issue #42 is on the fake forge.
+    world.substitutions.push(['my-host', hostname()]);
+    const issueOut = await runLines(world, cwd, block('npx svc client repos add widget'));
+    world.substitutions.pop();
+    expect(issueOut).toContain('Login fails with SSO');
+    expect(issueOut).toContain('42-login-fails-with-sso');
+    expect(world.forge.linkedBranches.get(42)).toEqual(['42-login-fails-with-sso']);
     // The terminal examples attach to the workspace the bridge example created: start its session first.
     await runLines(world, cwd, ['npx svc client --bridge-url 4800 activate repo fix-login']);
     await runBlock(world, cwd, block('npx svc client --url 4700 attach'));
