@@ -5,8 +5,10 @@
 // The token is never written: each entry names SVC_MCP_TOKEN in the harness's own syntax. One user-scope
 // file serves every workspace of the user, so the entries in shared files build the URL from the variables
 // the ship injects into each session (SVC_SHIP_URL, SVC_WORKSPACE) and stay the same for all workspaces.
-// Claude's entry is per project path (local scope), and Codex does not expand variables in `url`, so it gets
-// a project file in the workspace: both carry the literal URL found through atlas.json. DECISIONS.md records it.
+// Copilot CLI drops an entry whose `url` is not a URL as written, so its origin is the ship's, literal (the
+// entry is then the same for every workspace of this ship). Claude's entry is per project path (local scope),
+// and Codex does not expand variables in `url`, so it gets a project file in the workspace: both carry the
+// literal URL found through atlas.json. DECISIONS.md records it.
 import { join } from 'node:path';
 
 export const HARNESSES = ['claude-code', 'codex', 'opencode', 'copilot', 'gemini'] as const;
@@ -108,7 +110,8 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
         inWorkspace: true,
         file: { format: 'toml', path: join(context.workspaceDir, '.codex', 'config.toml'), table: ['mcp_servers', SERVER_NAME], value },
         connection: (env) => ({ url: context.mcpUrl, headers: bearer(variable(env, TOKEN_VARIABLE)) }),
-        toolName: (tool) => `mcp__${SERVER_NAME}__${tool}`,
+        // A session offers the server's tools to the model in a namespace named with `-` made `_`.
+        toolName: (tool) => `mcp__${SERVER_NAME.replaceAll('-', '_')}__${tool}`,
       };
     }
     case 'opencode': {
@@ -128,17 +131,22 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
       };
     }
     case 'copilot': {
+      // Copilot CLI (1.0.102) expands ${VAR} in headers and in the URL's path when a session connects, but
+      // silently skips an entry whose `url` does not parse as written: `${SVC_SHIP_URL}/…` never reached
+      // `copilot mcp list` nor a session (test/cli/harness-reads-config.test.ts). So the ship's origin is
+      // literal and only the workspace comes from the session.
+      const url = `${new URL(context.mcpUrl).origin}/workspaces/\${SVC_WORKSPACE}/mcp`;
       const headers = bearer(`\${${TOKEN_VARIABLE}}`);
       return {
         harness,
-        scope: 'user scope (URL from the session variables)',
+        scope: "user scope (this ship's URL, the workspace from the session variables)",
         inWorkspace: false,
         file: {
           format: 'json',
           path: join(context.home, '.copilot', 'mcp-config.json'),
-          entries: [{ path: ['mcpServers', SERVER_NAME], value: { type: 'http', url: sharedUrlDollar, headers, tools: ['*'] } }],
+          entries: [{ path: ['mcpServers', SERVER_NAME], value: { type: 'http', url, headers, tools: ['*'] } }],
         },
-        connection: (env) => ({ url: expandDollar(sharedUrlDollar, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
+        connection: (env) => ({ url: expandDollar(url, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
         toolName: (tool) => `${SERVER_NAME}-${tool}`,
       };
     }
@@ -146,7 +154,8 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
       const headers = bearer(`\${${TOKEN_VARIABLE}}`);
       return {
         harness,
-        scope: 'user scope (URL from the session variables)',
+        // Gemini CLI ignores every MCP server (user-level ones too) in a folder the user has not trusted.
+        scope: 'user scope (URL from the session variables; Gemini uses it in trusted folders)',
         inWorkspace: false,
         file: {
           format: 'json',
@@ -155,7 +164,7 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
           entries: [{ path: ['mcpServers', SERVER_NAME], value: { httpUrl: sharedUrlDollar, headers, trust: true } }],
         },
         connection: (env) => ({ url: expandDollar(sharedUrlDollar, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
-        toolName: (tool) => tool,
+        toolName: (tool) => `mcp_${SERVER_NAME}_${tool}`,
       };
     }
   }

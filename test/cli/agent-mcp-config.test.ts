@@ -2,8 +2,8 @@
 // session's variables read from the ship's tmux like an agent's shell gets them, and a HOME of its own:
 // the printed entry per harness against a golden file (SVC_UPDATE_GOLDEN=1 rewrites them), `--write` twice
 // (the second changes nothing; hand-written entries and comments stay; the workspace file is git-excluded),
-// and `--check` against the live ship, then again after deactivate/activate rotated the token.
-// Not covered: a real harness CLI reading the written files (their npm packages are too large to install here).
+// and `--check` against the live ship, then again after deactivate/activate rotated the token. The real
+// harness CLIs reading the written files: harness-reads-config.test.ts.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -124,7 +124,7 @@ it('--write merges each entry, keeps hand-written entries and comments, excludes
   expect(written.copilot).toContain('// my copilot servers');
   expect(parseJsonc(written.copilot!).mcpServers['svc-agent']).toEqual({
     type: 'http',
-    url: '${SVC_SHIP_URL}/workspaces/${SVC_WORKSPACE}/mcp',
+    url: `http://localhost:${port}/workspaces/\${SVC_WORKSPACE}/mcp`,
     headers: { Authorization: 'Bearer ${SVC_MCP_TOKEN}' },
     tools: ['*'],
   });
