@@ -130,9 +130,16 @@ export async function createWorkspace(deps: CreateWorkspaceDeps, body: BridgeCre
   }
   // `branchCreated` belongs to this answer only: the index (listings, events) keeps the spec's summary.
   const { branchCreated: _answerOnly, ...summary } = created as WorkspaceSummary & { branchCreated?: unknown };
+  // A record of this key that is not this create's belongs to an earlier workspace, deleted on its ship and
+  // not yet forgotten by a sweep (the key was free, or the ship would have refused the clone). Left in place
+  // it would decorate the new ordinary workspace and have the next sweep destroy it for the old issue.
+  const stale = !recorded && ephemeral.get(body.repoName, body.name) !== null;
+  if (stale) await ephemeral.drop(body.repoName, body.name);
   // Own the key now: the ship's `workspace.created` event may arrive after this answer, and the caller's
   // next call must already route (the event then only republishes).
   registry.index.apply(ship.name, { type: 'workspace.created', ship: ship.name, at: new Date().toISOString(), workspace: summary });
+  // The ship's event may have gone out with the stale record: the aggregate says it without.
+  if (stale) registry.publishSync();
   if (recorded) {
     await ephemeral.confirm(body.repoName, body.name);
     // The ship's `workspace.created` may have gone out before the record watched: the aggregate says it now.

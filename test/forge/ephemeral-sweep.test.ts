@@ -318,6 +318,25 @@ describe('ephemeral records', () => {
     expect(await sweep()).toEqual(counters());
   });
 
+  it('a record left by a workspace deleted on the ship never adopts an ordinary workspace later created under its key', async () => {
+    const { issue } = newIssue('Reused name');
+    await createEphemeral('reuse', issue.number);
+    expect((await call(alpha.url, 'DELETE', path('widget', 'reuse'))).status).toBe(200);
+    await until(async () => (await listed('reuse')) === undefined, 'the bridge saw the ship remove it');
+    // Before any pass forgets the record, the key is created again, as an ordinary workspace.
+    const since = events.events.length;
+    const created = await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'widget', name: 'reuse', branch: 'main' });
+    expect(created).toMatchObject({ status: 201, body: { name: 'reuse', branch: 'main', ephemeral: null } });
+    expect(await bridgeStatus('reuse')).toMatchObject({ branch: 'main', ephemeral: null });
+    expect(await listed('reuse')).toMatchObject({ ephemeral: null });
+    expect(await stored()).toEqual([]);
+    await syncSince(since, (ws) => entry(ws, 'reuse')?.branch === 'main' && entry(ws, 'reuse').ephemeral === null, 'a sync with the new workspace, ordinary');
+    // The old issue closes: the ordinary workspace is nobody's to clean up.
+    issue.state = 'closed';
+    expect(await sweep()).toEqual(counters());
+    expect(await onShip(alpha, 'reuse')).toBe(200);
+  });
+
   it('an offline ship\'s records are skipped and kept; back online, the cleanup proceeds', async () => {
     const { issue } = newIssue('On a ship that sleeps');
     await createEphemeral('sleepy', issue.number, 'beta');
