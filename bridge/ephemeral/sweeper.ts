@@ -36,7 +36,15 @@ export interface SweeperOptions {
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
 }
 
-const truncate = (text: string) => (text.length > BLOCKED_REASON_MAX_CHARS ? text.slice(0, BLOCKED_REASON_MAX_CHARS) : text);
+/**
+ * The refusal cut to 200 UTF-16 units, never through a surrogate pair: a lone half would be shown from memory
+ * but stored as U+FFFD (branch names in a refusal may hold emoji).
+ */
+function truncate(text: string): string {
+  if (text.length <= BLOCKED_REASON_MAX_CHARS) return text;
+  const cut = text.slice(0, BLOCKED_REASON_MAX_CHARS);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
 const shipPath = (repo: string, name: string, suffix = '') => `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
 

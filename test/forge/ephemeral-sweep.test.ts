@@ -303,6 +303,28 @@ describe('ephemeral records', () => {
     expect(git(remote.bare, 'log', '--format=%s', '-1', branch).trim()).toBe('notes');
   });
 
+  it('a refusal cut at 200 characters never splits a character: the record reads the same from memory and from the store', async () => {
+    const { issue } = newIssue('Emoji at the cut');
+    await createEphemeral('emo', issue.number);
+    const dir = workspaceDir('alpha', 'emo');
+    // One local branch with a commit no remote has, named so that an emoji straddles characters 200 and 201.
+    const prefix = 'workspace widget/emo holds work that is not on a remote: 1 commit on branch ';
+    const scratch = `${'x'.repeat(199 - prefix.length)}\u{1F600}-tail`;
+    git(dir, 'switch', '--quiet', '-c', scratch);
+    writeFileSync(join(dir, 'emoji.txt'), 'grin\n');
+    git(dir, 'add', 'emoji.txt');
+    git(dir, 'commit', '--quiet', '-m', 'emoji');
+    const reason = `${prefix}${scratch} not on any remote`;
+    expect((await call(alpha.url, 'DELETE', `${path('widget', 'emo')}?force=false`)).body).toEqual({ error: reason });
+    expect(reason.charCodeAt(199)).toBe(0xd83d);
+    issue.state = 'closed';
+    expect(await sweep()).toEqual(counters({ checked: 1, blocked: 1 }));
+    const shown: string = (await bridgeStatus('emo')).ephemeral.blockedReason;
+    expect(shown).toBe(reason.slice(0, 199));
+    expect(shown).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect((await stored())[0]!.blockedReason).toBe(shown);
+  });
+
   it('a workspace deleted on the ship itself is forgotten at the next pass, without a forge call', async () => {
     const { issue } = newIssue('Deleted behind our back');
     await createEphemeral('gone', issue.number);
