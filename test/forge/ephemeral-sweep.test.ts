@@ -407,6 +407,15 @@ describe('ephemeral records', () => {
     expect(forgeCalls(mark2, fake2)).toEqual([`issue ${fine.issue.number}`, `pulls ${fine.branch}`]);
     expect(await onShip(alpha, 'w-fail')).toBe(200);
 
+    // The pull requests read, the issue not (5xx thrice): the record counts as checked (its pull requests
+    // were read) and as skipped (left for the next pass), as the spec defines the two counters.
+    for (let i = 0; i < 3; i++) fake.injected.push({ status: 503, message: 'Service Unavailable', pathIncludes: '/issues/' });
+    mark = fake.requests.length;
+    expect(await sweep()).toEqual(counters({ checked: 2, skipped: 1 }));
+    expect(fake.injected).toEqual([]);
+    expect(forgeCalls(mark)).toEqual([`issue ${failing.issue.number}`, `issue ${failing.issue.number}`, `issue ${failing.issue.number}`, `pulls ${failing.branch}`]);
+    expect(await onShip(alpha, 'w-fail')).toBe(200);
+
     // The forge answers again: the failing repo's record is destroyed, the other checked.
     expect(await sweep()).toEqual(counters({ checked: 2, destroyed: 1 }));
     expect(await onShip(alpha, 'w-fail')).toBe(404);
