@@ -188,6 +188,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // One shared logger instead of a child per request: the routed path is the bridge's hottest, and the
     // request log line already names method and URL.
     childLoggerFactory: (logger) => logger,
+    // Fastify's two lines per request (incoming, completed) become one, written in onResponse below.
+    disableRequestLogging: true,
   });
   try {
     app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -211,7 +213,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       if (created) logger.info({ username: created }, 'created the first admin');
     }
     // Callback-style hooks: no promise per request on the routed path.
-    app.addHook('onResponse', (request, _reply, done) => {
+    const logRequests = logger.isLevelEnabled('info');
+    app.addHook('onResponse', (request, reply, done) => {
+      if (logRequests) request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
       if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
       done();
     });
