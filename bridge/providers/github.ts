@@ -7,6 +7,7 @@
 // Issue-linked branches go through GraphQL (`octokit.graphql`: same auth, retry and throttling; its URL is
 // `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
 // errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
+import { randomUUID } from 'node:crypto';
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
@@ -78,7 +79,11 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
 }
 
 export class GitHubProvider implements ForgeProvider {
-  private readonly octokit: Client;
+  private client: Client;
+  private readonly build: (limiterId: string) => Client;
+  /** The last wall and monotonic readings, to notice the wall clock stepping back. */
+  private wall = Date.now();
+  private monotonic = performance.now();
   private readonly token: string | undefined;
 
   constructor(options: GitHubProviderOptions = {}) {
@@ -92,15 +97,32 @@ export class GitHubProvider implements ForgeProvider {
       log(`GitHub ${kind} rate limit${wait ? `, retrying after ${retryAfter} s` : ', giving up'}`, { method: request.method, url: request.url, retryAfter });
       return wait;
     };
-    this.octokit = new GitHubOctokit({
-      auth: this.token,
-      baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
-      userAgent: 'svc-bridge',
-      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-      retry: { retries: options.retries ?? 2, retryAfterBaseValue: base },
-      throttle: { onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary'), retryAfterBaseValue: base },
-      request: { redirect: 'follow' },
-    });
+    // Each client paces its own requests: plugin-throttling keys its process-wide limiters by `id`.
+    this.build = (limiterId) =>
+      new GitHubOctokit({
+        auth: this.token,
+        baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
+        userAgent: 'svc-bridge',
+        log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+        retry: { retries: options.retries ?? 2, retryAfterBaseValue: base },
+        throttle: { id: limiterId, onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary'), retryAfterBaseValue: base },
+        request: { redirect: 'follow' },
+      });
+    this.client = this.build(randomUUID());
+  }
+
+  /**
+   * The Octokit client. Its pacing (Bottleneck, inside plugin-throttling) times waits with Date.now(), so a
+   * wall clock stepped back by an hour would hold every later forge call for that hour: a step back of more
+   * than a second starts a client with fresh limiters (security notes X10).
+   */
+  private get octokit(): Client {
+    const wall = Date.now();
+    const monotonic = performance.now();
+    if (wall - this.wall < monotonic - this.monotonic - 1000) this.client = this.build(randomUUID());
+    this.wall = wall;
+    this.monotonic = monotonic;
+    return this.client;
   }
 
   private target(repo: Repo): { owner: string; repo: string } {
