@@ -225,3 +225,31 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     await until(() => pullLists() === base + 2, 'the pass after the step asked the forge', 3_000);
   }, 60_000);
 });
+
+describe('a forge answer about one record', () => {
+  it('a deleted issue (404) skips only its own record; the repo\'s next record is still swept', async () => {
+    // One record asked about at a time, the 404 first: a repo-wide failure would skip the next one too.
+    for (const name of ['a-gone', 'b-done']) {
+      expect((await call(ship.url, 'POST', '/workspaces', { url: makeRemote(root, name).url, repoName: 'widget', name, branch: 'main' })).status).toBe(201);
+    }
+    await records.begin({ repoName: 'widget', name: 'a-gone', ship: 'sweep-ship', issueNumber: 50, branch: 'gone-branch' });
+    await records.confirm('widget', 'a-gone');
+    const done = fake.addIssue({ title: 'Done', state: 'closed' });
+    await records.begin({ repoName: 'widget', name: 'b-done', ship: 'sweep-ship', issueNumber: done.number, branch: 'done-branch' });
+    await records.confirm('widget', 'b-done');
+    const oneByOne = new Sweeper({
+      records,
+      registry,
+      repos: store.repos,
+      providers: { github: new GitHubProvider({ baseUrl: fake.url }) },
+      intervalMs: 0,
+      clock: () => Date.now(),
+      log: { info: () => undefined, warn: () => undefined },
+      forgeConcurrency: 1,
+    });
+    expect(await oneByOne.sweep()).toEqual({ checked: 3, destroyed: 1, blocked: 0, skipped: 1, forgotten: 0 });
+    expect(records.get('widget', 'a-gone')).toMatchObject({ cleanup: 'watching' });
+    expect(records.get('widget', 'b-done')).toBeNull();
+    expect((await call(ship.url, 'GET', '/workspaces/widget/b-done')).status).toBe(404);
+  });
+});

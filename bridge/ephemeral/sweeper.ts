@@ -6,10 +6,11 @@
 // branch has pull requests and none is open, or has none and the issue is closed, by the ship's guarded
 // delete (`force=false`): deleted → destroyed, refused → blocked (the refusal kept, 200 characters). A PR
 // open again, or an issue reopened, puts a blocked record back to watching. A forge failure skips the
-// repo's remaining records for this pass; an offline ship skips its records.
+// repo's remaining records for this pass (a 404/410/422 about one issue or branch skips only its record);
+// an offline ship skips its records.
 import { workspaceKey, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
 import type { Clock } from '../auth/clock.js';
-import type { ForgeProviders } from '../providers/forge-provider.js';
+import { ProviderError, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { ReposStore } from '../store/repos-store.js';
@@ -19,7 +20,7 @@ import { ephemeralView, type EphemeralRecords } from './ephemeral-records.js';
 export const DEFAULT_SWEEP_INTERVAL_MS = 300_000;
 export const BLOCKED_REASON_MAX_CHARS = 200;
 /** Records of one repo asked about at once (the forge's secondary limits dislike bursts beyond this). */
-const FORGE_CONCURRENCY = 8;
+export const FORGE_CONCURRENCY = 8;
 const SHIP_LIST_TIMEOUT_MS = 30_000;
 const SHIP_DELETE_TIMEOUT_MS = 5 * 60_000;
 
@@ -34,6 +35,8 @@ export interface SweeperOptions {
   /** Wall time for `blockedAt`. */
   clock: Clock;
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  /** Records of one repo asked about at once (default FORGE_CONCURRENCY). */
+  forgeConcurrency?: number;
 }
 
 /**
@@ -57,6 +60,8 @@ export function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | nu
 }
 
 class ForgeFailed extends Error {}
+/** Forge answers about one record's issue or branch, not about the forge: they skip that record only. */
+const RECORD_LEVEL_STATUSES = new Set([404, 410, 422]);
 
 /** One pass's state: counters, the forge answers shared by records of the same branch or issue. */
 class Pass {
@@ -126,6 +131,12 @@ class Pass {
       try {
         return await answer;
       } catch (error) {
+        // The forge said this one thing is not there (an issue deleted or transferred): only this record
+        // waits; anything else (5xx, rate limit, credentials) stops the repo for this pass.
+        if (error instanceof ProviderError && RECORD_LEVEL_STATUSES.has(error.status)) {
+          this.options.log.warn({ repo: repoName, error: error.message }, `sweep: skipped a record of repo ${repoName}`);
+          throw new ForgeFailed();
+        }
         if (!failed) this.options.log.warn({ repo: repoName, error: (error as Error).message }, `sweep: the forge failed for repo ${repoName}; its remaining records wait for the next pass`);
         failed = true;
         throw new ForgeFailed();
@@ -149,7 +160,7 @@ class Pass {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(FORGE_CONCURRENCY, records.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.options.forgeConcurrency ?? FORGE_CONCURRENCY, records.length) }, worker));
   }
 
   private async sweepRecord(record: EphemeralRecord, forge: { pulls: () => Promise<PullRequestRef[]>; issueState: () => Promise<string> }): Promise<void> {
