@@ -17,6 +17,7 @@ import { killFleetTmux, runCli, startShipCli, type RunningCli } from '../helpers
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
+import { cloneHome } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_fake-forge-token-for-the-cli-test';
 const FORGE_URL = 'https://github.example/acme/widget.git';
@@ -46,9 +47,7 @@ beforeAll(async () => {
   const admin = await h.login(ADMIN.username, ADMIN.password);
   env = { SVC_TOKEN: admin, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1' };
 
-  const home = join(root, 'ship-home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), `[url "${remote.url}"]\n\tinsteadOf = ${FORGE_URL}\n`);
+  const home = cloneHome(root, remote.bare, FORGE_URL, 'ship-home');
   fleet = join(root, 'fleet');
   const port = await freePort();
   ship = await startShipCli(fleet, port, 'one', { HOME: home });

@@ -18,13 +18,14 @@ import { connectEvents, type EventClient } from '../helpers/events.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { until } from '../helpers/poll.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { cloneHome, useHome } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_ephemeral_sweep_token_97531';
 const CLONE_URL = 'https://github.example/acme/widget.git';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 let root: string;
-let savedHome: string | undefined;
+let restoreHome: (() => void) | undefined;
 let remote: RemoteFixture;
 /** The forge of repo `widget` (provider `github`), and of repo `gadget` (provider `ghe`, same clone URL). */
 let fake: FakeGitHub;
@@ -105,11 +106,7 @@ beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root);
   // The ships' git (and this file's own pushes) reach the bare repository for the GitHub URL.
-  const home = join(root, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), `[url "file://${remote.bare}"]\n\tinsteadOf = ${CLONE_URL}\n`);
-  savedHome = process.env.HOME;
-  process.env.HOME = home;
+  restoreHome = useHome(cloneHome(root, remote.bare, CLONE_URL));
   fake = await new FakeGitHub().start();
   fake.token = TOKEN;
   fake.backingRepo = remote.bare;
@@ -148,8 +145,7 @@ afterAll(async () => {
   await beta?.stop();
   await fake?.stop();
   await fake2?.stop();
-  if (savedHome === undefined) delete process.env.HOME;
-  else process.env.HOME = savedHome;
+  restoreHome?.();
   if (root) await removeRoot(root);
 });
 

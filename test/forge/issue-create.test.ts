@@ -13,6 +13,7 @@ import { FakeGitHub } from '../fakes/github.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { cloneHome, useHome } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_issue_create_secret_24680';
 const GITHUB_URL = 'https://github.example/acme/widget.git';
@@ -21,7 +22,7 @@ let remote: RemoteFixture;
 let fake: FakeGitHub;
 let bridge: Bridge;
 let ship: TestShip;
-let savedHome: string | undefined;
+let restoreHome: (() => void) | undefined;
 
 const create = (body: Record<string, unknown>) => call(bridge.url, 'POST', '/workspaces', { ship: 'forge-ship', repoName: 'widget', ...body });
 const remoteBranches = () => git(remote.bare, 'for-each-ref', '--format=%(refname:short)', 'refs/heads').trim().split('\n').sort();
@@ -30,11 +31,7 @@ beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root);
   // The ship clones the GitHub URL from the bare repository (git reads $HOME/.gitconfig; the ship passes HOME).
-  const home = join(root, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), `[url "file://${remote.bare}"]\n\tinsteadOf = ${GITHUB_URL}\n`);
-  savedHome = process.env.HOME;
-  process.env.HOME = home;
+  restoreHome = useHome(cloneHome(root, remote.bare, GITHUB_URL));
   fake = await new FakeGitHub().start();
   fake.token = TOKEN;
   fake.backingRepo = remote.bare;
@@ -57,7 +54,7 @@ afterAll(async () => {
   await bridge?.close();
   await ship?.stop();
   await fake?.stop();
-  if (savedHome !== undefined) process.env.HOME = savedHome;
+  restoreHome?.();
   if (root) await removeRoot(root);
 });
 

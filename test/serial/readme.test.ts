@@ -19,6 +19,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
 import { FakeGitHub } from '../fakes/github.js';
+import { cloneHome } from '../helpers/github-clone.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/svc.js');
@@ -215,9 +216,7 @@ function block(first: string): string[] {
 beforeAll(async () => {
   const root = await makeTempRoot();
   const remote = makeRemote(root);
-  const home = join(root, 'home');
-  mkdirSync(home);
-  writeFileSync(join(home, '.gitconfig'), `[url "file://${remote.bare}"]\n\tinsteadOf = https://github.com/acme/widget.git\n`);
+  const home = cloneHome(root, remote.bare, 'https://github.com/acme/widget.git');
   const forge = await new FakeGitHub().start();
   forge.token = GITHUB_TOKEN;
   forge.backingRepo = remote.bare;
