@@ -283,6 +283,7 @@ export class FakeKubeApi {
     if (!server) return;
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
     for (const socket of this.sockets) socket.destroy();
     await closed;
   }
@@ -290,9 +291,9 @@ export class FakeKubeApi {
   async close(): Promise<void> {
     this.gc.stop();
     this.crdController.stop();
-    await this.stopListening();
     if (this.directory) rmSync(this.directory, { recursive: true, force: true });
     this.directory = undefined;
+    await this.stopListening();
   }
 
   // ---- direct access for tests (the same rules as over HTTP, without a client) --------------------------
