@@ -1,7 +1,8 @@
 // The CRD the contract suite installs: its own group (contract.svc.dev), so running the suite against a
 // real cluster never touches svc.dev Ships and Repos, with what the operator's CRDs use — a structural
-// schema with required fields, an enum, a default and a date-time format, the status subresource, and
-// printer columns including a condition filter (READY).
+// schema with required fields, an enum, a default and a date-time format, CEL rules (a conditional
+// requirement and an immutable field), the status subresource, and printer columns including a condition
+// filter (READY).
 export const WIDGET = { group: 'contract.svc.dev', version: 'v1', plural: 'widgets', kind: 'Widget' } as const;
 
 export const WIDGET_CRD = {
@@ -31,10 +32,19 @@ export const WIDGET_CRD = {
               type: 'object',
               required: ['url'],
               properties: {
-                url: { type: 'string', minLength: 1 },
+                url: { type: 'string', minLength: 1, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'url is immutable' }] },
                 color: { type: 'string', enum: ['red', 'green', 'blue'] },
                 size: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
                 labels: { type: 'object', additionalProperties: { type: 'string' } },
+                auth: {
+                  type: 'object',
+                  required: ['mode'],
+                  properties: {
+                    mode: { type: 'string', enum: ['Generated', 'Secret', 'None'] },
+                    secretRef: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+                  },
+                  'x-kubernetes-validations': [{ rule: "self.mode == 'Secret' ? has(self.secretRef) : !has(self.secretRef)", message: 'secretRef is required exactly when mode is Secret', fieldPath: '.secretRef', reason: 'FieldValueRequired' }],
+                },
               },
             },
             status: {

@@ -1,6 +1,6 @@
 // Kubernetes API contract: what the operator relies on, exercised with @kubernetes/client-node 1.4 — CRUD,
 // optimistic concurrency, generation and the status subresource, patch content types, CRD schema
-// validation and pruning, watch with bookmarks and resume, 410 on a too-old resourceVersion, finalizers,
+// validation and pruning, CEL validation rules, watch with bookmarks and resume, 410 on a too-old resourceVersion, finalizers,
 // owner references and garbage collection, Table output, and the built-in kinds the operator touches
 // (Secrets, Pods, Events, DaemonSets, Leases).
 //
@@ -202,6 +202,23 @@ for (const { name: targetName, make } of targets) {
 
       const badStatus = await rejection(custom.patchNamespacedCustomObjectStatus({ ...widgets(), name, body: { status: { conditions: [{ type: 'Ready', status: 'Maybe' }] } } }, mergePatch));
       expect(badStatus.code).toBe(422);
+      await custom.deleteNamespacedCustomObject({ ...widgets(), name });
+    });
+
+    it('CRD CEL rules: a conditional requirement and an immutable field (transition rule, checked on update only)', async () => {
+      const name = uniqueName('contract-cel');
+      for (const auth of [{ mode: 'Secret' }, { mode: 'Generated', secretRef: { name: 'x' } }]) {
+        const refused = await rejection(createWidget(name, { url: 'https://example.test/c', auth }));
+        expect(refused.code).toBe(422);
+        expect(refused.status.message).toContain('secretRef is required exactly when mode is Secret');
+        expect(refused.status.details?.causes?.[0]).toMatchObject({ field: 'spec.auth.secretRef', reason: 'FieldValueRequired' });
+      }
+      await createWidget(name, { url: 'https://example.test/c', auth: { mode: 'Secret', secretRef: { name: 'tokens' } } });
+      const moved = await rejection(custom.patchNamespacedCustomObject({ ...widgets(), name, body: { spec: { url: 'https://elsewhere.test' } } }, mergePatch));
+      expect(moved.code).toBe(422);
+      expect(moved.status.message).toContain('url is immutable');
+      const generated = await custom.patchNamespacedCustomObject({ ...widgets(), name, body: { spec: { auth: { mode: 'Generated', secretRef: null } } } }, mergePatch) as Widget;
+      expect(generated.spec?.auth).toEqual({ mode: 'Generated' });
       await custom.deleteNamespacedCustomObject({ ...widgets(), name });
     });
 

@@ -229,7 +229,9 @@ export class Lifecycle {
         if (options.fieldValidation !== 'Ignore') warnings.push(...unknown.map((field) => `unknown field "${field}"`));
       }
       applyDefaults(schema, object);
-      causes.push(...validate(schema, object));
+      const context = { old: old ? { value: old } : undefined, ignoredRules: [] as string[] };
+      causes.push(...validate(schema, object, '', context));
+      warnings.push(...context.ignoredRules.map((rule) => `fake kube-api did not evaluate CEL rule ${rule}`));
     }
     causes.push(...validateMetadata(object.metadata, !old));
     causes.push(...(resource.validate?.(object, old) ?? []));

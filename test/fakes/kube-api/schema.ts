@@ -3,9 +3,10 @@
 // warn), drop nulls the schema does not allow, apply defaults, then validate types, required fields, enums,
 // lengths, ranges, patterns, item counts and anyOf/oneOf/allOf/not. Errors are field.ErrorList-shaped
 // causes (`spec.url: Required value`).
-// Deliberately not evaluated: CEL rules (`x-kubernetes-validations`) and list-type uniqueness
-// (`x-kubernetes-list-type: set|map`); `validationRulesIgnored` reports whether a schema had any CEL, so a
-// test can say so instead of believing a rule was checked.
+// CEL rules (`x-kubernetes-validations`) are evaluated with the subset in cel.ts, transition rules (oldSelf)
+// on update only; a rule outside that subset is skipped and reported in `ignoredRules` (the server turns it
+// into a Warning header), never guessed. Not checked: list-type uniqueness (`x-kubernetes-list-type`).
+import { CelError, CelUnsupported, checkRule, isTransitionRule } from './cel.js';
 import type { StatusCause } from './errors.js';
 
 export interface StructuralSchema {
@@ -117,8 +118,46 @@ const FORMATS: Record<string, (value: string) => boolean> = {
   uri: (value) => { try { new URL(value); return true; } catch { return false; } },
 };
 
+/** The object being replaced (for CEL transition rules) and where skipped rules are reported. */
+export interface ValidationContext { old?: { value: unknown }; ignoredRules: string[] }
+
+interface CelRule { rule?: string; message?: string; reason?: string; fieldPath?: string }
+
+const RULE_REASONS: Record<string, (type: string, message: string) => string> = {
+  FieldValueInvalid: (type, message) => `Invalid value: "${type}": ${message}`,
+  FieldValueForbidden: (_, message) => `Forbidden: ${message}`,
+  FieldValueRequired: (_, message) => `Required value: ${message}`,
+  FieldValueDuplicate: (type, message) => `Duplicate value: "${type}": ${message}`,
+};
+
+function checkRules(schema: StructuralSchema, value: unknown, path: string, context: ValidationContext): StatusCause[] {
+  const causes: StatusCause[] = [];
+  for (const entry of (schema['x-kubernetes-validations'] ?? []) as CelRule[]) {
+    const rule = entry.rule ?? '';
+    const transition = isTransitionRule(rule);
+    if (transition && !context.old) continue;
+    const field = entry.fieldPath ? join(path, entry.fieldPath.replace(/^\./, '')) : path || '<root>';
+    const reason = RULE_REASONS[entry.reason ?? ''] ? entry.reason! : 'FieldValueInvalid';
+    const type = schema.type ?? typeOf(value);
+    try {
+      if (!checkRule(rule, value, transition ? context.old : undefined)) causes.push({ reason, field, message: RULE_REASONS[reason]!(type, entry.message ?? `failed rule: ${rule}`) });
+    } catch (error) {
+      if (error instanceof CelUnsupported) context.ignoredRules.push(`${field}: ${rule} (${error.message})`);
+      else if (error instanceof CelError) causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: "${type}": ${error.message} evaluating rule: ${rule}` });
+      else throw error;
+    }
+  }
+  return causes;
+}
+
+function oldChild(context: ValidationContext, key: string): ValidationContext {
+  const old = context.old?.value;
+  const present = old !== null && typeof old === 'object' && !Array.isArray(old) && key in old;
+  return { ignoredRules: context.ignoredRules, old: present ? { value: (old as Record<string, unknown>)[key] } : undefined };
+}
+
 /** Field errors of `value` against `schema`. */
-export function validate(schema: StructuralSchema, value: unknown, path = ''): StatusCause[] {
+export function validate(schema: StructuralSchema, value: unknown, path = '', context: ValidationContext = { ignoredRules: [] }): StatusCause[] {
   const causes: StatusCause[] = [];
   const field = path || '<root>';
   if (!typeMatches(schema, value)) {
@@ -144,7 +183,7 @@ export function validate(schema: StructuralSchema, value: unknown, path = ''): S
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${value.length}: ${field} in body should have at least ${schema.minItems} items` });
     if (schema.maxItems !== undefined && value.length > schema.maxItems) causes.push({ reason: 'FieldValueTooMany', field, message: `Too many: ${value.length}: must have at most ${schema.maxItems} items` });
-    if (schema.items) value.forEach((item, index) => causes.push(...validate(schema.items!, item, join(path, index))));
+    if (schema.items) value.forEach((item, index) => causes.push(...validate(schema.items!, item, join(path, index), { ignoredRules: context.ignoredRules })));
   }
   if (isObject(value)) {
     for (const key of schema.required ?? []) {
@@ -156,9 +195,11 @@ export function validate(schema: StructuralSchema, value: unknown, path = ''): S
     for (const [key, child] of Object.entries(value)) {
       if (!path && ROOT_FIELDS.has(key)) continue;
       const childSchema = schema.properties?.[key] ?? (isObject(schema.additionalProperties) ? (schema.additionalProperties as StructuralSchema) : undefined);
-      if (childSchema) causes.push(...validate(childSchema, child, join(path, key)));
+      if (childSchema) causes.push(...validate(childSchema, child, join(path, key), oldChild(context, key)));
     }
   }
+  // As the apiserver: a type error blocks CEL (its rules would see values of the wrong type); others do not.
+  if (!causes.some((cause) => cause.reason === 'FieldValueTypeInvalid')) causes.push(...checkRules(schema, value, path, context));
   // Value validations (no types of their own in a structural schema).
   for (const branch of schema.allOf ?? []) causes.push(...validate({ ...branch, type: undefined }, value, path));
   if (schema.anyOf && !schema.anyOf.some((branch) => validate({ ...branch, type: branch.type }, value, path).length === 0)) {
@@ -171,12 +212,4 @@ export function validate(schema: StructuralSchema, value: unknown, path = ''): S
     causes.push({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${shown(value)}: ${field} in body should not match the schema (not)` });
   }
   return causes;
-}
-
-/** Whether the schema carries CEL rules this fake does not evaluate. */
-export function validationRulesIgnored(schema: StructuralSchema | undefined): boolean {
-  if (!schema) return false;
-  if (Array.isArray(schema['x-kubernetes-validations']) && schema['x-kubernetes-validations'].length > 0) return true;
-  const children = [...Object.values(schema.properties ?? {}), ...(isObject(schema.additionalProperties) ? [schema.additionalProperties as StructuralSchema] : []), ...(schema.items ? [schema.items] : [])];
-  return children.some(validationRulesIgnored);
 }
