@@ -396,7 +396,8 @@ for (const { name: targetName, make } of targets) {
       const template = { metadata: { labels }, spec: { nodeSelector: { 'svc.dev/contract': 'nowhere' }, containers: [{ name: 'ship', image: 'registry.invalid/ship:1' }] } };
       const daemonSet = await apps.createNamespacedDaemonSet({ namespace, body: { metadata: { name }, spec: { selector: { matchLabels: labels }, template } } });
       expect(daemonSet.metadata?.generation).toBe(1);
-      const status = await apps.replaceNamespacedDaemonSetStatus({ namespace, name, body: { ...daemonSet, status: { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0, observedGeneration: 1 } } });
+      // A merge patch (no resourceVersion): on a cluster the DaemonSet controller writes status too.
+      const status = await apps.patchNamespacedDaemonSetStatus({ namespace, name, body: { status: { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0, observedGeneration: 1 } } }, mergePatch);
       expect(status.metadata?.generation).toBe(1);
       const changed = await apps.patchNamespacedDaemonSet({ namespace, name, body: { spec: { template: { metadata: { labels: { ...labels, rev: '2' } } } } } }, mergePatch);
       expect(changed.metadata?.generation).toBe(2);

@@ -225,7 +225,9 @@ export class Lifecycle {
     if (schema) {
       const unknown = prune(schema, object);
       if (unknown.length > 0) {
-        if (options.fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${unknown.map((field) => `unknown field "${field}"`).join(', ')}`);
+        if (options.fieldValidation === 'Strict') {
+          throw errors.badRequest(`${resource.kind} in version "${version}" cannot be handled as a ${resource.kind}: strict decoding error: ${unknown.map((field) => `unknown field "${field}"`).join(', ')}`);
+        }
         if (options.fieldValidation !== 'Ignore') warnings.push(...unknown.map((field) => `unknown field "${field}"`));
       }
       applyDefaults(schema, object);
