@@ -17,6 +17,8 @@ describe('CEL subset', () => {
     ['self.size() <= 2 && self.all(k, k.startsWith("a"))', { ab: 1, ac: 2 }, true],
     ["self.url.startsWith('http://') || self.url.startsWith('https://')", { url: 'ftp://x' }, false],
     ["self.name.matches('^[a-z]+$') && size(self.name) < 10", { name: 'abc' }, true],
+    ['size(bytes(self.name)) <= 4 && size(self.name) == 3', { name: 'caé' }, true],
+    ['size(bytes(self.name)) <= 3', { name: 'caé' }, false],
     ['self.replicas % 2 == 1 && self.replicas * 2 > 5 - 1', { replicas: 3 }, true],
     ["'b' in self.tags && !('z' in self.tags) && self.tags.exists_one(t, t == 'a')", { tags: ['a', 'b'] }, true],
     ['self.items.map(i, i.n).filter(n, n > 1).size() == 2', { items: [{ n: 1 }, { n: 2 }, { n: 3 }] }, true],

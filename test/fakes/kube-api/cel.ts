@@ -1,6 +1,6 @@
 // A small subset of CEL, enough for the `x-kubernetes-validations` rules CRDs commonly carry (`has(self.x)`,
 // comparisons, `&&`/`||`/`!`/`?:`, `in`, arithmetic, `size()`, string `startsWith`/`endsWith`/`contains`/
-// `matches`/`lowerAscii`/`upperAscii`/`trim`, list and map literals, `all`/`exists`/`exists_one`/`map`/
+// `matches`/`lowerAscii`/`upperAscii`/`trim`, `bytes()` (UTF-8, so `size(bytes(s))` counts bytes), list and map literals, `all`/`exists`/`exists_one`/`map`/
 // `filter`, and `oldSelf` in transition rules). Evaluation follows CEL where it matters for validation:
 // a missing field is a "no such key" error unless guarded by has(), and `&&`/`||` absorb an error when the
 // other side decides. An expression outside the subset throws CelUnsupported; the caller then skips the
@@ -199,6 +199,7 @@ function select(target: unknown, field: string): unknown {
 
 function size(value: unknown): number {
   if (typeof value === 'string') return [...value].length;
+  if (value instanceof Uint8Array) return value.length;
   if (Array.isArray(value)) return value.length;
   if (isMap(value)) return Object.keys(value).length;
   throw new CelError('no such overload: size');
@@ -245,7 +246,8 @@ function call(node: Extract<Node, { kind: 'call' }>, scope: Scope): unknown {
     case 'trim': return text(receiver).trim();
     case 'int': return Math.trunc(Number(args[0]));
     case 'double': return Number(args[0]);
-    case 'string': return String(args[0]);
+    case 'string': return args[0] instanceof Uint8Array ? Buffer.from(args[0]).toString('utf8') : String(args[0]);
+    case 'bytes': return new Uint8Array(Buffer.from(text(args[0]), 'utf8'));
   }
   throw new CelUnsupported(`function ${node.name}`);
 }

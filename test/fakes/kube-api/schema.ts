@@ -136,7 +136,7 @@ function checkRules(schema: StructuralSchema, value: unknown, path: string, cont
     const rule = entry.rule ?? '';
     const transition = isTransitionRule(rule);
     if (transition && !context.old) continue;
-    const field = entry.fieldPath ? join(path, entry.fieldPath.replace(/^\./, '')) : path || '<root>';
+    const field = entry.fieldPath ? join(path, entry.fieldPath.replace(/^\./, '')) : path || '<nil>';
     const reason = RULE_REASONS[entry.reason ?? ''] ? entry.reason! : 'FieldValueInvalid';
     const type = schema.type ?? typeOf(value);
     try {
@@ -159,7 +159,7 @@ function oldChild(context: ValidationContext, key: string): ValidationContext {
 /** Field errors of `value` against `schema`. */
 export function validate(schema: StructuralSchema, value: unknown, path = '', context: ValidationContext = { ignoredRules: [] }): StatusCause[] {
   const causes: StatusCause[] = [];
-  const field = path || '<root>';
+  const field = path || '<nil>';
   if (!typeMatches(schema, value)) {
     const expected = schema['x-kubernetes-int-or-string'] ? 'integer or string' : schema.type;
     return [{ reason: 'FieldValueTypeInvalid', field, message: `Invalid value: ${shown(value)}: ${field} in body must be of type ${expected}: ${shown(typeOf(value))}` }];
