@@ -1,5 +1,72 @@
-// STUB written by the operator runtime (issue #19) so `svc operator` runs before the Ship/Repo reconcilers
-// land; the reconcile helper replaces this file. Contract: operator/runtime/controller.ts.
-import type { ReconcilerFactory } from '../runtime/controller.js';
+// The operator's reconcilers (issue #19), assembled for the runtime (operator/runtime/controller.ts):
+//   ShipReconciler            Ship → bridge registration, token Secret, status (ship.ts, ship-decide.ts)
+//   RepoReconciler            Repo → bridge registration, status (repo.ts, repo-decide.ts)
+//   DaemonSetShipsReconciler  ship DaemonSet → one managed Ship per node with a ready ship pod (daemonset*.ts)
+//   ChartSecretsReconciler    the chart's Secrets, created when absent (chart-secrets.ts)
+// One BridgeClient (credentials from SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD, else SVC_TOKEN, else none)
+// and one pair of shared rosters serve them all.
+import { BridgeClient, bridgeCredentialsFromEnv, type BridgeCredentials } from '../bridge-client.js';
+import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
+import { ChartSecretsReconciler } from './chart-secrets.js';
+import { Cluster } from './cluster.js';
+import { reconcileOptions, type ReconcileDeps, type ReconcileOptions } from './context.js';
+import { DaemonSetShipsReconciler } from './daemonset.js';
+import { RepoReconciler } from './repo.js';
+import { BridgeRosters } from './rosters.js';
+import { ShipReconciler } from './ship.js';
 
-export const createReconcilers: ReconcilerFactory = () => [];
+export { BridgeClient, BridgeRefused, BridgeUnauthorized, BridgeUnavailable, bridgeCredentialsFromEnv } from '../bridge-client.js';
+export { ChartSecretsReconciler, chartSecrets } from './chart-secrets.js';
+export { Cluster } from './cluster.js';
+export { REASONS, setCondition } from './conditions.js';
+export { reconcileOptions, type ReconcileDeps, type ReconcileOptions } from './context.js';
+export { DaemonSetShipsReconciler } from './daemonset.js';
+export { decideDaemonSet } from './daemonset-decide.js';
+export * from './names.js';
+export { RepoReconciler } from './repo.js';
+export { decideRepo } from './repo-decide.js';
+export { BridgeRosters } from './rosters.js';
+export { ShipReconciler } from './ship.js';
+export { decideShip } from './ship-decide.js';
+
+export interface ReconcilerExtras {
+  /** Options beyond the runtime's (secret names, intervals); defaults in names.ts. */
+  options?: Partial<ReconcileOptions>;
+  /** Default: from the environment (DESIGN §10). */
+  credentials?: BridgeCredentials;
+  env?: NodeJS.ProcessEnv;
+  /** Namespace of the chart's Secrets (default: the watched namespace; none with --all-namespaces). */
+  secretsNamespace?: string;
+}
+
+/** The shared dependencies for a runtime context (exported for tests that drive reconcilers directly). */
+export function reconcileDeps(context: ReconcilerContext, extras: ReconcilerExtras = {}): ReconcileDeps {
+  const options = reconcileOptions({ ...context.options, ...extras.options });
+  const bridge = new BridgeClient({
+    url: context.options.bridgeUrl,
+    credentials: extras.credentials ?? bridgeCredentialsFromEnv(extras.env ?? process.env),
+    logger: context.log.child({ component: 'bridge-client' }),
+    observe: (call) => context.observeBridgeCall(call.method, call.route, call.status === 0 ? 'error' : call.status, call.durationMs / 1000),
+  });
+  return {
+    cache: context.cache,
+    cluster: new Cluster(context.kube, context.log, context.clock),
+    bridge,
+    rosters: new BridgeRosters(bridge, options.rosterMaxAgeMs),
+    clock: context.clock,
+    log: context.log,
+    options,
+  };
+}
+
+export function createReconcilersWith(context: ReconcilerContext, extras: ReconcilerExtras = {}): Reconciler[] {
+  const deps = reconcileDeps(context, extras);
+  return [
+    new ShipReconciler(deps),
+    new RepoReconciler(deps),
+    new DaemonSetShipsReconciler(deps),
+    new ChartSecretsReconciler(deps, extras.secretsNamespace ?? deps.options.namespace),
+  ];
+}
+
+export const createReconcilers: ReconcilerFactory = (context) => createReconcilersWith(context);

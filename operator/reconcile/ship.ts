@@ -1,0 +1,190 @@
+// The Ship reconciler: reads the Ship from the cache, then alternates decideShip (pure, ship-decide.ts) and
+// the one action it asks for — a finalizer patch, the Generated token Secret, a bridge call — folding each
+// outcome into the facts, until the decision is a status to write. Tokens travel from the Secret to the POST
+// body here and nowhere else: no action, log line, event or status field carries one.
+// Watches: Secrets (a token Secret created, changed or deleted re-reconciles the Ships using it).
+import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
+import { BridgeRefused } from '../bridge-client.js';
+import { FINALIZER, type ShipResource } from '../resources/index.js';
+import type { ObjectKey, ReconcileResult, Reconciler, SecondaryWatch } from '../runtime/controller.js';
+import { claimsAgainst } from './claims.js';
+import { findCondition, kubeTime } from './conditions.js';
+import { bridgeTroubleOf, type ReconcileDeps } from './context.js';
+import { SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
+import { decideShip, type ShipAction, type ShipFacts, type ShipRegisterOutcome } from './ship-decide.js';
+import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf, type TokenState } from './tokens.js';
+
+/** Actions one reconcile may take before it is considered stuck (the longest path takes 7). */
+const MAX_STEPS = 12;
+
+/** How the bridge's refusal of POST /ships reads for a Ship. */
+export function registerOutcomeOf(error: BridgeRefused): ShipRegisterOutcome {
+  const taken = /^ship already registered: (.+)$/.exec(error.detail);
+  if (error.status === 409 && taken) return { kind: 'taken', name: taken[1]! };
+  if (error.status === 502 && /answered HTTP 401\b/.test(error.detail)) return { kind: 'tokensRefused', message: error.detail };
+  if (error.status === 502) return { kind: 'unreachable', message: error.detail };
+  return { kind: 'refused', status: error.status, message: error.detail };
+}
+
+export class ShipReconciler implements Reconciler {
+  readonly kind = 'Ship';
+  readonly resource = SHIP_RESOURCE;
+  readonly watches: readonly SecondaryWatch[];
+  /** When each Ship (by uid) last found a NameMismatch, to re-probe only every nameMismatchRetryMs. */
+  private readonly mismatchProbes = new Map<string, { generation: number | undefined; at: number }>();
+
+  constructor(private readonly deps: ReconcileDeps) {
+    this.watches = [{ resource: SECRET_RESOURCE, map: (secret) => this.shipsUsing(secret) }];
+  }
+
+  /** The Ships a Secret holds tokens for: its Ship owners (Generated) and Ships naming it in secretRef. */
+  private shipsUsing(secret: KubernetesObject): ObjectKey[] {
+    const namespace = secret.metadata?.namespace ?? '';
+    const name = secret.metadata?.name ?? '';
+    const keys = new Map<string, ObjectKey>();
+    for (const owner of secret.metadata?.ownerReferences ?? []) if (owner.kind === 'Ship') keys.set(owner.name, { namespace, name: owner.name });
+    for (const ship of this.deps.cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE, namespace)) {
+      if (ship.spec?.auth?.mode === 'Secret' && ship.spec.auth.secretRef?.name === name) keys.set(ship.metadata.name ?? '', { namespace, name: ship.metadata.name ?? '' });
+    }
+    return [...keys.values()];
+  }
+
+  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | void> {
+    const { cache, options } = this.deps;
+    const ship = cache.get<ShipResource & KubernetesObject>(SHIP_RESOURCE, key);
+    if (!ship) {
+      return;
+    }
+    const log = this.deps.log.child({ ship: `${key.namespace}/${key.name}` });
+    const now = this.deps.clock.now();
+    const uid = ship.metadata.uid ?? `${key.namespace}/${key.name}`;
+    const probe = this.mismatchProbes.get(uid);
+    const facts: ShipFacts = {
+      ship,
+      now: kubeTime(now),
+      tokens: await this.tokens(ship),
+      claims: claimsAgainst(ship, cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE), (other) => other.status?.shipName),
+      posts: 0,
+      removed: [],
+      mayProbe: !(probe && probe.generation === ship.metadata.generation && now - probe.at < options.nameMismatchRetryMs
+        && findCondition(ship.status?.conditions, 'Registered')?.reason === 'NameMismatch'),
+      refreshMs: options.refreshMs,
+      bridgeRetryMs: options.bridgeRetryMs,
+      shipRetryMs: options.shipRetryMs,
+    };
+    for (let step = 0; step < MAX_STEPS; step++) {
+      if (signal?.aborted) return;
+      const action = decideShip(facts);
+      log.debug({ action: action.kind, ...('name' in action ? { name: action.name } : {}) }, 'ship reconcile step');
+      const result = await this.perform(facts, action, log);
+      if (result !== 'continue') {
+        if (action.kind === 'finish') {
+          if (facts.posts > 0 && findCondition(action.status.conditions, 'Registered')?.reason === 'NameMismatch') this.mismatchProbes.set(uid, { generation: ship.metadata.generation, at: now });
+          else if (findCondition(action.status.conditions, 'Registered')?.reason !== 'NameMismatch') this.mismatchProbes.delete(uid);
+        }
+        if (action.kind === 'done' || action.kind === 'removeFinalizer') this.mismatchProbes.delete(uid);
+        return result;
+      }
+    }
+    throw new Error(`Ship ${key.namespace}/${key.name}: no settled decision after ${MAX_STEPS} steps`);
+  }
+
+  /** The Secret's token pair as the Ship's auth mode asks: the cache first, the API server on a miss. */
+  private async tokens(ship: ShipResource): Promise<TokenState> {
+    const secretName = tokenSecretNameOf(ship);
+    if (!secretName) return readTokens(ship, undefined);
+    const namespace = ship.metadata.namespace ?? '';
+    const cached = this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, { namespace, name: secretName });
+    return readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName)));
+  }
+
+  private async perform(facts: ShipFacts, action: ShipAction, log: ReconcileDeps['log']): Promise<'continue' | ReconcileResult | void> {
+    const { cluster, bridge, rosters } = this.deps;
+    const ship = facts.ship;
+    switch (action.kind) {
+      case 'done':
+        return;
+      case 'addFinalizer':
+        facts.ship = await cluster.addFinalizer(SHIP_RESOURCE, ship as ShipResource & KubernetesObject, FINALIZER);
+        return 'continue';
+      case 'removeFinalizer':
+        if (action.event) await cluster.recordEvent(ship as KubernetesObject, action.event);
+        await cluster.removeFinalizer(SHIP_RESOURCE, ship as ShipResource & KubernetesObject, FINALIZER);
+        log.info('finalizer removed');
+        return {};
+      case 'createTokenSecret': {
+        const pair = { shipToken: generateToken(), bridgeToken: generateToken() };
+        const created = await cluster.createSecret(generatedTokenSecret(ship, pair));
+        if (created === 'created') {
+          log.info({ secret: action.secretName }, 'created the token Secret');
+          facts.tokens = { kind: 'pair', secretName: action.secretName, ...pair };
+        } else {
+          // Created by an earlier reconcile the cache has not shown yet: use what is stored, never a new pair.
+          facts.tokens = readTokens(ship, await cluster.readSecret(ship.metadata.namespace ?? '', action.secretName));
+          if (facts.tokens.kind === 'absent') throw new Error(`Secret ${action.secretName} exists but could not be read`);
+        }
+        return 'continue';
+      }
+      case 'listShips':
+        try {
+          facts.roster = await rosters.ships();
+        } catch (error) {
+          facts.bridgeTrouble = this.trouble(error);
+        }
+        return 'continue';
+      case 'register': {
+        const tokens = facts.tokens;
+        const body = tokens.kind === 'pair' ? { url: ship.spec.url, shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken } : { url: ship.spec.url };
+        facts.posts += 1;
+        try {
+          facts.posted = { kind: 'created', info: await bridge.registerShip(body) };
+          log.info({ shipName: facts.posted.info.name, url: facts.posted.info.url }, 'registered with the bridge');
+        } catch (error) {
+          if (!(error instanceof BridgeRefused)) {
+            facts.bridgeTrouble = this.trouble(error);
+            return 'continue';
+          }
+          facts.posted = registerOutcomeOf(error);
+          log.info({ outcome: facts.posted.kind, status: error.status, detail: error.detail }, 'the bridge refused the registration');
+        } finally {
+          rosters.shipsChanged();
+        }
+        if (facts.posted.kind === 'taken') {
+          try {
+            facts.roster = await rosters.ships({ fresh: true });
+          } catch (error) {
+            facts.bridgeTrouble = this.trouble(error);
+          }
+        }
+        return 'continue';
+      }
+      case 'deregister':
+        try {
+          const outcome = await bridge.deregisterShip(action.name);
+          log.info({ shipName: action.name, why: action.why, outcome }, 'deregistered from the bridge');
+          facts.removed = [...facts.removed, action.name];
+          if (action.event) await cluster.recordEvent(ship as KubernetesObject, action.event);
+        } catch (error) {
+          facts.bridgeTrouble = this.trouble(error);
+        } finally {
+          rosters.shipsChanged();
+        }
+        return 'continue';
+      case 'finish': {
+        const wrote = await cluster.writeStatus(SHIP_RESOURCE, ship as KubernetesObject, ship.status as Record<string, unknown> | undefined, action.status as Record<string, unknown>);
+        for (const event of action.events) await cluster.recordEvent(ship as KubernetesObject, event);
+        if (wrote) {
+          const ready = findCondition(action.status.conditions, 'Ready');
+          log.info({ ready: ready?.status, reason: ready?.reason, shipName: action.status.shipName, bridgeStatus: action.status.bridgeStatus }, 'status updated');
+        }
+        return { requeueAfterMs: action.requeueAfterMs };
+      }
+    }
+  }
+
+  private trouble(error: unknown) {
+    const trouble = bridgeTroubleOf(error);
+    if (!trouble) throw error;
+    return trouble;
+  }
+}

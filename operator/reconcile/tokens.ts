@@ -1,0 +1,92 @@
+// Ship token pairs in Secrets (DESIGN §10): what a Ship's `spec.auth` asks for, read from the Secret it names
+// (pure), and the Generated Secret the operator creates once. Values are 32 bytes of CSPRNG output in
+// base64url (spec "Ship/bridge token pair"); a Secret that exists is never written again, so a pair is never
+// rotated by accident. Nothing here logs, and nothing returned for status or messages holds a token.
+import { randomBytes } from 'node:crypto';
+import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
+import { TOKEN_BYTES } from '../../protocol/index.js';
+import { generatedTokenSecretName, TOKEN_KEYS, type ShipResource } from '../resources/index.js';
+import { MANAGED_BY_OPERATOR } from './names.js';
+
+/** What registration will present, decided from the Ship's auth mode and the Secret's contents. */
+export type TokenState =
+  /** Register with this pair. */
+  | { kind: 'pair'; secretName: string; shipToken: string; bridgeToken: string }
+  /** Register without credentials (mode None, or a Secret with neither key). */
+  | { kind: 'none'; secretName?: string }
+  /** Mode Generated and the Secret does not exist yet: create it. */
+  | { kind: 'absent'; secretName: string }
+  /** The Secret cannot be used: Ready=False TokensInvalid with this message. */
+  | { kind: 'invalid'; secretName: string; message: string };
+
+/** The Secret a Ship's tokens live in (undefined for mode None). */
+export function tokenSecretNameOf(ship: Pick<ShipResource, 'metadata' | 'spec'>): string | undefined {
+  const mode = ship.spec.auth?.mode ?? 'Generated';
+  if (mode === 'None') return undefined;
+  if (mode === 'Secret') return ship.spec.auth?.secretRef?.name;
+  return generatedTokenSecretName(ship.metadata.name ?? '');
+}
+
+function decoded(secret: V1Secret, key: string): string | undefined {
+  const fromData = secret.data?.[key];
+  if (fromData !== undefined) return Buffer.from(fromData, 'base64').toString('utf8');
+  // stringData is write-only on a real API server; a fake or a dry-run object may still carry it.
+  return secret.stringData?.[key];
+}
+
+/**
+ * Reads the pair a Ship asks for. `secret` is the Secret named by tokenSecretNameOf (undefined: not found).
+ * A Secret holds both keys or neither (spec: both or neither); an empty value counts as absent, as the bridge
+ * treats a blank token.
+ */
+export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret: V1Secret | undefined): TokenState {
+  const mode = ship.spec.auth?.mode ?? 'Generated';
+  if (mode === 'None') return { kind: 'none' };
+  const secretName = tokenSecretNameOf(ship);
+  if (!secretName) return { kind: 'invalid', secretName: '', message: 'spec.auth.mode is Secret but spec.auth.secretRef.name is not set' };
+  if (!secret) {
+    if (mode === 'Generated') return { kind: 'absent', secretName };
+    return { kind: 'invalid', secretName, message: `Secret ${secretName} not found` };
+  }
+  const shipToken = decoded(secret, TOKEN_KEYS.shipToken) || undefined;
+  const bridgeToken = decoded(secret, TOKEN_KEYS.bridgeToken) || undefined;
+  if (shipToken && bridgeToken) return { kind: 'pair', secretName, shipToken, bridgeToken };
+  if (!shipToken && !bridgeToken) {
+    // A Generated Secret without its keys was not written by the operator (it writes both): never fill it in.
+    if (mode === 'Generated') return { kind: 'invalid', secretName, message: `Secret ${secretName} exists but holds neither shipToken nor bridgeToken; the operator never overwrites a Secret: delete it to have a pair generated` };
+    return { kind: 'none', secretName };
+  }
+  const missing = shipToken ? TOKEN_KEYS.bridgeToken : TOKEN_KEYS.shipToken;
+  return { kind: 'invalid', secretName, message: `Secret ${secretName} holds only one of shipToken and bridgeToken (${missing} is missing or empty): a ship is registered with both or neither` };
+}
+
+/** One token: 32 bytes of CSPRNG output in base64url (spec rule 3 of the token pair). */
+export function generateToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** The Generated Secret for `ship`: type Opaque, both keys, owned by the Ship (garbage-collected with it). */
+export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string } = { shipToken: generateToken(), bridgeToken: generateToken() }): V1Secret {
+  const owner: V1OwnerReference = {
+    apiVersion: ship.apiVersion,
+    kind: ship.kind,
+    name: ship.metadata.name ?? '',
+    uid: ship.metadata.uid ?? '',
+    controller: true,
+  };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: generatedTokenSecretName(ship.metadata.name ?? ''),
+      namespace: ship.metadata.namespace,
+      labels: { ...MANAGED_BY_OPERATOR },
+      ownerReferences: [owner],
+    },
+    data: {
+      [TOKEN_KEYS.shipToken]: Buffer.from(pair.shipToken).toString('base64'),
+      [TOKEN_KEYS.bridgeToken]: Buffer.from(pair.bridgeToken).toString('base64'),
+    },
+  };
+}
