@@ -6,10 +6,11 @@ import { benchBridge } from './bridge.js';
 import { benchCliStartup } from './cli-startup.js';
 import { benchStatusLoad } from './status-load.js';
 import { benchMcp } from './mcp.js';
+import { benchSweep } from './sweep.js';
 import { renderTable, verdict, type BenchRow } from './report.js';
 
 // `npm run bench -- terminal` runs one group; no argument runs all.
-const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge, cli: benchCliStartup, status: benchStatusLoad, mcp: benchMcp };
+const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge, cli: benchCliStartup, status: benchStatusLoad, mcp: benchMcp, sweep: benchSweep };
 const chosen = process.argv.slice(2).filter((name) => name in groups);
 const rows: BenchRow[] = [];
 for (const name of chosen.length ? chosen : Object.keys(groups)) rows.push(...(await groups[name]!()));
