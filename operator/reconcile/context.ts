@@ -14,6 +14,7 @@ export interface ReconcileOptions {
   namespace: string | undefined;
   daemonsetGraceMs: number;
   shipDaemonSetSelector: string;
+  daemonsetShipPort: number;
   shipTokenSecret: string;
   adminSecret: string;
   adminUsername: string;

@@ -1,6 +1,6 @@
 // Ships for a ship DaemonSet, decided purely from the DaemonSet, its pods, the Ships in its namespace and
 // the time (tested as a table with an injected clock). One managed Ship per node whose ship pod is Ready:
-// named after the node, url http://<hostIP>:4700, expectedName the node (the chart names each ship after
+// named after the node, url http://<hostIP>:4700 (the port is an option), expectedName the node (the chart names each ship after
 // its node, DESIGN §10), auth from the shared token Secret, label svc.dev/managed-by=daemonset and a
 // controller reference to the DaemonSet (so deleting the DaemonSet garbage-collects them, each deregistered
 // by its own finalizer). A node that loses its ready ship pod keeps its Ship for the grace period (default
@@ -8,7 +8,7 @@
 // release workspaces. A Ship not managed by this DaemonSet is never created over, changed or deleted.
 import type { KubernetesObject, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { API_VERSION, MANAGED_BY_LABEL, SHIP_NAME_MAX_LENGTH, type ShipResource, type ShipSpec } from '../resources/index.js';
-import { DAEMONSET_SHIP_PORT, MANAGED_BY_DAEMONSET, MANAGED_BY_OPERATOR, NODE_WITHOUT_SHIP_SINCE } from './names.js';
+import { MANAGED_BY_DAEMONSET, MANAGED_BY_OPERATOR, NODE_WITHOUT_SHIP_SINCE } from './names.js';
 import { deepEqual } from './cluster.js';
 
 export interface DaemonSetFacts {
@@ -20,6 +20,8 @@ export interface DaemonSetFacts {
   now: number;
   graceMs: number;
   tokenSecret: string;
+  /** The port the ship listens on at its node's host IP (default 4700). */
+  shipPort?: number;
 }
 
 export interface DaemonSetPlan {
@@ -46,8 +48,8 @@ function ownedBy(object: { metadata?: { ownerReferences?: { uid: string }[] } },
   return !!uid && (object.metadata?.ownerReferences ?? []).some((owner) => owner.uid === uid);
 }
 
-export function shipUrlFor(hostIP: string): string {
-  return `http://${hostIP.includes(':') ? `[${hostIP}]` : hostIP}:${DAEMONSET_SHIP_PORT}`;
+export function shipUrlFor(hostIP: string, port = 4700): string {
+  return `http://${hostIP.includes(':') ? `[${hostIP}]` : hostIP}:${port}`;
 }
 
 /** Node name → host IP of a ready ship pod of this DaemonSet there (the first by pod name). */
@@ -66,11 +68,11 @@ export function isManagedBy(ship: ShipResource & KubernetesObject, daemonSet: V1
   return ship.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_DAEMONSET && ownedBy(ship, daemonSet.metadata?.uid);
 }
 
-function desiredSpec(node: string, hostIP: string, tokenSecret: string): ShipSpec {
-  return { url: shipUrlFor(hostIP), expectedName: node, auth: { mode: 'Secret', secretRef: { name: tokenSecret } } };
+function desiredSpec(node: string, hostIP: string, tokenSecret: string, port?: number): ShipSpec {
+  return { url: shipUrlFor(hostIP, port), expectedName: node, auth: { mode: 'Secret', secretRef: { name: tokenSecret } } };
 }
 
-export function managedShip(daemonSet: V1DaemonSet, node: string, hostIP: string, tokenSecret: string): ShipResource {
+export function managedShip(daemonSet: V1DaemonSet, node: string, hostIP: string, tokenSecret: string, port?: number): ShipResource {
   return {
     apiVersion: API_VERSION,
     kind: 'Ship',
@@ -80,7 +82,7 @@ export function managedShip(daemonSet: V1DaemonSet, node: string, hostIP: string
       labels: { ...MANAGED_BY_OPERATOR, [MANAGED_BY_LABEL]: MANAGED_BY_DAEMONSET },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata?.name ?? '', uid: daemonSet.metadata?.uid ?? '', controller: true }],
     },
-    spec: desiredSpec(node, hostIP, tokenSecret),
+    spec: desiredSpec(node, hostIP, tokenSecret, port),
   };
 }
 
@@ -102,7 +104,7 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
         plan.skipped.push({ node, reason: `node name longer than ${SHIP_NAME_MAX_LENGTH} characters, the longest Ship name` });
         continue;
       }
-      plan.create.push(managedShip(daemonSet, node, hostIP, facts.tokenSecret));
+      plan.create.push(managedShip(daemonSet, node, hostIP, facts.tokenSecret, facts.shipPort));
       continue;
     }
     if (!isManagedBy(existing, daemonSet)) {
@@ -110,7 +112,7 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
       continue;
     }
     if (existing.metadata.deletionTimestamp) continue; // going away (grace over earlier); made again once gone
-    const spec = desiredSpec(node, hostIP, facts.tokenSecret);
+    const spec = desiredSpec(node, hostIP, facts.tokenSecret, facts.shipPort);
     if (!deepEqual(managedFields(existing.spec), spec)) plan.update.push({ name: node, spec });
     if (existing.metadata.annotations?.[NODE_WITHOUT_SHIP_SINCE] !== undefined) plan.annotate.push({ name: node, since: null });
   }

@@ -40,6 +40,7 @@ export class DaemonSetShipsReconciler implements Reconciler {
       now: clock.now(),
       graceMs: options.daemonsetGraceMs,
       tokenSecret: options.shipTokenSecret,
+      shipPort: options.daemonsetShipPort,
     });
     const at = (name: string) => ({ namespace: key.namespace, name });
     for (const ship of plan.create) {

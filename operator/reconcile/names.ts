@@ -23,13 +23,13 @@ export const MANAGED_BY_DAEMONSET = 'daemonset';
  */
 export const NODE_WITHOUT_SHIP_SINCE = 'svc.dev/node-without-ship-since';
 
-/** The ship port a DaemonSet ship listens on, on its node's host IP (DESIGN: ship default 4700). */
-export const DAEMONSET_SHIP_PORT = 4700;
 
 /** Defaults of the options the reconcilers take beyond the runtime's OperatorOptions. */
 export const RECONCILE_DEFAULTS = {
   /** Labels selecting the ship DaemonSet(s) the operator manages Ships for. */
   shipDaemonSetSelector: 'app.kubernetes.io/name=svc,app.kubernetes.io/component=ship',
+  /** The port a DaemonSet ship listens on, on its node's host IP (the ship's default, 4700). */
+  daemonsetShipPort: 4700,
   /** The shared token pair every DaemonSet ship uses (keys shipToken, bridgeToken). */
   shipTokenSecret: 'svc-ship-tokens',
   /** First-admin credentials (keys username, email, password): the bridge's SVC_BRIDGE_ADMIN_* and the operator's login. */
