@@ -4,14 +4,15 @@
 // = deleted, or not yet seen) and drives the world towards it, so a missed or coalesced event costs nothing.
 // Keys are de-duplicated while queued and SERIALISED per key: one key is never reconciled twice at once (two
 // keys may run concurrently, up to the runtime's worker count). A reconcile that throws (or rejects) is
-// RETRIED with exponential backoff per key (5 ms doubling, capped at 5 min; reset by the next success); one
-// that returns `requeueAfterMs` is reconciled again after that delay (whichever of a requeue and a new event
-// comes first wins). A PERIODIC RESYNC (default every 10 min) re-enqueues every cached object, and a watch
-// that had to relist enqueues every object it saw, so a reconciler converges even if it drops a state
-// change it should have reacted to. Reconcilers run only while this replica holds the leader Lease; on
-// losing it the runtime aborts `signal` and stops dequeuing (reconciles in flight should return promptly
-// once it fires). Not here: what a reconciler decides (operator/reconcile/), how objects are watched
-// (watch.ts), queued (queue.ts) or elected (leader.ts).
+// RETRIED with exponential backoff per key (200 ms doubling, capped at 60 s, with jitter; reset by the next
+// success); one that returns `requeueAfterMs` is reconciled again after that delay (whichever of a requeue
+// and a new event comes first wins). A PERIODIC RESYNC (a full relist, default every 10 min) re-enqueues
+// every object, as does any relist after a watch failure, so a reconciler converges even if it dropped a
+// state change it should have reacted to. Reconcilers run only while this replica holds the leader Lease;
+// a new leader first enqueues every cached object. On losing the lease (or at shutdown) the runtime aborts
+// `signal` and stops dequeuing; reconciles in flight should return promptly once it fires (the lease is
+// released only after they have). Not here: what a reconciler decides (operator/reconcile/), how objects
+// are watched (watch.ts), queued (queue.ts) or elected (leader.ts); runtime.ts assembles them.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { KubeClients } from '../kube/clients.js';
