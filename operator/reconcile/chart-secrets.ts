@@ -47,8 +47,10 @@ function secretBody(namespace: string, secret: ChartSecret): V1Secret {
 }
 
 /**
- * Keyed by Secret: a key naming one of the chart's Secrets creates it if absent; any other key is ignored.
- * `initialKeys()` are the keys to enqueue once at start (an absent Secret produces no watch event).
+ * Keyed by Secret, but any key in the chart's namespace ensures all of them: an absent Secret produces no
+ * watch event, so the runtime's start-up enqueue of the Secrets that do exist (a Helm release always
+ * leaves its own release Secret there) is what brings the missing ones into being. `initialKeys()` are the
+ * keys to enqueue at start where a runtime offers that; `ensureAll()` does the same directly.
  */
 export class ChartSecretsReconciler implements Reconciler {
   readonly kind = 'ChartSecret';
@@ -63,15 +65,17 @@ export class ChartSecretsReconciler implements Reconciler {
 
   async reconcile(key: ObjectKey): Promise<ReconcileResult | void> {
     if (!this.namespace || key.namespace !== this.namespace) return;
-    const secret = chartSecrets(this.deps.options).find((candidate) => candidate.name === key.name);
-    if (!secret) return;
-    if (this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, key)) return;
-    const created = await this.deps.cluster.createSecret(secretBody(key.namespace, secret));
-    if (created === 'created') this.deps.log.info({ secret: `${key.namespace}/${key.name}` }, `created ${secret.purpose}`);
+    await this.ensureAll();
   }
 
-  /** Every chart Secret ensured at once (start-up, or tests without the runtime). */
+  /** Creates each chart Secret the cache does not show (an existing one, cached or not, is never written). */
   async ensureAll(): Promise<void> {
-    for (const key of this.initialKeys()) await this.reconcile(key);
+    const namespace = this.namespace;
+    if (!namespace) return;
+    for (const secret of chartSecrets(this.deps.options)) {
+      if (this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, { namespace, name: secret.name })) continue;
+      const created = await this.deps.cluster.createSecret(secretBody(namespace, secret));
+      if (created === 'created') this.deps.log.info({ secret: `${namespace}/${secret.name}` }, `created ${secret.purpose}`);
+    }
   }
 }
