@@ -10,6 +10,7 @@ import { Command, CommanderError } from 'commander';
 import { shipCommand } from './ship-command.js';
 import { clientCommand } from './client-command.js';
 import { bridgeCommand } from './bridge-command.js';
+import { operatorCommand } from './operator-command.js';
 import { loginCommand, logoutCommand, whoamiCommand } from './auth/login-commands.js';
 import { usersCommand } from './auth/users-command.js';
 import { launchCommand } from './launch-command.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   program.addCommand(logoutCommand());
   program.addCommand(usersCommand());
   program.addCommand(agentCommand());
+  program.addCommand(operatorCommand());
   program.addCommand(completionCommand(() => program));
   // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
   // not pass these settings down, so they are applied to every command.

@@ -1,0 +1,63 @@
+// `svc operator`: runs the Kubernetes operator (issue #19) until SIGINT/SIGTERM, with the flags of DESIGN §10.
+// The operator itself (client-node, pino, prom-client) is imported inside the action: see main.ts's start-up note.
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parsePort } from './ship-command.js';
+import { normalizeUrl } from './url.js';
+import { runUntilSignal } from './run-until-signal.js';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** A Go-style duration as Kubernetes users write them: `10m`, `90s`, `1h30m`, `500ms`; `0` turns it off. */
+export function parseDuration(value: string): number {
+  const text = value.trim();
+  if (text === '0') return 0;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) {
+    throw new InvalidArgumentError('must be a duration such as 10m, 90s or 1h30m');
+  }
+  return Math.round(parts.reduce((total, part) => total + Number(part[1]) * UNITS[part[2]!]!, 0));
+}
+
+function parseUrl(value: string): string {
+  // An empty SVC_BRIDGE_URL counts as unset (the action then says the URL is required).
+  if (!value.trim()) return '';
+  try {
+    return normalizeUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+export function operatorCommand(): Command {
+  return new Command('operator')
+    .description('run the Kubernetes operator: reconcile Ship and Repo resources into the bridge')
+    .addOption(new Option('--bridge-url <url>', 'the bridge the operator registers ships and repos with (required)').env('SVC_BRIDGE_URL').argParser(parseUrl))
+    .option('--namespace <namespace>', 'namespace to watch (default: the pod\'s own, else the kubeconfig context\'s)')
+    .option('--all-namespaces', 'watch every namespace')
+    .addOption(new Option('--health-port <port>', 'port of /healthz, /readyz and /metrics').default(8081).argParser(parsePort))
+    .option('--leader-elect', 'elect one active replica through a Lease (run with two replicas for failover)')
+    .addOption(new Option('--daemonset-grace <duration>', 'how long a DaemonSet ship outlives its last pod on a node').default('10m').argParser(parseDuration))
+    .action(async (options: {
+      bridgeUrl?: string;
+      namespace?: string;
+      allNamespaces?: boolean;
+      healthPort: number;
+      leaderElect?: boolean;
+      daemonsetGrace: number | string;
+    }) => {
+      if (!options.bridgeUrl) throw new Error('--bridge-url (or SVC_BRIDGE_URL) is required');
+      if (options.namespace && options.allNamespaces) throw new Error('--namespace and --all-namespaces exclude each other');
+      // Loaded on use, like the servers: see the start-up note in main.ts.
+      const { startOperator } = await import('../operator/runtime/start.js');
+      const operator = await startOperator({
+        bridgeUrl: options.bridgeUrl,
+        namespace: options.namespace,
+        allNamespaces: Boolean(options.allNamespaces),
+        healthPort: options.healthPort,
+        leaderElect: Boolean(options.leaderElect),
+        // commander passes a string default through unparsed.
+        daemonsetGraceMs: typeof options.daemonsetGrace === 'string' ? parseDuration(options.daemonsetGrace) : options.daemonsetGrace,
+      });
+      await runUntilSignal(() => operator.close());
+    });
+}

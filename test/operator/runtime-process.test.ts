@@ -1,0 +1,64 @@
+// `svc operator` as users start it: `npx svc operator` from the checkout, against the fake Kubernetes API
+// (KUBECONFIG), with a bridge URL nothing listens on (the runtime does not call the bridge itself). It
+// serves /healthz and /readyz on --health-port, takes the leader Lease with --leader-elect, logs pino JSON,
+// and on SIGTERM releases the Lease and exits 0. Flag errors exit non-zero with `svc: …`.
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/poll.js';
+import { processesMatching, runNpx, startNpx, type NpxProcess } from '../helpers/npx.js';
+import { readFileSync } from 'node:fs';
+import { startFake } from './runtime-fixture.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** The bridge URL (nothing listens there), unique enough to find this test's svc process by. */
+const MARKER = `http://127.0.0.1:9/operator-test-${process.pid}`;
+
+function leaseHolder(fake: Awaited<ReturnType<typeof startFake>>['fake']): string | undefined {
+  return (fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+}
+
+describe('svc operator (process)', () => {
+  it('serves /healthz and /readyz, leads, and on SIGTERM releases the lease and exits 0', async () => {
+    const { fake } = await startFake();
+    cleanups.push(() => fake.close());
+    const operator: NpxProcess = startNpx(['operator', '--bridge-url', MARKER, '--health-port', '0', '--leader-elect'], {
+      KUBECONFIG: fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info', POD_NAME: 'operator-test',
+    });
+    cleanups.push(() => operator.terminateThenKill());
+    const started = await operator.waitFor(/"healthPort":\d+/, 30_000);
+    const port = Number(started.split(':')[1]);
+    const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(healthz.status).toBe(200);
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, '/readyz 200', 10_000);
+    await until(async () => leaseHolder(fake)?.startsWith('operator-test_') ?? false, 'the operator to hold the lease', 10_000);
+    // Logs are JSON lines.
+    const startLine = operator.output().split('\n').find((line) => line.includes('svc operator starting'))!;
+    expect(JSON.parse(startLine)).toMatchObject({ component: 'operator', kubeconfig: 'KUBECONFIG', namespace: 'default', bridgeUrl: MARKER, leaderElect: true });
+
+    // SIGTERM to the svc process itself (as a supervisor sends it to the container's process): npm exec
+    // passes its exit code on.
+    const svc = processesMatching(MARKER).filter((pid) => pid !== operator.child.pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
+    expect(svc).toHaveLength(1);
+    process.kill(svc[0]!, 'SIGTERM');
+    expect(await operator.exited).toBe(0);
+    expect(leaseHolder(fake)).toBeUndefined();
+    expect(operator.output()).toContain('released the leader lease');
+    expect(operator.output()).toContain('svc operator stopped');
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+
+  it('refuses to start without a bridge URL, or with --namespace and --all-namespaces together', async () => {
+    const missing = await runNpx(['operator', '--health-port', '0'], { SVC_BRIDGE_URL: '' });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('svc: --bridge-url (or SVC_BRIDGE_URL) is required');
+    const both = await runNpx(['operator', '--bridge-url', 'http://b', '--namespace', 'x', '--all-namespaces'], {});
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('exclude each other');
+    const badGrace = await runNpx(['operator', '--bridge-url', 'http://b', '--daemonset-grace', 'ten minutes'], {});
+    expect(badGrace.code).toBe(2);
+    expect(badGrace.stderr).toContain('must be a duration');
+  });
+});
