@@ -1,23 +1,31 @@
 // Bridge benchmarks (issue: the bridge). Routing overhead against calling the ship directly (interleaved,
-// concurrency 1 and 16); event fan-out of one change to 500 subscribers against a minimal `ws` broadcast of
-// the same frame, and the RSS those subscribers cost; and a fleet of 5 ships × 200 workspaces listed
-// through the bridge, with the bridge's RSS growth.
-import { execFileSync } from 'node:child_process';
+// concurrency 1 and 16); event fan-out of one change to 500 subscribers of the bridge's and of the ship's
+// `/events` against a minimal `ws` broadcast of the same frame, and the RSS those subscribers cost; terminal
+// echo and throughput through the bridge against straight to the ship; and a fleet of 5 ships × 200
+// workspaces listed through the bridge, with the bridge's RSS growth, its `sync` on the wire and a `sync`
+// broadcast to 500 subscribers. Every WebSocket measurement runs as a browser connects (permessage-deflate
+// offered) and without (issue #18).
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket, { WebSocketServer } from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
-import { median, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
-import { cpuPerRequest } from './lib/cpu.js';
+import { median, percentile, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
+import { cpuMs, cpuPerRequest } from './lib/cpu.js';
+import { BenchTerminal, modeLabel, socketOptions, typeMarkers, type BenchSocketOptions } from './lib/terminal-client.js';
+import { WireTap } from './lib/wire-tap.js';
 import { freePort } from './lib/ports.js';
 import { endFleetTmux, rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
+
+/** Whether clients offer permessage-deflate: without, then as a browser. */
+const MODES = [false, true] as const;
 
 type LoadRun = { result: LoadResult; micros: Record<string, number> };
 
@@ -43,13 +51,13 @@ async function post(url: string, body?: unknown, headers: Record<string, string>
   return response.status;
 }
 
-async function openSubscribers(url: string, count: number, headers: Record<string, string> = {}): Promise<WebSocket[]> {
+async function openSubscribers(url: string, count: number, headers: Record<string, string> = {}, options: BenchSocketOptions = {}): Promise<WebSocket[]> {
   const sockets: WebSocket[] = [];
   for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, () =>
         new Promise<WebSocket>((resolve, reject) => {
-          const socket = new WebSocket(url, { perMessageDeflate: false, headers });
+          const socket = new WebSocket(url, socketOptions(options, headers));
           socket.once('message', () => resolve(socket));
           socket.once('error', reject);
         }),
@@ -139,36 +147,47 @@ export async function benchBridge(): Promise<BenchRow[]> {
     rows.push({ name: `  c16 lowest ratio ${cores} cores allow a hop as cheap as the floor`, value: (directRate * floorPath) / 1e6 / cores, unit: '×' });
     await floor.stop();
 
-    // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame.
+    // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame without
+    // compression (what any broadcast of it costs). One set of 500 at a time, so a broadcast to one set is
+    // never slowed by another's; each set's rounds interleave with the reference's.
     await post(`${ship.url}/workspaces/r0/w/activate`);
     await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
-    const rssBefore = await settledRss(bridge.process.pid!);
-    const subscribers = await openSubscribers(`${bridge.url.replace('http', 'ws')}/events`, 500, auth);
-    const rssAfter = await settledRss(bridge.process.pid!);
     const reference = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
     await new Promise((resolve) => reference.once('listening', resolve));
     const referenceUrl = `ws://127.0.0.1:${(reference.address() as { port: number }).port}`;
     reference.on('connection', (socket) => socket.send('{"type":"hello"}'));
     const referenceSubscribers = await openSubscribers(referenceUrl, 500);
-    const bridgeTimes: number[] = [];
-    const referenceTimes: number[] = [];
-    let frame = '';
-    for (let round = 0; round < 9; round++) {
-      // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
-      const description = `round ${round}`;
-      bridgeTimes.push(
-        await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
-          if (!text.includes(description)) return false;
-          frame = text;
-          return true;
-        }),
-      );
-      referenceTimes.push(await fanOut(referenceSubscribers, () => reference.clients.forEach((client) => client.send(frame)), () => true));
+    let round = 0;
+    for (const [server, base, headers] of [['bridge', bridge.url, auth], ['ship', ship.url, {}]] as const) {
+      for (const deflate of MODES) {
+        const rssBefore = server === 'bridge' ? await settledRss(bridge.process.pid!) : 0;
+        const subscribers = await openSubscribers(`${base.replace('http', 'ws')}/events`, 500, headers, { deflate });
+        if (deflate !== subscribers[0]!.extensions.includes('permessage-deflate')) throw new Error(`${server} /events: deflate offered ${deflate}, extensions "${subscribers[0]!.extensions}"`);
+        const rssAfter = server === 'bridge' ? await settledRss(bridge.process.pid!) : 0;
+        const times: number[] = [];
+        const referenceTimes: number[] = [];
+        let frame = '';
+        for (let i = 0; i < 9; i++) {
+          // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
+          const description = `round ${round++}`;
+          times.push(
+            await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
+              if (!text.includes(description)) return false;
+              frame = text;
+              return true;
+            }),
+          );
+          referenceTimes.push(await fanOut(referenceSubscribers, () => reference.clients.forEach((client) => client.send(frame)), () => true));
+        }
+        rows.push({ name: `one change to 500 ${server} /events subscribers (${modeLabel(deflate)})`, value: median(times), reference: median(referenceTimes), unit: 'ms', target: 1.5 });
+        if (server === 'bridge') rows.push({ name: `bridge RSS for 500 /events subscribers (${modeLabel(deflate)})`, value: (rssAfter - rssBefore) / MiB, unit: 'MiB', absoluteLimit: 20 });
+        await closeAll(subscribers);
+      }
     }
-    rows.push({ name: 'one change to 500 /events subscribers', value: median(bridgeTimes), reference: median(referenceTimes), unit: 'ms', target: 1.5 });
-    rows.push({ name: 'bridge RSS for 500 /events subscribers', value: (rssAfter - rssBefore) / MiB, unit: 'MiB', absoluteLimit: 20 });
-    for (const socket of [...subscribers, ...referenceSubscribers]) socket.terminate();
+    await closeAll(referenceSubscribers);
     reference.close();
+
+    rows.push(...(await terminalsThroughTheBridge(bridge.url, ship.url, auth, root)));
 
     // Scale: 5 ships × 200 workspaces (clones copied on disk: the ships read them, the bridge lists them).
     const template = join(root, 'template');
@@ -199,6 +218,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
     fleetAgent.destroy();
     rows.push({ name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50', value: median(fleetTimes), unit: 'ms', absoluteLimit: 100 });
     rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: ((await settledRss(bridge.process.pid!)) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
+    rows.push(...(await fleetSync(bridge, auth, count)));
   } finally {
     for (const child of children.reverse()) await child.stop();
     // fleet-0 holds an activated workspace; the others hold none, so have no server to end
@@ -206,4 +226,140 @@ export async function benchBridge(): Promise<BenchRow[]> {
     await rm(root, { recursive: true, force: true });
   }
   return rows;
+}
+
+/** Terminates `sockets` and gives the server a moment to see them go. */
+async function closeAll(sockets: WebSocket[]): Promise<void> {
+  await Promise.all(
+    sockets.map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === WebSocket.CLOSED) return resolve();
+          socket.once('close', () => resolve());
+          socket.terminate();
+        }),
+    ),
+  );
+  await sleep(500);
+}
+
+const activeOnShip = async (bridgeUrl: string, auth: Record<string, string>, name: string) => {
+  if ((await post(`${bridgeUrl}/workspaces`, { ship: 'ship-0', repoName: 'r0', name, branch: 'main' }, auth)) !== 201) throw new Error(`create ${name} failed`);
+  if ((await post(`${bridgeUrl}/workspaces/r0/${name}/activate`, undefined, auth)) !== 200) throw new Error(`activate ${name} failed`);
+};
+
+/**
+ * Keystroke echo and `cat` of 4 MB through the bridge's terminal proxy, against the same straight to the
+ * ship, each mode in turn (one terminal per session: two workspaces, one per path). The bridge↔ship hop
+ * never offers deflate; the mode is the client's.
+ */
+async function terminalsThroughTheBridge(bridgeUrl: string, shipUrl: string, auth: Record<string, string>, root: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  await activeOnShip(bridgeUrl, auth, 'via-bridge');
+  await activeOnShip(bridgeUrl, auth, 'direct');
+  const file = join(root, 'bridge-cat.txt');
+  const lines = Array.from({ length: 40_000 }, (_, i) => `\x1b[3${i % 8}m${String(i).padStart(8, '0')} ${'bridge terminal bench '.repeat(4)}\x1b[0m`);
+  for (const deflate of MODES) {
+    const paths = {
+      bridge: await BenchTerminal.open(`${bridgeUrl.replace('http', 'ws')}/workspaces/r0/via-bridge/terminal`, 120, 40, auth, { deflate }),
+      ship: await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/r0/direct/terminal`, 120, 40, {}, { deflate }),
+    };
+    try {
+      for (const terminal of Object.values(paths)) {
+        if (deflate !== terminal.extensions.includes('permessage-deflate')) throw new Error(`terminal: deflate offered ${deflate}, extensions "${terminal.extensions}"`);
+        await terminal.until(() => /[$#] ?$/m.test(terminal.screen.text()));
+      }
+      const echo = { bridge: [] as number[], ship: [] as number[] };
+      const cat = { bridge: [] as number[], ship: [] as number[] };
+      for (let round = 0; round < 4; round++) {
+        const order = round % 2 ? (['ship', 'bridge'] as const) : (['bridge', 'ship'] as const);
+        for (const path of order) {
+          const terminal = paths[path];
+          const marker = `CAT-${deflate}-${round}-${path}`;
+          await writeFile(file, `${lines.join('\n')}\n${marker}\n`);
+          terminal.send({ type: 'input', data: 'clear\r' });
+          await terminal.until(() => !terminal.screen.text().includes('CAT-'));
+          await sleep(200);
+          const started = performance.now();
+          terminal.send({ type: 'input', data: `cat ${file}\r` });
+          await terminal.until(() => terminal.screen.text().includes(marker), 120_000);
+          cat[path].push(performance.now() - started);
+          terminal.send({ type: 'input', data: 'clear; cat\r' });
+          await sleep(300);
+          echo[path].push(...(await typeMarkers(terminal, (i) => i < 50, 25)));
+          terminal.send({ type: 'input', data: '\u0003' });
+          await sleep(200);
+        }
+      }
+      const label = modeLabel(deflate);
+      rows.push({ name: `keystroke echo through the bridge vs straight to the ship, p50 (${label})`, value: median(echo.bridge), reference: median(echo.ship), unit: 'ms' });
+      rows.push({ name: `keystroke echo through the bridge vs straight to the ship, p99 (${label})`, value: percentile(echo.bridge, 99), reference: percentile(echo.ship, 99), unit: 'ms' });
+      rows.push({ name: `cat 4 MB in 120×40 through the bridge vs straight to the ship (${label})`, value: median(cat.bridge), reference: median(cat.ship), unit: 'ms' });
+    } finally {
+      for (const terminal of Object.values(paths)) await terminal.close();
+    }
+  }
+  return rows;
+}
+
+/**
+ * The bridge's aggregate `sync` of the whole fleet: its size on the wire each way, and a broadcast of it to
+ * 500 subscribers (a ship deregistered, then registered again: each publishes one sync), timed until all
+ * have it, with the CPU the bridge spent per broadcast.
+ */
+async function fleetSync(bridge: Child & { token: string }, auth: Record<string, string>, workspaces: number): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const eventsUrl = `${bridge.url.replace('http', 'ws')}/events`;
+  const onWire = new Map<boolean, number>();
+  for (const deflate of MODES) {
+    const tap = new WireTap();
+    const [socket] = await openSubscribers(eventsUrl, 1, auth, { deflate, tap });
+    onWire.set(deflate, tap.messages[0]!.wireBytes);
+    if (deflate && !tap.messages[0]!.compressed) process.stderr.write('the fleet sync came uncompressed with deflate negotiated\n');
+    await closeAll([socket!]);
+  }
+  rows.push({ name: `bridge sync of ${workspaces} workspaces on the wire: deflate offered vs not`, value: onWire.get(true)!, reference: onWire.get(false)!, unit: 'B', target: 0.5 });
+
+  const shipUrl = ((await (await fetch(`${bridge.url}/ships`, { headers: auth })).json()) as Array<{ name: string; url: string }>).find((ship) => ship.name === 'ship-5')!.url;
+  const times = new Map<boolean, number[]>();
+  const cpu = new Map<boolean, number[]>();
+  for (const deflate of MODES) {
+    const subscribers = await openSubscribers(eventsUrl, 500, auth, { deflate });
+    times.set(deflate, []);
+    cpu.set(deflate, []);
+    for (let i = 0; i < 6; i++) {
+      const trigger = i % 2 === 0 ? () => fetch(`${bridge.url}/ships/ship-5`, { method: 'DELETE', headers: auth }).then((r) => r.text()) : () => post(`${bridge.url}/ships`, { url: shipUrl }, auth);
+      const before = cpuMs(bridge.process.pid!);
+      times.get(deflate)!.push(await fanOut(subscribers, trigger, (text) => text.startsWith('{"type":"sync"')));
+      await sleep(500);
+      cpu.get(deflate)!.push(cpuMs(bridge.process.pid!) - before);
+    }
+    await closeAll(subscribers);
+  }
+  rows.push({ name: `sync of ${workspaces - 200}–${workspaces} workspaces to 500 bridge subscribers: deflate offered vs not`, value: median(times.get(true)!), reference: median(times.get(false)!), unit: 'ms' });
+  rows.push({ name: '  bridge CPU per such broadcast: deflate offered vs not', value: median(cpu.get(true)!), reference: median(cpu.get(false)!), unit: 'ms' });
+  // What 500 sockets keep once each was sent one compressed sync (ws keeps a socket's zlib stream for its
+  // life), on a bare ws server with the servers' negotiation in its own process (a whole bridge's RSS moves
+  // too much with its heap to show it), against the same sync sent uncompressed.
+  const memory = { compressed: await deflateMemory(true), uncompressed: await deflateMemory(false) };
+  rows.push({ name: 'memory of 500 sockets sent one 1,000-workspace sync: compressed vs not', value: memory.compressed / MiB, reference: memory.uncompressed / MiB, unit: 'MiB' });
+  return rows;
+}
+
+/** RSS growth of a bare ws server process (bench/lib/deflate-memory.ts, `perMessageDeflate` as given) once 500 deflate-offering clients each received one sync. */
+async function deflateMemory(perMessageDeflate: unknown): Promise<number> {
+  const child = spawn(process.execPath, ['--expose-gc', join(import.meta.dirname, 'lib/deflate-memory.js'), JSON.stringify(perMessageDeflate)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = () => new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  try {
+    const port = await line();
+    const sockets = await openSubscribers(`ws://127.0.0.1:${port}`, 500, {}, { deflate: true });
+    await sleep(1000);
+    const growth = line();
+    child.kill('SIGUSR2');
+    const bytes = await growth;
+    await closeAll(sockets);
+    return bytes;
+  } finally {
+    child.kill();
+  }
 }

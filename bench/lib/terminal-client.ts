@@ -3,6 +3,23 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { TerminalScreen, type TerminalServerFrame } from '../../protocol/index.js';
+import type { WireTap } from './wire-tap.js';
+
+/** How a benchmark client connects: as a browser does (permessage-deflate offered) or not, and what taps it. */
+export interface BenchSocketOptions {
+  /** Offer permessage-deflate (what every browser and a default `ws` client do). */
+  deflate?: boolean;
+  /** Records every message's size on the wire and whether it came compressed. */
+  tap?: WireTap;
+}
+
+/** `ws` client options for `BenchSocketOptions`. */
+export function socketOptions(options: BenchSocketOptions, headers: Record<string, string> = {}): WebSocket.ClientOptions {
+  return { perMessageDeflate: options.deflate ?? false, headers, ...(options.tap ? { createConnection: options.tap.connect } : {}) };
+}
+
+/** The label benchmark rows carry for each mode. */
+export const modeLabel = (deflate: boolean | undefined) => (deflate ? 'deflate offered' : 'no deflate');
 
 export class BenchTerminal {
   readonly screen = new TerminalScreen();
@@ -26,8 +43,8 @@ export class BenchTerminal {
   }
 
   /** `headers` carries the bridge token to a ship that has one. */
-  static async open(url: string, cols: number, rows: number, headers: Record<string, string> = {}): Promise<BenchTerminal> {
-    const socket = new WebSocket(url, { perMessageDeflate: false, headers });
+  static async open(url: string, cols: number, rows: number, headers: Record<string, string> = {}, options: BenchSocketOptions = {}): Promise<BenchTerminal> {
+    const socket = new WebSocket(url, socketOptions(options, headers));
     await new Promise<void>((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);
@@ -35,6 +52,11 @@ export class BenchTerminal {
     const terminal = new BenchTerminal(socket);
     terminal.send({ type: 'init', cols, rows });
     return terminal;
+  }
+
+  /** The extensions the server accepted (`permessage-deflate…` when it negotiated compression). */
+  get extensions(): string {
+    return this.socket.extensions;
   }
 
   send(message: unknown): void {
@@ -55,8 +77,12 @@ export class BenchTerminal {
     });
   }
 
-  close(): void {
+  /** Resolves once the server has closed its side (the session is free for another connection). */
+  close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
     this.socket.close();
+    return closed;
   }
 }
 

@@ -1,13 +1,16 @@
 // The bridge's event stream (`WS /events`): an aggregate `sync` from the ownership index on connect, then
 // every accepted ship event with `ship` (and `ephemeral`) on the workspace and no top-level `ship`. Each
 // subscriber has its own bound: more than 256 KiB waiting in its socket closes it with 1009, so a slow
-// reader never slows the others.
+// reader never slows the others. Only large frames (a fleet's `sync`) are compressed for a subscriber that
+// negotiated deflate: a change is one frame written 500 times, not 500 deflate calls
+// (protocol/websocket-compression.ts).
 import type { WebSocket } from 'ws';
 import {
   EVENT_PENDING_BUFFER_LIMIT,
   type BridgeWorkspaceSummary,
   type WorkspaceEventType,
 } from '../../protocol/index.js';
+import { compressionFor } from '../../protocol/websocket-compression.js';
 
 export class EventHub {
   private readonly subscribers = new Set<WebSocket>();
@@ -37,16 +40,17 @@ export class EventHub {
   }
 
   private broadcast(text: string): void {
-    for (const socket of this.subscribers) this.send(socket, text);
+    const options = compressionFor(text);
+    for (const socket of this.subscribers) this.send(socket, text, options);
   }
 
-  private send(socket: WebSocket, text: string): void {
+  private send(socket: WebSocket, text: string, options = compressionFor(text)): void {
     if (socket.bufferedAmount > EVENT_PENDING_BUFFER_LIMIT) {
       this.subscribers.delete(socket);
       socket.close(1009, 'Terminal buffer limit exceeded');
       return;
     }
-    socket.send(text);
+    socket.send(text, options);
   }
 
   get size(): number {

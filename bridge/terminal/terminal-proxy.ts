@@ -2,6 +2,8 @@
 // spec's proxy table: client frames before the upstream opens are held (at most 256 KiB, then both sides
 // close 1009), every client frame is re-validated (1008), binary either way closes both (1003), each side's
 // close is propagated to the other, and an unknown or offline workspace gets `{type: "exit", code: 1}`.
+// The ship hop never offers deflate; toward the client, only large frames are compressed when it negotiated
+// deflate (protocol/websocket-compression.ts), as the ship does for a client of its own.
 import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
 import {
@@ -11,9 +13,14 @@ import {
   TerminalClientMessage,
   WEBSOCKET_MAX_PAYLOAD,
 } from '../../protocol/index.js';
+import { compressionFor } from '../../protocol/websocket-compression.js';
 
 const checkMessage = Compile(TerminalClientMessage);
 const PENDING_LIMIT = EVENT_PENDING_BUFFER_LIMIT;
+const EXIT_1 = JSON.stringify({ type: 'exit', code: 1 });
+
+/** A frame for the client, compressed only when large (and deflate was negotiated). */
+const toClient = (client: WebSocket, text: string) => client.send(text, compressionFor(text));
 
 export interface Upstream {
   url: string;
@@ -30,7 +37,7 @@ function sendableCode(code: number): number {
 /** `heartbeatMs`: ping interval on the upstream socket, so a ship lost behind a dead link closes the pipe. */
 export function proxyTerminal(client: WebSocket, upstream: Upstream | null, heartbeatMs?: number): void {
   if (!upstream) {
-    client.send(JSON.stringify({ type: 'exit', code: 1 }));
+    toClient(client, EXIT_1);
     client.close(1000, '');
     return;
   }
@@ -88,21 +95,21 @@ export function proxyTerminal(client: WebSocket, upstream: Upstream | null, hear
     if (done) return;
     if (isBinary) return closeBoth(TERMINAL_CLOSE.binary);
     if (client.bufferedAmount > PENDING_LIMIT) return closeBoth(TERMINAL_CLOSE.bufferLimit);
-    client.send(data.toString());
+    toClient(client, data.toString());
   });
   ship.on('unexpected-response', (_request, response) => {
     response.resume();
     if (done) return;
     // The ship refused the upgrade (not a 101): the client learns the session is not reachable.
     done = true;
-    client.send(JSON.stringify({ type: 'exit', code: 1 }));
+    toClient(client, EXIT_1);
     client.close(1000, '');
     ship.terminate();
   });
   ship.on('error', () => {
     if (done) return;
     done = true;
-    client.send(JSON.stringify({ type: 'exit', code: 1 }));
+    toClient(client, EXIT_1);
     client.close(1000, '');
   });
   ship.on('close', (code, reason) => {

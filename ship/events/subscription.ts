@@ -1,12 +1,16 @@
 // One event subscriber's delivery: a `sync` snapshot first, events raised while it is being built held back
 // and replayed right after it (at most 256 KiB of them, else close 1009), and a slow reader closed (1013)
 // once more than 1 MiB waits in its socket, so no subscriber can grow the ship's memory without bound.
+// Only large frames (a `sync` of many workspaces) are compressed when the subscriber negotiated deflate
+// (protocol/websocket-compression.ts).
 import { EVENT_CLOSE, EVENT_PENDING_BUFFER_LIMIT, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
+import { compressionFor } from '../../protocol/websocket-compression.js';
 
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024;
 
 export interface SubscriberSocket {
-  send(text: string): void;
+  /** `options.compress`: whether this message is worth compressing (ignored without permessage-deflate). */
+  send(text: string, options: { compress: boolean }): void;
   close(code: number, reason: string): void;
   /** Bytes queued in the socket and not yet written. */
   readonly bufferedAmount: number;
@@ -53,7 +57,7 @@ export class EventSubscription {
       this.close(EVENT_CLOSE.slowConsumer);
       return;
     }
-    this.socket.send(text);
+    this.socket.send(text, compressionFor(text));
   }
 
   private close(how: { code: number; reason: string }): void {

@@ -5,7 +5,9 @@
 // spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
 // flow-controlled against the emulator's parse backlog, so a burst accumulates in the emulator and costs a
 // few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
-// (csi-clamp.ts, security notes F1/F2).
+// (csi-clamp.ts, security notes F1/F2). With deflate negotiated, only large frames (a grid, a full-screen
+// patch) are compressed: a keystroke's patch goes out at once, not after a zlib thread-pool round trip
+// (protocol/websocket-compression.ts).
 import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
 import type { Terminal } from '@xterm/headless';
@@ -18,6 +20,7 @@ import {
   TerminalClientMessage,
   type ExitFrame,
 } from '../../protocol/index.js';
+import { compressionFor } from '../../protocol/websocket-compression.js';
 import type { Tmux } from '../sessions/tmux.js';
 import { ControlClient } from './control-client.js';
 import { inputCommands } from './control-protocol.js';
@@ -252,7 +255,8 @@ export class TerminalConnection {
     const seq = this.nextSeq;
     const frame = full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
     if (!frame) return null;
-    this.socket.send(frameJson(frame));
+    const text = frameJson(frame);
+    this.socket.send(text, compressionFor(text));
     this.nextSeq++;
     return seq;
   }
@@ -270,7 +274,8 @@ export class TerminalConnection {
   private exit(code: number): void {
     if (this.phase === 'closed') return;
     const frame: ExitFrame = { type: 'exit', code };
-    this.socket.send(JSON.stringify(frame));
+    const text = JSON.stringify(frame);
+    this.socket.send(text, compressionFor(text));
     this.close({ code: 1000, reason: '' });
   }
 

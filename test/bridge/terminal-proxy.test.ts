@@ -1,5 +1,6 @@
 // The bridge's terminal proxy against a real ship: frames both ways, the one-terminal guard released by the
-// client's close, the proxy's own close codes, and exit 1 for unknown workspaces.
+// client's close, the proxy's own close codes, and exit 1 for unknown workspaces; and what the bridge
+// compresses toward a client that offers permessage-deflate, on the terminal and on /events (issue #18).
 import { insecureBridge } from './../helpers/bridge.js';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -9,6 +10,8 @@ import { startBridge, type Bridge } from '../../bridge/server.js';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
+import { FILL_SCREEN, isFilled, offRule, openTapped, tappedTerminal } from '../helpers/deflate-socket.js';
+import type { GridFrame } from '../../protocol/index.js';
 
 let root: string;
 let bridge: Bridge;
@@ -79,4 +82,65 @@ describe('bridge terminal proxy', () => {
     binary.socket.send(Buffer.from('x'), { binary: true });
     expect(await binary.closed).toEqual({ code: 1003, reason: 'Binary terminal messages are not supported' });
   });
+});
+
+describe('the bridge with and without permessage-deflate offered (issue #18)', () => {
+  for (const deflate of [false, true]) {
+    const mode = deflate ? 'offered' : 'not offered';
+    it(`terminal, deflate ${mode}: negotiated only if offered; the large grid comes ${deflate ? 'compressed' : 'as it is'}, small patches as they are`, async () => {
+      const name = `z-${deflate}`;
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'tship', repoName: 'app', name, branch: 'main' });
+      await call(bridge.url, 'POST', path('app', name, '/activate'));
+      const filler = await connectTerminal(terminalUrl(bridge.url, 'app', name), { cols: 160, rows: 40 });
+      await filler.until((screen) => /[$#] ?$/m.test(screen.text()));
+      filler.input(FILL_SCREEN);
+      await filler.until(isFilled);
+      await filler.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      const terminal = await tappedTerminal(terminalUrl(bridge.url, 'app', name), { deflate, cols: 160, rows: 40 });
+      if (deflate) expect(terminal.client.extensionsHeader).toMatch(/^permessage-deflate\b/);
+      else expect(terminal.client.extensionsHeader).toBeUndefined();
+      await terminal.until(isFilled);
+      const grid = terminal.frames.map((frame) => frame.type).lastIndexOf('grid');
+      expect(terminal.client.texts[grid]!.length).toBeGreaterThan(10_000);
+      expect(terminal.client.wire[grid]!.compressed).toBe(deflate);
+      expect((terminal.frames[grid] as GridFrame).cells).toHaveLength(40);
+      terminal.input('clear\r');
+      await terminal.until((screen) => /^\S*[$#]$/.test(screen.text().trim()));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const before = terminal.frames.length;
+      terminal.input(`echo sm''all-$((3*5))\r`);
+      await terminal.until((screen) => /^small-15$/m.test(screen.text()));
+      expect(terminal.client.texts.slice(before).every((text) => text.length < 1024)).toBe(true);
+      expect(offRule(terminal.client, deflate)).toEqual([]);
+      terminal.input('exit 4\r');
+      await terminal.client.waitFor((text) => text === '{"type":"exit","code":4}');
+      expect(offRule(terminal.client, deflate)).toEqual([]);
+      await terminal.client.close();
+    });
+
+    it(`/events, deflate ${mode}: negotiated only if offered; a large event comes ${deflate ? 'compressed' : 'as it is'}, a small one as it is, both intact`, async () => {
+      const name = `e-${deflate}`;
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'tship', repoName: 'app', name, branch: 'main' });
+      await call(bridge.url, 'POST', path('app', name, '/activate'));
+      await call(ship.url, 'POST', path('app', name, '/agent/init'), { model: 'm', provider: 'p', harness: 'h' });
+      const events = await openTapped(`${bridge.url.replace(/^http/, 'ws')}/events`, { deflate });
+      if (deflate) expect(events.extensionsHeader).toMatch(/^permessage-deflate\b/);
+      else expect(events.extensionsHeader).toBeUndefined();
+      await events.waitFor((text) => text.startsWith('{"type":"sync"'));
+      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`).join(' ').slice(0, 4000);
+      for (const description of [long, 'short']) {
+        expect((await call(ship.url, 'POST', path('app', name, '/agent/status'), { state: 'building', description })).status).toBe(200);
+      }
+      const ofDescription = (description: string) =>
+        events.waitFor((text) => text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description);
+      const [large, small] = [await ofDescription(long), await ofDescription('short')];
+      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({ name, ship: 'tship', agent: { description: long } });
+      expect(events.wire[large]!.compressed).toBe(deflate);
+      expect(events.wire[small]!.compressed).toBe(false);
+      expect(offRule(events, deflate)).toEqual([]);
+      await events.close();
+    });
+  }
 });

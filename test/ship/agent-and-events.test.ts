@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { connectEvents } from '../helpers/events.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { offRule, openTapped } from '../helpers/deflate-socket.js';
+import WebSocket from 'ws';
 
 let root: string;
 let remote: RemoteFixture;
@@ -104,6 +106,48 @@ describe('event stream', () => {
     const [, activated] = await events.waitFor(2);
     expect(activated.type).toBe('workspace.activated');
     await events.close();
+  });
+});
+
+describe('event stream with and without permessage-deflate (issue #18)', () => {
+  for (const deflate of [false, true]) {
+    it(`${deflate ? 'offered: negotiated, and' : 'not offered: not negotiated, and'} a large event comes ${deflate ? 'compressed' : 'as it is'}, small ones as they are, both intact`, async () => {
+      const name = `dz-${deflate}`;
+      await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'ag', name, branch: 'main' });
+      await call(ship.url, 'POST', path('ag', name, '/activate'));
+      await call(ship.url, 'POST', path('ag', name, '/agent/init'), init);
+      const events = await openTapped(`${ship.url.replace(/^http/, 'ws')}/events`, { deflate });
+      if (deflate) expect(events.extensionsHeader).toMatch(/^permessage-deflate\b/);
+      else expect(events.extensionsHeader).toBeUndefined();
+      await events.waitFor((text) => text.startsWith('{"type":"sync"'));
+      // A description of 4,000 characters makes one event well over the bar; a short one stays under it.
+      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`).join(' ').slice(0, 4000);
+      for (const description of [long, 'short']) {
+        expect((await call(ship.url, 'POST', path('ag', name, '/agent/status'), { state: 'building', description })).status).toBe(200);
+      }
+      const ofState = (description: string) => events.waitFor((text) => text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description);
+      const [large, small] = [await ofState(long), await ofState('short')];
+      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({ name, agent: { state: 'building', description: long, ...init } });
+      expect(events.wire[large]!.compressed).toBe(deflate);
+      expect(events.texts[small]!.length).toBeLessThan(1024);
+      expect(events.wire[small]!.compressed).toBe(false);
+      expect(offRule(events, deflate)).toEqual([]);
+      await events.close();
+      await call(ship.url, 'POST', path('ag', name, '/deactivate'));
+    });
+  }
+});
+
+describe('event stream with and without permessage-deflate (issue #18), any offer', () => {
+  it('accepts an offer that limits the server window (9 bits) or context takeover: deflate is negotiated whenever offered', async () => {
+    for (const offer of [{ serverMaxWindowBits: 9 }, { serverNoContextTakeover: true, clientNoContextTakeover: true }, { clientMaxWindowBits: 10 }]) {
+      const socket = new WebSocket(`${ship.url.replace(/^http/, 'ws')}/events`, { perMessageDeflate: offer });
+      const first = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      expect(socket.extensions, JSON.stringify(offer)).toMatch(/^permessage-deflate/);
+      expect(JSON.parse(await first).type).toBe('sync');
+      socket.close();
+    }
   });
 });
 

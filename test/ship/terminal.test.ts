@@ -7,6 +7,7 @@ import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } fr
 import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/terminal.js';
 import type { CellObject, GridFrame } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
+import { FILL_SCREEN, isFilled, offRule, tappedTerminal } from '../helpers/deflate-socket.js';
 
 const ACK_TIMEOUT_MS = 400;
 let root: string;
@@ -232,6 +233,58 @@ describe('terminal', () => {
     await client.waitForFrames(1);
     expect(client.socket.extensions).toContain('permessage-deflate');
     await client.close();
+  });
+});
+
+describe('terminal with and without permessage-deflate (issue #18)', () => {
+  it('negotiates deflate exactly when offered; the large grid comes compressed, small patches as they are, the same screen either way', async () => {
+    const name = await activeWorkspace();
+    const filler = await open(name, { cols: 160, rows: 40 });
+    await prompt(filler);
+    filler.input(FILL_SCREEN);
+    await filler.until(isFilled);
+    await filler.close();
+    const grids: GridFrame[] = [];
+    for (const deflate of [false, true]) {
+      const terminal = await tappedTerminal(terminalUrl(ship.url, 'term', name), { deflate, cols: 160, rows: 40 });
+      if (deflate) {
+        expect(terminal.client.extensionsHeader).toMatch(/^permessage-deflate\b/);
+        expect(terminal.client.socket.extensions).toContain('permessage-deflate');
+      } else {
+        expect(terminal.client.extensionsHeader).toBeUndefined();
+        expect(terminal.client.socket.extensions).toBe('');
+      }
+      await terminal.until(isFilled);
+      // The grid of the filled screen: large, so compressed whenever deflate was negotiated.
+      const index = terminal.frames.map((frame) => frame.type).lastIndexOf('grid');
+      expect(terminal.client.texts[index]!.length).toBeGreaterThan(10_000);
+      expect(terminal.client.wire[index]!.compressed).toBe(deflate);
+      expect(offRule(terminal.client, deflate)).toEqual([]);
+      grids.push(terminal.frames[index] as GridFrame);
+      await terminal.client.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The same screen seeded twice from tmux: identical cells whether or not they travelled compressed.
+    expect(grids[1]!.cells).toEqual(grids[0]!.cells);
+    for (const deflate of [false, true]) {
+      const terminal = await tappedTerminal(terminalUrl(ship.url, 'term', name), { deflate, cols: 160, rows: 40 });
+      await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
+      // Clearing redraws the screen (one large patch after the filled one, compressed when negotiated:
+      // offRule checks it), down to the prompt alone.
+      terminal.input('clear\r');
+      await terminal.until((screen) => /^\S*[$#]$/.test(screen.text().trim()));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Typing on the cleared screen: a short line and its echo are a few small patches, never compressed.
+      const before = terminal.frames.length;
+      terminal.input(`echo sm''all-${deflate}-$((3*5))\r`);
+      await terminal.until((screen) => new RegExp(`^small-${deflate}-15$`, 'm').test(screen.text()));
+      expect(terminal.frames.length).toBeGreaterThan(before);
+      expect(terminal.frames.slice(before).every((frame) => frame.type === 'patch')).toBe(true);
+      expect(terminal.client.texts.slice(before).every((text) => text.length < 1024)).toBe(true);
+      expect(offRule(terminal.client, deflate)).toEqual([]);
+      await terminal.client.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 });
 
