@@ -10,6 +10,7 @@
 // generated clients cannot stream, and client-node's Watch returns its abort handle only after the response
 // headers arrive, so a request that never answers could not be cancelled).
 import { existsSync, readFileSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -49,6 +50,8 @@ export function loadKubeConfig(source: KubeConfigSource = {}): LoadedKubeConfig 
     if (!saDir.endsWith(SERVICE_ACCOUNT_DIR)) throw new Error(`service account directory must end with ${SERVICE_ACCOUNT_DIR}: ${saDir}`);
     const prefix = saDir.slice(0, saDir.length - SERVICE_ACCOUNT_DIR.length);
     config.loadFromCluster(prefix);
+    // loadFromCluster reads the service host and port from process.env itself; take them from `env`.
+    config.clusters = config.clusters.map((cluster) => ({ ...cluster, server: inClusterServer(env.KUBERNETES_SERVICE_HOST!, env.KUBERNETES_SERVICE_PORT!) }));
     return { config, source: 'in-cluster', namespace: serviceAccountNamespace(saDir) ?? contextNamespace(config) };
   }
   const kubeconfig = env.KUBECONFIG;
@@ -65,6 +68,12 @@ export function loadKubeConfig(source: KubeConfigSource = {}): LoadedKubeConfig 
   }
   config.loadFromFile(path);
   return { config, source: 'home', namespace: contextNamespace(config) };
+}
+
+/** The API server's in-cluster URL, as client-node builds it (http on the insecure ports, IPv6 in brackets). */
+function inClusterServer(host: string, port: string): string {
+  const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
+  return `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 
 function serviceAccountNamespace(saDir: string): string | undefined {
