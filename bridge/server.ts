@@ -134,7 +134,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // Audit (security notes H9): who holds a workspace decides where its keystrokes go.
     onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
   });
-  const hub = new EventHub(() => registry.snapshot());
+  const hub = new EventHub(() => registry.snapshotJson());
   registry.useEvents(hub);
   let ephemeral: EphemeralRecords;
   try {
@@ -152,6 +152,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       .reconcile(ship, new Set(workspaces.map((w) => workspaceKey(w.repoName, w.name))))
       .then((changed) => changed && registry.publishSync())
       .catch((error: Error) => logger.warn({ ship, error: error.message }, 'could not reconcile ephemeral records with the ship'));
+  });
+  // A create that got no answer (or whose bridge was killed) ends with the ship's `workspace.created`.
+  registry.onWorkspaceCreated((ship, workspace) => {
+    void ephemeral
+      .adopt(ship, workspace.repoName, workspace.name)
+      .then((adopted) => adopted && registry.publishSync())
+      .catch((error: Error) => logger.warn({ ship, error: error.message }, 'could not adopt an ephemeral record'));
   });
   registry.onShipRemoved((name) => ephemeral.dropShip(name));
   const authenticator = new Authenticator(store.credentials, clock);

@@ -9,6 +9,13 @@ import type { EphemeralRecord, EphemeralStore } from '../store/ephemeral-store.j
 
 export type NewEphemeral = Pick<EphemeralRecord, 'repoName' | 'name' | 'ship' | 'issueNumber' | 'branch'>;
 
+/**
+ * How long after its intent row a create may still be running on the ship: the bridge's create timeout
+ * (10 minutes) and a margin. A ship clones into a staging directory, so a running clone is in no sync; until
+ * then an absent workspace is undecided, not gone.
+ */
+export const PENDING_CREATE_MS = 15 * 60_000;
+
 /** The spec's EphemeralWorkspace of a record that is not pending. */
 export function ephemeralView(record: EphemeralRecord): EphemeralWorkspace | null {
   if (record.cleanup === 'pending') return null;
@@ -65,7 +72,7 @@ export class EphemeralRecords {
       this.creating.delete(key);
       throw error;
     }
-    this.records.set(key, { ...fields, cleanup: 'pending', blockedReason: null, blockedAt: null, pullRequest: null });
+    this.records.set(key, { ...fields, cleanup: 'pending', blockedReason: null, blockedAt: null, pullRequest: null, createdAt: Date.now() });
   }
 
   /** The ship confirmed the clone: the record starts watching. */
@@ -95,24 +102,37 @@ export class EphemeralRecords {
   }
 
   /**
-   * A ship's sync: each of its pending rows whose create is not running here is decided by what the ship
-   * has (there → watching, absent → gone). Answers whether any record changed.
+   * A ship's own view (its sync, or a sweep's live listing): each of its pending rows whose create is not
+   * running here is decided: there → watching; absent → gone, but only once the create can no longer be
+   * running on the ship (PENDING_CREATE_MS after the row was written). Answers whether any record changed.
    */
-  async reconcile(ship: string, present: ReadonlySet<string>): Promise<boolean> {
+  async reconcile(ship: string, present: ReadonlySet<string>, now = Date.now()): Promise<boolean> {
     let changed = false;
     for (const [key, record] of [...this.records]) {
       if (record.ship !== ship || record.cleanup !== 'pending' || this.creating.has(key)) continue;
-      if (present.has(key)) {
-        const watching: EphemeralRecord = { ...record, cleanup: 'watching' };
-        await this.store.update(watching);
-        if (this.records.get(key) === record) this.records.set(key, watching);
-      } else {
+      if (present.has(key)) changed = (await this.adopt(ship, record.repoName, record.name)) || changed;
+      else if (now - record.createdAt >= PENDING_CREATE_MS) {
         await this.store.remove(record.repoName, record.name);
         if (this.records.get(key) === record) this.records.delete(key);
+        changed = true;
       }
-      changed = true;
     }
     return changed;
+  }
+
+  /**
+   * The ship reports `<repo>/<name>` exists (its `workspace.created`, or a sync): a pending row of that ship
+   * whose create is not running here starts watching. Answers whether it did.
+   */
+  async adopt(ship: string, repoName: string, name: string): Promise<boolean> {
+    const key = workspaceKey(repoName, name);
+    const record = this.records.get(key);
+    if (!record || record.ship !== ship || record.cleanup !== 'pending' || this.creating.has(key)) return false;
+    const watching: EphemeralRecord = { ...record, cleanup: 'watching' };
+    await this.store.update(watching);
+    if (this.records.get(key) !== record) return false;
+    this.records.set(key, watching);
+    return true;
   }
 
   /** A sweep's new state for a record (cleanup, refusal, pull request). */

@@ -102,7 +102,10 @@ class Pass {
           const reply = await ship.client.call({ method: 'GET', path: '/workspaces', timeoutMs: SHIP_LIST_TIMEOUT_MS });
           const body = parseJson(reply);
           if (reply.status !== 200 || !Array.isArray(body)) return;
-          views.set(name, new Set((body as WorkspaceSummary[]).map((w) => workspaceKey(w.repoName, w.name))));
+          const keys = new Set((body as WorkspaceSummary[]).map((w) => workspaceKey(w.repoName, w.name)));
+          views.set(name, keys);
+          // The same live view decides intent rows left by creates that got no answer (H23).
+          if (await this.options.records.reconcile(name, keys)) this.changed = true;
         } catch (error) {
           if (error instanceof ShipUnreachable) this.options.registry.unreachable(ship, error.message);
           else throw error;

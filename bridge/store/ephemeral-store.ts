@@ -18,6 +18,8 @@ export interface EphemeralRecord {
   /** ISO 8601, or null. */
   blockedAt: string | null;
   pullRequest: PullRequestRef | null;
+  /** When the row was written (epoch ms): how long a pending create may still be running. */
+  createdAt: number;
 }
 
 interface Row {
@@ -30,9 +32,10 @@ interface Row {
   blocked_reason: string | null;
   blocked_at: Date | string | null;
   pull_request: PullRequestRef | string | null;
+  created_at: Date | string;
 }
 
-const COLUMNS = 'repo_name, name, ship, issue_number, branch, cleanup, blocked_reason, blocked_at, pull_request';
+const COLUMNS = 'repo_name, name, ship, issue_number, branch, cleanup, blocked_reason, blocked_at, pull_request, created_at';
 
 function recordOf(row: Row): EphemeralRecord {
   const blockedAt = row.blocked_at === null ? null : new Date(row.blocked_at).toISOString();
@@ -47,6 +50,7 @@ function recordOf(row: Row): EphemeralRecord {
     blockedReason: row.blocked_reason,
     blockedAt,
     pullRequest,
+    createdAt: new Date(row.created_at).getTime(),
   };
 }
 
