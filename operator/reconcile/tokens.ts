@@ -48,6 +48,12 @@ export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret
     if (mode === 'Generated') return { kind: 'absent', secretName };
     return { kind: 'invalid', secretName, message: `Secret ${secretName} not found` };
   }
+  // A Generated Secret still owned by an earlier Ship of the same name (deleted, its Secret not yet
+  // garbage-collected) would hand this Ship a pair that is about to vanish: wait for the collector instead.
+  const staleOwner = (secret.metadata?.ownerReferences ?? []).find((owner) => owner.kind === 'Ship' && ship.metadata.uid && owner.uid !== ship.metadata.uid);
+  if (mode === 'Generated' && staleOwner) {
+    return { kind: 'invalid', secretName, message: `Secret ${secretName} belongs to an earlier Ship of this name (uid ${staleOwner.uid}); waiting for it to be garbage-collected before a pair is generated` };
+  }
   const shipToken = decoded(secret, TOKEN_KEYS.shipToken) || undefined;
   const bridgeToken = decoded(secret, TOKEN_KEYS.bridgeToken) || undefined;
   if (shipToken && bridgeToken) return { kind: 'pair', secretName, shipToken, bridgeToken };

@@ -185,6 +185,9 @@ describe('readTokens', () => {
     expect(readTokens(withMode('Secret'), secret({ shipToken: 'a', bridgeToken: '' }))).toMatchObject({ kind: 'invalid' });
     expect(readTokens(withMode('Secret'), secret({ bridgeToken: 'b' }))).toMatchObject({ kind: 'invalid' });
     expect(readTokens(withMode('Generated'), secret({}))).toMatchObject({ kind: 'invalid' });
+    const owned = (uid: string) => ({ ...secret({ shipToken: 'a', bridgeToken: 'b' }), metadata: { ownerReferences: [{ apiVersion: 'svc.dev/v1alpha1', kind: 'Ship', name: 's1', uid }] } });
+    expect(readTokens(withMode('Generated'), owned('uid-s1'))).toMatchObject({ kind: 'pair' });
+    expect(readTokens(withMode('Generated'), owned('uid-old'))).toMatchObject({ kind: 'invalid', message: expect.stringContaining('belongs to an earlier Ship of this name') });
     const result = readTokens(withMode('Secret'), secret({ shipToken: 'a', bridgeToken: 'TOKEN-XYZ' }));
     expect(JSON.stringify(readTokens(withMode('Secret'), secret({ bridgeToken: 'TOKEN-XYZ' })))).not.toContain('TOKEN-XYZ');
     expect(result.kind).toBe('pair');
