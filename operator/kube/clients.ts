@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import {
   AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions,
 } from '@kubernetes/client-node';
@@ -56,10 +56,18 @@ export function loadKubeConfig(source: KubeConfigSource = {}): LoadedKubeConfig 
   }
   const kubeconfig = env.KUBECONFIG;
   if (kubeconfig) {
-    // A list of files, as kubectl takes it: client-node merges them (first file's current-context wins).
-    const files = kubeconfig.split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
-    if (files.length === 1) config.loadFromFile(files[0]!);
-    else config.loadFromDefault({}, false);
+    // A list of files, merged as kubectl merges them: the first file to define a name (or the current
+    // context) wins. (client-node's loadFromDefault reads process.env and lets later files win the context.)
+    const [first, ...rest] = kubeconfig.split(delimiter).filter(Boolean);
+    config.loadFromFile(first!);
+    for (const file of rest) {
+      const other = new KubeConfig();
+      other.loadFromFile(file);
+      for (const cluster of other.clusters) if (!config.getCluster(cluster.name)) config.addCluster(cluster);
+      for (const user of other.users) if (!config.getUser(user.name)) config.addUser(user);
+      for (const context of other.contexts) if (!config.getContextObject(context.name)) config.addContext(context);
+      if (!config.getCurrentContext() && other.getCurrentContext()) config.setCurrentContext(other.getCurrentContext());
+    }
     return { config, source: 'KUBECONFIG', namespace: contextNamespace(config) };
   }
   const path = join(source.home ?? homedir(), '.kube', 'config');

@@ -52,6 +52,12 @@ describe('kubeconfig loading', () => {
     const fromEnv = loadKubeConfig({ env: { KUBECONFIG: kubeconfig }, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR) });
     expect(fromEnv).toMatchObject({ source: 'KUBECONFIG', namespace: 'team-a' });
     expect(fromEnv.config.getCurrentCluster()?.server).toBe('https://from-env:6443');
+    // A list of files: the first to name the current context wins, as with kubectl.
+    const second = join(root, 'second');
+    writeFileSync(second, KUBECONFIG('https://second:6443').replace(/name: c\b/, 'name: c2').replace('cluster: c,', 'cluster: c2,').replace(/name: x\b/, 'name: y').replace('current-context: x', 'current-context: y'));
+    const merged = loadKubeConfig({ env: { KUBECONFIG: `${kubeconfig}:${second}` }, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR) });
+    expect(merged.config.getCurrentCluster()?.server).toBe('https://from-env:6443');
+    expect(merged.config.getContextObject('y')?.cluster).toBe('c2');
 
     // Service host set but no token mounted (e.g. automountServiceAccountToken: false): not in-cluster.
     const home = join(root, 'home');
