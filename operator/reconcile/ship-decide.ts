@@ -66,7 +66,7 @@ export interface ShipFacts {
   shipRetryMs: number;
 }
 
-export type DeregisterWhy = 'delete' | 'replace' | 'conflict' | 'mismatch' | 'superseded';
+export type DeregisterWhy = 'delete' | 'replace' | 'conflict' | 'mismatch' | 'superseded' | 'tokens';
 
 export type ShipAction =
   | { kind: 'addFinalizer' }
@@ -116,9 +116,16 @@ function shipStatus(facts: ShipFacts, held: Held, registered: ConditionInput | '
     status.registeredURL = held.url;
     status.bridgeStatus = held.status;
   }
-  const secretName = facts.tokens.kind === 'none' ? facts.tokens.secretName : facts.tokens.secretName || undefined;
+  // The Secret of the pair in use: while a registration is held and this reconcile could not re-check it
+  // (bridge trouble, unusable tokens), the one it was made with; otherwise the one this reconcile used.
+  const secretName = held === 'unchanged' && previous.shipName !== undefined ? previous.tokenSecretName : currentSecretName(facts);
   if (secretName) status.tokenSecretName = secretName;
   return status;
+}
+
+/** The Secret the tokens of this reconcile come from (undefined for mode None). */
+function currentSecretName(facts: ShipFacts): string | undefined {
+  return facts.tokens.secretName || undefined;
 }
 
 /** The Ready condition's reason before this reconcile, to emit a Warning only when it changes. */
@@ -244,7 +251,19 @@ export function decideShip(facts: ShipFacts): ShipAction {
     const claim = claimOf(own);
     if (claim?.senior) return conflict(own, claim, null);
     if (expected !== undefined && own !== expected) return { kind: 'deregister', name: own, why: 'mismatch' };
-    if (sameShipUrl(ownRegistration.url, url)) return registeredAs(facts, registration(ownRegistration));
+    if (sameShipUrl(ownRegistration.url, url)) {
+      // spec.auth now names another Secret (or mode): the bridge holds the old pair, and GET /ships cannot
+      // show it, so the registration is made again with the new one (the name cannot be POSTed while held).
+      const before = ship.status?.tokenSecretName;
+      const now = currentSecretName(facts);
+      if ((before ?? null) !== (now ?? null)) {
+        return {
+          kind: 'deregister', name: own, why: 'tokens',
+          event: { type: 'Normal', reason: 'TokensChanged', message: `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}` },
+        };
+      }
+      return registeredAs(facts, registration(ownRegistration));
+    }
     // spec.url changed: register the new URL first; the old registration goes once the new ship has answered.
     return { kind: 'register' };
   }

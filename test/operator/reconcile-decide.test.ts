@@ -57,10 +57,12 @@ describe('decideShip', () => {
   });
 
   it('stops before the bridge on unusable tokens (TokensInvalid), keeping the registration as it was', () => {
-    const previous = { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', bridgeStatus: 'online' as const };
+    const previous = { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', bridgeStatus: 'online' as const, tokenSecretName: 's1-tokens' };
     const result = finished(decideShip(shipFacts({ ship: ship({ status: previous }), tokens: { kind: 'invalid', secretName: 'x', message: 'Secret x holds only one' } })));
     expect(result.ready).toBe('False/TokensInvalid');
-    expect(result.status).toMatchObject({ ...previous, tokenSecretName: 'x', observedGeneration: 1 });
+    // The registration still holds the pair of s1-tokens: that is the Secret in use until it is replaced.
+    expect(result.status).toMatchObject({ ...previous, observedGeneration: 1 });
+    expect(finished(decideShip(shipFacts({ tokens: { kind: 'invalid', secretName: 'x', message: 'm' } }))).status.tokenSecretName).toBe('x');
     expect(result.events).toEqual(['TokensInvalid']);
   });
 
@@ -69,7 +71,7 @@ describe('decideShip', () => {
     const created = finished(decideShip(shipFacts({ roster: [], posts: 1, posted: { kind: 'created', info: online('n1') } })));
     expect(created).toMatchObject({ ready: 'True/Online', registered: 'True/Registered', events: ['Registered'], requeue: 30_000 });
     expect(created.status).toMatchObject({ shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', bridgeStatus: 'online', tokenSecretName: 's1-tokens', observedGeneration: 1 });
-    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' } });
+    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' } });
     expect(finished(decideShip(shipFacts({ ship: held, roster: [{ ...online('n1'), status: 'offline' }] }))).ready).toBe('False/Offline');
   });
 
@@ -91,9 +93,18 @@ describe('decideShip', () => {
   });
 
   it('keeps its own name against a junior holder and yields to a senior one', () => {
-    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' } });
+    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' } });
     expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], claims: new Map([['n1', claim(false)]]) }))).ready).toBe('True/Online');
     expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], claims: new Map([['n1', claim(true)]]) }))).ready).toBe('False/NameConflict');
+  });
+
+  it('tokens from another Secret (or mode) than the registration was made with: deregistered and registered again (TokensChanged)', () => {
+    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 'old-creds' } });
+    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')] }))).toMatchObject({ kind: 'deregister', name: 'n1', why: 'tokens', event: { reason: 'TokensChanged', message: 'ship n1 was registered with the tokens of Secret old-creds; deregistered it to register with Secret s1-tokens' } });
+    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], removed: ['n1'] }))).toEqual({ kind: 'register' });
+    const toNone = decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { kind: 'none' } }));
+    expect(toNone).toMatchObject({ kind: 'deregister', why: 'tokens', event: { message: expect.stringContaining('to register with no tokens') } });
+    expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { ...PAIR, secretName: 'old-creds' } }))).ready).toBe('True/Online');
   });
 
   it('a changed URL registers first, then deregisters the old registration and registers again (URLChanged event)', () => {

@@ -142,6 +142,16 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(h.secret('beta-creds')!.metadata.ownerReferences).toBeUndefined();
   });
 
+  it('spec.auth pointing at another Secret re-registers with its pair (TokensChanged event)', async () => {
+    const pair = h.tokensIn('beta-creds');
+    h.fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'beta-creds-2', namespace: NAMESPACE }, type: 'Opaque', stringData: pair });
+    const { MERGE_PATCH } = await import('../../operator/kube/clients.js');
+    await h.kube.custom.patchNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'beta', body: { spec: { auth: { mode: 'Secret', secretRef: { name: 'beta-creds-2' } } } } }, MERGE_PATCH);
+    await reconcileUntil(h.ships, 'beta', () => h.ship('beta')!.status?.tokenSecretName === 'beta-creds-2' && ready('beta')?.status === 'True', 'beta re-registered with beta-creds-2');
+    expect(h.events('beta').find((event) => event.reason === 'TokensChanged')?.message).toBe('ship beta was registered with the tokens of Secret beta-creds; deregistered it to register with Secret beta-creds-2');
+    expect((await bridgeShips()).filter((ship) => ship.name === 'beta')).toHaveLength(1);
+  });
+
   it('None: an open ship is registered without credentials; against a ship that requires a token it is TokensInvalid', async () => {
     const open = await h.startShip('open-one');
     h.fake.create(shipObject('open-one', { url: `http://127.0.0.1:${open.ship.port}`, auth: { mode: 'None' } }));
