@@ -13,7 +13,8 @@
 // - spec.expectedName is checked against the name the ship reports; a mismatch is never adopted: a
 //   registration made (or held) under the wrong name is deregistered and Registered=False NameMismatch.
 // - Tokens come first: a Generated Secret is created before the first POST (so the registration and the
-//   ship pod always see the same pair); an unusable Secret stops before the bridge (TokensInvalid).
+//   ship pod always see the same pair); an unusable Secret stops before the bridge (TokensInvalid). A held
+//   registration made with another Secret than spec.auth now names is made again (TokensChanged).
 import type { ShipInfo } from '../../protocol/index.js';
 import { FINALIZER, type Condition, type ShipResource, type ShipResourceStatus } from '../resources/index.js';
 import { describeClaim, type Claim } from './claims.js';
