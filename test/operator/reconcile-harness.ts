@@ -13,7 +13,7 @@ import {
   ChartSecretsReconciler, DaemonSetShipsReconciler, reconcileDeps, RepoReconciler, ShipReconciler, type ReconcileDeps, type ReconcileOptions,
 } from '../../operator/reconcile/index.js';
 import type { BridgeCredentials } from '../../operator/bridge-client.js';
-import type { RepoResource, ShipResource } from '../../operator/resources/index.js';
+import type { Condition, RepoResource, ShipResource } from '../../operator/resources/index.js';
 import { startFakeKubeApi, type FakeKubeApi, type KubeObject } from '../fakes/kube-api/index.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type Reply, type TestShip } from '../helpers/ship.js';
@@ -174,7 +174,7 @@ export function repoObject(name: string, spec: Record<string, unknown>): Record<
   return { apiVersion: 'svc.dev/v1alpha1', kind: 'Repo', metadata: { name, namespace: NAMESPACE }, spec };
 }
 
-export function condition(object: { status?: { conditions?: { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[] } } | undefined, type: 'Ready' | 'Registered') {
+export function condition(object: { status?: { conditions?: Condition[] } } | undefined, type: 'Ready' | 'Registered'): Condition | undefined {
   return object?.status?.conditions?.find((entry) => entry.type === type);
 }
 
