@@ -210,9 +210,8 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     await passEnded(base + 3);
   }, 60_000);
 
-  // The provider's pacing (@octokit/plugin-throttling's Bottleneck limiters) computes its waits from Date.now();
-  // after the wall clock steps back an hour the provider starts a client with fresh limiters, so the next
-  // pass reaches the forge at once instead of an hour later.
+  // The provider once paced its requests by Date.now() (Octokit's throttling plugin), so a wall clock stepped
+  // back an hour held every forge call for that hour; its request policy waits on monotonic timers now.
   it('a wall clock stepped back an hour does not delay the next pass\'s forge calls', async () => {
     fakeClock();
     const base = pullLists();

@@ -1,16 +1,14 @@
 // The GitHub provider (DESIGN §8) on @octokit/rest: every list through octokit.paginate (all pages, no
-// 100-item cap), 5xx retried by plugin-retry, primary and secondary rate limits waited out by
-// plugin-throttling with the reset time GitHub sends, but only while the wait is short and only once; a
-// longer or repeated limit is surfaced as the forge's own status with the reset time in the message.
+// 100-item cap); 5xx retried, primary and secondary rate limits waited out with the reset time GitHub sends
+// but only while the wait is short and only once, and writes spaced (github-request-policy.ts); a longer or
+// repeated limit is surfaced as the forge's own status with the reset time in the message.
 // The token lives only in the Octokit instance: every message this module produces is scrubbed of it and
 // of URL credentials. It owns the clone URL → owner/name mapping; it does not choose which repos it serves.
-// Issue-linked branches go through GraphQL (`octokit.graphql`: same auth, retry and throttling; its URL is
+// Issue-linked branches go through GraphQL (`octokit.graphql`: same auth and request policy; its URL is
 // `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
 // errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
-import { randomUUID } from 'node:crypto';
 import { Octokit } from '@octokit/rest';
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
+import { installRequestPolicy } from './github-request-policy.js';
 import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import {
   ProviderError,
@@ -31,8 +29,6 @@ import {
   type ReviewEvent,
 } from './forge-provider.js';
 
-const GitHubOctokit = Octokit.plugin(retry, throttling);
-type Client = InstanceType<typeof GitHubOctokit>;
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 /** A failed job's log is cut to its last this many characters (the end is where the failure is). */
@@ -79,50 +75,24 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
 }
 
 export class GitHubProvider implements ForgeProvider {
-  private client: Client;
-  private readonly build: (limiterId: string) => Client;
-  /** The last wall and monotonic readings, to notice the wall clock stepping back. */
-  private wall = Date.now();
-  private monotonic = performance.now();
+  private readonly octokit: Octokit;
   private readonly token: string | undefined;
 
   constructor(options: GitHubProviderOptions = {}) {
     this.token = options.token || undefined;
-    const maxWait = options.maxRateLimitWaitSeconds ?? 60;
-    const base = options.retryAfterBaseValueMs ?? 1000;
-    const log = options.log ?? (() => {});
-    // Wait once for a limit whose reset is near; past that the caller gets the forge's answer.
-    const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-      const wait = retryCount < 1 && retryAfter <= maxWait;
-      log(`GitHub ${kind} rate limit${wait ? `, retrying after ${retryAfter} s` : ', giving up'}`, { method: request.method, url: request.url, retryAfter });
-      return wait;
-    };
-    // Each client paces its own requests: plugin-throttling keys its process-wide limiters by `id`.
-    this.build = (limiterId) =>
-      new GitHubOctokit({
-        auth: this.token,
-        baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
-        userAgent: 'svc-bridge',
-        log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-        retry: { retries: options.retries ?? 2, retryAfterBaseValue: base },
-        throttle: { id: limiterId, onRateLimit: onLimit('primary'), onSecondaryRateLimit: onLimit('secondary'), retryAfterBaseValue: base },
-        request: { redirect: 'follow' },
-      });
-    this.client = this.build(randomUUID());
-  }
-
-  /**
-   * The Octokit client. Its pacing (Bottleneck, inside plugin-throttling) times waits with Date.now(), so a
-   * wall clock stepped back by an hour would hold every later forge call for that hour: a step back of more
-   * than a second starts a client with fresh limiters (security notes X10).
-   */
-  private get octokit(): Client {
-    const wall = Date.now();
-    const monotonic = performance.now();
-    if (wall - this.wall < monotonic - this.monotonic - 1000) this.client = this.build(randomUUID());
-    this.wall = wall;
-    this.monotonic = monotonic;
-    return this.client;
+    this.octokit = new Octokit({
+      auth: this.token,
+      baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
+      userAgent: 'svc-bridge',
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      request: { redirect: 'follow' },
+    });
+    installRequestPolicy(this.octokit, {
+      retries: options.retries,
+      maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds,
+      secondMs: options.retryAfterBaseValueMs,
+      log: options.log,
+    });
   }
 
   private target(repo: Repo): { owner: string; repo: string } {
@@ -361,7 +331,7 @@ export class GitHubProvider implements ForgeProvider {
       return await this.octokit.graphql<T>(query, variables);
     } catch (error) {
       const failure = error as { status?: unknown; errors?: unknown; data?: { errors?: unknown }; headers?: Record<string, string | undefined>; response?: { headers?: Record<string, string | undefined> } };
-      // GraphqlResponseError carries `errors`; plugin-throttling's given-up RATE_LIMITED error carries the body as `data`.
+      // GraphqlResponseError carries `errors` (a RATE_LIMITED the request policy gave up on included).
       const errors = Array.isArray(failure.errors) ? failure.errors : Array.isArray(failure.data?.errors) ? failure.data.errors : undefined;
       if (typeof failure.status === 'number' || !errors?.length) throw error;
       throw this.graphqlFailure(errors as GraphqlError[], failure.headers ?? failure.response?.headers ?? {});

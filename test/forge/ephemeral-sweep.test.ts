@@ -81,7 +81,8 @@ const listed = async (name: string, repo = 'widget') =>
   ((await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ephemeral: unknown }>).find((w) => w.repoName === repo && w.name === name);
 /** The ship's own answer for the workspace: 200 when it has it, 404 when not. */
 const onShip = async (ship: TestShip, name: string, repo = 'widget') => (await call(ship.url, 'GET', path(repo, name))).status;
-const stored = () => bridge.store.ephemeral.list();
+/** The stored records, without the write time of their row (compared as the spec's fields). */
+const stored = async () => (await bridge.store.ephemeral.list()).map(({ createdAt: _written, ...record }) => record);
 
 /** The forge calls since `mark`, as `pulls <branch>`, `issue <n>` or `METHOD path`. */
 function forgeCalls(mark: number, forge = fake): string[] {

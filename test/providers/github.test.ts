@@ -1,7 +1,6 @@
-// The GitHub provider with the real Octokit (retry and throttling plugins included) against the fake
-// GitHub server: shapes, pagination past 100 items, every error mode, and the token never in a message.
-// Issue-linked branches go through GraphQL, which plugin-throttling paces at one request a second per
-// process (GitHub's advice for writes), so those tests keep their GraphQL calls few.
+// The GitHub provider with the real Octokit (and its request policy: retries, rate limits, write spacing)
+// against the fake GitHub server: shapes, pagination past 100 items, every error mode, the spacing of
+// writes, and the token never in a message. Waits are scaled down (`retryAfterBaseValueMs`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,6 +165,22 @@ describe('errors', () => {
     expect(logged.join('\n')).not.toContain(TOKEN);
   });
 
+  it('writes go one at a time, a "second" apart and three for comments; reads are not held behind them', async () => {
+    const spaced = new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 100 });
+    fake.addIssue({ title: 'spacing' });
+    const start = performance.now();
+    const at = (work: Promise<unknown>) => work.then(() => performance.now() - start);
+    const [first, second, read] = await Promise.all([
+      at(spaced.commentIssue(repo(), 1, 'one')),
+      at(spaced.commentIssue(repo(), 1, 'two')),
+      at(spaced.repoInfo(repo())),
+    ]);
+    // The second comment waits for the first one's three "seconds" (300 ms); the read goes at once.
+    expect(second - first).toBeGreaterThanOrEqual(290);
+    expect(read).toBeLessThan(second);
+    expect(fake.comments.get(1)!.map((c) => c.body)).toEqual(['one', 'two']);
+  });
+
   it('a long or repeated rate limit is surfaced with the forge status and reset time', async () => {
     const limited = fake.primaryRateLimit(3600);
     fake.injected.push(limited);
@@ -240,7 +255,7 @@ describe('issue-linked branches', () => {
     expect(await provider.createLinkedBranch(repo(), 1, '1-x')).toBe('1-x');
     fake.injected.push(...[1, 2, 3].map(() => ({ status: 502, message: `upstream ${TOKEN} down`, pathIncludes: '/graphql' })));
     expect(await failure(provider.linkedBranches(repo(), 1))).toMatchObject({ status: 502, message: 'GitHub request failed (502): upstream [redacted] down' });
-    // The 503 once and the mutation (3 requests), then three 502s: the first try and plugin-retry's two retries.
+    // The 503 once and the mutation (3 requests), then three 502s: the first try and the two retries.
     expect(fake.requests.filter((r) => r.path === '/graphql')).toHaveLength(3 + 3);
 
     fake.graphqlInjected.push(fake.graphqlRateLimit(1));
