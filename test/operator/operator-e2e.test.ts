@@ -1,0 +1,192 @@
+// The operator AS IT RUNS (issue #19, "Operator end to end", "kubectl black-box" and "Faults"): `npx svc
+// operator` as a process, KUBECONFIG the fake API server's, --bridge-url a real authenticating bridge on real
+// PostgreSQL (the reconcile harness's, restartable on the same port and database), real ships in process.
+// Everything is asserted from outside: object status and conditions in the fake API server, the bridge's
+// GET /ships, and kubectl. The invariants after every fault: nothing is registered twice, no token Secret is
+// regenerated, every Ship is Ready=True within 60 s of recovery.
+//
+// Not covered here: a bridge answering 503 (the bridge is stopped and started instead, so the operator sees
+// refused connections), and an outage of a full minute (kept to a few seconds for the run time).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNpx, type NpxProcess } from '../helpers/npx.js';
+import { freePort } from '../helpers/ports.js';
+import { until } from '../helpers/poll.js';
+import { ADMIN, condition, hasPostgres, shipObject, startHarness, type Harness } from './reconcile-harness.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+// The suite replaces HOME (global-setup.ts); the kubectl cache lives under the real one (see kubectl.test.ts).
+const cache = process.env.SVC_CI_CACHE ?? join(userInfo().homedir, '.cache', 'svc-ci');
+const kubectl = process.env.SVC_KUBECTL ?? join(cache, 'k8s-tools-v33-2.2.2', 'kubectl');
+const haveKubectl = existsSync(kubectl);
+if (!haveKubectl) console.warn(`test/operator/operator-e2e.test.ts: kubectl not found at ${kubectl}, skipping the kubectl black-box test (bash test/kube/install-kubectl.sh)`);
+
+const CONVERGE_MS = 60_000;
+
+interface Run { code: number; stdout: string; stderr: string }
+
+describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ships, the fake API server', () => {
+  let h: Harness;
+  let operator: NpxProcess | undefined;
+  let scratch: string;
+  const stops: Array<() => Promise<void>> = [];
+
+  const startOperator = async () => {
+    const started = startNpx(['operator', '--bridge-url', h.bridgeUrl, '--health-port', '0'], {
+      KUBECONFIG: h.fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info',
+      SVC_OPERATOR_USERNAME: ADMIN.username, SVC_OPERATOR_PASSWORD: ADMIN.password, SVC_TOKEN: '',
+    });
+    await started.waitFor(/"healthPort":\d+/, 30_000);
+    operator = started;
+  };
+
+  const kubectlRun = (args: string[], input?: string) => new Promise<Run>((done) => {
+    const child = execFile(kubectl, ['--kubeconfig', h.fake.kubeconfigPath, '--cache-dir', join(scratch, 'kube-cache'), ...args], { cwd: ROOT, timeout: 90_000, env: { ...process.env, KUBECONFIG: '' } }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+  const kubectlOk = async (args: string[], input?: string) => {
+    const result = await kubectlRun(args, input);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+    return result.stdout;
+  };
+
+  const shipNames = () => h.fake.list('svc.dev/v1alpha1', 'Ship', 'default').map((ship) => ship.metadata.name as string);
+  const bridgeShips = async () => {
+    const reply = await h.asAdmin('GET', '/ships');
+    if (reply.status !== 200) throw new Error(`GET /ships: ${reply.status} ${reply.text}`);
+    return reply.body as { name: string; url: string }[];
+  };
+  /** Every Generated Secret's data, by name. */
+  const tokenSecrets = () => Object.fromEntries(h.fake.list('v1', 'Secret', 'default')
+    .filter((secret) => (secret.metadata.name as string).endsWith('-tokens'))
+    .map((secret) => [secret.metadata.name as string, JSON.stringify((secret as { data?: unknown }).data)]));
+  const allReady = () => shipNames().every((name) => condition(h.ship(name), 'Ready')?.status === 'True');
+  const waitAllReady = (what: string) => until(async () => allReady(), `every Ship Ready=True ${what}: ${JSON.stringify(shipNames().map((name) => [name, condition(h.ship(name), 'Ready')]))}`, CONVERGE_MS, 100);
+
+  /** How often the operator has logged a watch answered 410 (it relists then): proof a fault was exercised. */
+  const expiredCount = () => (operator?.output().match(/watch history expired/g) ?? []).length;
+
+  /** Nothing registered twice: one bridge registration per Ship object, at the Ship's URL. */
+  const expectRegisteredOnce = async () => {
+    const registered = await bridgeShips();
+    const names = registered.map((ship) => ship.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(shipNames().sort());
+    for (const name of shipNames()) {
+      expect(registered.find((ship) => ship.name === name)?.url).toBe(h.ship(name)!.spec!.url);
+      expect(h.ship(name)!.status).toMatchObject({ shipName: name, bridgeStatus: 'online', observedGeneration: h.ship(name)!.metadata.generation });
+    }
+  };
+
+  /** A ship without credentials and its Ship (auth None): Ready as soon as the operator reconciles it. */
+  const addPlainShip = async (name: string) => {
+    const ship = await h.startShip(name);
+    h.fake.create(shipObject(name, { url: ship.url, auth: { mode: 'None' } }));
+    return ship;
+  };
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'svc-test-operator-e2e-'));
+    h = await startHarness();
+    await startOperator();
+    // A Generated Ship present from the start (created directly, so the faults below have it even without kubectl).
+    const port = await freePort();
+    h.fake.create(shipObject('beta', { url: `http://127.0.0.1:${port}` }));
+    await until(async () => h.secret('beta-tokens') ?? false, 'the operator to create beta-tokens', 30_000);
+    await h.startShip('beta', { port, ...h.tokensIn('beta-tokens') });
+    // Nothing tells the operator the ship came up: its retry of an unreachable ship brings it Ready.
+    await until(async () => condition(h.ship('beta'), 'Ready')?.status === 'True', 'beta Ready', CONVERGE_MS, 100);
+  }, 120_000);
+
+  afterAll(async () => {
+    await operator?.terminateThenKill();
+    for (const stop of stops) await stop();
+    await h?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }, 60_000);
+
+  it.skipIf(!haveKubectl)('kubectl: apply -f crds/ and a Generated Ship; `kubectl wait --for=condition=Ready` returns because the operator made it Ready; `get ships` shows it online', async () => {
+    await kubectlOk(['apply', '-f', 'crds/']);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    await kubectlOk(['apply', '-f', '-'], `apiVersion: svc.dev/v1alpha1\nkind: Ship\nmetadata:\n  name: alpha\n  namespace: default\nspec:\n  url: ${url}\n  auth:\n    mode: Generated\n`);
+    const waiting = kubectlRun(['wait', '--for=condition=Ready', 'ship/alpha', '--timeout=60s']);
+    // The ship "pod" starts with the pair the operator put in the Secret.
+    await until(async () => h.secret('alpha-tokens') ?? false, 'the operator to create alpha-tokens', 30_000);
+    await h.startShip('alpha', { port, ...h.tokensIn('alpha-tokens') });
+    const waited = await waiting;
+    expect(waited.stderr).toBe('');
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toContain('ship.svc.dev/alpha condition met');
+    const table = await kubectlOk(['get', 'ships']);
+    const [header, ...rows] = table.trim().split('\n');
+    expect(header!.split(/\s+/)).toEqual(['NAME', 'SHIP', 'URL', 'BRIDGE', 'READY', 'AGE']);
+    const row = rows.find((line) => line.startsWith('alpha '))!.split(/\s+/);
+    expect(row.slice(0, 5)).toEqual(['alpha', 'alpha', url, 'online', 'True']);
+    await expectRegisteredOnce();
+  }, 90_000);
+
+  it('faults: a watch cut mid-event, 410 on resume, an API server restart with a new history, the bridge down and back — nothing registered twice, no Secret regenerated, every Ship Ready within 60 s', async () => {
+    await waitAllReady('before the faults');
+    const secrets = tokenSecrets();
+    expect(Object.keys(secrets)).toContain('beta-tokens');
+
+    // The watch cut mid-event, then a change the operator must see through the resumed watch.
+    h.fake.dropWatches({ midEvent: true });
+    await addPlainShip('cut');
+    await waitAllReady('after a watch cut mid-event');
+    await expectRegisteredOnce();
+
+    // 410 on resume: the history is compacted and the watches dropped, so resuming must relist.
+    const expiredBefore = expiredCount();
+    h.fake.compact();
+    h.fake.dropWatches();
+    await addPlainShip('gone');
+    await waitAllReady('after 410 on resume');
+    await until(async () => expiredCount() > expiredBefore, 'the operator to log a 410 and relist', 10_000);
+    await expectRegisteredOnce();
+
+    // The API server restarted with a new resourceVersion history; a Ship created while it was down.
+    const expiredBeforeRestart = expiredCount();
+    await h.fake.restart({ downMs: 500 });
+    await addPlainShip('reborn');
+    await waitAllReady('after the API server restarted');
+    await until(async () => expiredCount() > expiredBeforeRestart, 'the operator to relist on the new history', 10_000);
+    await expectRegisteredOnce();
+
+    // The bridge down (connections refused) and back on the same port and database; a Ship created meanwhile
+    // says BridgeUnavailable, then everything converges.
+    await h.stopBridge();
+    await addPlainShip('patient');
+    await until(async () => condition(h.ship('patient'), 'Ready')?.reason === 'BridgeUnavailable', 'patient Ready=False BridgeUnavailable while the bridge is down', 30_000, 100);
+    expect(condition(h.ship('patient'), 'Ready')).toMatchObject({ status: 'False', reason: 'BridgeUnavailable' });
+    await new Promise((done) => setTimeout(done, 3_000));
+    await h.startBridgeAgain();
+    const recovered = Date.now();
+    await waitAllReady('after the bridge came back');
+    expect(Date.now() - recovered).toBeLessThan(CONVERGE_MS);
+    await expectRegisteredOnce();
+
+    expect(tokenSecrets()).toEqual(secrets);
+  }, 150_000);
+
+  it('the operator SIGTERMed then SIGKILLed (its group) and started again: nothing registered twice, Secrets unchanged, every Ship Ready', async () => {
+    await waitAllReady('before the restart');
+    const secrets = tokenSecrets();
+    const before = await bridgeShips();
+    await operator!.terminateThenKill();
+    operator = undefined;
+    // A change while no operator runs.
+    await addPlainShip('late');
+    await startOperator();
+    await waitAllReady('after the operator restarted');
+    await expectRegisteredOnce();
+    expect((await bridgeShips()).length).toBe(before.length + 1);
+    expect(tokenSecrets()).toEqual(secrets);
+  }, 90_000);
+});
