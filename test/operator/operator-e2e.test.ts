@@ -5,9 +5,12 @@
 // GET /ships, and kubectl. The invariants after every fault: nothing is registered twice, no token Secret is
 // regenerated, every Ship is Ready=True within 60 s of recovery.
 //
-// Not covered here: a bridge answering 503 (the bridge is stopped and started instead, so the operator sees
-// refused connections), and an outage of a full minute (kept to a few seconds for the run time).
+// The operator reaches the bridge through a small HTTP proxy of this file that can answer 503 for a while
+// (a bridge behind a load balancer with no ready backend); the bridge is also stopped and started on the same
+// port and database (connections refused). Not covered: an outage of a full minute (kept to seconds for the
+// run time; the retry backoff is capped at 60 s, so a longer one converges on the same path).
 import { execFile } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,14 +31,42 @@ const CONVERGE_MS = 60_000;
 
 interface Run { code: number; stdout: string; stderr: string }
 
+/** An HTTP proxy to the bridge that answers 503 while `unavailable` is set. */
+async function startBridgeProxy(target: string): Promise<{ url: string; unavailable: boolean; close(): Promise<void> }> {
+  const targetUrl = new URL(target);
+  const state = { unavailable: false };
+  const server: Server = createServer((incoming, outgoing) => {
+    if (state.unavailable) {
+      outgoing.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no ready backend' }));
+      incoming.resume();
+      return;
+    }
+    const forward = request({ host: targetUrl.hostname, port: targetUrl.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    forward.on('error', () => outgoing.destroy());
+    incoming.pipe(forward);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close: () => new Promise<void>((done) => {
+      server.closeAllConnections();
+      server.close(() => done());
+    }),
+  });
+}
+
 describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ships, the fake API server', () => {
   let h: Harness;
   let operator: NpxProcess | undefined;
   let scratch: string;
+  let proxy: Awaited<ReturnType<typeof startBridgeProxy>>;
   const stops: Array<() => Promise<void>> = [];
 
   const startOperator = async () => {
-    const started = startNpx(['operator', '--bridge-url', h.bridgeUrl, '--health-port', '0'], {
+    const started = startNpx(['operator', '--bridge-url', proxy.url, '--health-port', '0'], {
       KUBECONFIG: h.fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info',
       SVC_OPERATOR_USERNAME: ADMIN.username, SVC_OPERATOR_PASSWORD: ADMIN.password, SVC_TOKEN: '',
     });
@@ -93,6 +124,8 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'svc-test-operator-e2e-'));
     h = await startHarness();
+    proxy = await startBridgeProxy(h.bridgeUrl);
+    stops.push(() => proxy.close());
     await startOperator();
     // A Generated Ship present from the start (created directly, so the faults below have it even without kubectl).
     const port = await freePort();
@@ -131,7 +164,7 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
     await expectRegisteredOnce();
   }, 90_000);
 
-  it('faults: a watch cut mid-event, 410 on resume, an API server restart with a new history, the bridge down and back — nothing registered twice, no Secret regenerated, every Ship Ready within 60 s', async () => {
+  it('faults: a watch cut mid-event, 410 on resume, an API server restart with a new history, the bridge answering 503, the bridge stopped and started — nothing registered twice, no Secret regenerated, every Ship Ready within 60 s', async () => {
     await waitAllReady('before the faults');
     const secrets = tokenSecrets();
     expect(Object.keys(secrets)).toContain('beta-tokens');
@@ -157,6 +190,17 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
     await addPlainShip('reborn');
     await waitAllReady('after the API server restarted');
     await until(async () => expiredCount() > expiredBeforeRestart, 'the operator to relist on the new history', 10_000);
+    await expectRegisteredOnce();
+
+    // The bridge answering 503 for a while; a Ship created meanwhile says BridgeUnavailable, then converges.
+    proxy.unavailable = true;
+    await addPlainShip('waiting');
+    await until(async () => condition(h.ship('waiting'), 'Ready')?.reason === 'BridgeUnavailable', 'waiting Ready=False BridgeUnavailable while the bridge answers 503', 30_000, 100);
+    await new Promise((done) => setTimeout(done, 5_000));
+    proxy.unavailable = false;
+    const answering = Date.now();
+    await waitAllReady('after the bridge answered again');
+    expect(Date.now() - answering).toBeLessThan(CONVERGE_MS);
     await expectRegisteredOnce();
 
     // The bridge down (connections refused) and back on the same port and database; a Ship created meanwhile
