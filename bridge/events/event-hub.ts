@@ -1,56 +1,52 @@
 // The bridge's event stream (`WS /events`): an aggregate `sync` from the ownership index on connect, then
 // every accepted ship event with `ship` (and `ephemeral`) on the workspace and no top-level `ship`. Each
-// subscriber has its own bound: more than 256 KiB waiting in its socket closes it with 1009, so a slow
-// reader never slows the others. Only large frames (a fleet's `sync`) are compressed for a subscriber that
+// subscriber has its own bound (subscriber-delivery.ts: more than 256 KiB of events waiting closes it with
+// 1009; a newer `sync` replaces one still waiting). A broadcast is encoded once and the same bytes are
+// handed to every socket (at 10,000 workspaces, 500 encodings of a 1.6 MB `sync` held the event loop for
+// half a second, bench/fleet.ts). Only large frames (a fleet's `sync`) are compressed for a subscriber that
 // negotiated deflate: a change is one frame written 500 times, not 500 deflate calls
 // (protocol/websocket-compression.ts).
 import type { WebSocket } from 'ws';
-import {
-  EVENT_PENDING_BUFFER_LIMIT,
-  type BridgeWorkspaceSummary,
-  type WorkspaceEventType,
-} from '../../protocol/index.js';
+import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
 import { compressionFor } from '../../protocol/websocket-compression.js';
+import { SubscriberDelivery, type EventFrame } from './subscriber-delivery.js';
+
+function frameOf(text: string): EventFrame {
+  return { data: Buffer.from(text), options: { binary: false, compress: compressionFor(text).compress } };
+}
 
 export class EventHub {
-  private readonly subscribers = new Set<WebSocket>();
+  private readonly subscribers = new Map<WebSocket, SubscriberDelivery>();
 
-  constructor(private readonly snapshot: () => BridgeWorkspaceSummary[]) {}
+  /** `workspaces`: the aggregate's workspaces, or their JSON array as the registry keeps it (snapshotJson). */
+  constructor(private readonly workspaces: () => BridgeWorkspaceSummary[] | string) {}
 
   add(socket: WebSocket): void {
-    this.subscribers.add(socket);
+    const delivery = new SubscriberDelivery(socket, () => this.subscribers.delete(socket));
+    this.subscribers.set(socket, delivery);
     socket.on('close', () => this.subscribers.delete(socket));
     socket.on('error', () => this.subscribers.delete(socket));
-    this.send(socket, this.syncText());
+    delivery.sync(frameOf(this.syncText()));
   }
 
   private syncText(): string {
-    return JSON.stringify({ type: 'sync', at: new Date().toISOString(), workspaces: this.snapshot() });
+    const workspaces = this.workspaces();
+    const at = new Date().toISOString();
+    // The same text as JSON.stringify of the whole event, with the workspaces' JSON already made.
+    return typeof workspaces === 'string' ? `{"type":"sync","at":"${at}","workspaces":${workspaces}}` : JSON.stringify({ type: 'sync', at, workspaces });
   }
 
   /** A fresh aggregate snapshot to everyone (a ship's sync or removal, registration, deregistration). */
   publishSync(): void {
     if (this.subscribers.size === 0) return;
-    this.broadcast(this.syncText());
+    const frame = frameOf(this.syncText());
+    for (const delivery of this.subscribers.values()) delivery.sync(frame);
   }
 
   publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary): void {
     if (this.subscribers.size === 0) return;
-    this.broadcast(JSON.stringify({ type, at: new Date().toISOString(), workspace }));
-  }
-
-  private broadcast(text: string): void {
-    const options = compressionFor(text);
-    for (const socket of this.subscribers) this.send(socket, text, options);
-  }
-
-  private send(socket: WebSocket, text: string, options = compressionFor(text)): void {
-    if (socket.bufferedAmount > EVENT_PENDING_BUFFER_LIMIT) {
-      this.subscribers.delete(socket);
-      socket.close(1009, 'Terminal buffer limit exceeded');
-      return;
-    }
-    socket.send(text, options);
+    const frame = frameOf(JSON.stringify({ type, at: new Date().toISOString(), workspace }));
+    for (const delivery of this.subscribers.values()) delivery.event(frame);
   }
 
   get size(): number {
@@ -58,7 +54,7 @@ export class EventHub {
   }
 
   closeAll(): void {
-    for (const socket of this.subscribers) socket.close(1001, 'bridge shutting down');
+    for (const socket of this.subscribers.keys()) socket.close(1001, 'bridge shutting down');
     this.subscribers.clear();
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorkspaceEvent, WorkspaceSummary } from '../../protocol/index.js';
-import { OwnershipIndex } from './ownership-index.js';
+import { OwnershipIndex, sameJson } from './ownership-index.js';
 
 const ws = (repoName: string, name: string, branch = 'main'): WorkspaceSummary => ({ repoName, name, branch, active: false, agent: null });
 const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({ type, ship, at: '', workspace });
@@ -70,5 +70,37 @@ describe('ownership index', () => {
       ['r/k', 'b', 'a'],
       ['r/k', 'a', null],
     ]);
+  });
+
+  it('keeps the order of keys as they join and leave', () => {
+    const index = new OwnershipIndex();
+    index.replaceView('a', [ws('r', 'm')]);
+    expect(index.list().map((entry) => entry.summary.name)).toEqual(['m']);
+    index.replaceView('b', [ws('r', 'z'), ws('r', 'c')]);
+    expect(index.list().map((entry) => entry.summary.name)).toEqual(['c', 'm', 'z']);
+    index.apply('a', event('workspace.removed', 'a', ws('r', 'm')));
+    expect(index.list().map((entry) => entry.summary.name)).toEqual(['c', 'z']);
+    index.apply('a', event('workspace.created', 'a', ws('r', 'd')));
+    expect(index.list().map((entry) => entry.summary.name)).toEqual(['c', 'd', 'z']);
+  });
+
+  it('keeps a summary object its ship reports again unchanged, and takes a changed one', () => {
+    const index = new OwnershipIndex();
+    const first = ws('r', 'k');
+    index.replaceView('a', [first]);
+    index.replaceView('a', [ws('r', 'k')]);
+    expect(index.get('r/k')?.summary).toBe(first);
+    const moved = ws('r', 'k', 'dev');
+    index.replaceView('a', [moved]);
+    expect(index.get('r/k')?.summary).toBe(moved);
+  });
+
+  it('compares JSON values as their text would: types, key order, nesting', () => {
+    expect(sameJson({ a: 1, b: { c: [1, 'x', null] } }, { a: 1, b: { c: [1, 'x', null] } })).toBe(true);
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
+    expect(sameJson([1, 2], [1, 2, 3])).toBe(false);
+    expect(sameJson({ a: [1] }, { a: { 0: 1 } })).toBe(false);
+    expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
   });
 });

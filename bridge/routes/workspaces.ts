@@ -86,11 +86,12 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       );
     });
 
-    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request) => {
+    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request, reply) => {
       await refresh.get();
       const { active } = request.query;
-      const all = registry.snapshot();
-      return active === 'true' ? all.filter((w) => w.active) : active === 'false' ? all.filter((w) => !w.active) : all;
+      // The registry's JSON of the snapshot (each workspace's text kept while its ship reports it unchanged).
+      const filter = active === 'true' ? (w: WorkspaceSummary) => w.active : active === 'false' ? (w: WorkspaceSummary) => !w.active : undefined;
+      return reply.type('application/json; charset=utf-8').send(registry.snapshotJson(filter));
     });
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {

@@ -1,0 +1,85 @@
+// Delivery to one bridge `/events` subscriber, with its bound. Events are sent as they come; more than
+// 256 KiB waiting in the socket closes it with 1009, so a slow reader never slows the others. An aggregate
+// `sync` is a whole snapshot and supersedes everything before it, so it is treated as such:
+//   - the bytes of the latest `sync` still being written do not count against the bound (at 10,000
+//     workspaces one `sync` is 1.6 MB: counted, it closed every subscriber that got an event before its
+//     snapshot had left);
+//   - a `sync` published while the previous one is still being written waits, replacing any older one
+//     waiting, with the events published after it (256 KiB of those at most, else 1009), and goes out once
+//     the previous one is written. A storm of ship reconnects then costs a subscriber one snapshot per
+//     write, not one per ship (bench/fleet.ts: 20 ships reconnecting closed all 500 subscribers).
+// A subscriber that keeps up gets exactly the frames, in the order, it got before. Pure: the socket is
+// anything with `send`, `close` and `bufferedAmount`.
+import { EVENT_PENDING_BUFFER_LIMIT } from '../../protocol/index.js';
+
+/** A frame encoded once and sent to every subscriber of a broadcast. */
+export interface EventFrame {
+  data: Buffer;
+  options: { binary: false; compress: boolean };
+}
+
+export interface DeliverySocket {
+  /** Bytes handed to the socket and not yet written out. */
+  readonly bufferedAmount: number;
+  /** `callback` runs once the frame is written out (or the socket failed). */
+  send(data: Buffer, options: EventFrame['options'], callback?: (error?: Error) => void): void;
+  close(code: number, reason: string): void;
+}
+
+export class SubscriberDelivery {
+  /** Bytes of the `sync` handed to the socket and not yet written out (0: none). */
+  private syncWriting = 0;
+  /** The newest `sync` waiting for that one, and the events published after it. */
+  private owed: { sync: EventFrame; events: EventFrame[]; bytes: number } | null = null;
+  private closed = false;
+
+  /** `onClosed` runs when the bound closes the socket. */
+  constructor(private readonly socket: DeliverySocket, private readonly onClosed: () => void) {}
+
+  sync(frame: EventFrame): void {
+    if (this.closed) return;
+    if (this.syncWriting) {
+      this.owed = { sync: frame, events: [], bytes: 0 };
+      return;
+    }
+    if (this.overBound(0)) return;
+    this.syncWriting = frame.data.length;
+    this.socket.send(frame.data, frame.options, (error) => this.written(error));
+  }
+
+  event(frame: EventFrame): void {
+    if (this.closed) return;
+    if (this.owed) {
+      this.owed.events.push(frame);
+      this.owed.bytes += frame.data.length;
+      if (this.owed.bytes > EVENT_PENDING_BUFFER_LIMIT) this.close();
+      return;
+    }
+    if (this.overBound(this.syncWriting)) return;
+    this.socket.send(frame.data, frame.options);
+  }
+
+  private written(error?: Error): void {
+    this.syncWriting = 0;
+    const owed = this.owed;
+    this.owed = null;
+    // A failed write means a dead socket: its close removes the subscriber.
+    if (!owed || error) return;
+    this.sync(owed.sync);
+    for (const event of owed.events) this.event(event);
+  }
+
+  /** Closes the socket when more than the bound waits in it beyond `exempt` bytes (a snapshot being written). */
+  private overBound(exempt: number): boolean {
+    if (this.socket.bufferedAmount - exempt <= EVENT_PENDING_BUFFER_LIMIT) return false;
+    this.close();
+    return true;
+  }
+
+  private close(): void {
+    this.closed = true;
+    this.owed = null;
+    this.socket.close(1009, 'Terminal buffer limit exceeded');
+    this.onClosed();
+  }
+}
