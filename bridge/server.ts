@@ -1,7 +1,7 @@
 // Assembles a bridge: holds its port first, opens the store (PGlite in the data directory, or PostgreSQL),
 // wires the routes behind the browser guard (authentication plugs in as the next hook), listens, and logs
 // where it serves from. A start that fails closes what it opened and removes a data directory it created.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
@@ -196,7 +196,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // request log line already names method and URL.
     childLoggerFactory: (logger) => logger,
     // Fastify's two lines per request (incoming, completed) become one, written in onResponse below.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   try {
     app.setValidatorCompiler(TypeBoxValidatorCompiler);
