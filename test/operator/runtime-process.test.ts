@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/poll.js';
 import { processesMatching, runNpx, startNpx, type NpxProcess } from '../helpers/npx.js';
-import { readFileSync } from 'node:fs';
 import { startFake } from './runtime-fixture.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -40,7 +39,9 @@ describe('svc operator (process)', () => {
 
     // SIGTERM to the svc process itself (as a supervisor sends it to the container's process): npm exec
     // passes its exit code on.
-    const svc = processesMatching(MARKER).filter((pid) => pid !== operator.child.pid && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
+    // The node process runs `<bin>/svc operator`; npm's own is `npm exec svc operator` (whatever the node
+    // binary is called: Node 24 in CI comes from an npm package).
+    const svc = processesMatching('/svc operator', MARKER).filter((pid) => pid !== operator.child.pid);
     expect(svc).toHaveLength(1);
     process.kill(svc[0]!, 'SIGTERM');
     expect(await operator.exited).toBe(0);

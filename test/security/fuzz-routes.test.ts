@@ -62,7 +62,7 @@ function requestFor(route: RouteInfo): fc.Arbitrary<Sent> {
     let path = route.url.replace(/:(\w+)/g, () => encodePart(params[index++] as string) || '%20');
     if (query && typeof query === 'object' && !Array.isArray(query)) {
       const search = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) for (const item of [value].flat()) search.append(key, String(item));
+      for (const [key, value] of Object.entries(query)) for (const item of [value].flat()) search.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
       if (search.size) path += `?${search}`;
     }
     return { method: route.method, path, body: route.method === 'GET' ? undefined : body };
