@@ -5,15 +5,12 @@
 // handed to every socket (at 10,000 workspaces, 500 encodings of a 1.6 MB `sync` held the event loop for
 // half a second, bench/fleet.ts). Only large frames (a fleet's `sync`) are compressed for a subscriber that
 // negotiated deflate: a change is one frame written 500 times, not 500 deflate calls
-// (protocol/websocket-compression.ts).
+// (protocol/websocket-compression.ts); a large frame is compressed once per broadcast and the same bytes go
+// to every subscriber that negotiated deflate (broadcast-frame.ts).
 import type { WebSocket } from 'ws';
 import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
-import { compressionFor } from '../../protocol/websocket-compression.js';
-import { SubscriberDelivery, type EventFrame } from './subscriber-delivery.js';
-
-function frameOf(text: string): EventFrame {
-  return { data: Buffer.from(text), options: { binary: false, compress: compressionFor(text).compress } };
-}
+import { deliverySocket, frameOf } from './broadcast-frame.js';
+import { SubscriberDelivery } from './subscriber-delivery.js';
 
 export class EventHub {
   private readonly subscribers = new Map<WebSocket, SubscriberDelivery>();
@@ -22,7 +19,7 @@ export class EventHub {
   constructor(private readonly workspaces: () => BridgeWorkspaceSummary[] | string) {}
 
   add(socket: WebSocket): void {
-    const delivery = new SubscriberDelivery(socket, () => this.subscribers.delete(socket));
+    const delivery = new SubscriberDelivery(deliverySocket(socket), () => this.subscribers.delete(socket));
     this.subscribers.set(socket, delivery);
     socket.on('close', () => this.subscribers.delete(socket));
     socket.on('error', () => this.subscribers.delete(socket));

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_PENDING_BUFFER_LIMIT } from '../../protocol/index.js';
-import { SubscriberDelivery, type DeliverySocket, type EventFrame } from './subscriber-delivery.js';
+import type { EventFrame } from './broadcast-frame.js';
+import { SubscriberDelivery, type DeliverySocket } from './subscriber-delivery.js';
 
-const frame = (text: string): EventFrame => ({ data: Buffer.from(text), options: { binary: false, compress: false } });
+const frame = (text: string): EventFrame => ({ data: Buffer.from(text), compress: false, deflated: () => [] });
 
 /** A socket whose writes finish only when the test says so; `bufferedAmount` counts what is unfinished. */
 function fakeSocket() {
@@ -14,9 +15,9 @@ function fakeSocket() {
     get bufferedAmount() {
       return writing.reduce((sum, write) => sum + write.bytes, 0) + socket.extra;
     },
-    send(data: Buffer, _options: EventFrame['options'], done?: (error?: Error) => void) {
-      socket.sent.push(data.toString());
-      writing.push({ bytes: data.length, done });
+    send(frame: EventFrame, done?: (error?: Error) => void) {
+      socket.sent.push(frame.data.toString());
+      writing.push({ bytes: frame.data.length, done });
     },
     close(code: number, reason: string) {
       socket.closed = { code, reason };

@@ -11,18 +11,13 @@
 // A subscriber that keeps up gets exactly the frames, in the order, it got before. Pure: the socket is
 // anything with `send`, `close` and `bufferedAmount`.
 import { EVENT_PENDING_BUFFER_LIMIT } from '../../protocol/index.js';
-
-/** A frame encoded once and sent to every subscriber of a broadcast. */
-export interface EventFrame {
-  data: Buffer;
-  options: { binary: false; compress: boolean };
-}
+import type { EventFrame } from './broadcast-frame.js';
 
 export interface DeliverySocket {
   /** Bytes handed to the socket and not yet written out. */
   readonly bufferedAmount: number;
   /** `callback` runs once the frame is written out (or the socket failed). */
-  send(data: Buffer, options: EventFrame['options'], callback?: (error?: Error) => void): void;
+  send(frame: EventFrame, callback?: (error?: Error) => void): void;
   close(code: number, reason: string): void;
 }
 
@@ -44,7 +39,7 @@ export class SubscriberDelivery {
     }
     if (this.overBound(0)) return;
     this.syncWriting = frame.data.length;
-    this.socket.send(frame.data, frame.options, (error) => this.written(error));
+    this.socket.send(frame, (error) => this.written(error));
   }
 
   event(frame: EventFrame): void {
@@ -56,7 +51,7 @@ export class SubscriberDelivery {
       return;
     }
     if (this.overBound(this.syncWriting)) return;
-    this.socket.send(frame.data, frame.options);
+    this.socket.send(frame);
   }
 
   private written(error?: Error): void {

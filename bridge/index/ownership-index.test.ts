@@ -103,4 +103,27 @@ describe('ownership index', () => {
     expect(sameJson({ a: [1] }, { a: { 0: 1 } })).toBe(false);
     expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
   });
+
+  it('changes the view version of a ship with every sync, event, delete and removal, and never reuses one', () => {
+    const index = new OwnershipIndex();
+    const seen = new Set<number>([index.viewVersion('a')]);
+    const expectNew = () => {
+      const version = index.viewVersion('a');
+      expect(seen.has(version)).toBe(false);
+      seen.add(version);
+    };
+    index.replaceView('a', [ws('r', 'k')]);
+    expectNew();
+    index.replaceView('b', [ws('r', 'z')]);
+    expect(seen.has(index.viewVersion('a'))).toBe(true);
+    index.apply('a', event('workspace.branch_changed', 'a', ws('r', 'k', 'dev')));
+    expectNew();
+    index.deleted('a', 'r/k');
+    expectNew();
+    index.removeShip('a');
+    expectNew();
+    index.replaceView('a', []);
+    expectNew();
+  });
 });
+

@@ -25,6 +25,21 @@ export class OwnershipIndex {
   private readonly online = new Set<string>();
   /** The owned keys sorted, until a key joins or leaves the index. */
   private sorted: string[] | null = null;
+  /** Counts every change to each ship's view (see viewVersion). */
+  private readonly versions = new Map<string, number>();
+  private changes = 0;
+
+  /**
+   * A number that changes whenever `ship`'s view may have changed (sync, event, delete): a listing of the
+   * ship that reads the same as the one applied at this version changes nothing when applied again.
+   */
+  viewVersion(ship: string): number {
+    return this.versions.get(ship) ?? 0;
+  }
+
+  private touched(ship: string): void {
+    this.versions.set(ship, ++this.changes);
+  }
 
   setOnline(ship: string, online: boolean): void {
     if (online) this.online.add(ship);
@@ -77,6 +92,7 @@ export class OwnershipIndex {
       view.set(key, previous !== undefined && sameJson(previous, summary) ? previous : summary);
     }
     this.views.set(ship, view);
+    this.touched(ship);
     for (const key of view.keys()) if (!this.owners.has(key)) this.assign(key, ship);
     for (const key of before.keys()) if (!view.has(key) && this.owners.get(key) === ship) this.release(key);
   }
@@ -89,6 +105,7 @@ export class OwnershipIndex {
     const key = workspaceKey(event.workspace.repoName, event.workspace.name);
     const view = this.views.get(ship) ?? new Map<string, WorkspaceSummary>();
     this.views.set(ship, view);
+    this.touched(ship);
     if (event.type === 'workspace.removed') return this.deleted(ship, key) ? event.workspace : null;
     view.set(key, event.workspace);
     const owner = this.owners.get(key);
@@ -104,6 +121,7 @@ export class OwnershipIndex {
    */
   deleted(ship: string, key: string): boolean {
     this.views.get(ship)?.delete(key);
+    this.touched(ship);
     if (this.owners.get(key) !== ship) return false;
     this.release(key);
     return true;
@@ -113,6 +131,7 @@ export class OwnershipIndex {
   removeShip(ship: string): void {
     const view = this.views.get(ship);
     this.views.delete(ship);
+    this.touched(ship);
     this.online.delete(ship);
     for (const key of view?.keys() ?? []) if (this.owners.get(key) === ship) this.release(key);
   }

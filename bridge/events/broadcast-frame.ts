@@ -1,0 +1,94 @@
+// A frame of the bridge's `/events` broadcast, encoded once, and the adapter that writes it to one
+// subscriber's socket. A large frame (protocol/websocket-compression.ts decides which) is compressed once per
+// broadcast and the same compressed bytes are written to every subscriber that negotiated
+// permessage-deflate, instead of `ws` deflating it again on each socket: at 10,000 workspaces an aggregate
+// `sync` to 500 subscribers cost the bridge ~4 s of CPU in zlib per ship reconnect, and the 500 per-socket
+// zlib streams ~215 MiB (bench/fleet.ts, issue #18).
+//
+// Why the shared bytes are valid: a socket that takes them is never compressed through `ws`, so every
+// compressed message it gets is a whole deflate stream of its own, flushed and trailer-stripped as RFC 7692
+// §7.2.1 says. A server may always choose not to refer to earlier messages (context takeover is permitted,
+// never required, §7.1.1.1); the window the client keeps is then never used. Only sockets with the default
+// 15-bit server window share: one that negotiated `server_max_window_bits` below it is compressed by `ws`
+// itself, and only ever by it (its deflate history has to match the client's window).
+//
+// `ws` has no public way to send pre-compressed bytes. The frame is written through the socket's Sender,
+// built with `Sender.frame` (ws 8.23.0, pinned in package.json); the Sender only queues frames while it is
+// compressing or reading a blob, which a sharing socket never does. broadcast-frame.test.ts checks real `ws`
+// clients decode the mix of shared, plain and per-socket frames.
+import { deflateRawSync, constants } from 'node:zlib';
+import * as wsModule from 'ws';
+import WebSocket from 'ws';
+import { compressionFor } from '../../protocol/websocket-compression.js';
+import type { DeliverySocket } from './subscriber-delivery.js';
+
+/**
+ * zlib level 1: at 10,000 workspaces 2.3 ms and 112 KB, against 10 ms and 85 KB at ws's default level 6; it
+ * runs on the event loop once per broadcast.
+ */
+const SHARED_DEFLATE_LEVEL = 1;
+
+/** ws's frame builder (exported by the package, not typed). */
+const wsFrame = (wsModule as unknown as { Sender: { frame(data: Buffer, options: object): Buffer[] } }).Sender.frame;
+
+export interface EventFrame {
+  /** The frame's UTF-8 text. */
+  readonly data: Buffer;
+  /** Whether it is large enough to be worth compressing for a subscriber that negotiated deflate. */
+  readonly compress: boolean;
+  /** The compressed frame (header and payload), made on first use and written to every sharing subscriber. */
+  deflated(): readonly Buffer[];
+}
+
+export function frameOf(text: string): EventFrame {
+  const data = Buffer.from(text);
+  let deflated: Buffer[] | null = null;
+  return {
+    data,
+    compress: compressionFor(text).compress,
+    deflated() {
+      if (!deflated) {
+        const flushed = deflateRawSync(data, { level: SHARED_DEFLATE_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+        // RFC 7692 §7.2.1: the empty stored block's 0x00 0x00 0xff 0xff is removed from the tail.
+        const payload = flushed.subarray(0, flushed.length - 4);
+        deflated = wsFrame(payload, { fin: true, rsv1: true, opcode: 0x01, mask: false, readOnly: true });
+      }
+      return deflated;
+    },
+  };
+}
+
+interface WsInternals {
+  _extensions?: Record<string, { params: { server_max_window_bits?: number } } | undefined>;
+  _sender?: { sendFrame(list: readonly Buffer[], callback?: (error?: Error) => void): void };
+}
+
+
+/** Whether the subscriber negotiated permessage-deflate with the default server window (it shares). */
+function sharesDeflate(socket: WebSocket): boolean {
+  const deflate = (socket as unknown as WsInternals)._extensions?.['permessage-deflate'];
+  if (!deflate) return false;
+  const bits = deflate.params.server_max_window_bits;
+  return bits === undefined || bits === 15;
+}
+
+/** The delivery side of one subscriber's socket. */
+export function deliverySocket(socket: WebSocket): DeliverySocket {
+  const shares = sharesDeflate(socket);
+  const sender = (socket as unknown as WsInternals)._sender;
+  return {
+    get bufferedAmount() {
+      return socket.bufferedAmount;
+    },
+    close: (code, reason) => socket.close(code, reason),
+    send(frame, callback) {
+      if (!(shares && frame.compress && sender)) {
+        // Without deflate `ws` ignores `compress`; with a smaller window `ws` compresses, as it always has.
+        socket.send(frame.data, { binary: false, compress: frame.compress && !shares }, callback);
+        return;
+      }
+      if (socket.readyState !== WebSocket.OPEN) return callback?.(new Error('the subscriber socket is not open'));
+      sender.sendFrame(frame.deflated(), callback);
+    },
+  };
+}
