@@ -27,12 +27,16 @@ export class SessionRegistry {
   }
 
   private watch(): void {
+    // A refresh that fails (tmux gone for a moment, or the ship shutting down mid-call) is retried by the
+    // next notification; it must not surface as an unhandled rejection.
     this.tmux.watch(
-      () => void this.refresh(),
+      () => void this.refresh().catch(() => undefined),
       () => {
         if (this.closed) return;
         // Server or keeper gone: whatever is still live gets reported, then watching resumes on a fresh server.
-        void this.refresh().then(() => this.restartAfterLoss());
+        void this.refresh()
+          .catch(() => undefined)
+          .then(() => this.restartAfterLoss());
       },
     );
   }
