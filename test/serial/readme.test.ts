@@ -305,10 +305,8 @@ describe('the README', () => {
     await runBlock(world, cwd, bridgeRest);
     await runLines(world, cwd, block('TOKEN=$(curl'));
     await runBlock(world, cwd, block('npx svc client armory ls'));
-    // "Workspaces from GitHub issues": `my-host` is this ship; issue #42 is on the fake forge.
-    world.substitutions.push(['my-host', hostname()]);
+    // "Workspaces from GitHub issues": the ship started above is `my-host`; issue #42 is on the fake forge.
     const issueOut = await runLines(world, cwd, block('npx svc client repos add widget'));
-    world.substitutions.pop();
     expect(issueOut).toContain('Login fails with SSO');
     expect(issueOut).toContain('42-login-fails-with-sso');
     expect(world.forge.linkedBranches.get(42)).toEqual(['42-login-fails-with-sso']);
