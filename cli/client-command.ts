@@ -4,6 +4,7 @@
 // lives in its own module under client/.
 import { Command } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
+import { workspacePath } from '../protocol/workspace-path.js';
 import { ATTACH_HELP } from './attach/chord.js';
 import { normalizeUrl } from './url.js';
 import { BridgeClient } from './auth/bridge-client.js';
@@ -27,7 +28,7 @@ interface ClientOptions {
 function terminalSocketUrl(base: string, repo: string, name: string): string {
   const url = new URL(base);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  url.pathname = `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}/terminal`;
+  url.pathname = workspacePath(repo, name, '/terminal');
   return url.toString();
 }
 

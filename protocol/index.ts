@@ -1,6 +1,7 @@
 // The protocol: every shape components exchange, as TypeBox schemas with their derived types.
 // Browser-safe: nothing here imports node-only modules.
 export * from './identifier.js';
+export * from './workspace-path.js';
 export * from './agent.js';
 export * from './workspace.js';
 export * from './events.js';

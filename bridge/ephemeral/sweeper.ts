@@ -8,7 +8,7 @@
 // open again, or an issue reopened, puts a blocked record back to watching. A forge failure skips the
 // repo's remaining records for this pass (a 404/410/422 about one issue or branch skips only its record);
 // an offline ship skips its records.
-import { workspaceKey, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
+import { workspaceKey, workspacePath, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
 import type { Clock } from '../auth/clock.js';
 import { ProviderError, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -48,7 +48,6 @@ function truncate(text: string): string {
   const cut = text.slice(0, BLOCKED_REASON_MAX_CHARS);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
-const shipPath = (repo: string, name: string, suffix = '') => `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
 
 /** The open pull request if any, else the highest-numbered (DESIGN §9). */
@@ -190,7 +189,7 @@ class Pass {
     const { registry, records } = this.options;
     let reply;
     try {
-      reply = await ship.client.call({ method: 'DELETE', path: shipPath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
+      reply = await ship.client.call({ method: 'DELETE', path: workspacePath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
     } catch (error) {
       if (!(error instanceof ShipUnreachable)) throw error;
       registry.unreachable(ship, error.message);

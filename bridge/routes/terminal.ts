@@ -1,7 +1,7 @@
 // WS /workspaces/:repo/:name/terminal: proxied to the owning ship (see terminal/terminal-proxy.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { identifierProblem, WorkspaceParams } from '../../protocol/index.js';
+import { identifierProblem, WorkspaceParams, workspacePath } from '../../protocol/index.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import { proxyTerminal, type Upstream } from '../terminal/terminal-proxy.js';
 import type { UserSockets } from '../auth/user-sockets.js';
@@ -16,7 +16,7 @@ export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets, hea
       if (!identifierProblem(repo) && !identifierProblem(name)) {
         try {
           const ship = registry.owning(repo, name);
-          const url = new URL(`/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}/terminal`, ship.url);
+          const url = new URL(workspacePath(repo, name, '/terminal'), ship.url);
           url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
           upstream = { url: url.toString(), bridgeToken: ship.client.token };
         } catch {

@@ -16,6 +16,7 @@ import {
   SendInputRequest,
   SwitchBranchRequest,
   workspaceKey,
+  workspacePath,
   WorkspaceParams,
   WorkspaceStatus,
   WorkspaceSummary,
@@ -28,9 +29,6 @@ import { SingleFlight } from '../http/single-flight.js';
 
 const checkStatus = Compile(WorkspaceStatus);
 const checkSummaries = Compile(Type.Array(WorkspaceSummary));
-
-const shipPath = (repo: string, name: string, suffix = '') =>
-  `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 
 function checkParams(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
   const params = request.params as { repo?: string; name?: string };
@@ -62,7 +60,7 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     const simple = (method: string, suffix: string, body?: (request: FastifyRequest) => unknown) =>
       async (request: FastifyRequest) => {
         const { repo, name } = request.params as { repo: string; name: string };
-        const { reply } = await forward(repo, name, { method, path: shipPath(repo, name, suffix), body: body?.(request) });
+        const { reply } = await forward(repo, name, { method, path: workspacePath(repo, name, suffix), body: body?.(request) });
         if (reply.status !== 200) throw shipError(reply);
         return ok;
       };
@@ -105,7 +103,7 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {
       const { repo, name } = request.params;
-      const { ship, reply: answer } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name) });
+      const { ship, reply: answer } = await forward(repo, name, { method: 'GET', path: workspacePath(repo, name) });
       if (answer.status !== 200) throw shipError(answer);
       const body = parseJson(answer);
       if (!checkStatus.Check(body)) throw new BridgeError(502, `ship "${ship}" returned an invalid workspace status`);
@@ -124,7 +122,7 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
         for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) query.append(key, String(item));
       }
       const suffix = `/diff${query.size ? `?${query}` : ''}`;
-      const { reply: answer } = await forward(repo, name, { method: 'GET', path: shipPath(repo, name, suffix) });
+      const { reply: answer } = await forward(repo, name, { method: 'GET', path: workspacePath(repo, name, suffix) });
       if (answer.status !== 200) throw shipError(answer);
       reply.type('text/plain; charset=utf-8');
       return answer.text;
@@ -145,7 +143,7 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
 
     app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request) => {
       const { repo, name } = request.params;
-      const { reply } = await forward(repo, name, { method: 'POST', path: shipPath(repo, name, '/branch'), body: { branch: request.body.branch } });
+      const { reply } = await forward(repo, name, { method: 'POST', path: workspacePath(repo, name, '/branch'), body: { branch: request.body.branch } });
       if (reply.status !== 200) throw shipError(reply);
       return { ...ok, ...branchOutcome(parseJson(reply)) };
     });
@@ -162,7 +160,7 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } }, async (request) => {
       const { repo, name } = request.params;
       const guarded = request.query.force === false ? '?force=false' : '';
-      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: shipPath(repo, name, guarded) });
+      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: workspacePath(repo, name, guarded) });
       if (reply.status !== 200) throw shipError(reply);
       registry.deleted(ship, workspaceKey(repo, name));
       await ephemeral.drop(repo, name);

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { DISCOVERY_FILE_NAME } from '../../protocol/config.js';
+import { workspacePath } from '../../protocol/workspace-path.js';
 
 export interface WorkspaceLocation {
   /** Real path of the workspace directory. */
@@ -18,7 +19,7 @@ export interface WorkspaceLocation {
 }
 
 export function mcpPath(repo: string, name: string): string {
-  return `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}/mcp`;
+  return workspacePath(repo, name, '/mcp');
 }
 
 export function findWorkspace(cwd: string): WorkspaceLocation {

@@ -1,8 +1,7 @@
 // A workspace named on the command line: its identifiers checked before any call, and its API path.
 import { identifierProblem } from '../../protocol/identifier-rules.js';
 
-export const workspacePath = (repo: string, name: string, suffix = '') =>
-  `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
+export { workspacePath } from '../../protocol/workspace-path.js';
 
 export function checkKey(repo: string, name: string): void {
   const repoProblem = identifierProblem(repo);
