@@ -24,4 +24,3 @@ const UNCOMPRESSED = Object.freeze({ compress: false });
 export function compressionFor(text: string): { readonly compress: boolean } {
   return text.length >= WEBSOCKET_COMPRESS_MIN_LENGTH ? COMPRESSED : UNCOMPRESSED;
 }
-

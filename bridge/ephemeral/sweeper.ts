@@ -10,20 +10,20 @@
 // an offline ship skips its records.
 import { workspaceKey, workspacePath, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
 import type { Clock } from '../auth/clock.js';
-import { ProviderError, type ForgeProviders } from '../providers/forge-provider.js';
+import { ProviderError, providerFor, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
+import { shipErrorMessage } from '../ships/ship-replies.js';
 import type { ReposStore } from '../store/repos-store.js';
 import type { EphemeralRecord } from '../store/ephemeral-store.js';
 import { ephemeralView, type EphemeralRecords } from './ephemeral-records.js';
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 300_000;
-export const BLOCKED_REASON_MAX_CHARS = 200;
+const BLOCKED_REASON_MAX_CHARS = 200;
 /** Records of one repo asked about at once (the forge's secondary limits dislike bursts beyond this). */
-export const FORGE_CONCURRENCY = 8;
+const FORGE_CONCURRENCY = 8;
 const SHIP_LIST_TIMEOUT_MS = 30_000;
 const SHIP_DELETE_TIMEOUT_MS = 5 * 60_000;
-
 
 export interface SweeperOptions {
   records: EphemeralRecords;
@@ -51,11 +51,9 @@ function truncate(text: string): string {
 const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
 
 /** The open pull request if any, else the highest-numbered (DESIGN §9). */
-export function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | null {
-  const open = pulls.filter((pull) => pull.state === 'open').sort((a, b) => b.number - a.number)[0];
-  if (open) return { number: open.number, state: open.state, url: open.url };
-  const last = [...pulls].sort((a, b) => b.number - a.number)[0];
-  return last ? { number: last.number, state: last.state, url: last.url } : null;
+function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | null {
+  const newestFirst = [...pulls].sort((a, b) => b.number - a.number);
+  return newestFirst.find((pull) => pull.state === 'open') ?? newestFirst[0] ?? null;
 }
 
 class ForgeFailed extends Error {}
@@ -116,7 +114,7 @@ class Pass {
 
   private async sweepRepo(repoName: string, records: EphemeralRecord[]): Promise<void> {
     const repo = await this.options.repos.get(repoName);
-    const provider = repo && Object.hasOwn(this.options.providers, repo.provider) ? this.options.providers[repo.provider] : undefined;
+    const provider = repo ? providerFor(this.options.providers, repo.provider) : undefined;
     if (!repo || !provider) {
       this.counters.skipped += records.length;
       return;
@@ -207,8 +205,7 @@ class Pass {
       await this.forget(record);
       return;
     }
-    const body = parseJson(reply) as { error?: unknown } | null;
-    const refusal = typeof body?.error === 'string' ? body.error : `ship answered ${reply.status}`;
+    const refusal = shipErrorMessage(reply);
     if (reply.status !== 409) {
       this.counters.skipped++;
       this.options.log.warn({ ship: ship.name, key: workspaceKey(record.repoName, record.name), status: reply.status }, `sweep: ship refused to delete: ${refusal}`);

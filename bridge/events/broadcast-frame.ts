@@ -63,7 +63,6 @@ interface WsInternals {
   _sender?: { sendFrame(list: readonly Buffer[], callback?: (error?: Error) => void): void };
 }
 
-
 /** Whether the subscriber negotiated permessage-deflate with the default server window (it shares). */
 function sharesDeflate(socket: WebSocket): boolean {
   const deflate = (socket as unknown as WsInternals)._extensions?.['permessage-deflate'];

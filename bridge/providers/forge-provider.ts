@@ -133,3 +133,8 @@ export interface ForgeProvider {
 
 /** Providers by the `provider` name a repo is registered with. */
 export type ForgeProviders = Readonly<Record<string, ForgeProvider>>;
+
+/** The provider serving repos registered with `provider`, or undefined (an own key only: no `toString`). */
+export function providerFor(providers: ForgeProviders, provider: string): ForgeProvider | undefined {
+  return Object.hasOwn(providers, provider) ? providers[provider] : undefined;
+}

@@ -29,7 +29,6 @@ import {
   type ReviewEvent,
 } from './forge-provider.js';
 
-
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
 /** A failed job's log is cut to its last this many characters (the end is where the failure is). */
 export const JOB_LOG_MAX_CHARS = 200_000;

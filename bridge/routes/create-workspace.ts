@@ -15,9 +15,10 @@ import { Compile } from 'typebox/compile';
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import type { EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import { resolveIssueBranch } from '../ephemeral/issue-branch.js';
-import { bridgeErrorOf, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
+import { bridgeErrorOf, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import { parseJson, ShipUnreachable, type ShipReply } from '../ships/ship-client.js';
+import { branchOutcome, shipError } from '../ships/ship-replies.js';
 import type { ReposStore } from '../store/repos-store.js';
 
 const checkSummary = Compile(WorkspaceSummary);
@@ -54,21 +55,9 @@ function forgeOf(repo: Repo, providers: ForgeProviders): ForgeProvider {
   if (repo.provider === 'custom') {
     throw new BridgeError(400, `creating a workspace from an issue needs a repo with provider "github"; repo "${repo.name}" has provider "custom"`);
   }
-  const provider = Object.hasOwn(providers, repo.provider) ? providers[repo.provider] : undefined;
+  const provider = providerFor(providers, repo.provider);
   if (!provider) throw new BridgeError(501, `provider "${repo.provider}" is not supported yet`);
   return provider;
-}
-
-/** `branchCreated` from a ship's answer, when the ship said it. */
-export function branchOutcome(body: unknown): Partial<BranchOutcome> {
-  const said = (body as { branchCreated?: unknown } | null)?.branchCreated;
-  return typeof said === 'boolean' ? { branchCreated: said } : {};
-}
-
-/** A ship's error answer, passed through as the spec says. */
-export function shipError(reply: ShipReply): BridgeError {
-  const body = parseJson(reply) as { error?: unknown } | null;
-  return new BridgeError(reply.status, typeof body?.error === 'string' ? body.error : `ship answered ${reply.status}`);
 }
 
 export async function createWorkspace(deps: CreateWorkspaceDeps, body: BridgeCreateWorkspaceRequest): Promise<CreatedWorkspace> {

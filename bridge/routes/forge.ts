@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { identifierProblem, type Repo } from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { BridgeError, invalidRepoIdentifier, repoNotFound } from '../errors.js';
-import { bridgeErrorOf, type CheckTarget, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
+import { bridgeErrorOf, providerFor, type CheckTarget, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { ReposStore } from '../store/repos-store.js';
 
 export interface ForgeRouteOptions {
@@ -82,7 +82,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
       if (problem !== null) throw invalidRepoIdentifier(problem);
       const repo = await options.repos.get(name);
       if (!repo) throw repoNotFound(name);
-      const provider = Object.hasOwn(options.providers, repo.provider) ? options.providers[repo.provider] : undefined;
+      const provider = providerFor(options.providers, repo.provider);
       if (!provider) throw new BridgeError(501, `provider "${repo.provider}" is not supported yet`);
       return { repo, provider };
     };

@@ -24,7 +24,8 @@ import {
 } from '../../protocol/index.js';
 import { BridgeError, invalidRepoIdentifier, invalidShipIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
-import { branchOutcome, createWorkspace, shipError, type CreateWorkspaceDeps } from './create-workspace.js';
+import { branchOutcome, shipError } from '../ships/ship-replies.js';
+import { createWorkspace, type CreateWorkspaceDeps } from './create-workspace.js';
 import { SingleFlight } from '../http/single-flight.js';
 
 const checkStatus = Compile(WorkspaceStatus);
