@@ -3,7 +3,7 @@
 // simpler than a ship's: held by another Repo → NameConflict; registered with the same url and provider →
 // adopted; registered differently → replaced (DELETE + POST, with an Event); absent → POST. Deletion
 // deregisters per spec.deletionPolicy. A Repo is Ready exactly when it is registered as its spec says.
-import type { Repo } from '../../protocol/index.js';
+import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import { FINALIZER, repoBridgeName, type Condition, type RepoResource, type RepoResourceStatus } from '../resources/index.js';
 import { describeClaim, type Claim } from './claims.js';
 import { findCondition, REASONS, setCondition, type ConditionInput, type Reason } from './conditions.js';
@@ -50,7 +50,8 @@ function repoStatus(facts: RepoFacts, held: Held, registered: ConditionInput | '
   if (generation !== undefined) status.observedGeneration = generation;
   const source = held === 'unchanged' ? { name: previous.repoName, url: previous.registeredURL, provider: previous.provider } : held;
   if (source?.name !== undefined) status.repoName = source.name;
-  if (source?.url !== undefined) status.registeredURL = source.url;
+  // Status, conditions and Events are readable by everyone who can read the Repo: a URL's credentials never go there.
+  if (source?.url !== undefined) status.registeredURL = redactUrlCredentials(source.url);
   if (source?.provider !== undefined) status.provider = source.provider;
   return status;
 }
@@ -69,7 +70,7 @@ function notRegistered(facts: RepoFacts, reason: Reason, text: string, held: Hel
 }
 
 function registeredAs(facts: RepoFacts, repo: Repo, events: EventSpec[] = []): RepoAction {
-  const text = `registered with the bridge as ${repo.name} (${repo.provider}) at ${repo.url}`;
+  const text = `registered with the bridge as ${repo.name} (${repo.provider}) at ${redactUrlCredentials(repo.url)}`;
   const registered: ConditionInput = { type: 'Registered', status: 'True', reason: REASONS.Registered, message: text };
   const ready: ConditionInput = { type: 'Ready', status: 'True', reason: REASONS.Registered, message: text };
   return { kind: 'finish', status: repoStatus(facts, repo, registered, ready), events: transitionEvents(facts, ready, events), requeueAfterMs: facts.refreshMs };
@@ -106,15 +107,15 @@ export function decideRepo(facts: RepoFacts): RepoAction {
     return notRegistered(facts, REASONS.NameConflict, `repo name ${desired.name} is held by ${describeClaim('Repo', claim)}; this Repo does not take it over`, null);
   }
   const posted = facts.posted;
-  if (posted?.kind === 'created') return registeredAs(facts, posted.repo, [{ type: 'Normal', reason: 'Registered', message: `registered repo ${posted.repo.name} at ${posted.repo.url}` }]);
+  if (posted?.kind === 'created') return registeredAs(facts, posted.repo, [{ type: 'Normal', reason: 'Registered', message: `registered repo ${posted.repo.name} at ${redactUrlCredentials(posted.repo.url)}` }]);
   if (posted?.kind === 'refused') return notRegistered(facts, REASONS.RegistrationRefused, `the bridge refused the registration (${posted.status}): ${posted.message}`, null);
   if (existing && equalRepo(existing, desired)) {
-    return registeredAs(facts, existing, own ? [] : [{ type: 'Normal', reason: 'Adopted', message: `adopted the existing registration of repo ${existing.name} at ${existing.url}` }]);
+    return registeredAs(facts, existing, own ? [] : [{ type: 'Normal', reason: 'Adopted', message: `adopted the existing registration of repo ${existing.name} at ${redactUrlCredentials(existing.url)}` }]);
   }
   if (existing) {
     return {
       kind: 'deregister', name: desired.name, why: 'replace',
-      event: { type: 'Normal', reason: 'Replaced', message: `repo ${desired.name} was registered with url ${existing.url} and provider ${existing.provider}; deregistered it to register url ${desired.url} and provider ${desired.provider}` },
+      event: { type: 'Normal', reason: 'Replaced', message: `repo ${desired.name} was registered with url ${redactUrlCredentials(existing.url)} and provider ${existing.provider}; deregistered it to register url ${redactUrlCredentials(desired.url)} and provider ${desired.provider}` },
     };
   }
   if (facts.posts < 2) return { kind: 'register', request: desired };

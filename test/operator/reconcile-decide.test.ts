@@ -243,6 +243,21 @@ describe('decideRepo', () => {
     expect(decideRepo(repoFacts({ roster: [], posts: 1, posted: { kind: 'refused', status: 400, message: 'invalid repo: x' } }))).toMatchObject({ kind: 'finish', status: { conditions: [{ reason: 'RegistrationRefused' }, { reason: 'RegistrationRefused' }] } });
   });
 
+  it('a URL\'s credentials reach neither status, conditions nor Events', () => {
+    const url = 'https://bot:ghp_secret@github.example/acme/app.git';
+    const cases = [
+      decideRepo(repoFacts({ repo: repo({ spec: { url } }), roster: [{ name: 'app', url, provider: 'custom' }] })),
+      decideRepo(repoFacts({ repo: repo({ spec: { url } }), roster: [], posts: 1, posted: { kind: 'created', repo: { name: 'app', url, provider: 'custom' } } })),
+      decideRepo(repoFacts({ repo: repo({ spec: { url } }), roster: [{ name: 'app', url: 'https://old:tok_old@github.example/acme/old.git', provider: 'custom' }] })),
+    ];
+    expect(cases.map((action) => action.kind)).toEqual(['finish', 'finish', 'deregister']);
+    expect(cases[0]).toMatchObject({ status: { registeredURL: 'https://***@github.example/acme/app.git' } });
+    for (const action of cases) {
+      expect(JSON.stringify(action)).not.toContain('ghp_secret');
+      expect(JSON.stringify(action)).not.toContain('tok_old');
+    }
+  });
+
   it('deletion per policy; a never-held registration is removed only when equal to the spec', () => {
     const held = repo({ deleting: true, status: { repoName: 'app' } });
     expect(decideRepo(repoFacts({ repo: held }))).toEqual({ kind: 'deregister', name: 'app', why: 'delete' });
