@@ -8,7 +8,7 @@ import { runUntilSignal } from './run-until-signal.js';
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /** A Go-style duration as Kubernetes users write them: `10m`, `90s`, `1h30m`, `500ms`; `0` turns it off. */
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const text = value.trim();
   if (text === '0') return 0;
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
@@ -21,11 +21,16 @@ export function parseDuration(value: string): number {
 function parseUrl(value: string): string {
   // An empty SVC_BRIDGE_URL counts as unset (the action then says the URL is required).
   if (!value.trim()) return '';
+  let url: string;
   try {
-    return normalizeUrl(value);
+    url = normalizeUrl(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
+  // It is logged, and named in every BridgeUnavailable condition and Event: no credentials in it.
+  const { username, password } = new URL(url);
+  if (username || password) throw new InvalidArgumentError('must not carry credentials: the operator logs in with SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, or SVC_TOKEN');
+  return url;
 }
 
 export function operatorCommand(): Command {
@@ -36,14 +41,14 @@ export function operatorCommand(): Command {
     .option('--all-namespaces', 'watch every namespace')
     .addOption(new Option('--health-port <port>', 'port of /healthz, /readyz and /metrics').default(8081).argParser(parsePort))
     .option('--leader-elect', 'elect one active replica through a Lease (run with two replicas for failover)')
-    .addOption(new Option('--daemonset-grace <duration>', 'how long a DaemonSet ship outlives its last pod on a node').default('10m').argParser(parseDuration))
+    .addOption(new Option('--daemonset-grace <duration>', 'how long a DaemonSet ship outlives its last pod on a node').default(600_000, '10m').argParser(parseDuration))
     .action(async (options: {
       bridgeUrl?: string;
       namespace?: string;
       allNamespaces?: boolean;
       healthPort: number;
       leaderElect?: boolean;
-      daemonsetGrace: number | string;
+      daemonsetGrace: number;
     }) => {
       if (!options.bridgeUrl) throw new Error('--bridge-url (or SVC_BRIDGE_URL) is required');
       if (options.namespace && options.allNamespaces) throw new Error('--namespace and --all-namespaces exclude each other');
@@ -55,8 +60,7 @@ export function operatorCommand(): Command {
         allNamespaces: Boolean(options.allNamespaces),
         healthPort: options.healthPort,
         leaderElect: Boolean(options.leaderElect),
-        // commander passes a string default through unparsed.
-        daemonsetGraceMs: typeof options.daemonsetGrace === 'string' ? parseDuration(options.daemonsetGrace) : options.daemonsetGrace,
+        daemonsetGraceMs: options.daemonsetGrace,
       });
       await runUntilSignal(() => operator.close());
     });

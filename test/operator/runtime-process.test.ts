@@ -61,5 +61,8 @@ describe('svc operator (process)', () => {
     const badGrace = await runNpx(['operator', '--bridge-url', 'http://b', '--daemonset-grace', 'ten minutes'], {});
     expect(badGrace.code).toBe(2);
     expect(badGrace.stderr).toContain('must be a duration');
+    const withCredentials = await runNpx(['operator', '--bridge-url', 'http://admin:secret@b'], {});
+    expect(withCredentials.code).toBe(2);
+    expect(withCredentials.stderr).toContain('must not carry credentials');
   });
 });
