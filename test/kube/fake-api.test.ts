@@ -207,12 +207,12 @@ describe('fake kube-api: custom resources', () => {
     await fromDirectory.close();
     fake = undefined;
 
-    const committed = (() => { try { return readdirSync(COMMITTED_CRDS).filter((name) => /\.ya?ml$/.test(name)); } catch { return []; } })();
+    const committed = readdirSync(COMMITTED_CRDS).filter((name) => /\.ya?ml$/.test(name));
     const withDefaults = await startFakeKubeApi();
     fake = withDefaults;
     const installed = withDefaults.list('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
-    if (committed.length === 0) expect(installed).toEqual([]);
-    else expect(installed.length).toBeGreaterThan(0);
+    expect(committed).toHaveLength(2);
+    expect(installed).toHaveLength(committed.length);
   });
 });
 

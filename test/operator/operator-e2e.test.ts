@@ -198,9 +198,8 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
     await until(async () => condition(h.ship('waiting'), 'Ready')?.reason === 'BridgeUnavailable', 'waiting Ready=False BridgeUnavailable while the bridge answers 503', 30_000, 100);
     await new Promise((done) => setTimeout(done, 5_000));
     proxy.unavailable = false;
-    const answering = Date.now();
+    // waitAllReady gives up at CONVERGE_MS: every Ship Ready within 60 s of the bridge answering again.
     await waitAllReady('after the bridge answered again');
-    expect(Date.now() - answering).toBeLessThan(CONVERGE_MS);
     await expectRegisteredOnce();
 
     // The bridge down (connections refused) and back on the same port and database; a Ship created meanwhile
@@ -211,9 +210,7 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
     expect(condition(h.ship('patient'), 'Ready')).toMatchObject({ status: 'False', reason: 'BridgeUnavailable' });
     await new Promise((done) => setTimeout(done, 3_000));
     await h.startBridgeAgain();
-    const recovered = Date.now();
     await waitAllReady('after the bridge came back');
-    expect(Date.now() - recovered).toBeLessThan(CONVERGE_MS);
     await expectRegisteredOnce();
 
     expect(tokenSecrets()).toEqual(secrets);
