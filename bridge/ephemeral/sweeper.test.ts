@@ -48,11 +48,10 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
-/** Waits until the forge has answered `passes` pull-request lists, and a little more for the pass to end. */
+/** Waits until the forge has answered `passes` pull-request lists and that pass has ended (next one scheduled). */
 async function passEnded(passes: number): Promise<void> {
   await until(() => pullLists() === passes, `pass ${passes} asked the forge`);
-  // The answer's parsing, the record's write and the timer's `finally` follow within a few turns.
-  await sleep(50);
+  await until(() => sweeper?.idle ?? true, `pass ${passes} ended`);
 }
 
 beforeAll(async () => {

@@ -237,6 +237,11 @@ export class Sweeper {
 
   constructor(private readonly options: SweeperOptions) {}
 
+  /** No pass running, and the next timed one scheduled (or no timer): what a pass leaves once it has ended. */
+  get idle(): boolean {
+    return this.running === null && (this.timer !== null || this.stopped || this.options.intervalMs <= 0);
+  }
+
   /** Runs a pass now, or answers the running pass's counters. */
   sweep(): Promise<SweepCounters> {
     if (this.running) return this.running;
