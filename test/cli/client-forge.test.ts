@@ -7,17 +7,17 @@
 // variable, so the environment form of that setting does not reach them). Local refusals are checked to
 // reach neither the bridge's forge nor the ship.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubProvider } from '../../bridge/providers/github.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
-import { FakeGitHub } from '../fakes/github.js';
+import type { FakeGitHub } from '../fakes/github.js';
 import { killFleetTmux, runCli, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
-import { cloneHome } from '../helpers/github-clone.js';
+import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_fake-forge-token-for-the-cli-test';
 const FORGE_URL = 'https://github.example/acme/widget.git';
@@ -35,10 +35,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root, 'widget');
-  fake = new FakeGitHub();
-  fake.token = TOKEN;
-  fake.backingRepo = remote.bare;
-  await fake.start();
+  fake = await startBackedForge(remote.bare, TOKEN);
   h = await startAuthBridge(root, {
     clock: undefined,
     sweepIntervalMs: 0,

@@ -17,7 +17,7 @@
 // through an `insteadOf` in the ship's HOME, so a test can hold a clone; the fake forge and the ship are
 // reached through small HTTP proxies, so a test can slow the one and hold the other's answers.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -26,7 +26,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../bridge/store/store.js';
 import type { EphemeralRecord } from '../../bridge/store/ephemeral-store.js';
-import { FakeGitHub } from '../fakes/github.js';
+import type { FakeGitHub } from '../fakes/github.js';
+import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js';
 import { git, makeRemote } from '../helpers/git-fixtures.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
 import { until } from '../helpers/poll.js';
@@ -264,24 +265,18 @@ class Fleet {
   static async start(): Promise<Fleet> {
     const root = await makeTempRoot('svc-ephemeral-crash-');
     const remote = makeRemote(root);
-    const fake = new FakeGitHub();
-    fake.backingRepo = remote.bare;
-    fake.token = GITHUB_TOKEN;
-    await fake.start();
+    const fake = await startBackedForge(remote.bare, GITHUB_TOKEN);
     const forge = await HttpProxy.start(Number(new URL(fake.url).port));
     const gitServer = await GitHttpServer.start(remote.bare);
     // The ship's git clones the forge URL from the git server: git reads HOME's .gitconfig, and the ship
     // hands HOME to git (the runner takes its environment when the ship starts).
-    const home = join(root, 'ship-home');
-    mkdirSync(home);
-    writeFileSync(join(home, '.gitconfig'), `[url "${gitServer.url}"]\n\tinsteadOf = ${FORGE_URL}\n[user]\n\tname = svc test\n\temail = test@svc.invalid\n`);
-    const previousHome = process.env.HOME;
-    process.env.HOME = home;
+    const home = cloneHome(root, gitServer.url, FORGE_URL, 'ship-home', '[user]\n\tname = svc test\n\temail = test@svc.invalid\n');
+    const restoreHome = useHome(home);
     let ship: TestShip;
     try {
       ship = await startTestShip(root, { name: 'eph', fleetDirectory: join(root, 'fleet'), homeDirectory: home });
     } finally {
-      process.env.HOME = previousHome;
+      restoreHome();
     }
     const shipProxy = await HttpProxy.start(Number(new URL(ship.url).port));
     const fleet = new Fleet(root, fake, forge, gitServer, ship, shipProxy, await freePort());

@@ -12,13 +12,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubProvider } from '../../bridge/providers/github.js';
 import { startBridge, type Bridge, type BridgeOptions } from '../../bridge/server.js';
 import type { SweepCounters } from '../../protocol/index.js';
-import { FakeGitHub, type FakeIssue } from '../fakes/github.js';
+import type { FakeGitHub, FakeIssue } from '../fakes/github.js';
 import { insecureBridge, shipStatus } from '../helpers/bridge.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { until } from '../helpers/poll.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { cloneHome, useHome } from '../helpers/github-clone.js';
+import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_ephemeral_sweep_token_97531';
 const CLONE_URL = 'https://github.example/acme/widget.git';
@@ -108,12 +108,8 @@ beforeAll(async () => {
   remote = makeRemote(root);
   // The ships' git (and this file's own pushes) reach the bare repository for the GitHub URL.
   restoreHome = useHome(cloneHome(root, remote.bare, CLONE_URL));
-  fake = await new FakeGitHub().start();
-  fake.token = TOKEN;
-  fake.backingRepo = remote.bare;
-  fake2 = await new FakeGitHub().start();
-  fake2.token = TOKEN;
-  fake2.backingRepo = remote.bare;
+  fake = await startBackedForge(remote.bare, TOKEN);
+  fake2 = await startBackedForge(remote.bare, TOKEN);
   alpha = await startTestShip(root, { name: 'alpha', fleetDirectory: join(root, 'fleet-alpha') });
   beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta') });
   bridge = await startBridge(bridgeOptions(0));

@@ -9,11 +9,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { GitHubProvider } from '../../bridge/providers/github.js';
-import { FakeGitHub } from '../fakes/github.js';
+import type { FakeGitHub } from '../fakes/github.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { cloneHome, useHome } from '../helpers/github-clone.js';
+import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_issue_create_secret_24680';
 const GITHUB_URL = 'https://github.example/acme/widget.git';
@@ -32,9 +32,7 @@ beforeAll(async () => {
   remote = makeRemote(root);
   // The ship clones the GitHub URL from the bare repository (git reads $HOME/.gitconfig; the ship passes HOME).
   restoreHome = useHome(cloneHome(root, remote.bare, GITHUB_URL));
-  fake = await new FakeGitHub().start();
-  fake.token = TOKEN;
-  fake.backingRepo = remote.bare;
+  fake = await startBackedForge(remote.bare, TOKEN);
   ship = await startTestShip(root, { name: 'forge-ship' });
   bridge = await startBridge({
     ...insecureBridge,

@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
-import { FakeGitHub } from '../fakes/github.js';
-import { cloneHome } from '../helpers/github-clone.js';
+import type { FakeGitHub } from '../fakes/github.js';
+import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'bin/svc.js');
@@ -217,9 +217,7 @@ beforeAll(async () => {
   const root = await makeTempRoot();
   const remote = makeRemote(root);
   const home = cloneHome(root, remote.bare, 'https://github.com/acme/widget.git');
-  const forge = await new FakeGitHub().start();
-  forge.token = GITHUB_TOKEN;
-  forge.backingRepo = remote.bare;
+  const forge = await startBackedForge(remote.bare, GITHUB_TOKEN);
   forge.addIssue({ number: 42, title: 'Login fails with SSO' });
   blocks = readmeBlocks();
   world = {
