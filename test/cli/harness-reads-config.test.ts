@@ -10,7 +10,7 @@
 // is skipped with a notice saying how to install it. None needs a login or the network for this: the list
 // commands read files, and the sessions talk to the local model stand-in and the ship only.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
