@@ -113,7 +113,11 @@ export class TerminalConnection {
       case 'init':
         return this.close(TERMINAL_CLOSE.invalidMessage);
       case 'input':
-        if (this.session) for (const command of inputCommands(`=${this.session}:`, message.data)) this.control?.command(command);
+        if (!this.session) return;
+        for (const command of inputCommands(`=${this.session}:`, message.data)) this.control?.command(command);
+        // xterm's own echo path: after user input its next write is parsed at once instead of on a
+        // setTimeout (>= 1 ms), so the echo's frame leaves in the same turn its bytes arrive.
+        this.term?.input('', true);
         return;
       case 'resize':
         this.resizeTo(message.cols, message.rows);
