@@ -7,12 +7,11 @@
 //
 // The harnesses are npm packages too large for devDependencies: .ci/run installs them, pinned, into
 // ~/.cache/svc-ci/harnesses and sets SVC_HARNESS_BIN_DIR to its node_modules/.bin. A harness not found there
-// is skipped with a notice saying how to install it. None needs a login or the network for this: the list
+// is skipped with a notice saying how to install it (under CI=true: failed). None needs a login or the network for this: the list
 // commands read files, and the sessions talk to the local model stand-in and the ship only.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -20,24 +19,21 @@ import { makeRemote } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { MCP_INSTRUCTIONS } from '../../ship/agents/mcp/server.js';
+import { CI_CACHE, toolAvailable } from '../helpers/external-tools.js';
 
-const CACHE = process.env.SVC_CI_CACHE || join(userInfo().homedir, '.cache', 'svc-ci');
-const BIN_DIR = process.env.SVC_HARNESS_BIN_DIR || join(CACHE, 'harnesses', 'node_modules', '.bin');
+const BIN_DIR = process.env.SVC_HARNESS_BIN_DIR || join(CI_CACHE, 'harnesses', 'node_modules', '.bin');
 const BRIDGE_TOKEN = 'sentinel-bridge-token-harness-reads-config-1';
 const auth = { authorization: `Bearer ${BRIDGE_TOKEN}` };
 const TOOL_COUNT = 13;
 const WRONG_TOKEN = 'not-this-workspaces-token';
 
-/** The harness's command in BIN_DIR, or null after saying how to get it. */
+/** The harness's command in BIN_DIR, or null (skipped with how to get it; under CI=true, failed). */
 function harnessBin(command: string, pkg: string): string | null {
   const bin = join(BIN_DIR, command);
-  if (existsSync(bin)) return bin;
-  console.log(
-    `harness-reads-config: skipping ${pkg}: no ${bin}. Install it with ` +
-      `\`npm install --prefix ${join(CACHE, 'harnesses')} --no-save ${pkg}@<version pinned in .ci/run>\` ` +
-      `(or set SVC_HARNESS_BIN_DIR to a directory holding \`${command}\`).`,
-  );
-  return null;
+  const hint =
+    `install it with \`npm install --prefix ${join(CI_CACHE, 'harnesses')} --no-save ${pkg}@<version pinned in .ci/run>\` ` +
+    `(or set SVC_HARNESS_BIN_DIR to a directory holding \`${command}\`)`;
+  return toolAvailable(bin, `harness-reads-config (${pkg})`, hint) ? bin : null;
 }
 
 const claude = harnessBin('claude', '@anthropic-ai/claude-code');

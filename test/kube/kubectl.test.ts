@@ -6,23 +6,19 @@
 //
 // kubectl is found at $SVC_KUBECTL, else in the cache install-kubectl.sh fills
 // (${SVC_CI_CACHE:-~/.cache/svc-ci}/k8s-tools-v33-2.2.2/kubectl); .ci/run installs it. Without it the
-// tests skip, saying how to install it.
+// tests skip, saying how to install it, except under CI=true, where they fail (test/helpers/external-tools.ts).
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { COMMITTED_CRDS, startFakeKubeApi, type FakeKubeApi } from '../fakes/kube-api/index.js';
 import { WIDGET, WIDGET_CRD } from './contract-crd.js';
+import { K8S_TOOLS_HINT, KUBECTL, KUBECTL_VERSION, toolAvailable } from '../helpers/external-tools.js';
 
-const KUBECTL_VERSION = 'v1.33.9';
-// The suite replaces HOME (global-setup.ts); the cache lives under the real one.
-const cache = process.env.SVC_CI_CACHE ?? join(userInfo().homedir, '.cache', 'svc-ci');
-const kubectl = process.env.SVC_KUBECTL ?? join(cache, 'k8s-tools-v33-2.2.2', 'kubectl');
-const haveKubectl = existsSync(kubectl);
-const INSTALL_HINT = `kubectl not found at ${kubectl}: install it with \`bash test/kube/install-kubectl.sh\` (or point SVC_KUBECTL at a kubectl ${KUBECTL_VERSION})`;
-if (!haveKubectl) console.warn(`test/kube/kubectl.test.ts skipped: ${INSTALL_HINT}`);
+const kubectl = KUBECTL;
+const haveKubectl = toolAvailable(kubectl, 'test/kube/kubectl.test.ts', K8S_TOOLS_HINT);
 
 interface Run { code: number; stdout: string; stderr: string }
 
@@ -35,7 +31,7 @@ function run(fake: FakeKubeApi, cacheDir: string, args: string[], input?: string
   });
 }
 
-describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API server${haveKubectl ? '' : ` — ${INSTALL_HINT}`}`, () => {
+describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API server`, () => {
   let fake: FakeKubeApi;
   let scratch: string;
   const kubectlRun = (args: string[], input?: string) => run(fake, join(scratch, 'kube-cache'), args, input);
