@@ -87,15 +87,18 @@ describe('terminal', () => {
     const client = await open(name);
     await prompt(client);
     const before = client.frames.filter((f) => f.type === 'grid').length;
+    const started = performance.now();
     for (let i = 0; i < 400; i++) client.send({ type: 'resize', cols: 60 + (i % 40), rows: 20 + (i % 10) });
     client.send({ type: 'resize', cols: 111, rows: 33 });
     await client.until((screen) => screen.cols === 111 && screen.rows === 33, 10_000);
+    const elapsed = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const grids = client.frames.filter((f) => f.type === 'grid').length - before;
-    expect(grids).toBeLessThan(10);
-    // 401 resizes in a burst: one re-seed now, then at most one per 100 ms while they keep coming.
+    // 401 resizes in a burst: one re-seed now, then at most one per 100 ms while they keep coming. The
+    // bound follows how long the burst really took to arrive (a loaded machine stretches it), never 401.
+    const allowed = 2 + Math.ceil((elapsed + 300) / 100);
     const connection = [...ship.ship.terminals].find((terminal) => terminal.seeds > 0)!;
-    expect(connection.seeds).toBeLessThanOrEqual(6);
+    expect(connection.seeds).toBeLessThanOrEqual(Math.min(allowed, 40));
+    expect(client.frames.filter((f) => f.type === 'grid').length - before).toBeLessThanOrEqual(Math.min(allowed, 40) + 1);
     expect(client.screen.cols).toBe(111);
     client.input('echo still-alive-$((1+1))\r');
     await client.until((screen) => screen.text().includes('still-alive-2'));
