@@ -4,16 +4,14 @@
 // it adds to every workspace), `stale: true` and `quietSince` as the ship set them, and
 // `GET /workspaces/:repo/:name` and `GET /workspaces` on the bridge answer the same agent; pane output clears
 // both fields everywhere, with one event each way.
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startBridge, type Bridge } from '../../bridge/server.js';
+import { type Bridge } from '../../bridge/server.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
-import { insecureBridge } from '../helpers/bridge.js';
+import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
-import { makeRemote } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot, type TestShip } from '../helpers/ship.js';
 
 const STALE_MS = 1500; // long enough that a read right after the output sees it cleared (the poll: every 500 ms)
 const INIT = { model: 'm', provider: 'p', harness: 'h' };
@@ -21,6 +19,7 @@ const INIT = { model: 'm', provider: 'p', harness: 'h' };
 let root: string;
 let ship: TestShip;
 let bridge: Bridge;
+let fleet: RoutedFleet | undefined;
 let shipEvents: EventClient;
 let bridgeEvents: EventClient;
 
@@ -48,11 +47,8 @@ const asRouted = (event: any) => ({
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  const remote = makeRemote(root);
-  ship = await startTestShip(root, { name: 'quiet', agentStaleMs: STALE_MS });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
-  expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url })).status).toBe(201);
+  fleet = await startRoutedFleet(root, 'app', { name: 'quiet', agentStaleMs: STALE_MS });
+  ({ ship, bridge } = fleet);
   expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'quiet', repoName: 'app', name: 'w1', branch: 'main' })).status).toBe(201);
   expect((await call(bridge.url, 'POST', path('app', 'w1', '/activate'))).status).toBe(200);
   shipEvents = await connectEvents(ship.url);
@@ -66,8 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await shipEvents?.close();
   await bridgeEvents?.close();
-  await bridge?.close();
-  await ship?.stop();
+  await fleet?.close();
   if (root) await removeRoot(root);
 });
 

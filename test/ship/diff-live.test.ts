@@ -8,12 +8,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridge, type Bridge } from '../../bridge/server.js';
+import { type Bridge } from '../../bridge/server.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 import { Tmux } from '../../ship/sessions/tmux.js';
-import { insecureBridge } from '../helpers/bridge.js';
-import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, TEST_SESSION_COMMAND, type TestShip } from '../helpers/ship.js';
+import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
+import { git, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { call, makeTempRoot, path, removeRoot, TEST_SESSION_COMMAND, type TestShip } from '../helpers/ship.js';
 
 const CLI = resolve(import.meta.dirname, '../../bin/svc.js');
 
@@ -21,18 +21,15 @@ let root: string;
 let remote: RemoteFixture;
 let ship: TestShip;
 let bridge: Bridge;
+let fleet: RoutedFleet | undefined;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  remote = makeRemote(root);
-  ship = await startTestShip(root, { name: 'live' });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
-  expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'live', url: remote.url })).status).toBe(201);
+  fleet = await startRoutedFleet(root, 'live', { name: 'live' });
+  ({ ship, bridge, remote } = fleet);
 }, 60_000);
 afterAll(async () => {
-  await bridge?.close();
-  await ship?.stop();
+  await fleet?.close();
   await removeRoot(root);
 });
 

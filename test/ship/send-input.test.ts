@@ -6,31 +6,28 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridge, type Bridge } from '../../bridge/server.js';
+import { type Bridge } from '../../bridge/server.js';
 import { TERMINAL_INPUT_MAX_BYTES } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import type { Tmux } from '../../ship/sessions/tmux.js';
-import { insecureBridge } from '../helpers/bridge.js';
-import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
+import { type RemoteFixture } from '../helpers/git-fixtures.js';
 import { until } from '../helpers/poll.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot, type TestShip } from '../helpers/ship.js';
 
 let root: string;
 let remote: RemoteFixture;
 let ship: TestShip;
 let bridge: Bridge;
+let fleet: RoutedFleet | undefined;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  remote = makeRemote(root);
-  ship = await startTestShip(root, { name: 'sender' });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
-  expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url })).status).toBe(201);
+  fleet = await startRoutedFleet(root, 'app', { name: 'sender' });
+  ({ ship, bridge, remote } = fleet);
 }, 60_000);
 afterAll(async () => {
-  await bridge?.close();
-  await ship?.stop();
+  await fleet?.close();
   if (root) await removeRoot(root);
 });
 
