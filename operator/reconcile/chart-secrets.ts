@@ -4,7 +4,8 @@
 // values, and never written again — an upgrade, a restart or a second replica finds it and leaves it. A
 // user who pre-creates one (or deletes one to get fresh values) decides; a deleted admin Secret is recreated
 // with a new password the already-initialised bridge does not know, which the Ships then report as
-// BridgeUnauthorized. Names and the generated admin username/email are options (defaults in names.ts).
+// BridgeUnauthorized. They live in the watched namespace (with --all-namespaces, the operator's own). Names
+// and the generated admin username/email are options (defaults in names.ts).
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import type { ReconcileDeps } from './context.js';
@@ -46,11 +47,13 @@ function secretBody(namespace: string, secret: ChartSecret): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret.name, namespace, labels: { ...MANAGED_BY_OPERATOR } }, data };
 }
 
+/** The one key the chart's Secrets are reconciled under (not an object: all three are ensured together). */
+export const CHART_SECRETS_KEY = 'chart-secrets';
+
 /**
- * Keyed by Secret, but any key in the chart's namespace ensures all of them: an absent Secret produces no
- * watch event, so the runtime's start-up enqueue of the Secrets that do exist (a Helm release always
- * leaves its own release Secret there) is what brings the missing ones into being. `initialKeys()` are the
- * keys to enqueue at start where a runtime offers that; `ensureAll()` does the same directly.
+ * One fixed key per operator: the runtime enqueues it when this replica starts leading (initialKeys), since
+ * an absent Secret produces no watch event, and again whenever one of the chart's Secrets changes or is
+ * deleted (keysOf); other Secrets map to no key. Each reconcile ensures all of them.
  */
 export class ChartSecretsReconciler implements Reconciler {
   readonly kind = 'ChartSecret';
@@ -58,13 +61,22 @@ export class ChartSecretsReconciler implements Reconciler {
 
   constructor(private readonly deps: ReconcileDeps, private readonly namespace: string | undefined) {}
 
+  private get key(): ObjectKey[] {
+    return this.namespace ? [{ namespace: this.namespace, name: CHART_SECRETS_KEY }] : [];
+  }
+
   initialKeys(): ObjectKey[] {
-    if (!this.namespace) return [];
-    return chartSecrets(this.deps.options).map((secret) => ({ namespace: this.namespace!, name: secret.name }));
+    return this.key;
+  }
+
+  keysOf(secret: KubernetesObject): ObjectKey[] {
+    if (secret.metadata?.namespace !== this.namespace) return [];
+    const names = chartSecrets(this.deps.options).map((each) => each.name);
+    return names.includes(secret.metadata?.name ?? '') ? this.key : [];
   }
 
   async reconcile(key: ObjectKey): Promise<ReconcileResult | void> {
-    if (!this.namespace || key.namespace !== this.namespace) return;
+    if (!this.namespace || key.namespace !== this.namespace || key.name !== CHART_SECRETS_KEY) return;
     await this.ensureAll();
   }
 

@@ -16,7 +16,7 @@ import { BridgeRosters } from './rosters.js';
 import { ShipReconciler } from './ship.js';
 
 export { BridgeClient, BridgeRefused, BridgeUnauthorized, BridgeUnavailable, bridgeCredentialsFromEnv } from '../bridge-client.js';
-export { ChartSecretsReconciler, chartSecrets } from './chart-secrets.js';
+export { CHART_SECRETS_KEY, ChartSecretsReconciler, chartSecrets } from './chart-secrets.js';
 export { Cluster } from './cluster.js';
 export { REASONS, setCondition } from './conditions.js';
 export { reconcileOptions, type ReconcileDeps, type ReconcileOptions } from './context.js';
@@ -35,7 +35,7 @@ export interface ReconcilerExtras {
   /** Default: from the environment (DESIGN §10). */
   credentials?: BridgeCredentials;
   env?: NodeJS.ProcessEnv;
-  /** Namespace of the chart's Secrets (default: the watched namespace; none with --all-namespaces). */
+  /** Namespace of the chart's Secrets (default: the watched namespace; with --all-namespaces, the operator's own). */
   secretsNamespace?: string;
 }
 
@@ -65,7 +65,7 @@ export function createReconcilersWith(context: ReconcilerContext, extras: Reconc
     new ShipReconciler(deps),
     new RepoReconciler(deps),
     new DaemonSetShipsReconciler(deps),
-    new ChartSecretsReconciler(deps, extras.secretsNamespace ?? deps.options.namespace),
+    new ChartSecretsReconciler(deps, extras.secretsNamespace ?? context.options.namespace ?? context.options.ownNamespace),
   ];
 }
 

@@ -9,7 +9,7 @@
 // and a new event comes first wins). A PERIODIC RESYNC (a full relist, default every 10 min) re-enqueues
 // every object, as does any relist after a watch failure, so a reconciler converges even if it dropped a
 // state change it should have reacted to. Reconcilers run only while this replica holds the leader Lease;
-// a new leader first enqueues every cached object. On losing the lease (or at shutdown) the runtime aborts
+// a new leader first enqueues every cached object and the reconcilers' `initialKeys()`. On losing the lease (or at shutdown) the runtime aborts
 // `signal` and stops dequeuing; reconciles in flight should return promptly once it fires (the lease is
 // released only after they have). Not here: what a reconciler decides (operator/reconcile/), how objects
 // are watched (watch.ts), queued (queue.ts) or elected (leader.ts); runtime.ts assembles them.
@@ -69,6 +69,17 @@ export interface Reconciler {
   readonly labelSelector?: string;
   readonly watches?: readonly SecondaryWatch[];
   /**
+   * The keys an event of a primary object enqueues (default: the object's own key). A reconciler that
+   * looks after a set of objects as one (the chart's Secrets) maps them all to one fixed key, or to none
+   * for objects it does not care about.
+   */
+  keysOf?(object: KubernetesObject): ObjectKey[];
+  /**
+   * Keys enqueued whenever this replica starts leading, beside every cached primary object: for objects
+   * that must exist but may not yet (an absent object produces no watch event).
+   */
+  initialKeys?(): ObjectKey[];
+  /**
    * Drive the world towards the cached state of `key`. Idempotent. Throw to be retried with backoff.
    * `signal` aborts when this replica stops leading or the operator shuts down.
    */
@@ -86,6 +97,8 @@ export interface OperatorOptions {
   bridgeUrl: string;
   /** The one namespace watched, or undefined with --all-namespaces. */
   namespace: string | undefined;
+  /** The namespace the operator runs in (its Lease; the chart's Secrets with --all-namespaces). */
+  ownNamespace?: string;
   /** How long a DaemonSet-managed Ship outlives the last ship pod on its node (--daemonset-grace). */
   daemonsetGraceMs: number;
 }

@@ -1,12 +1,14 @@
 // The operator runtime: assembles the reconcilers' watches (one ListWatch per distinct resource and selector,
 // feeding a CacheSet), one WorkQueue per reconciler, and the leader-election gate, and reports into
 // OperatorMetrics. Event flow: a watch reports an object → the reconciler whose primary resource it is gets
-// its key, and every reconciler with a secondary watch on it gets the keys its map returns → de-duplicated
-// in that reconciler's queue → reconciled by a worker, but only while this replica leads.
+// its key (or the keys its keysOf names), and every reconciler with a secondary watch on it gets the keys
+// its map returns → de-duplicated in that reconciler's queue → reconciled by a worker, but only while this
+// replica leads.
 // Leadership: on acquiring, every cached primary object is enqueued (a new leader trusts nothing it did not
-// reconcile itself) and the queues start; on losing, the queues stop and abort their reconciles. Shutdown
-// order matters: stop the queues and wait for reconciles in flight, then release the lease (so the next
-// leader never overlaps a reconcile of ours), then stop the watches.
+// reconcile itself), with the keys each reconciler's initialKeys() names, and the queues start; on losing,
+// the queues stop and abort their reconciles. Shutdown order matters: stop the queues and wait for
+// reconciles in flight, then release the lease (so the next leader never overlaps a reconcile of ours),
+// then stop the watches.
 // Not here: kube config loading (operator/kube/), the HTTP probe server (operator/health/), flags (cli/).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -80,7 +82,9 @@ export class OperatorRuntime {
       });
       this.queues.set(reconciler, queue);
       config.metrics.trackQueue(reconciler.kind, () => queue.depth);
-      this.listen(http, { resource: reconciler.resource, labelSelector: reconciler.labelSelector }, (_type, object) => queue.add(keyString(keyOf(object))));
+      this.listen(http, { resource: reconciler.resource, labelSelector: reconciler.labelSelector }, (_type, object) => {
+        for (const key of primaryKeys(reconciler, object)) queue.add(keyString(key));
+      });
       for (const secondary of reconciler.watches ?? []) {
         this.listen(http, secondary, (_type, object) => {
           let keys: ObjectKey[];
@@ -179,7 +183,10 @@ export class OperatorRuntime {
     void this.queueStops.then(() => {
       if (!this.leading) return;
       for (const [reconciler, queue] of this.queues) {
-        for (const object of this.cache.list(reconciler.resource)) queue.add(keyString(keyOf(object)));
+        for (const object of this.cache.list(reconciler.resource)) {
+          for (const key of primaryKeys(reconciler, object)) queue.add(keyString(key));
+        }
+        for (const key of reconciler.initialKeys?.() ?? []) queue.add(keyString(key));
         queue.start();
       }
     });
@@ -205,6 +212,10 @@ export class OperatorRuntime {
     })();
     return this.stopping;
   }
+}
+
+function primaryKeys(reconciler: Reconciler, object: KubernetesObject): ObjectKey[] {
+  return reconciler.keysOf ? reconciler.keysOf(object) : [keyOf(object)];
 }
 
 function parseKey(key: string): ObjectKey {

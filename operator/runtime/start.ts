@@ -57,7 +57,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   const runtime = new OperatorRuntime({
     kube: makeKubeClients(loaded.config),
     reconcilers: options.reconcilers ?? createReconcilers,
-    options: { bridgeUrl: options.bridgeUrl, namespace: watched, daemonsetGraceMs: options.daemonsetGraceMs },
+    options: { bridgeUrl: options.bridgeUrl, namespace: watched, ownNamespace: loaded.namespace, daemonsetGraceMs: options.daemonsetGraceMs },
     log,
     metrics,
     // The lease lives in the operator's own namespace (where the chart grants it Lease access), whatever it watches.

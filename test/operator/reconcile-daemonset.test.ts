@@ -7,6 +7,7 @@ import type { KubeObject } from '../fakes/kube-api/index.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../auth/harness.js';
 import type { TestShip } from '../helpers/ship.js';
+import { CHART_SECRETS_KEY } from '../../operator/reconcile/chart-secrets.js';
 import { NODE_WITHOUT_SHIP_SINCE } from '../../operator/reconcile/names.js';
 import { condition, hasPostgres, NAMESPACE, reconcileUntil, shipObject, startHarness, type Harness } from './reconcile-harness.js';
 
@@ -63,13 +64,18 @@ describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
     expect(ships.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'svc-operator' });
     expect(decode(h.secret('svc-postgres')!.data)).toEqual({ password: 'chosen-by-the-user' });
     const versions = ['svc-ship-tokens', 'svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion);
+    const key = { namespace: NAMESPACE, name: CHART_SECRETS_KEY };
     await h.chartSecrets.ensureAll();
-    for (const name of ['svc-ship-tokens', 'svc-admin', 'svc-postgres']) await h.chartSecrets.reconcile({ namespace: NAMESPACE, name });
+    await h.chartSecrets.reconcile(key);
     expect(['svc-ship-tokens', 'svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion)).toEqual(versions);
-    expect(h.chartSecrets.initialKeys().map((key) => key.name)).toEqual(['svc-ship-tokens', 'svc-admin', 'svc-postgres']);
+    // One fixed key: enqueued at start, and for events of the chart's Secrets only.
+    expect(h.chartSecrets.initialKeys()).toEqual([key]);
+    expect(h.chartSecrets.keysOf(admin)).toEqual([key]);
+    expect(h.chartSecrets.keysOf({ metadata: { name: 'other', namespace: NAMESPACE } })).toEqual([]);
+    expect(h.chartSecrets.keysOf({ metadata: { name: 'svc-admin', namespace: 'elsewhere' } })).toEqual([]);
     // Deleted: made again (with new values: deleting it is how a user asks for that).
     h.fake.remove('v1', 'Secret', 'svc-admin');
-    await h.chartSecrets.reconcile({ namespace: NAMESPACE, name: 'svc-admin' });
+    await h.chartSecrets.reconcile(key);
     expect(decode(h.secret('svc-admin')!.data).password).not.toBe(decode(admin.data).password);
   });
 

@@ -51,6 +51,25 @@ describe('svc operator (process)', () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
+  it('creates the chart\'s Secrets in an empty namespace with no other event: the watched one, and with --all-namespaces its own', async () => {
+    const chartSecrets = ['svc-admin', 'svc-postgres', 'svc-ship-tokens'];
+    const secretsIn = (fake: Awaited<ReturnType<typeof startFake>>['fake'], namespace?: string) =>
+      fake.list('v1', 'Secret', namespace).map((secret) => `${secret.metadata.namespace}/${secret.metadata.name}`).sort();
+    for (const [args, namespace] of [[[], 'default'], [['--all-namespaces'], 'svc-system']] as const) {
+      const { fake } = await startFake({ namespace });
+      cleanups.push(() => fake.close());
+      const operator = startNpx(['operator', '--bridge-url', MARKER, '--health-port', '0', ...args], {
+        KUBECONFIG: fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info',
+      });
+      cleanups.push(() => operator.terminateThenKill());
+      // Nothing exists and nothing changes: only the operator's start can bring them about.
+      await until(async () => secretsIn(fake).length === chartSecrets.length, `the chart Secrets in ${namespace} (${args.join(' ') || 'no flags'})`, 20_000);
+      expect(secretsIn(fake)).toEqual(chartSecrets.map((name) => `${namespace}/${name}`));
+      expect(operator.output()).toContain('created the first-admin credentials');
+      await operator.terminateThenKill();
+    }
+  });
+
   it('refuses to start without a bridge URL, or with --namespace and --all-namespaces together', async () => {
     const missing = await runNpx(['operator', '--health-port', '0'], { SVC_BRIDGE_URL: '' });
     expect(missing.code).toBe(1);
