@@ -15,6 +15,14 @@ export function parsePort(value: string): number {
   return port;
 }
 
+/** `--metrics-port`, the same on ship and bridge (issue #20): GET /metrics alone, without a credential. */
+export function metricsPortOption(): Option {
+  return new Option('--metrics-port <port>', 'also serve GET /metrics, without a credential, on this port (and nothing else there)')
+    .env('SVC_METRICS_PORT')
+    // An empty SVC_METRICS_PORT is no port, not port 0.
+    .argParser((value) => (value.trim() === '' ? undefined : parsePort(value)));
+}
+
 export function parseIdentifier(value: string): string {
   const problem = identifierProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
@@ -31,6 +39,7 @@ export function shipCommand(): Command {
     .option('--host <host>', 'address to listen on (localhost: loopback only; 0.0.0.0 serves other hosts)', 'localhost')
     .option('--allowed-host <name...>', 'extra Host names an open ship answers (DNS-rebinding guard)')
     .option('--no-local-repos', 'refuse file:// and local-path clone URLs')
+    .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
       name?: string;
@@ -39,6 +48,7 @@ export function shipCommand(): Command {
       host: string;
       allowedHost?: string[];
       localRepos: boolean;
+      metricsPort?: number;
     }) => {
       // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
       const { startShip } = await import('../ship/server.js');
@@ -53,6 +63,7 @@ export function shipCommand(): Command {
         bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
         shipToken: process.env.SVC_SHIP_TOKEN || undefined,
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
+        metricsPort: options.metricsPort,
       });
       await runUntilSignal(
         () => ship.close(),

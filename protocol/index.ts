@@ -21,3 +21,4 @@ export * from './launch-config.js';
 export * from './armory.js';
 export * from './heartbeat.js';
 export * from './http-limits.js';
+export * from './probes.js';

@@ -13,12 +13,12 @@ export interface PortReservation {
   release(): Promise<void>;
 }
 
-/** The start-up error for a failed listen: the address, what went wrong in words, and what to do. */
-export function listenFailure(error: unknown, host: string, port: number): Error {
+/** The start-up error for a failed listen: the address, what went wrong in words, and what to do (`flag` chooses the port). */
+export function listenFailure(error: unknown, host: string, port: number, flag = '--port'): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const where = `cannot listen on ${host}:${port}`;
-  if (code === 'EADDRINUSE') return new Error(`${where}: the port is in use; stop what listens there, or choose another with --port`);
-  if (code === 'EACCES') return new Error(`${where}: permission denied (ports below 1024 need privileges); choose another with --port`);
+  if (code === 'EADDRINUSE') return new Error(`${where}: the port is in use; stop what listens there, or choose another with ${flag}`);
+  if (code === 'EACCES') return new Error(`${where}: permission denied (ports below 1024 need privileges); choose another with ${flag}`);
   if (code === 'EADDRNOTAVAIL') return new Error(`${where}: the address is not one of this host's; check --host`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`${where}: the host name does not resolve; check --host`);
   return new Error(`${where}: ${(error as Error).message}`);

@@ -41,6 +41,11 @@ import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
 import { listenFailure, reservePort, type PortReservation } from '../protocol/port-reservation.js';
+import { MetricsPort } from '../protocol/metrics-port.js';
+import { probeRoutes } from '../protocol/probe-routes.js';
+import { singleFlightReadiness } from '../protocol/probes.js';
+import { shipReadiness } from './health/readiness.js';
+import { ShipMetrics } from './metrics/ship-metrics.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { agentRoutes } from './routes/agent.js';
 import { mcpRoutes } from './agents/mcp/route.js';
@@ -91,6 +96,8 @@ export interface ShipOptions {
   spawnHelper?: boolean;
   /** Planning/building/verifying with no pane output this long marks the agent status stale (SVC_AGENT_STALE_MS; default 10 min). */
   agentStaleMs?: number;
+  /** A second port serving only GET /metrics, without a credential (--metrics-port; none: not served). */
+  metricsPort?: number;
 }
 
 export interface Ship {
@@ -108,6 +115,9 @@ export interface Ship {
   readonly armory: ArmorySync;
   /** Every route served, with its schemas. */
   readonly routeCatalog: readonly RouteInfo[];
+  readonly metrics: ShipMetrics;
+  /** The port of --metrics-port as bound, or null when it is not served. */
+  readonly metricsPort: number | null;
   close(): Promise<void>;
 }
 
@@ -171,7 +181,8 @@ async function assembleShip(
   const allowLocalRepos = options.allowLocalRepos ?? true;
 
   const fleet = new Fleet(fleetDirectory);
-  const git = new GitRunner({ allowLocalRepos }, spawner);
+  const metrics = new ShipMetrics();
+  const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
   const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner);
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
@@ -235,6 +246,9 @@ async function assembleShip(
     },
   });
   undo.push(() => app.close());
+  // Before any route: each route gets its request observer as it is registered.
+  metrics.observeHttp(app);
+  metrics.watchWorkspaces(() => service.list());
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   installErrorHandler(app);
   // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
@@ -247,11 +261,8 @@ async function assembleShip(
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
   });
-  installRequestGuard(app, {
-    bridgeToken: options.bridgeToken,
-    tokens,
-    allowedHosts: [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])],
-  });
+  const allowedHosts = [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])];
+  installRequestGuard(app, { bridgeToken: options.bridgeToken, tokens, allowedHosts });
   // An upgrade request answered with an HTTP status (401, 403, 404…) leaves a socket the HTTP server no
   // longer tracks: end it, or it lingers and holds close() open.
   app.addHook('onResponse', (request, _reply, done) => {
@@ -264,19 +275,21 @@ async function assembleShip(
     pendingUpgrades.settle(request);
     keepAlive(socket, options.heartbeatMs);
   });
+  metrics.countClientSockets(app.websocketServer);
   app.server.maxConnections = limits.maxConnections;
   await installOpenApi(app);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(mcpRoutes(service, credentials));
   await app.register(systemRoutes());
+  await app.register(probeRoutes({ readiness: singleFlightReadiness(shipReadiness(tmux, fleetDirectory)), metrics }));
   await app.register(armoryRoutes(armory));
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();
   const terminalGuard = new TerminalGuard();
   const pipes = new PipeDirectory();
   await app.register(
-    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes }),
+    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes, metrics: metrics.terminal }),
   );
 
   // Every route is registered: the port passes from the reservation to fastify within a few turns.
@@ -290,6 +303,12 @@ async function assembleShip(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   shipUrl = `http://localhost:${port}`;
+  let metricsPort: MetricsPort | null = null;
+  if (options.metricsPort !== undefined) {
+    metricsPort = await MetricsPort.start({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts, metrics });
+    const opened = metricsPort;
+    undo.push(() => opened.close());
+  }
   await writeDiscoveryFile(fleetDirectory, port);
   if (!options.bridgeToken) {
     logger.warn(
@@ -297,7 +316,7 @@ async function assembleShip(
       'SVC_BRIDGE_TOKEN is not set: every route, terminals included, answers anyone who can reach this port',
     );
   }
-  logger.info({ name, port, fleetDirectory }, 'ship listening');
+  logger.info({ name, port, fleetDirectory, metricsPort: metricsPort?.port ?? null }, 'ship listening');
 
   return {
     name,
@@ -311,9 +330,12 @@ async function assembleShip(
     bridgeCredentials: credentials,
     armory,
     routeCatalog,
+    metrics,
+    metricsPort: metricsPort?.port ?? null,
     async close() {
       try {
         for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
+        await metricsPort?.close();
         await app.close();
         git.stopAll();
         pipes.dispose();

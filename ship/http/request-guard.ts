@@ -4,10 +4,11 @@
 //    configured ones (421), which defeats DNS rebinding;
 // 3. with SVC_BRIDGE_TOKEN set, every route needs `Authorization: Bearer`: the bridge token reaches all,
 //    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise); the API
-//    description (`GET /openapi.json`) needs none.
+//    description (`GET /openapi.json`) and the probes (`GET /healthz`, `GET /readyz`) need none. `GET /metrics`
+//    needs the bridge token like any other route (the unauthenticated copy is on --metrics-port).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { crossOriginProblem, hostAllowed, hostnameOf, workspaceKey } from '../../protocol/index.js';
+import { crossOriginProblem, HEALTHZ_PATH, hostAllowed, hostnameOf, READYZ_PATH, workspaceKey } from '../../protocol/index.js';
 import { OPENAPI_PATH } from '../../protocol/openapi.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 
@@ -19,8 +20,11 @@ export interface GuardOptions {
 }
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
-/** Paths served without a credential: they describe the ship and hold no data (ship/http/openapi.ts). */
-const OPEN_PATHS = new Set([OPENAPI_PATH]);
+/**
+ * Paths served without a credential: they describe the ship or say whether it serves, and hold no data
+ * (ship/http/openapi.ts, protocol/probe-routes.ts).
+ */
+const OPEN_PATHS = new Set([OPENAPI_PATH, HEALTHZ_PATH, READYZ_PATH]);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 function bearer(request: FastifyRequest): string | null {

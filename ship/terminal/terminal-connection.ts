@@ -54,6 +54,13 @@ export interface TerminalDeps {
   /** Live connections, for shutdown. */
   connections: Set<TerminalConnection>;
   pipes: PipeDirectory;
+  /** Told of each frame sent and each resync asked for (the ship's metrics). */
+  metrics?: TerminalMetrics;
+}
+
+export interface TerminalMetrics {
+  frameSent(type: 'grid' | 'patch'): void;
+  resyncRequested(): void;
 }
 
 /** Resizes closer together than this are merged into one re-seed. */
@@ -126,6 +133,7 @@ export class TerminalConnection {
         this.pacer?.ack(message.seq);
         return;
       case 'resync':
+        this.deps.metrics?.resyncRequested();
         this.pacer?.requestSnapshot();
         return;
     }
@@ -261,6 +269,7 @@ export class TerminalConnection {
     if (!frame) return null;
     const text = frameJson(frame);
     this.socket.send(text, compressionFor(text));
+    this.deps.metrics?.frameSent(frame.type);
     this.nextSeq++;
     return seq;
   }

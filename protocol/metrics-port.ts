@@ -1,0 +1,84 @@
+// The separate metrics port of ship and bridge (`--metrics-port`, SVC_METRICS_PORT; issue #20): `GET /metrics`
+// in Prometheus' text format and nothing else (every other path is 404, another method 405), without a
+// credential, for a scraper inside the cluster. Plain node:http: one read-only route needs none of the
+// servers' HTTP machinery. It binds the server's own listen address. Having no credential, it keeps the
+// browser rules of DESIGN §12 that an open server keeps: a foreign Origin or a cross-site fetch is 403, and a
+// Host other than loopback, an IP literal or a configured name is 421 (a scraper reaching a pod by its IP
+// passes; one using a DNS name lists it with --allowed-host).
+//
+// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { METRICS_PATH } from './probes.js';
+import { crossOriginProblem, hostAllowed, hostnameOf } from './request-origin.js';
+import { listenFailure } from './port-reservation.js';
+
+export interface MetricsSource {
+  readonly contentType: string;
+  text(): Promise<string>;
+}
+
+export interface MetricsPortOptions {
+  port: number;
+  host: string;
+  /** Host names answered besides loopback and IP literals. */
+  allowedHosts: readonly string[];
+  metrics: MetricsSource;
+}
+
+export class MetricsPort {
+  private constructor(private readonly server: Server) {}
+
+  static async start(options: MetricsPortOptions): Promise<MetricsPort> {
+    const server = createServer((request, response) => {
+      void answer(options, request, response).catch((error: unknown) => {
+        if (!response.headersSent) send(response, 500, { error: error instanceof Error ? error.message : String(error) });
+        else response.destroy();
+      });
+    });
+    server.requestTimeout = 10_000;
+    server.headersTimeout = 5_000;
+    server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error) => reject(listenFailure(error, options.host, options.port, '--metrics-port')));
+      server.listen(options.port, options.host, () => {
+        server.removeAllListeners('error');
+        resolve();
+      });
+    });
+    return new MetricsPort(server);
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+async function answer(options: MetricsPortOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const host = request.headers.host ?? '';
+  const crossOrigin = crossOriginProblem({ origin: request.headers.origin, host, secFetchSite: request.headers['sec-fetch-site'] as string | undefined });
+  if (crossOrigin) return send(response, 403, { error: crossOrigin });
+  if (!hostAllowed(host, options.allowedHosts)) return send(response, 421, { error: `host not allowed: ${hostnameOf(host)}` });
+  const path = (request.url ?? '/').split('?')[0];
+  if (path !== METRICS_PATH) return send(response, 404, { error: `route not found: ${request.method} ${path} (this port serves only GET ${METRICS_PATH})` });
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('allow', 'GET, HEAD');
+    return send(response, 405, { error: `method not allowed: ${request.method} ${METRICS_PATH}` });
+  }
+  const body = await options.metrics.text();
+  response.writeHead(200, { 'content-type': options.metrics.contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+function send(response: ServerResponse, status: number, body: { error: string }): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  response.end(response.req.method === 'HEAD' ? undefined : text);
+}
