@@ -9,7 +9,7 @@
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import type { ReconcileDeps } from './context.js';
-import { MANAGED_BY_OPERATOR, SECRET_RESOURCE } from './names.js';
+import { MANAGED_BY_OPERATOR, OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE } from './names.js';
 import { generateToken } from './tokens.js';
 import { TOKEN_KEYS } from '../resources/index.js';
 
@@ -58,6 +58,7 @@ export const CHART_SECRETS_KEY = 'chart-secrets';
 export class ChartSecretsReconciler implements Reconciler {
   readonly kind = 'ChartSecret';
   readonly resource = SECRET_RESOURCE;
+  readonly labelSelector = OPERATOR_SECRETS_SELECTOR;
 
   constructor(private readonly deps: ReconcileDeps, private readonly namespace: string | undefined) {}
 
@@ -80,7 +81,10 @@ export class ChartSecretsReconciler implements Reconciler {
     await this.ensureAll();
   }
 
-  /** Creates each chart Secret the cache does not show (an existing one, cached or not, is never written). */
+  /**
+   * Creates each chart Secret the cache does not show. An existing one is never written: one the operator
+   * did not create is not cached (not labelled), and its create answers 409, which leaves it as it is.
+   */
   async ensureAll(): Promise<void> {
     const namespace = this.namespace;
     if (!namespace) return;

@@ -14,6 +14,13 @@ export const DAEMONSET_RESOURCE: ResourceRef = { group: 'apps', version: 'v1', p
 /** On every object the operator creates (Secrets, managed Ships). */
 export const MANAGED_BY_OPERATOR = { 'app.kubernetes.io/managed-by': 'svc-operator' } as const;
 
+/**
+ * The Secrets the operator watches and caches: the ones it created (Generated token pairs, the chart's).
+ * Every other Secret of the namespace stays out of its memory; a user's `spec.auth.secretRef` Secret is
+ * read from the API server when a reconcile needs it (docs/DECISIONS.md, "which Secrets are watched").
+ */
+export const OPERATOR_SECRETS_SELECTOR = Object.entries(MANAGED_BY_OPERATOR).map(([label, value]) => `${label}=${value}`).join(',');
+
 /** Value of MANAGED_BY_LABEL (`svc.dev/managed-by`) on Ships made for a ship DaemonSet. */
 export const MANAGED_BY_DAEMONSET = 'daemonset';
 

@@ -2,7 +2,9 @@
 // the one action it asks for — a finalizer patch, the Generated token Secret, a bridge call — folding each
 // outcome into the facts, until the decision is a status to write. Tokens travel from the Secret to the POST
 // body here and nowhere else: no action, log line, event or status field carries one.
-// Watches: Secrets (a token Secret created, changed or deleted re-reconciles the Ships using it).
+// Watches: the Secrets the operator created (OPERATOR_SECRETS_SELECTOR): one created, changed or deleted
+// re-reconciles the Ships using it. A user's secretRef Secret is not watched: it is read from the API server
+// at each reconcile (a Ship event, or the refresh), so a change to it is seen within refreshMs.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { BridgeRefused } from '../bridge-client.js';
 import { FINALIZER, type ShipResource } from '../resources/index.js';
@@ -10,7 +12,7 @@ import type { ObjectKey, ReconcileResult, Reconciler, SecondaryWatch } from '../
 import { claimsAgainst } from './claims.js';
 import { findCondition, kubeTime } from './conditions.js';
 import { bridgeTroubleOf, type ReconcileDeps } from './context.js';
-import { SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
+import { OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
 import { decideShip, type ShipAction, type ShipFacts, type ShipRegisterOutcome } from './ship-decide.js';
 import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf, type TokenState } from './tokens.js';
 
@@ -34,7 +36,7 @@ export class ShipReconciler implements Reconciler {
   private readonly mismatchProbes = new Map<string, { generation: number | undefined; at: number }>();
 
   constructor(private readonly deps: ReconcileDeps) {
-    this.watches = [{ resource: SECRET_RESOURCE, map: (secret) => this.shipsUsing(secret) }];
+    this.watches = [{ resource: SECRET_RESOURCE, labelSelector: OPERATOR_SECRETS_SELECTOR, map: (secret) => this.shipsUsing(secret) }];
   }
 
   /** The Ships a Secret holds tokens for: its Ship owners (Generated) and Ships naming it in secretRef. */
@@ -89,7 +91,10 @@ export class ShipReconciler implements Reconciler {
     throw new Error(`Ship ${key.namespace}/${key.name}: no settled decision after ${MAX_STEPS} steps`);
   }
 
-  /** The Secret's token pair as the Ship's auth mode asks: the cache first, the API server on a miss. */
+  /**
+   * The Secret's token pair as the Ship's auth mode asks: the cache first (the Secrets the operator made),
+   * the API server on a miss (a user's Secret, or one of ours the watch has not shown yet).
+   */
   private async tokens(ship: ShipResource): Promise<TokenState> {
     const secretName = tokenSecretNameOf(ship);
     if (!secretName) return readTokens(ship, undefined);

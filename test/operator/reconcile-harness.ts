@@ -10,7 +10,7 @@ import { startBridge, type Bridge } from '../../bridge/server.js';
 import { makeKubeClients, type KubeClients } from '../../operator/kube/clients.js';
 import type { CacheReader, ReconcilerContext, ResourceRef } from '../../operator/runtime/controller.js';
 import {
-  ChartSecretsReconciler, DaemonSetShipsReconciler, reconcileDeps, RepoReconciler, ShipReconciler, type ReconcileDeps, type ReconcileOptions,
+  ChartSecretsReconciler, DaemonSetShipsReconciler, MANAGED_BY_OPERATOR, reconcileDeps, RepoReconciler, ShipReconciler, type ReconcileDeps, type ReconcileOptions,
 } from '../../operator/reconcile/index.js';
 import type { BridgeCredentials } from '../../operator/bridge-client.js';
 import type { Condition, RepoResource, ShipResource } from '../../operator/resources/index.js';
@@ -31,13 +31,18 @@ function apiVersionOf(resource: ResourceRef): string {
   return resource.group ? `${resource.group}/${resource.version}` : resource.version;
 }
 
-/** A CacheReader over the fake's store: the state a caught-up watch cache holds. */
+/**
+ * A CacheReader over the fake's store: the state a caught-up watch cache holds. Like the runtime's, it
+ * holds only the Secrets the operator watches (OPERATOR_SECRETS_SELECTOR).
+ */
 export function directCache(fake: FakeKubeApi): CacheReader {
+  const watched = (resource: ResourceRef, object: KubeObject | undefined) =>
+    object && (resource.kind !== 'Secret' || Object.entries(MANAGED_BY_OPERATOR).every(([label, value]) => object.metadata.labels?.[label] === value)) ? object : undefined;
   return {
     get: <T extends KubernetesObject>(resource: ResourceRef, key: { namespace: string; name: string }) =>
-      fake.read(apiVersionOf(resource), resource.kind, key.name, key.namespace || undefined) as unknown as T | undefined,
+      watched(resource, fake.read(apiVersionOf(resource), resource.kind, key.name, key.namespace || undefined)) as unknown as T | undefined,
     list: <T extends KubernetesObject>(resource: ResourceRef, namespace?: string) =>
-      fake.list(apiVersionOf(resource), resource.kind, namespace) as unknown as T[],
+      fake.list(apiVersionOf(resource), resource.kind, namespace).filter((object) => watched(resource, object)) as unknown as T[],
   };
 }
 

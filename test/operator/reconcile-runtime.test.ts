@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { OperatorMetrics } from '../../operator/health/metrics.js';
 import { OperatorRuntime } from '../../operator/runtime/runtime.js';
-import { createReconcilersWith } from '../../operator/reconcile/index.js';
+import { createReconcilersWith, SECRET_RESOURCE } from '../../operator/reconcile/index.js';
 import { MERGE_PATCH } from '../../operator/kube/clients.js';
 import { freePort } from '../helpers/ports.js';
 import { until } from '../helpers/poll.js';
@@ -54,9 +54,35 @@ describe.skipIf(!hasPostgres)('reconcilers under the operator runtime', () => {
     expect(listed.body).toEqual([{ name: 'runner', url: `http://127.0.0.1:${port}`, status: 'online' }]);
   });
 
-  it('the chart Secrets are created next to a Helm release Secret', async () => {
-    h.fake.create({ apiVersion: 'v1', kind: 'Secret', type: 'helm.sh/release.v1', metadata: { name: 'sh.helm.release.v1.svc.v1', namespace: NAMESPACE }, stringData: { release: 'x' } });
+  it('the chart Secrets are created at start, with no Secret event', async () => {
     await until(async () => (h.secret('svc-ship-tokens') && h.secret('svc-admin') && h.secret('svc-postgres')) ?? null, 'the chart Secrets', 10_000);
+  });
+
+  it('watches and caches only the Secrets the operator made; a Ship using a user\'s Secret reads it from the API server, and sees it fixed by the refresh', async () => {
+    h.fake.create({ apiVersion: 'v1', kind: 'Secret', type: 'helm.sh/release.v1', metadata: { name: 'sh.helm.release.v1.svc.v1', namespace: NAMESPACE }, stringData: { release: 'x' } });
+    const userSecret = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'userland-creds', namespace: NAMESPACE }, stringData: data });
+    const pair = { shipToken: 'userland-ship-token-0123456789', bridgeToken: 'userland-bridge-token-0123456789' };
+    secrets.push(pair.shipToken, pair.bridgeToken);
+    h.fake.create(userSecret({ shipToken: pair.shipToken }));
+    const port = await freePort();
+    await h.startShip('userland', { port, ...pair });
+    h.fake.create(shipObject('userland', { url: `http://127.0.0.1:${port}`, auth: { mode: 'Secret', secretRef: { name: 'userland-creds' } } }));
+    await until(async () => condition(h.ship('userland'), 'Ready')?.reason === 'TokensInvalid', 'userland TokensInvalid (one key)', 10_000);
+    // The user's Secret changes: no event reaches the operator (it does not watch that Secret); the Ship's
+    // refresh (500 ms here) reads it again.
+    h.fake.remove('v1', 'Secret', 'userland-creds');
+    h.fake.create(userSecret(pair));
+    await until(async () => condition(h.ship('userland'), 'Ready')?.status === 'True', 'userland Ready once its Secret holds both keys', 10_000);
+
+    const cached = runtime.cache.list(SECRET_RESOURCE, NAMESPACE).map((secret) => secret.metadata?.name).sort();
+    expect(cached).toEqual(['runner-tokens', 'svc-admin', 'svc-postgres', 'svc-ship-tokens'].filter((name) => h.secret(name)));
+    const secretLists = h.fake.requests.filter((request) => request.method === 'GET' && request.path.endsWith('/secrets'));
+    expect(secretLists.length).toBeGreaterThan(0);
+    for (const request of secretLists) expect(new URLSearchParams(request.query).get('labelSelector')).toBe('app.kubernetes.io/managed-by=svc-operator');
+    // Read by name instead.
+    expect(h.fake.requests.some((request) => request.method === 'GET' && request.path.endsWith('/secrets/userland-creds'))).toBe(true);
+    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'userland' });
+    await until(async () => !h.ship('userland') || null, 'userland gone', 10_000);
   });
 
   it('a Repo registers, and deleting the Repo and the Ship deregisters both', async () => {
