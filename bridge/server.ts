@@ -31,6 +31,11 @@ import type { ForgeProviders } from './providers/forge-provider.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
 import { listenFailure, reservePort } from '../protocol/port-reservation.js';
+import { MetricsPort } from '../protocol/metrics-port.js';
+import { probeRoutes } from '../protocol/probe-routes.js';
+import { singleFlightReadiness } from '../protocol/probes.js';
+import { BridgeMetrics } from './metrics/bridge-metrics.js';
+import { storeReadiness } from './store/readiness.js';
 import { ShipRegistry } from './ships/registry.js';
 import type { BackoffOptions } from './ships/ship-connection.js';
 import { EventHub } from './events/event-hub.js';
@@ -89,6 +94,8 @@ export interface BridgeOptions {
   forgeProviders?: ForgeProviders;
   /** Milliseconds between ephemeral cleanup passes (default 300000; 0: no timer, POST /workspaces/sweep only). */
   sweepIntervalMs?: number;
+  /** A second port serving only GET /metrics, without a credential (--metrics-port; none: not served). */
+  metricsPort?: number;
 }
 
 export interface Bridge {
@@ -101,6 +108,9 @@ export interface Bridge {
   readonly registry: ShipRegistry;
   readonly accounts: Accounts;
   readonly sweeper: Sweeper;
+  readonly metrics: BridgeMetrics;
+  /** The port of --metrics-port as bound, or null when it is not served. */
+  readonly metricsPort: number | null;
   /** Every route served, as `METHOD /pattern` (the authorization matrix test checks each has a row). */
   readonly routes: readonly string[];
   /** The same routes with their schemas. */
@@ -120,9 +130,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Before the data directory, the store and the first admin (seconds on a first start): a port in use ends
   // the start here, with one clear line and nothing created (issue #15).
   const reservation = await reservePort(options.port ?? BRIDGE_DEFAULT_PORT, options.host ?? 'localhost');
+  const metrics = new BridgeMetrics();
   let store: Store;
   try {
-    store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl });
+    store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl, onQuery: metrics.queried });
   } catch (error) {
     await reservation.release();
     throw error;
@@ -164,7 +175,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const authenticator = new Authenticator(store.credentials, clock);
   const tickets = new TicketBook(memoryClock);
   const sockets = new UserSockets();
-  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock, memoryClock });
+  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock, memoryClock, onLoginFailed: metrics.loginFailed });
+  metrics.watchFleet({ ships: () => registry.list(), workspaces: () => registry.snapshot() });
   let publicUrlNow = options.publicUrl ?? `http://localhost:${options.port ?? BRIDGE_DEFAULT_PORT}`;
   const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
@@ -185,7 +197,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   new ArmoryPush({ armory, registry, bridgeUrl: () => publicUrlNow, logger }).start();
   let stopBanner = () => {};
   let routes: RouteInfo[] = [];
+  let silent: FastifyBaseLogger | undefined;
+  let metricsPort: MetricsPort | null = null;
   const limits = { ...HTTP_LIMITS, ...options.httpLimits };
+  const guardHosts = [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])];
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -193,12 +208,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     forceCloseConnections: true,
     return503OnClosing: true,
     // One shared logger instead of a child per request: the routed path is the bridge's hottest, and the
-    // request log line already names method and URL.
-    childLoggerFactory: (logger) => logger,
+    // request log line already names method and URL. A route that asks for silence (the probes) gets it.
+    childLoggerFactory: (logger, _bindings, options) => (options.level === 'silent' ? (silent ??= logger.child({}, { level: 'silent' })) : logger),
     // Fastify's two lines per request (incoming, completed) become one, written in onResponse below.
     logController: new LogController({ disableRequestLogging: true }),
   });
   try {
+    // Before any route: each route gets its request observer as it is registered.
+    metrics.observeHttp(app);
     app.setValidatorCompiler(TypeBoxValidatorCompiler);
     installErrorHandler(app);
     // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
@@ -209,11 +226,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     });
     const port = options.port ?? BRIDGE_DEFAULT_PORT;
     const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
-    installBrowserGuard(app, {
-      allowedOrigins: [new URL(provisionalPublic).origin],
-      allowedHosts: [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])],
-      authenticated: !insecure,
-    });
+    installBrowserGuard(app, { allowedOrigins: [new URL(provisionalPublic).origin], allowedHosts: guardHosts, authenticated: !insecure });
     routes = installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
     if (!insecure) {
       const created = await ensureFirstAdmin(store.users, accounts, options.firstAdmin);
@@ -232,6 +245,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       pendingUpgrades.settle(request);
       keepAlive(socket, options.heartbeatMs);
     });
+    metrics.countClientSockets(app.websocketServer);
     app.server.maxConnections = limits.maxConnections;
     await installOpenApi(app);
     await app.register(authRoutes(accounts, !insecure));
@@ -249,6 +263,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await app.register(eventRoutes(hub, sockets));
     await app.register(terminalRoutes(registry, sockets, options.heartbeatMs));
     await app.register(armoryRoutes(armory, registry));
+    await app.register(probeRoutes({ readiness: singleFlightReadiness(storeReadiness(store.db)), metrics }));
     await registry.load();
     // Every route is registered: the port passes from the reservation to fastify within a few turns.
     await app.ready();
@@ -257,6 +272,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       await app.listen({ port, host: options.host ?? 'localhost' });
     } catch (error) {
       throw listenFailure(error, options.host ?? 'localhost', port);
+    }
+    if (options.metricsPort !== undefined) {
+      metricsPort = await MetricsPort.start({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts: guardHosts, metrics });
     }
   } catch (error) {
     await sweeper.stop(0);
@@ -277,7 +295,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const publicUrl = options.publicUrl ?? url;
   publicUrlNow = publicUrl;
   logger.info(
-    { name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory, authRequired: !insecure },
+    { name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory, authRequired: !insecure, metricsPort: metricsPort?.port ?? null },
     `bridge listening on ${url}`,
   );
   if (insecure) stopBanner = startInsecureBanner(url, options.banner);
@@ -292,10 +310,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     registry,
     accounts,
     sweeper,
+    metrics,
+    metricsPort: metricsPort?.port ?? null,
     routes: routes.map((route) => `${route.method} ${route.url}`),
     routeCatalog: routes,
     async close() {
       stopBanner();
+      await metricsPort?.close();
       await sweeper.stop();
       armory.close();
       hub.closeAll();

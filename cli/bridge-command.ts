@@ -1,7 +1,7 @@
 // `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
-import { parseIdentifier, parsePort } from './ship-command.js';
+import { metricsPortOption, parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { runUntilSignal } from './run-until-signal.js';
 
@@ -24,6 +24,7 @@ export function bridgeCommand(): Command {
     .option('--host <host>', 'address to listen on (localhost: loopback only)', 'localhost')
     .option('--allowed-host <name...>', 'extra Host names answered while authentication is off')
     .option('--no-local-repos', 'refuse file:// and local-path repo URLs')
+    .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
       name: string;
@@ -35,6 +36,7 @@ export function bridgeCommand(): Command {
       allowedHost?: string[];
       localRepos: boolean;
       sweepIntervalMs: number;
+      metricsPort?: number;
     }) => {
       // Loaded on use, like the ship's: see the start-up note in main.ts.
       const { startBridge } = await import('../bridge/server.js');
@@ -51,6 +53,7 @@ export function bridgeCommand(): Command {
         allowedHosts: options.allowedHost ?? [],
         allowLocalRepos: options.localRepos,
         sweepIntervalMs: options.sweepIntervalMs,
+        metricsPort: options.metricsPort,
       });
       await runUntilSignal(() => bridge.close());
     });

@@ -20,6 +20,11 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /auth/mode': 'open',
   // The API description (bridge/http/openapi.ts): no data in it.
   'GET /openapi.json': 'open',
+  // Probes (issue #20): whether the bridge serves and is ready; no data in them, and a kubelet has no credential.
+  'GET /healthz': 'open',
+  'GET /readyz': 'open',
+  // Prometheus metrics: any user (the unauthenticated copy is on --metrics-port, alone).
+  'GET /metrics': 'user',
   'POST /auth/logout': 'open',
   'GET /auth/me': 'user',
   'POST /auth/ws-ticket': 'user',

@@ -40,6 +40,8 @@ export interface AccountsDeps {
   memoryClock?: Clock;
   /** Waits `ms` (login backoff); injected so tests of the policy need not sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** Told of each refused login (the bridge's metrics); never of who tried. */
+  onLoginFailed?: () => void;
 }
 
 export interface NewUser {
@@ -68,6 +70,7 @@ export class Accounts {
     const valid = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
     if (!user || !valid) {
       this.backoff.failed(username, address);
+      this.deps.onLoginFailed?.();
       throw new BridgeError(401, INVALID_LOGIN);
     }
     this.backoff.succeeded(username);

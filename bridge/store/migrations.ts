@@ -106,3 +106,10 @@ function splitStatements(sql: string): string[] {
     .map((statement) => statement.trim())
     .filter((statement) => statement !== '');
 }
+
+/** The migrations of this build not recorded in `db` (readiness: a store restored from an older backup lacks some). */
+export async function missingMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<Migration[]> {
+  const recorded = await db.query<{ version: number }>('SELECT version FROM schema_migrations');
+  const versions = new Set(recorded.rows.map((row) => Number(row.version)));
+  return migrations.filter((migration) => !versions.has(migration.version));
+}

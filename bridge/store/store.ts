@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pgliteDatabase, postgresDatabase, type Database } from './database.js';
 import { lockDataDirectory } from './lock.js';
 import { migrate } from './migrations.js';
+import { timedDatabase, type QueryObserver } from './timed-database.js';
 import { ReposStore } from './repos-store.js';
 import { ShipsStore } from './ships-store.js';
 import { UsersStore } from './users-store.js';
@@ -18,6 +19,8 @@ export interface StoreOptions {
   dataDirectory: string;
   /** PostgreSQL connection string; none: PGlite in the data directory. */
   databaseUrl?: string;
+  /** Told how long each query after the migrations took (the bridge's metrics). */
+  onQuery?: QueryObserver;
 }
 
 export interface Store {
@@ -78,6 +81,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     }
     await migrate(db);
     tightenModes(options.dataDirectory);
+    if (options.onQuery) db = timedDatabase(db, options.onQuery);
   } catch (error) {
     try {
       removeIfCreated();
