@@ -147,6 +147,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
   const hub = new EventHub(() => registry.snapshotJson());
   registry.useEvents(hub);
+  hub.observe(metrics.events);
   let ephemeral: EphemeralRecords;
   try {
     ephemeral = await EphemeralRecords.load(store.ephemeral);

@@ -12,14 +12,24 @@ import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../prot
 import { deliverySocket, frameOf } from './broadcast-frame.js';
 import { SubscriberDelivery } from './subscriber-delivery.js';
 
+/** Told of each broadcast that reached subscribers and of each subscriber the bound closed (the bridge's metrics). */
+export interface EventHubObserver {
+  relayed(type: WorkspaceEventType | 'sync'): void;
+  dropped(): void;
+}
+
 export class EventHub {
   private readonly subscribers = new Map<WebSocket, SubscriberDelivery>();
+  private observer: EventHubObserver | null = null;
 
   /** `workspaces`: the aggregate's workspaces, or their JSON array as the registry keeps it (snapshotJson). */
   constructor(private readonly workspaces: () => BridgeWorkspaceSummary[] | string) {}
 
   add(socket: WebSocket): void {
-    const delivery = new SubscriberDelivery(deliverySocket(socket), () => this.subscribers.delete(socket));
+    const delivery = new SubscriberDelivery(deliverySocket(socket), () => {
+      this.subscribers.delete(socket);
+      this.observer?.dropped();
+    });
     this.subscribers.set(socket, delivery);
     socket.on('close', () => this.subscribers.delete(socket));
     socket.on('error', () => this.subscribers.delete(socket));
@@ -36,14 +46,20 @@ export class EventHub {
   /** A fresh aggregate snapshot to everyone (a ship's sync or removal, registration, deregistration). */
   publishSync(): void {
     if (this.subscribers.size === 0) return;
+    this.observer?.relayed('sync');
     const frame = frameOf(this.syncText());
     for (const delivery of this.subscribers.values()) delivery.sync(frame);
   }
 
   publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary): void {
     if (this.subscribers.size === 0) return;
+    this.observer?.relayed(type);
     const frame = frameOf(JSON.stringify({ type, at: new Date().toISOString(), workspace }));
     for (const delivery of this.subscribers.values()) delivery.event(frame);
+  }
+
+  observe(observer: EventHubObserver): void {
+    this.observer = observer;
   }
 
   get size(): number {
