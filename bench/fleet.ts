@@ -18,7 +18,7 @@
 //   - one agent-status change sent by one fake ship, until the last of 500 subscribers has it (≤ 50 ms);
 //   - a ship's `sync` of 100 (its stream dropped, the bridge reconnecting), from the fake ship's send until
 //     the aggregate `sync` reaches the probe (≤ 5 ms), until all 500 have it, and the bridge's own work for
-//     it timed in this process with its classes;
+//     it timed in this process with its classes (to the compressed frame a deflate subscriber gets);
 //   - bridge RSS after everything is connected over its RSS before the first registration (≤ 100 MiB),
 //     settled, and each read after a full GC (bench/lib/gc-on-signal.ts);
 //   - routed GET /workspaces/:r/:n to a real ship, p99, while 20 fake ships reconnect at once (≤ 5 ms), from
@@ -34,6 +34,7 @@ import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Compile } from 'typebox/compile';
 import { FleetEvent } from '../protocol/index.js';
+import { frameOfSegments, segmentOf } from '../bridge/events/broadcast-frame.js';
 import { ShipRegistry } from '../bridge/ships/registry.js';
 import type { ShipsStore } from '../bridge/store/ships-store.js';
 import { FakeShip, startFakeFleet, workspacesOf, type FleetHandle } from './lib/fake-ship.js';
@@ -359,14 +360,16 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
 /**
  * What the bridge's event loop does with one ship's `sync` of 100, timed in this process with the bridge's
  * own classes (no ephemeral records): parse and validate the frame (ship-connection.ts), replace the ship's
- * view (ownership-index.ts), build the aggregate `sync` and its bytes (registry.ts snapshotJson,
- * event-hub.ts). Median of 50, each a new generation of one ship's workspaces.
+ * view (ownership-index.ts), build the aggregate `sync` frame from the registry's kept segments and its
+ * compressed copy, as a deflate subscriber gets it (registry.ts aggregateSegments, event-hub.ts,
+ * broadcast-frame.ts). Median of 50, each a new generation of one ship's workspaces.
  */
 function syncAppliedInProcess(ships: number): number {
   const check = Compile(FleetEvent);
   const registry = new ShipRegistry({} as ShipsStore);
   const names = Array.from({ length: ships }, (_, i) => `fake-${String(i).padStart(3, '0')}`);
   for (const name of names) registry.index.replaceView(name, JSON.parse(JSON.stringify(workspacesOf(name, WORKSPACES_PER_SHIP))) as never);
+  const syncEnd = segmentOf('}');
   const times: number[] = [];
   for (let round = 0; round < 60; round++) {
     const ship = names[round % ships]!;
@@ -377,9 +380,10 @@ function syncAppliedInProcess(ships: number): number {
     const frame = JSON.parse(text) as { workspaces: never };
     if (!check.Check(frame)) throw new Error('invalid sync');
     registry.index.replaceView(ship, frame.workspaces);
-    const bytes = Buffer.from(`{"type":"sync","at":"${new Date().toISOString()}","workspaces":${registry.snapshotJson()}}`);
+    const start = segmentOf(`{"type":"sync","at":"${new Date().toISOString()}","workspaces":`);
+    const compressed = frameOfSegments([start, ...registry.aggregateSegments(), syncEnd]).deflated();
     if (round >= 10) times.push(ms(started, process.hrtime.bigint()));
-    if (bytes.length === 0) throw new Error('empty sync');
+    if (compressed.length === 0) throw new Error('empty sync');
   }
   return median(times);
 }
@@ -395,7 +399,7 @@ function rowsAt(f: Figures): BenchRow[] {
     { name: `fleet ${scale}: one change to 500 subscribers (${DEFLATE ? 'deflate offered' : 'no deflate'}), last arrival, p50`, value: f.changeP50, unit: 'ms', absoluteLimit: 50 },
     { name: `fleet ${scale}: a ship's sync of 100 to the first subscriber, p50`, value: f.syncFirstP50, unit: 'ms', absoluteLimit: 5 },
     { name: `  the same sync to all 500 subscribers, p50`, value: f.syncAllP50, unit: 'ms' },
-    { name: `  the same sync applied in-process: validate, index, aggregate bytes, p50`, value: f.syncInProcess, unit: 'ms' },
+    { name: `  the same sync applied in-process: validate, index, aggregate frame compressed, p50`, value: f.syncInProcess, unit: 'ms' },
     { name: `fleet ${scale}: bridge RSS growth over idle (ships + 500 subscribers), settled`, value: f.rssGrowthMiB, unit: 'MiB', absoluteLimit: 100 },
     { name: `  the same, each RSS read after a full GC (what the bridge holds)`, value: f.retainedGrowthMiB, unit: 'MiB' },
     {

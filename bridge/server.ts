@@ -145,7 +145,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // Audit (security notes H9): who holds a workspace decides where its keystrokes go.
     onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
   });
-  const hub = new EventHub(() => registry.snapshotJson());
+  const hub = new EventHub(() => registry.aggregateSegments());
   registry.useEvents(hub);
   hub.observe(metrics.events);
   let ephemeral: EphemeralRecords;

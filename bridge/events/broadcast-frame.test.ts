@@ -1,10 +1,22 @@
 // The event hub's broadcasts as real `ws` clients receive them: a large frame compressed once and shared by
 // the subscribers that negotiated deflate with the default window, interleaved with small plain frames;
 // ws's own per-socket compression for a subscriber that asked for a smaller server window; plain frames for
-// one that offered nothing. Every client reads every text exactly, in order.
+// one that offered nothing. Every client reads every text exactly, in order. The aggregate `sync` is made of
+// segments compressed one by one, as the registry keeps it.
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { segmentOf } from './broadcast-frame.js';
 import { EventHub } from './event-hub.js';
+
+/** The workspaces' JSON array in segments of 70 entries, each compressed by a stream of its own. */
+const segmentsOf = (workspaces: object[]) => {
+  const segments = [segmentOf('[')];
+  for (let i = 0; i < workspaces.length; i += 70) {
+    if (i > 0) segments.push(segmentOf(','));
+    segments.push(segmentOf(workspaces.slice(i, i + 70).map((w) => JSON.stringify(w)).join(',')));
+  }
+  return [...segments, segmentOf(']')];
+};
 
 const summary = (i: number, branch: string) => ({ repoName: `repo-${i % 7}`, name: `w${i}`, branch, active: i % 2 === 0, agent: null, ship: 's', ephemeral: null });
 
@@ -18,7 +30,7 @@ afterEach(() => {
 describe('broadcast frames', () => {
   it('gives every kind of subscriber every frame, sharing one compressed copy of large ones', async () => {
     let workspaces = Array.from({ length: 300 }, (_, i) => summary(i, 'main'));
-    const hub = new EventHub(() => workspaces);
+    const hub = new EventHub(() => segmentsOf(workspaces));
     server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: true });
     await new Promise((resolve) => server!.once('listening', resolve));
     const serverSockets = new Map<string, WebSocket>();

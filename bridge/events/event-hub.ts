@@ -6,10 +6,14 @@
 // half a second, bench/fleet.ts). Only large frames (a fleet's `sync`) are compressed for a subscriber that
 // negotiated deflate: a change is one frame written 500 times, not 500 deflate calls
 // (protocol/websocket-compression.ts); a large frame is compressed once per broadcast and the same bytes go
-// to every subscriber that negotiated deflate (broadcast-frame.ts).
+// to every subscriber that negotiated deflate (broadcast-frame.ts), from the segments of it the registry keeps
+// between broadcasts (only the runs a ship's sync changed are encoded and compressed again).
 import type { WebSocket } from 'ws';
 import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
-import { deliverySocket, frameOf } from './broadcast-frame.js';
+import { deliverySocket, frameOf, frameOfSegments, segmentOf, type EventFrame, type FrameSegment } from './broadcast-frame.js';
+
+/** The end of every aggregate `sync`'s text, after its workspaces. */
+const SYNC_END = segmentOf('}');
 import { SubscriberDelivery } from './subscriber-delivery.js';
 
 /** Told of each broadcast that reached subscribers and of each subscriber the bound closed (the bridge's metrics). */
@@ -22,8 +26,8 @@ export class EventHub {
   private readonly subscribers = new Map<WebSocket, SubscriberDelivery>();
   private observer: EventHubObserver | null = null;
 
-  /** `workspaces`: the aggregate's workspaces, or their JSON array as the registry keeps it (snapshotJson). */
-  constructor(private readonly workspaces: () => BridgeWorkspaceSummary[] | string) {}
+  /** `workspaces`: the JSON array of the aggregate's workspaces, as segments (registry.aggregateSegments). */
+  constructor(private readonly workspaces: () => readonly FrameSegment[]) {}
 
   add(socket: WebSocket): void {
     const delivery = new SubscriberDelivery(deliverySocket(socket), () => {
@@ -33,21 +37,20 @@ export class EventHub {
     this.subscribers.set(socket, delivery);
     socket.on('close', () => this.subscribers.delete(socket));
     socket.on('error', () => this.subscribers.delete(socket));
-    delivery.sync(frameOf(this.syncText()));
+    delivery.sync(this.syncFrame());
   }
 
-  private syncText(): string {
-    const workspaces = this.workspaces();
-    const at = new Date().toISOString();
-    // The same text as JSON.stringify of the whole event, with the workspaces' JSON already made.
-    return typeof workspaces === 'string' ? `{"type":"sync","at":"${at}","workspaces":${workspaces}}` : JSON.stringify({ type: 'sync', at, workspaces });
+  /** The same text as JSON.stringify of the whole event, with the workspaces' JSON already made. */
+  private syncFrame(): EventFrame {
+    const start = segmentOf(`{"type":"sync","at":"${new Date().toISOString()}","workspaces":`);
+    return frameOfSegments([start, ...this.workspaces(), SYNC_END]);
   }
 
   /** A fresh aggregate snapshot to everyone (a ship's sync or removal, registration, deregistration). */
   publishSync(): void {
     if (this.subscribers.size === 0) return;
     this.observer?.relayed('sync');
-    const frame = frameOf(this.syncText());
+    const frame = this.syncFrame();
     for (const delivery of this.subscribers.values()) delivery.sync(frame);
   }
 

@@ -38,7 +38,7 @@ export class SubscriberDelivery {
       return;
     }
     if (this.overBound(0)) return;
-    this.syncWriting = frame.data.length;
+    this.syncWriting = frame.length;
     this.socket.send(frame, (error) => this.written(error));
   }
 
@@ -46,7 +46,7 @@ export class SubscriberDelivery {
     if (this.closed) return;
     if (this.owed) {
       this.owed.events.push(frame);
-      this.owed.bytes += frame.data.length;
+      this.owed.bytes += frame.length;
       if (this.owed.bytes > EVENT_PENDING_BUFFER_LIMIT) this.close();
       return;
     }

@@ -5,7 +5,9 @@
 // At fleet scale (100 ships × 100 workspaces, bench/fleet.ts) every listing re-reads every ship and every
 // ship sync republishes the whole index, so two things are kept between calls: the owned keys in order
 // (re-sorted only when a key joins or leaves), and a ship's summary object when it reports it again
-// unchanged, so what is built from a summary (the registry's JSON of it) can be reused.
+// unchanged, so what is built from a summary (the registry's JSON of it) can be reused; and whoever keeps
+// something built from the listing is told which keys' entries may have changed (onEntryChange), so a ship's
+// sync costs the work of its own workspaces, not the fleet's.
 import { workspaceKey, type WorkspaceEvent, type WorkspaceSummary } from '../../protocol/index.js';
 
 export interface OwnedWorkspace {
@@ -28,6 +30,19 @@ export class OwnershipIndex {
   /** Counts every change to each ship's view (see viewVersion). */
   private readonly versions = new Map<string, number>();
   private changes = 0;
+  private readonly entryListeners: Array<(key: string) => void> = [];
+
+  /**
+   * Calls `listener` with every key whose entry in `list()` may have changed: its owner, or the summary its
+   * owner reports (a summary reported again unchanged keeps its object and is not told).
+   */
+  onEntryChange(listener: (key: string) => void): void {
+    this.entryListeners.push(listener);
+  }
+
+  private entryChanged(key: string): void {
+    for (const listener of this.entryListeners) listener(key);
+  }
 
   /**
    * A number that changes whenever `ship`'s view may have changed (sync, event, delete): a listing of the
@@ -95,6 +110,7 @@ export class OwnershipIndex {
     this.touched(ship);
     for (const key of view.keys()) if (!this.owners.has(key)) this.assign(key, ship);
     for (const key of before.keys()) if (!view.has(key) && this.owners.get(key) === ship) this.release(key);
+    for (const [key, summary] of view) if (before.get(key) !== summary && this.owners.get(key) === ship) this.entryChanged(key);
   }
 
   /**
@@ -111,6 +127,7 @@ export class OwnershipIndex {
     const owner = this.owners.get(key);
     if (owner === undefined) this.assign(key, ship);
     else if (owner !== ship) return null;
+    else this.entryChanged(key);
     return event.workspace;
   }
 
@@ -145,12 +162,14 @@ export class OwnershipIndex {
       .sort((a, b) => Number(this.online.has(b)) - Number(this.online.has(a)) || (a < b ? -1 : a > b ? 1 : 0));
     if (candidates[0]) this.owners.set(key, candidates[0]);
     else this.sorted = null;
+    this.entryChanged(key);
     this.onOwnerChange(key, from, candidates[0] ?? null);
   }
 
   private assign(key: string, ship: string): void {
     this.owners.set(key, ship);
     this.sorted = null;
+    this.entryChanged(key);
     this.onOwnerChange(key, null, ship);
   }
 }

@@ -12,7 +12,9 @@ import {
 } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import type { EventHub } from '../events/event-hub.js';
-import type { EphemeralRecords } from '../ephemeral/ephemeral-records.js';
+import { ephemeralView, type EphemeralRecords } from '../ephemeral/ephemeral-records.js';
+import type { FrameSegment } from '../events/broadcast-frame.js';
+import { AggregateJson } from './aggregate-json.js';
 import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
@@ -39,8 +41,10 @@ export class ShipRegistry {
   private readonly ships = new Map<string, LiveShip>();
   /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
   private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
-  /** The JSON of an ordinary workspace, by the summary object it was made from (see snapshotJson). */
-  private readonly summaryJson = new WeakMap<WorkspaceSummary, { ship: string; text: string }>();
+  /** The aggregate's JSON, kept between builds (see aggregateSegments). */
+  private readonly aggregate = new AggregateJson((key) => this.entryJson(key));
+  /** Each ephemeral record's ship and view as the aggregate last had them, by key. */
+  private ephemeralSeen = new Map<string, string>();
   private events: EventHub | null = null;
   private ephemeral: EphemeralRecords | null = null;
   private readonly lifecycle: {
@@ -55,6 +59,7 @@ export class ShipRegistry {
     private readonly options: { backoff?: BackoffOptions; heartbeatMs?: number; probeMs?: number; onOwnerChange?: OwnerChange } = {},
   ) {
     this.index = new OwnershipIndex(options.onOwnerChange);
+    this.index.onEntryChange((key) => this.aggregate.touch(key));
   }
 
   private streamOptions(): ShipStreamOptions {
@@ -205,30 +210,42 @@ export class ShipRegistry {
   }
 
   /**
-   * `snapshot()` (those passing `filter`) as JSON, the same text `JSON.stringify` gives. Each ordinary
-   * workspace's text is kept with the summary object it was made from (the index keeps that object while the
-   * ship reports it unchanged): at 10,000 workspaces re-serializing all of them cost ~40 ms per aggregate
-   * `sync` and per listing (bench/fleet.ts). A workspace with an ephemeral record is serialized every time.
+   * `snapshot()` (those passing `filter`) as JSON, the same text `JSON.stringify` gives, from the aggregate
+   * kept between builds (aggregate-json.ts).
    */
   snapshotJson(filter?: (summary: WorkspaceSummary) => boolean): string {
-    const parts: string[] = [];
-    for (const { ship, summary } of this.index.list()) {
-      if (filter && !filter(summary)) continue;
-      const ephemeral = this.ephemeralOf(ship, summary.repoName, summary.name);
-      if (ephemeral !== null) {
-        parts.push(JSON.stringify({ ...summary, ship, ephemeral }));
-        continue;
-      }
-      const cached = this.summaryJson.get(summary);
-      if (cached?.ship === ship) {
-        parts.push(cached.text);
-        continue;
-      }
-      const text = JSON.stringify({ ...summary, ship, ephemeral });
-      this.summaryJson.set(summary, { ship, text });
-      parts.push(text);
-    }
-    return `[${parts.join(',')}]`;
+    this.touchEphemeralChanges();
+    return this.aggregate.text(filter && ((key) => filter(this.index.get(key)!.summary)));
+  }
+
+  /**
+   * `snapshotJson()` as the segments of a frame (bridge/events/broadcast-frame.ts): a ship's sync re-renders
+   * and re-compresses the runs of keys its own workspaces are in, the rest is kept (at 10,000 workspaces the
+   * whole aggregate cost ~10 ms per ship sync, bench/fleet.ts).
+   */
+  aggregateSegments(): FrameSegment[] {
+    this.touchEphemeralChanges();
+    return this.aggregate.segments();
+  }
+
+  /** A key's entry in the aggregate: the same text as `JSON.stringify` of its `snapshot()` element. */
+  private entryJson(key: string): string | null {
+    const owned = this.index.get(key);
+    return owned && JSON.stringify(this.decorate(owned.ship, owned.summary));
+  }
+
+  /**
+   * Ephemeral views change without the index knowing (a sweep, a confirmed create): each build compares every
+   * record's ship and view with what the aggregate last had, and re-renders the keys that differ. Records
+   * left out of `settled()` (pending) have no view, as if absent.
+   */
+  private touchEphemeralChanges(): void {
+    if (!this.ephemeral) return;
+    const now = new Map<string, string>();
+    for (const record of this.ephemeral.settled()) now.set(workspaceKey(record.repoName, record.name), `${record.ship} ${JSON.stringify(ephemeralView(record))}`);
+    for (const [key, seen] of now) if (this.ephemeralSeen.get(key) !== seen) this.aggregate.touch(key);
+    for (const key of this.ephemeralSeen.keys()) if (!now.has(key)) this.aggregate.touch(key);
+    this.ephemeralSeen = now;
   }
 
   /** The online ship owning `<repo>/<name>`, or the spec's 404/503. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBridge } from '../../bridge/server.js';
 import { EventHub } from '../../bridge/events/event-hub.js';
+import { segmentOf } from '../../bridge/events/broadcast-frame.js';
 import { postgresSchema, storeEngines } from '../helpers/databases.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 
@@ -57,7 +58,7 @@ describe('event hub', () => {
       };
       return socket;
     };
-    const hub = new EventHub(() => []);
+    const hub = new EventHub(() => [segmentOf('[]')]);
     const healthy = fake(0);
     const stuck = fake(0);
     hub.add(healthy as unknown as WebSocket);
