@@ -7,7 +7,7 @@ import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSyste
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
-import { SingleFlight } from '../http/single-flight.js';
+import { SingleFlight } from '../../protocol/single-flight.js';
 import { Type } from 'typebox';
 
 const checkResources = Compile(SystemResources);

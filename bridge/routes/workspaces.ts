@@ -26,7 +26,7 @@ import { BridgeError, invalidRepoIdentifier, invalidShipIdentifier, invalidWorks
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
 import { branchOutcome, shipError } from '../ships/ship-replies.js';
 import { createWorkspace, type CreateWorkspaceDeps } from './create-workspace.js';
-import { SingleFlight } from '../http/single-flight.js';
+import { SingleFlight } from '../../protocol/single-flight.js';
 
 const checkStatus = Compile(WorkspaceStatus);
 const checkSummaries = Compile(Type.Array(WorkspaceSummary));

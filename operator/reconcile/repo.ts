@@ -72,9 +72,11 @@ export class RepoReconciler implements Reconciler {
         facts.posts += 1;
         try {
           facts.posted = { kind: 'created', repo: await bridge.registerRepo(action.request) };
+          rosters.repoRegistered(facts.posted.repo);
           log.info({ repoName: action.request.name }, 'registered with the bridge');
         } catch (error) {
           if (!(error instanceof BridgeRefused)) {
+            rosters.reposUnknown();
             facts.bridgeTrouble = trouble(error);
             return 'continue';
           }
@@ -89,20 +91,18 @@ export class RepoReconciler implements Reconciler {
           } else {
             facts.posted = { kind: 'refused', status: error.status, message: error.detail };
           }
-        } finally {
-          rosters.reposChanged();
         }
         return 'continue';
       case 'deregister':
         try {
           const outcome = await bridge.deregisterRepo(action.name);
+          rosters.repoRemoved(action.name);
           log.info({ repoName: action.name, why: action.why, outcome }, 'deregistered from the bridge');
           facts.removed = [...facts.removed, action.name];
           if (action.event) await cluster.recordEvent(repo, action.event);
         } catch (error) {
+          rosters.reposUnknown();
           facts.bridgeTrouble = trouble(error);
-        } finally {
-          rosters.reposChanged();
         }
         return 'continue';
       case 'finish': {

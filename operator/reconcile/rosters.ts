@@ -1,64 +1,94 @@
-// GET /ships and GET /repos shared between reconciles: one call in flight at a time, its answer reused for
-// `maxAgeMs` (default 1 s) and dropped as soon as the operator itself changes the roster. 500 Ships
-// refreshing every 30 s then cost the bridge a few roster reads a second instead of one per Ship, and a
-// read never predates a write this operator made. Age is measured on the monotonic clock, never the
+// GET /ships and GET /repos shared between reconciles, and kept up to date by the operator's own writes.
+// Reads are single-flight (protocol/single-flight.ts: a read never answers from a fetch begun before it
+// was asked for) and the answer is reused for `maxAgeMs` (default 1 s). A registration or removal the
+// operator makes is applied to the kept answer from the bridge's reply (POST answers the ShipInfo or Repo,
+// DELETE the name), so registering N Ships one after another costs one roster read, not N; a write whose
+// outcome is unknown (the call failed in transit) drops the kept answer instead. 500 Ships refreshing every
+// 30 s cost the bridge a few roster reads per 30 s. Age is measured on the monotonic clock, never the
 // injected wall clock (a test's frozen clock must not freeze the cache).
 import type { Repo, ShipInfo } from '../../protocol/index.js';
+import { SingleFlight } from '../../protocol/single-flight.js';
 import type { BridgeClient } from '../bridge-client.js';
 
-class SharedRead<T> {
-  private value: { at: number; data: T } | null = null;
-  private inFlight: { generation: number; promise: Promise<T> } | null = null;
-  private generation = 0;
+class Roster<T extends { name: string }> {
+  private readonly flight: SingleFlight<T[]>;
+  private kept: { at: number; entries: T[] } | null = null;
+  /** Counts the writes applied or forgotten: a read that overlapped one is returned, not kept. */
+  private writes = 0;
 
-  constructor(private readonly read: () => Promise<T>, private readonly maxAgeMs: number, private readonly monotonic: () => number) {}
-
-  async get(): Promise<T> {
-    if (this.value && this.monotonic() - this.value.at <= this.maxAgeMs) return this.value.data;
-    if (this.inFlight && this.inFlight.generation === this.generation) return this.inFlight.promise;
-    const generation = this.generation;
-    const started = this.monotonic();
-    const promise = this.read().then((data) => {
-      if (generation === this.generation) this.value = { at: started, data };
-      return data;
-    }).finally(() => {
-      if (this.inFlight?.promise === promise) this.inFlight = null;
-    });
-    this.inFlight = { generation, promise };
-    return promise;
+  constructor(read: () => Promise<T[]>, private readonly maxAgeMs: number, private readonly monotonic: () => number) {
+    this.flight = new SingleFlight(read);
   }
 
-  /** Forget the cached answer and ignore one started before now. */
-  invalidate(): void {
-    this.generation += 1;
-    this.value = null;
+  async get(fresh: boolean): Promise<T[]> {
+    if (!fresh && this.kept && this.monotonic() - this.kept.at <= this.maxAgeMs) return this.kept.entries;
+    const asked = this.monotonic();
+    const writes = this.writes;
+    const entries = await this.flight.get();
+    if (writes === this.writes) this.kept = { at: asked, entries };
+    return entries;
+  }
+
+  /** The bridge now holds `entry` (its answer to our POST). */
+  put(entry: T): void {
+    this.writes += 1;
+    if (this.kept) this.kept = { at: this.kept.at, entries: [...this.kept.entries.filter((each) => each.name !== entry.name), entry] };
+  }
+
+  /** The bridge no longer holds `name` (DELETE answered 200 or 404). */
+  remove(name: string): void {
+    this.writes += 1;
+    if (this.kept) this.kept = { at: this.kept.at, entries: this.kept.entries.filter((each) => each.name !== name) };
+  }
+
+  /** A write whose outcome is unknown: the next read asks the bridge. */
+  forget(): void {
+    this.writes += 1;
+    this.kept = null;
   }
 }
 
 export class BridgeRosters {
-  private readonly shipRoster: SharedRead<ShipInfo[]>;
-  private readonly repoRoster: SharedRead<Repo[]>;
+  private readonly shipRoster: Roster<ShipInfo>;
+  private readonly repoRoster: Roster<Repo>;
 
   constructor(readonly bridge: BridgeClient, maxAgeMs: number, monotonic: () => number = () => performance.now()) {
-    this.shipRoster = new SharedRead(() => bridge.listShips(), maxAgeMs, monotonic);
-    this.repoRoster = new SharedRead(() => bridge.listRepos(), maxAgeMs, monotonic);
+    this.shipRoster = new Roster(() => bridge.listShips(), maxAgeMs, monotonic);
+    this.repoRoster = new Roster(() => bridge.listRepos(), maxAgeMs, monotonic);
   }
 
   ships(options: { fresh?: boolean } = {}): Promise<ShipInfo[]> {
-    if (options.fresh) this.shipRoster.invalidate();
-    return this.shipRoster.get();
+    return this.shipRoster.get(options.fresh ?? false);
   }
 
   repos(options: { fresh?: boolean } = {}): Promise<Repo[]> {
-    if (options.fresh) this.repoRoster.invalidate();
-    return this.repoRoster.get();
+    return this.repoRoster.get(options.fresh ?? false);
   }
 
-  shipsChanged(): void {
-    this.shipRoster.invalidate();
+  /** POST /ships answered this ShipInfo. */
+  shipRegistered(info: ShipInfo): void {
+    this.shipRoster.put(info);
   }
 
-  reposChanged(): void {
-    this.repoRoster.invalidate();
+  /** DELETE /ships/:name answered (removed or already absent). */
+  shipRemoved(name: string): void {
+    this.shipRoster.remove(name);
+  }
+
+  /** A ship write failed in transit: it may or may not have happened. */
+  shipsUnknown(): void {
+    this.shipRoster.forget();
+  }
+
+  repoRegistered(repo: Repo): void {
+    this.repoRoster.put(repo);
+  }
+
+  repoRemoved(name: string): void {
+    this.repoRoster.remove(name);
+  }
+
+  reposUnknown(): void {
+    this.repoRoster.forget();
   }
 }

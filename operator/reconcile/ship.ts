@@ -143,16 +143,16 @@ export class ShipReconciler implements Reconciler {
         facts.posts += 1;
         try {
           facts.posted = { kind: 'created', info: await bridge.registerShip(body) };
+          rosters.shipRegistered(facts.posted.info);
           log.info({ shipName: facts.posted.info.name, url: facts.posted.info.url }, 'registered with the bridge');
         } catch (error) {
           if (!(error instanceof BridgeRefused)) {
+            rosters.shipsUnknown();
             facts.bridgeTrouble = this.trouble(error);
             return 'continue';
           }
           facts.posted = registerOutcomeOf(error);
           log.info({ outcome: facts.posted.kind, status: error.status, detail: error.detail }, 'the bridge refused the registration');
-        } finally {
-          rosters.shipsChanged();
         }
         if (facts.posted.kind === 'taken') {
           try {
@@ -166,13 +166,13 @@ export class ShipReconciler implements Reconciler {
       case 'deregister':
         try {
           const outcome = await bridge.deregisterShip(action.name);
+          rosters.shipRemoved(action.name);
           log.info({ shipName: action.name, why: action.why, outcome }, 'deregistered from the bridge');
           facts.removed = [...facts.removed, action.name];
           if (action.event) await cluster.recordEvent(ship as KubernetesObject, action.event);
         } catch (error) {
+          rosters.shipsUnknown();
           facts.bridgeTrouble = this.trouble(error);
-        } finally {
-          rosters.shipsChanged();
         }
         return 'continue';
       case 'finish': {
