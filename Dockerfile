@@ -39,7 +39,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 ENV LANG=C.UTF-8 \
     LC_ALL=C.UTF-8 \
-    NODE_ENV=production
+    NODE_ENV=production \
+    HOME=/home/svc
 # A fixed UID/GID (the chart's securityContext runs as 10001), a login shell for workspace sessions, and
 # the directories the chart mounts volumes on, owned by that user.
 RUN groupadd --gid 10001 svc \

@@ -1,0 +1,131 @@
+// What can be checked of the container image without a container engine (none runs here): the
+// Dockerfile's shape (multi-stage, Node 24 slim, the packages, the fixed user, tini and `svc` as the
+// entrypoint, OCI labels), that the build copies every component tsc compiles, that .dockerignore keeps
+// dependencies, build output, git and test artifacts out, and that what the chart runs in that image —
+// commands of its containers, the directories it writes — exists in the image's layout.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CASES, caseObjects, helmAvailable, ROOT, type KubeObject } from './render.js';
+
+const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+const dockerignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+/** Instructions with continuation lines joined. */
+const instructions = dockerfile.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+const stages = instructions.reduce<string[][]>((all, line) => (line.startsWith('FROM ') ? [...all, [line]] : (all.at(-1)?.push(line), all)), []);
+const runtime = stages.at(-1)!;
+
+/** Packages the runtime stage installs with apt-get. */
+const aptPackages = runtime.filter((line) => line.startsWith('RUN ')).flatMap((line) => /apt-get install ([^&]+)/.exec(line)?.[1]!.split(/\s+/).filter((word) => word && !word.startsWith('-')) ?? []);
+/** Directories the runtime stage creates for the svc user (install -d -o 10001 …), plus its home. */
+const ownedDirectories = [
+  ...runtime.flatMap((line) => (/install -d -o 10001 -g 10001 -m \d+ ([^&]+)/.exec(line)?.[1]!.trim().split(/\s+/) ?? [])),
+  ...runtime.flatMap((line) => (/useradd .*--home-dir (\S+) .*--create-home/.exec(line) ? [/--home-dir (\S+)/.exec(line)![1]!] : [])),
+];
+/** Commands a Debian slim image has without installing anything (essential packages; dash builtins). */
+const BASE_COMMANDS = new Set(['sh', 'mkdir', 'chown', 'chmod', 'cp', 'rm', 'ls', 'cat', 'install', 'tar', 'node', 'set', '[', 'continue', 'for', 'do', 'done', 'if', 'then', 'fi']);
+
+describe('the Dockerfile', () => {
+  it('builds in stages on Node 24 slim: compile with dev dependencies, run with production ones only', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    expect(instructions[0]).toBe('ARG NODE_IMAGE=node:24-bookworm-slim');
+    for (const stage of stages) expect(stage[0]).toMatch(/^FROM \$\{NODE_IMAGE\}/);
+    const build = stages.find((stage) => stage[0]!.endsWith('AS build'))!;
+    expect(build).toContain('RUN npm ci --ignore-scripts --no-audit --no-fund');
+    expect(build).toContain('RUN npx tsc -p tsconfig.json');
+    const deps = stages.find((stage) => stage[0]!.endsWith('AS deps'))!;
+    expect(deps).toContain('RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund');
+    expect(runtime).toContain('COPY --from=deps /src/node_modules node_modules');
+    expect(runtime).toContain('COPY --from=build /src/dist dist');
+    expect(runtime.some((line) => /npm (ci|install)/.test(line))).toBe(false);
+  });
+
+  it('copies every component tsc compiles into the build stage', () => {
+    const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    const build = stages.find((stage) => stage[0]!.endsWith('AS build'))!;
+    // bench/ is compiled for development only; the image carries the five runtime components.
+    for (const component of tsconfig.include.filter((dir) => dir !== 'bench')) {
+      expect(build, `the build stage does not COPY ${component}`).toContain(`COPY ${component} ${component}`);
+      expect(dockerignore, `.dockerignore drops ${component}, which the build needs`).not.toContain(component);
+    }
+  });
+
+  it('installs git, tmux, ca-certificates and tini, with a UTF-8 locale', () => {
+    expect(aptPackages.sort()).toEqual(['ca-certificates', 'git', 'tini', 'tmux']);
+    expect(runtime.find((line) => line.startsWith('ENV '))).toMatch(/LANG=C\.UTF-8 +LC_ALL=C\.UTF-8/);
+  });
+
+  it('runs as a fixed non-root user, with tini as PID 1 and svc as the entrypoint', () => {
+    expect(runtime.join('\n')).toMatch(/groupadd --gid 10001 svc/);
+    expect(runtime.join('\n')).toMatch(/useradd --uid 10001 --gid 10001 /);
+    expect(runtime).toContain('USER 10001:10001');
+    expect(runtime).toContain('RUN ln -s /app/bin/svc.js /usr/local/bin/svc');
+    expect(runtime).toContain('ENTRYPOINT ["/usr/bin/tini", "--", "svc"]');
+  });
+
+  it('creates the directories svc writes to for its user', () => {
+    expect(ownedDirectories).toEqual(['/var/lib/svc', '/var/lib/svc/bridge', '/var/lib/svc/fleet', '/home/svc']);
+    expect(runtime.find((line) => line.startsWith('ENV '))).toContain('HOME=/home/svc');
+  });
+
+  it('carries OCI labels', () => {
+    const labels = runtime.filter((line) => line.startsWith('LABEL ')).join(' ');
+    for (const label of ['title', 'description', 'version', 'licenses']) expect(labels).toContain(`org.opencontainers.image.${label}=`);
+  });
+});
+
+describe('.dockerignore', () => {
+  it('keeps dependencies, build output, git, CI and test artifacts out of the build context', () => {
+    for (const entry of ['node_modules', 'dist', '.git', '.ci', 'test', 'coverage', '**/*.test.ts', '*.log']) expect(dockerignore).toContain(entry);
+  });
+
+  it('ignores everything .gitignore ignores (local state never reaches an image)', () => {
+    const gitignore = readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+    for (const entry of gitignore) expect(dockerignore, `.gitignore has ${entry}`).toContain(entry.replace(/^\/|\/$/g, ''));
+  });
+});
+
+type Json = Record<string, any>;
+
+/** The containers of the rendered workloads that run the svc image. */
+function svcContainers(objects: KubeObject[]): { at: string; container: Json; init: boolean }[] {
+  return objects.filter((object) => ['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind)).flatMap((object) => {
+    const pod = (object.spec as Json).template.spec;
+    return [
+      ...(pod.initContainers ?? []).map((container: Json) => ({ at: `${object.kind} ${object.metadata.name} init ${container.name}`, container, init: true })),
+      ...pod.containers.map((container: Json) => ({ at: `${object.kind} ${object.metadata.name} ${container.name}`, container, init: false })),
+    ].filter(({ container }) => /(^|\/)svc:/.test(container.image));
+  });
+}
+
+/** The commands a `sh -c` script runs (first word of each simple command). */
+function scriptCommands(script: string): string[] {
+  return script.split(/\n|&&|\|\||;|\|/).map((part) => part.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+}
+
+describe.skipIf(!helmAvailable('test/chart/image.test.ts'))('what the chart runs in the image exists there', () => {
+  it.each(CASES)('%s', async (name) => {
+    const problems: string[] = [];
+    for (const { at, container, init } of svcContainers(await caseObjects(name))) {
+      const command: string[] = container.command ?? [];
+      if (command.length) {
+        const binaries = command[0] === 'sh' && command[1] === '-c' ? ['sh', ...scriptCommands(command[2]!)] : [command[0]!];
+        for (const binary of binaries) if (!BASE_COMMANDS.has(binary) && !aptPackages.includes(binary) && binary !== 'svc') problems.push(`${at}: runs ${binary}, which the image does not have`);
+      } else if (!['bridge', 'ship', 'operator'].includes(container.args?.[0])) {
+        problems.push(`${at}: the entrypoint svc gets ${container.args?.[0]}, not a server subcommand`);
+      }
+      if (init) continue;
+      // The root filesystem is read-only: every directory svc writes to is a volume, on a path the image
+      // creates for its user.
+      for (const mount of container.volumeMounts ?? []) {
+        if (mount.mountPath !== '/tmp' && !ownedDirectories.includes(mount.mountPath)) problems.push(`${at}: mounts ${mount.mountPath}, which the image does not create for UID 10001`);
+      }
+      const args: string[] = container.args ?? [];
+      for (const flag of ['--data-directory', '--fleet-directory']) {
+        const index = args.indexOf(flag);
+        if (index >= 0 && !(container.volumeMounts ?? []).some((mount: Json) => args[index + 1] === mount.mountPath)) problems.push(`${at}: ${flag} ${args[index + 1]} is not a volume`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
