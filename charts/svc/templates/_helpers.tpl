@@ -41,6 +41,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "svc.shipTokenSecret" -}}svc-ship-tokens{{- end -}}
 {{- define "svc.postgresSecret" -}}svc-postgres{{- end -}}
 
+{{/*
+GIT_ALLOW_PROTOCOL of the bridge and the ships: what protocol/clone-url.ts allows with --no-local-repos (no
+file). Their own git calls set the same list; this covers any other git they start.
+*/}}
+{{- define "svc.gitAllowProtocol" -}}https:http:ssh:git{{- end -}}
+
 {{- define "svc.bridgeServiceName" -}}{{ include "svc.fullname" . }}-bridge{{- end -}}
 {{- define "svc.postgresqlName" -}}{{ include "svc.fullname" . }}-postgresql{{- end -}}
 
