@@ -50,6 +50,11 @@ export interface ShipFacts {
   /** RFC 3339, for condition transition times. */
   now: string;
   tokens: TokenState;
+  /**
+   * The tokens' Secret is one the operator watches (it made it): a change to it is an event, so unusable
+   * tokens need no timed re-check. A user's Secret (not watched) is re-read at the refresh.
+   */
+  tokensWatched: boolean;
   /** Bridge ship names held by other Ship objects. */
   claims: ReadonlyMap<string, Claim>;
   /** GET /ships, once read in this reconcile (refreshed after a 409). */
@@ -184,7 +189,10 @@ export function decideShip(facts: ShipFacts): ShipAction {
   if (tokens.kind === 'absent') return { kind: 'createTokenSecret', secretName: tokens.secretName };
   if (tokens.kind === 'invalid') {
     const ready: ConditionInput = { type: 'Ready', status: 'False', reason: REASONS.TokensInvalid, message: tokens.message };
-    return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: transitionEvents(facts, ready), requeueAfterMs: facts.refreshMs };
+    // Nothing changes until the Secret or the Ship does (no bridge call was made): a watched Secret's
+    // change is an event; a user's Secret is not watched, so it is read again at the refresh.
+    const requeueAfterMs = facts.tokensWatched ? undefined : facts.refreshMs;
+    return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: transitionEvents(facts, ready), requeueAfterMs };
   }
   if (facts.bridgeTrouble) return bridgeTrouble(facts, facts.bridgeTrouble, false);
   if (!facts.roster) return { kind: 'listShips' };

@@ -14,7 +14,7 @@ import { findCondition, kubeTime } from './conditions.js';
 import { bridgeTroubleOf, type ReconcileDeps } from './context.js';
 import { OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
 import { decideShip, type ShipAction, type ShipFacts, type ShipRegisterOutcome } from './ship-decide.js';
-import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf, type TokenState } from './tokens.js';
+import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf } from './tokens.js';
 
 /** Actions one reconcile may take before it is considered stuck (the longest path takes 7). */
 const MAX_STEPS = 12;
@@ -64,7 +64,7 @@ export class ShipReconciler implements Reconciler {
     const facts: ShipFacts = {
       ship,
       now: kubeTime(now),
-      tokens: await this.tokens(ship),
+      ...(await this.tokens(ship)),
       claims: claimsAgainst(ship, cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE), (other) => other.status?.shipName),
       posts: 0,
       removed: [],
@@ -95,12 +95,12 @@ export class ShipReconciler implements Reconciler {
    * The Secret's token pair as the Ship's auth mode asks: the cache first (the Secrets the operator made),
    * the API server on a miss (a user's Secret, or one of ours the watch has not shown yet).
    */
-  private async tokens(ship: ShipResource): Promise<TokenState> {
+  private async tokens(ship: ShipResource): Promise<Pick<ShipFacts, 'tokens' | 'tokensWatched'>> {
     const secretName = tokenSecretNameOf(ship);
-    if (!secretName) return readTokens(ship, undefined);
+    if (!secretName) return { tokens: readTokens(ship, undefined), tokensWatched: false };
     const namespace = ship.metadata.namespace ?? '';
     const cached = this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, { namespace, name: secretName });
-    return readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName)));
+    return { tokens: readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName))), tokensWatched: cached !== undefined };
   }
 
   private async perform(facts: ShipFacts, action: ShipAction, log: ReconcileDeps['log']): Promise<'continue' | ReconcileResult | void> {

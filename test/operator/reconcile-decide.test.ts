@@ -34,7 +34,7 @@ function ship(overrides: { spec?: Partial<ShipResource['spec']>; status?: ShipRe
 
 function shipFacts(overrides: Partial<ShipFacts> = {}): ShipFacts {
   return {
-    ship: ship(), now: NOW, tokens: PAIR, claims: new Map(), posts: 0, removed: [], mayProbe: true,
+    ship: ship(), now: NOW, tokens: PAIR, tokensWatched: true, claims: new Map(), posts: 0, removed: [], mayProbe: true,
     refreshMs: 30_000, bridgeRetryMs: 10_000, shipRetryMs: 15_000, ...overrides,
   };
 }
@@ -64,6 +64,9 @@ describe('decideShip', () => {
     expect(result.status).toMatchObject({ ...previous, observedGeneration: 1 });
     expect(finished(decideShip(shipFacts({ tokens: { kind: 'invalid', secretName: 'x', message: 'm' } }))).status.tokenSecretName).toBe('x');
     expect(result.events).toEqual(['TokensInvalid']);
+    // A Secret the operator watches brings its fix as an event; a user's is re-read at the refresh.
+    expect(result.requeue).toBeUndefined();
+    expect(finished(decideShip(shipFacts({ tokens: { kind: 'invalid', secretName: 'x', message: 'm' }, tokensWatched: false }))).requeue).toBe(30_000);
   });
 
   it('registers when the bridge has nothing at its URL; a created registration is Registered and follows online/offline', () => {

@@ -54,6 +54,20 @@ describe.skipIf(!hasPostgres)('reconcilers under the operator runtime', () => {
     expect(listed.body).toEqual([{ name: 'runner', url: `http://127.0.0.1:${port}`, status: 'online' }]);
   });
 
+  it('TokensInvalid from a Secret the operator watches waits for its event, not a timer: a key removed and put back', async () => {
+    const patchSecret = (data: Record<string, string | null>) =>
+      h.kube.core.patchNamespacedSecret({ namespace: NAMESPACE, name: 'runner-tokens', body: { data } }, MERGE_PATCH);
+    const bridgeToken = h.secret('runner-tokens')!.data!.bridgeToken!;
+    await patchSecret({ bridgeToken: null });
+    await until(async () => condition(h.ship('runner'), 'Ready')?.reason === 'TokensInvalid', 'runner TokensInvalid (bridgeToken removed)', 10_000);
+    // No requeue after TokensInvalid of a watched Secret: the queue of the only Ship goes idle with no
+    // timer pending (before, a 30 s one; 500 ms here), so only the Secret's event can bring it back.
+    const ships = runtime.queueOf('Ship')!;
+    await until(async () => ships.waiting === 0 && ships.active === 0 && ships.depth === 0, 'the Ship queue idle with no requeue pending', 10_000);
+    await patchSecret({ bridgeToken });
+    await until(async () => condition(h.ship('runner'), 'Ready')?.status === 'True', 'runner Ready once the key is back', 10_000);
+  });
+
   it('the chart Secrets are created at start, with no Secret event', async () => {
     await until(async () => (h.secret('svc-ship-tokens') && h.secret('svc-admin') && h.secret('svc-postgres')) ?? null, 'the chart Secrets', 10_000);
   });
