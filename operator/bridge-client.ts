@@ -15,6 +15,7 @@ import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import { LoginResponse, Repo, ShipInfo, type CreateRepoRequest, type RegisterShipRequest } from '../protocol/index.js';
+import { SHIP_UNREACHABLE_STATUS } from '../protocol/ship-registration.js';
 
 export type BridgeCredentials =
   | { kind: 'login'; username: string; password: string }
@@ -139,7 +140,7 @@ export class BridgeClient {
   async registerShip(request: RegisterShipRequest): Promise<ShipInfo> {
     const answer = await this.call({
       method: 'POST', path: '/ships', route: '/ships', body: request,
-      timeoutMs: this.options.registerTimeoutMs ?? DEFAULT_REGISTER_TIMEOUT_MS, verdicts: [502],
+      timeoutMs: this.options.registerTimeoutMs ?? DEFAULT_REGISTER_TIMEOUT_MS, verdicts: [SHIP_UNREACHABLE_STATUS],
     });
     if (!checkShip.Check(answer.body)) throw new BridgeUnavailable('the bridge answered POST /ships with something that is not a ship');
     return answer.body;

@@ -11,6 +11,7 @@ import {
   type WorkspaceSummary,
 } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
+import { SHIP_TAKEN_STATUS, SHIP_UNREACHABLE_STATUS, shipAlreadyRegistered, shipDidNotRespond } from '../../protocol/ship-registration.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ephemeralView, type EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import type { FrameSegment } from '../events/broadcast-frame.js';
@@ -131,14 +132,14 @@ export class ShipRegistry {
       sync = await connection.open(this.options.probeMs ?? REGISTRATION_PROBE_MS);
     } catch (error) {
       connection.close();
-      throw new BridgeError(502, `ship at ${url} did not respond: ${(error as Error).message}`);
+      throw new BridgeError(SHIP_UNREACHABLE_STATUS, shipDidNotRespond(url, (error as Error).message));
     }
     const name = sync.ship;
     const refuse = (error: BridgeError) => {
       connection.close();
       return error;
     };
-    if (this.ships.has(name)) throw refuse(new BridgeError(409, `ship already registered: ${name}`));
+    if (this.ships.has(name)) throw refuse(new BridgeError(SHIP_TAKEN_STATUS, shipAlreadyRegistered(name)));
     const conflicts = this.index.conflicts(name, sync.workspaces);
     if (conflicts.length) throw refuse(new BridgeError(409, `ship "${name}" has workspaces already hosted elsewhere: ${conflicts.join(', ')}`));
     const stored = await this.store.add({
@@ -147,7 +148,7 @@ export class ShipRegistry {
       shipTokenHash: input.shipToken ? tokenHash(input.shipToken) : null,
       bridgeToken: input.bridgeToken ?? null,
     });
-    if (!stored) throw refuse(new BridgeError(409, `ship already registered: ${name}`));
+    if (!stored) throw refuse(new BridgeError(SHIP_TAKEN_STATUS, shipAlreadyRegistered(name)));
     this.index.replaceView(name, sync.workspaces);
     this.adopt(name, url, input.bridgeToken ?? null, connection);
     this.events?.publishSync();

@@ -5,6 +5,7 @@
 import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
 import { FleetEvent, keepAlive, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
+import { shipStreamRefused } from '../../protocol/ship-registration.js';
 
 const checkEvent = Compile(FleetEvent);
 /** A ship's frames are bounded too: an 8 MiB sync is far past any real fleet. */
@@ -98,7 +99,7 @@ export class ShipConnection {
     let synced = false;
     socket.once('open', () => keepAlive(socket, this.options.heartbeatMs));
     socket.on('unexpected-response', (_request, response) => {
-      onFailure(`the ship answered HTTP ${response.statusCode} to the event stream`);
+      onFailure(shipStreamRefused(response.statusCode ?? 0));
       socket.terminate();
     });
     socket.on('error', (error) => onFailure(error.message));

@@ -6,6 +6,7 @@
 // re-reconciles the Ships using it. A user's secretRef Secret is not watched: it is read from the API server
 // at each reconcile (a Ship event, or the refresh), so a change to it is seen within refreshMs.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
+import { alreadyRegisteredName, probeRefusalStatus, SHIP_TAKEN_STATUS, SHIP_UNREACHABLE_STATUS } from '../../protocol/ship-registration.js';
 import { BridgeRefused } from '../bridge-client.js';
 import { FINALIZER, type ShipResource } from '../resources/index.js';
 import type { ObjectKey, ReconcileResult, Reconciler, SecondaryWatch } from '../runtime/controller.js';
@@ -19,12 +20,15 @@ import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf } fr
 /** Actions one reconcile may take before it is considered stuck (the longest path takes 7). */
 const MAX_STEPS = 12;
 
-/** How the bridge's refusal of POST /ships reads for a Ship. */
+/** How the bridge's refusal of POST /ships reads for a Ship (its formats: protocol/ship-registration.ts). */
 export function registerOutcomeOf(error: BridgeRefused): ShipRegisterOutcome {
-  const taken = /^ship already registered: (.+)$/.exec(error.detail);
-  if (error.status === 409 && taken) return { kind: 'taken', name: taken[1]! };
-  if (error.status === 502 && /answered HTTP 401\b/.test(error.detail)) return { kind: 'tokensRefused', message: error.detail };
-  if (error.status === 502) return { kind: 'unreachable', message: error.detail };
+  const taken = error.status === SHIP_TAKEN_STATUS ? alreadyRegisteredName(error.detail) : undefined;
+  if (taken !== undefined) return { kind: 'taken', name: taken };
+  if (error.status === SHIP_UNREACHABLE_STATUS) {
+    // The ship's 401 to the bridge's probe: it was started with another SVC_BRIDGE_TOKEN than we register.
+    if (probeRefusalStatus(error.detail) === 401) return { kind: 'tokensRefused', message: error.detail };
+    return { kind: 'unreachable', message: error.detail };
+  }
   return { kind: 'refused', status: error.status, message: error.detail };
 }
 

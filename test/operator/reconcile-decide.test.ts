@@ -13,6 +13,7 @@ import { decideDaemonSet, managedShip } from '../../operator/reconcile/daemonset
 import { readTokens } from '../../operator/reconcile/tokens.js';
 import { registerOutcomeOf } from '../../operator/reconcile/ship.js';
 import { BridgeRefused } from '../../operator/bridge-client.js';
+import { shipAlreadyRegistered, shipDidNotRespond, shipStreamRefused } from '../../protocol/ship-registration.js';
 import { NODE_WITHOUT_SHIP_SINCE } from '../../operator/reconcile/names.js';
 
 const NOW = '2026-01-01T00:00:00Z';
@@ -129,9 +130,12 @@ describe('decideShip', () => {
 
   it('a 409 for a name at its own URL adopts; a 502 is ShipUnreachable, or TokensInvalid when the ship answered 401', () => {
     expect(finished(decideShip(shipFacts({ roster: [online('n1')], posts: 1, posted: { kind: 'taken', name: 'n1' } }))).events).toEqual(['Adopted']);
-    expect(registerOutcomeOf(new BridgeRefused(409, 'ship already registered: n1'))).toEqual({ kind: 'taken', name: 'n1' });
-    expect(registerOutcomeOf(new BridgeRefused(502, 'ship at http://x did not respond: the ship answered HTTP 401 to the event stream')).kind).toBe('tokensRefused');
-    expect(registerOutcomeOf(new BridgeRefused(502, 'ship at http://x did not respond: connect ECONNREFUSED')).kind).toBe('unreachable');
+    // The bridge's own formats (protocol/ship-registration.ts), as the bridge builds them.
+    expect(registerOutcomeOf(new BridgeRefused(409, shipAlreadyRegistered('n1')))).toEqual({ kind: 'taken', name: 'n1' });
+    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', shipStreamRefused(401)))).kind).toBe('tokensRefused');
+    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', shipStreamRefused(404)))).kind).toBe('unreachable');
+    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', 'connect ECONNREFUSED'))).kind).toBe('unreachable');
+    expect(registerOutcomeOf(new BridgeRefused(409, 'ship "n1" has workspaces already hosted elsewhere: r/w'))).toMatchObject({ kind: 'refused', status: 409 });
     expect(registerOutcomeOf(new BridgeRefused(409, 'ship "n1" has workspaces already hosted elsewhere: r/a')).kind).toBe('refused');
     expect(finished(decideShip(shipFacts({ roster: [], posts: 1, posted: { kind: 'tokensRefused', message: 'x' } }))).ready).toBe('False/TokensInvalid');
   });
