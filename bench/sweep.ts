@@ -147,6 +147,16 @@ function machineBusyMs(): number {
   return ((fields.reduce((a, b) => a + b, 0) - idle) * 1000) / 100;
 }
 
+/** User + system CPU milliseconds of a process and of its children it has waited for (a ship's git processes). */
+function cpuWithChildrenMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /** Runs `task` over `items`, `limit` at a time. */
 async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
@@ -155,10 +165,14 @@ async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Pr
   }));
 }
 
+/** Routed GETs that did not answer 200, by message: counted (and shown) rather than ending the run. */
+const failedGets = new Map<string, number>();
+
 /** Latencies of GETs sent at a steady `rate` for `durationMs` (open loop: a slow answer does not delay the next send). */
 async function steadyGets(urls: readonly string[], headers: Record<string, string>, rate: number, durationMs: number): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const latencies: number[] = [];
+  const fail = (message: string) => void failedGets.set(message, (failedGets.get(message) ?? 0) + 1);
   const sent: Array<Promise<void>> = [];
   const started = performance.now();
   for (let i = 0; ; i++) {
@@ -167,10 +181,13 @@ async function steadyGets(urls: readonly string[], headers: Record<string, strin
     const wait = started + at - performance.now();
     if (wait > 0) await sleep(wait);
     sent.push(
-      timedRequest(agent, new URL(urls[i % urls.length]!), 'GET', undefined, headers).then((result) => {
-        if (result.status !== 200) throw new Error(`routed GET ${urls[i % urls.length]} answered ${result.status}: ${result.text}`);
-        latencies.push(result.ms);
-      }),
+      timedRequest(agent, new URL(urls[i % urls.length]!), 'GET', undefined, headers).then(
+        (result) => {
+          if (result.status === 200) latencies.push(result.ms);
+          else fail(`${result.status}: ${result.text.replace(/r\d+\/w[\w-]+/g, '<r>/<w>')}`);
+        },
+        (error: Error) => fail(error.message),
+      ),
     );
   }
   await Promise.all(sent);
@@ -302,11 +319,12 @@ export async function benchSweep(): Promise<BenchRow[]> {
 
     // The pass with work to do: destroys, refusals, pull requests to record.
     await json(`${forgeUrl}/_calls`, { method: 'DELETE' });
-    const cpuBefore = { bridge: cpuMs(bridge.process.pid!), forge: cpuMs(forgeChild.process.pid!), machine: machineBusyMs() };
+    const shipsCpuMs = () => [...ships.values()].reduce((sum, ship) => sum + cpuWithChildrenMs(ship.process.pid!), 0);
+    const cpuBefore = { bridge: cpuMs(bridge.process.pid!), forge: cpuMs(forgeChild.process.pid!), ships: shipsCpuMs(), machine: machineBusyMs() };
     const passStarted = performance.now();
     const first = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, { method: 'POST', headers: auth });
     const firstMs = performance.now() - passStarted;
-    const cpuDuring = { bridge: cpuMs(bridge.process.pid!) - cpuBefore.bridge, forge: cpuMs(forgeChild.process.pid!) - cpuBefore.forge, machine: machineBusyMs() - cpuBefore.machine };
+    const cpuDuring = { bridge: cpuMs(bridge.process.pid!) - cpuBefore.bridge, forge: cpuMs(forgeChild.process.pid!) - cpuBefore.forge, ships: shipsCpuMs() - cpuBefore.ships, machine: machineBusyMs() - cpuBefore.machine };
     const expected = { checked: records.length, destroyed: records.filter((r) => r.outcome === 'pull-merged' || r.outcome === 'issue-closed').length, blocked: records.filter((r) => r.outcome === 'blocked').length, skipped: 0, forgotten: 0 };
     if (first.status !== 200 || JSON.stringify(first.body) !== JSON.stringify(expected)) throw new Error(`first pass: ${first.status} ${JSON.stringify(first.body)}, expected ${JSON.stringify(expected)}`);
     const calls = (await json<ForgeCalls>(`${forgeUrl}/_calls`)).body;
@@ -320,6 +338,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
     rows.push({ name: '  issue reads per (repo, issue), most', value: Math.max(...issueReads), unit: 'calls', absoluteLimit: 1 });
     rows.push({ name: '  bridge CPU during that pass vs its length', value: cpuDuring.bridge, reference: firstMs, unit: 'ms' });
     rows.push({ name: '  forge process CPU during that pass vs its length', value: cpuDuring.forge, reference: firstMs, unit: 'ms' });
+    rows.push({ name: `  the ${SHIPS} ship processes' CPU during that pass, with their git children, vs its length`, value: cpuDuring.ships, reference: firstMs, unit: 'ms' });
     rows.push({ name: `  CPU busy on all ${availableParallelism()} cores during that pass vs their time`, value: cpuDuring.machine, reference: firstMs * availableParallelism(), unit: 'ms' });
 
     // Routed GETs at a steady rate, over watched workspaces of every ship, in windows with passes over the
@@ -350,8 +369,11 @@ export async function benchSweep(): Promise<BenchRow[]> {
       running = false;
       await sweeps;
     }
+    const failed = [...failedGets.values()].reduce((a, b) => a + b, 0);
+    for (const [message, count] of failedGets) process.stderr.write(`sweep bench: ${count} routed GETs failed: ${message}\n`);
     rows.push({ name: `routed GET /workspaces/:r/:n p99 at ${GET_RATE}/s, sweeps back to back vs none (${passes.length} passes)`, value: percentile(sweeping, 99), reference: percentile(quiet, 99), unit: 'ms', target: 1.2 });
     rows.push({ name: '  the same, p50', value: median(sweeping), reference: median(quiet), unit: 'ms' });
+    rows.push({ name: '  routed GETs that did not answer 200 (all windows)', value: failed, unit: 'requests', absoluteLimit: 0 });
     rows.push({ name: `  sweep pass over the remaining ${records.length - expected.destroyed} records while serving the GETs, p50`, value: median(passes), unit: 'ms' });
     rows.push({ name: '  bridge CPU per such pass vs its length, p50', value: median(passCpu), reference: median(passes), unit: 'ms' });
     const cost = await providerCallCost(forgeUrl, [...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch))]);

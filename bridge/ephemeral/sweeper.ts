@@ -1,27 +1,35 @@
 // The ephemeral cleanup (spec "Ephemeral cleanup", DESIGN §9): one pass at a time, on a timer and on
 // POST /workspaces/sweep, a concurrent call getting the running pass's counters. A pass reads each
 // involved ship's workspaces live (a record whose workspace is gone from an online ship is forgotten), then
-// per repo asks the forge about each record's branch: one pull-request list per (repo, branch), and the
-// issue only when the branch has no pull request. A watched or blocked workspace is destroyed when its
+// asks the forge about each record's branch: one pull-request list per (repo, branch), and the issue only
+// when the branch has no pull request; a few records at a time over all repos, the event loop offered to
+// other work between records, so a pass never holds the bridge's routed calls up for long. A watched or
+// blocked workspace is destroyed when its
 // branch has pull requests and none is open, or has none and the issue is closed, by the ship's guarded
 // delete (`force=false`): deleted → destroyed, refused → blocked (the refusal kept, 200 characters). A PR
 // open again, or an issue reopened, puts a blocked record back to watching. A forge failure skips the
 // repo's remaining records for this pass (a 404/410/422 about one issue or branch skips only its record);
 // an offline ship skips its records.
-import { workspaceKey, workspacePath, type PullRequestRef, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
+import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
 import type { Clock } from '../auth/clock.js';
-import { ProviderError, providerFor, type ForgeProviders } from '../providers/forge-provider.js';
+import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import { shipErrorMessage } from '../ships/ship-replies.js';
 import type { ReposStore } from '../store/repos-store.js';
 import type { EphemeralRecord } from '../store/ephemeral-store.js';
-import { ephemeralView, type EphemeralRecords } from './ephemeral-records.js';
+import type { EphemeralRecords } from './ephemeral-records.js';
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 300_000;
 const BLOCKED_REASON_MAX_CHARS = 200;
-/** Records of one repo asked about at once (the forge's secondary limits dislike bursts beyond this). */
+/**
+ * Records asked about at once over the whole pass, all repos together, so at most this many forge calls are
+ * in flight: GitHub's secondary limits dislike bursts, and each answer costs the bridge's one thread, which
+ * must stay free for the routed calls while a pass runs.
+ */
 const FORGE_CONCURRENCY = 8;
+/** Guarded deletes in flight on one ship: each runs several git processes there. */
+const SHIP_DELETE_CONCURRENCY = 4;
 const SHIP_LIST_TIMEOUT_MS = 30_000;
 const SHIP_DELETE_TIMEOUT_MS = 5 * 60_000;
 
@@ -35,7 +43,7 @@ export interface SweeperOptions {
   /** Wall time for `blockedAt`. */
   clock: Clock;
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
-  /** Records of one repo asked about at once (default FORGE_CONCURRENCY). */
+  /** Records asked about at once over all repos (default FORGE_CONCURRENCY). */
   forgeConcurrency?: number;
 }
 
@@ -60,10 +68,81 @@ class ForgeFailed extends Error {}
 /** Forge answers about one record's issue or branch, not about the forge: they skip that record only. */
 const RECORD_LEVEL_STATUSES = new Set([404, 410, 422]);
 
-/** One pass's state: counters, the forge answers shared by records of the same branch or issue. */
+/** Lets the event loop take its pending I/O (routed calls) before the pass goes on. */
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs tasks at most `limit` at a time, in the order they were given. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active < this.limit) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The slot goes straight to the next waiting task, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+/** One repo's share of a pass: its forge, the answers its records share, and whether the forge failed it. */
+class RepoSweep {
+  private readonly pulls = new Map<string, Promise<PullRequestRef[]>>();
+  private readonly issues = new Map<number, Promise<string>>();
+  failed = false;
+
+  constructor(
+    readonly repo: Repo,
+    private readonly provider: ForgeProvider,
+    private readonly log: SweeperOptions['log'],
+  ) {}
+
+  /** The branch's pull requests: one list per (repo, branch) in a pass. */
+  pullsFor(branch: string): Promise<PullRequestRef[]> {
+    return this.ask(this.pulls, branch, () => this.provider.pullsForBranch(this.repo, branch));
+  }
+
+  /** The issue's state: one read per (repo, issue) in a pass. */
+  issueState(number: number): Promise<string> {
+    return this.ask(this.issues, number, async () => (await this.provider.readIssue(this.repo, number)).state);
+  }
+
+  private async ask<K, T>(cache: Map<K, Promise<T>>, key: K, call: () => Promise<T>): Promise<T> {
+    let answer = cache.get(key);
+    if (!answer) {
+      answer = call();
+      cache.set(key, answer);
+    }
+    try {
+      return await answer;
+    } catch (error) {
+      // The forge said this one thing is not there (an issue deleted or transferred): only this record
+      // waits; anything else (5xx, rate limit, credentials) stops the repo for this pass.
+      if (error instanceof ProviderError && RECORD_LEVEL_STATUSES.has(error.status)) {
+        this.log.warn({ repo: this.repo.name, error: error.message }, `sweep: skipped a record of repo ${this.repo.name}`);
+        throw new ForgeFailed();
+      }
+      if (!this.failed) this.log.warn({ repo: this.repo.name, error: (error as Error).message }, `sweep: the forge failed for repo ${this.repo.name}; its remaining records wait for the next pass`);
+      this.failed = true;
+      throw new ForgeFailed();
+    }
+  }
+}
+
+/** One pass's state: counters, the repos' shared forge answers, the guarded deletes under way. */
 class Pass {
   readonly counters: SweepCounters = { checked: 0, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 };
   changed = false;
+  private readonly deletes = new Map<string, Limiter>();
+  /** Guarded deletes started by the forge workers, which go on to the next record meanwhile. */
+  private readonly destroying: Array<Promise<void>> = [];
 
   constructor(private readonly options: SweeperOptions) {}
 
@@ -81,11 +160,46 @@ class Pass {
         await this.forget(record);
         continue;
       }
-      byRepo.set(record.repoName, [...(byRepo.get(record.repoName) ?? []), record]);
+      let list = byRepo.get(record.repoName);
+      if (!list) byRepo.set(record.repoName, (list = []));
+      list.push(record);
     }
-    await Promise.all([...byRepo].map(([repoName, list]) => this.sweepRepo(repoName, list)));
+    const queue = await this.forgeQueue(byRepo);
+    const worker = async () => {
+      for (let item = queue.shift(); item; item = queue.shift()) {
+        if (item.repo.failed) this.counters.skipped++;
+        else await this.sweepRecord(item.record, item.repo);
+        await yieldToIo();
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: Math.min(this.options.forgeConcurrency ?? FORGE_CONCURRENCY, queue.length) }, worker));
+    } finally {
+      // Whatever happened to the forge workers, the deletes they started end before the pass does.
+      await Promise.allSettled(this.destroying);
+    }
+    await Promise.all(this.destroying);
     if (this.changed) this.options.registry.publishSync();
     return this.counters;
+  }
+
+  /**
+   * The records to ask the forge about, the repos taken in turn (one record of each, then the next of each),
+   * so one repo's records do not all wait behind another's. A repo that is gone or has no provider is skipped.
+   */
+  private async forgeQueue(byRepo: Map<string, EphemeralRecord[]>): Promise<Array<{ record: EphemeralRecord; repo: RepoSweep }>> {
+    const lists: Array<{ records: EphemeralRecord[]; repo: RepoSweep }> = [];
+    for (const [repoName, records] of byRepo) {
+      const repo = await this.options.repos.get(repoName);
+      const provider = repo ? providerFor(this.options.providers, repo.provider) : undefined;
+      if (!repo || !provider) this.counters.skipped += records.length;
+      else lists.push({ records, repo: new RepoSweep(repo, provider, this.options.log) });
+    }
+    const queue: Array<{ record: EphemeralRecord; repo: RepoSweep }> = [];
+    for (let i = 0; lists.some((list) => i < list.records.length); i++) {
+      for (const list of lists) if (i < list.records.length) queue.push({ record: list.records[i]!, repo: list.repo });
+    }
+    return queue;
   }
 
   /** Each involved online ship's workspace keys, read now; a ship missing from the map is skipped. */
@@ -112,65 +226,22 @@ class Pass {
     return views;
   }
 
-  private async sweepRepo(repoName: string, records: EphemeralRecord[]): Promise<void> {
-    const repo = await this.options.repos.get(repoName);
-    const provider = repo ? providerFor(this.options.providers, repo.provider) : undefined;
-    if (!repo || !provider) {
-      this.counters.skipped += records.length;
+  /** Asks the forge about one record and acts on the answer; a guarded delete goes on without this worker. */
+  private async sweepRecord(record: EphemeralRecord, repo: RepoSweep): Promise<void> {
+    let pulls: PullRequestRef[];
+    let done: boolean;
+    try {
+      pulls = await repo.pullsFor(record.branch);
+      this.counters.checked++;
+      done = pulls.length > 0 ? !pulls.some((pull) => pull.state === 'open') : (await repo.issueState(record.issueNumber)) === 'closed';
+    } catch (error) {
+      if (!(error instanceof ForgeFailed)) throw error;
+      this.counters.skipped++;
       return;
     }
-    const pulls = new Map<string, Promise<PullRequestRef[]>>();
-    const issues = new Map<number, Promise<string>>();
-    let failed = false;
-    const ask = async <K, T>(cache: Map<K, Promise<T>>, key: K, call: () => Promise<T>): Promise<T> => {
-      let answer = cache.get(key);
-      if (!answer) {
-        answer = call();
-        cache.set(key, answer);
-      }
-      try {
-        return await answer;
-      } catch (error) {
-        // The forge said this one thing is not there (an issue deleted or transferred): only this record
-        // waits; anything else (5xx, rate limit, credentials) stops the repo for this pass.
-        if (error instanceof ProviderError && RECORD_LEVEL_STATUSES.has(error.status)) {
-          this.options.log.warn({ repo: repoName, error: error.message }, `sweep: skipped a record of repo ${repoName}`);
-          throw new ForgeFailed();
-        }
-        if (!failed) this.options.log.warn({ repo: repoName, error: (error as Error).message }, `sweep: the forge failed for repo ${repoName}; its remaining records wait for the next pass`);
-        failed = true;
-        throw new ForgeFailed();
-      }
-    };
-    const queue = [...records];
-    const worker = async () => {
-      for (let record = queue.shift(); record; record = queue.shift()) {
-        if (failed) {
-          this.counters.skipped++;
-          continue;
-        }
-        try {
-          await this.sweepRecord(record, {
-            pulls: () => ask(pulls, record!.branch, () => provider.pullsForBranch(repo, record!.branch)),
-            issueState: () => ask(issues, record!.issueNumber, async () => (await provider.readIssue(repo, record!.issueNumber)).state),
-          });
-        } catch (error) {
-          if (!(error instanceof ForgeFailed)) throw error;
-          this.counters.skipped++;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.forgeConcurrency ?? FORGE_CONCURRENCY, records.length) }, worker));
-  }
-
-  private async sweepRecord(record: EphemeralRecord, forge: { pulls: () => Promise<PullRequestRef[]>; issueState: () => Promise<string> }): Promise<void> {
-    const pulls = await forge.pulls();
-    this.counters.checked++;
     const pullRequest = shownPull(pulls);
-    const done = pulls.length > 0 ? !pulls.some((pull) => pull.state === 'open') : (await forge.issueState()) === 'closed';
     if (!done) {
-      const next: EphemeralRecord = { ...record, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest };
-      await this.save(record, next);
+      await this.save(record, { ...record, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest });
       return;
     }
     const ship = this.options.registry.get(record.ship);
@@ -179,7 +250,12 @@ class Pass {
       await this.save(record, { ...record, pullRequest });
       return;
     }
-    await this.destroy(ship, { ...record, pullRequest });
+    let limiter = this.deletes.get(ship.name);
+    if (!limiter) this.deletes.set(ship.name, (limiter = new Limiter(SHIP_DELETE_CONCURRENCY)));
+    const destroy = limiter.run(() => this.destroy(ship, { ...record, pullRequest }));
+    // Awaited when the forge workers are done (run), where a failure fails the pass; handled from now on.
+    destroy.catch(() => undefined);
+    this.destroying.push(destroy);
   }
 
   /** The guarded delete: deleted → destroyed, refused → blocked, already gone → forgotten. */
@@ -222,11 +298,12 @@ class Pass {
     this.changed = true;
   }
 
+  /** Writes a record only when a field its view shows changed (so the view changed: subscribers get a sync). */
   private async save(before: EphemeralRecord, after: EphemeralRecord): Promise<void> {
     const same = before.cleanup === after.cleanup && before.blockedReason === after.blockedReason && before.blockedAt === after.blockedAt && samePull(before.pullRequest, after.pullRequest);
     if (same) return;
     await this.options.records.update(after);
-    if (JSON.stringify(ephemeralView(before)) !== JSON.stringify(ephemeralView(after))) this.changed = true;
+    this.changed = true;
   }
 }
 

@@ -8,6 +8,7 @@
 // `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
 // errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
 import { Octokit } from '@octokit/rest';
+import { githubFetch } from './github-fetch.js';
 import { installRequestPolicy } from './github-request-policy.js';
 import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import {
@@ -30,6 +31,7 @@ import {
 } from './forge-provider.js';
 
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
+const REPO_PATHS_KEPT = 1_000;
 /** A failed job's log is cut to its last this many characters (the end is where the failure is). */
 export const JOB_LOG_MAX_CHARS = 200_000;
 
@@ -46,6 +48,8 @@ export interface GitHubProviderOptions {
   retries?: number;
   /** Where rate-limit waits are reported (never with the token). */
   log?: (message: string, fields: Record<string, unknown>) => void;
+  /** The fetch Octokit sends with (default githubFetch(): reads on node:http, the rest on the global fetch). */
+  fetch?: typeof fetch;
 }
 
 /** owner/name of a GitHub-style clone URL: https://host/owner/name(.git), ssh://git@host/owner/name(.git), git@host:owner/name(.git). */
@@ -76,6 +80,8 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
 export class GitHubProvider implements ForgeProvider {
   private readonly octokit: Octokit;
   private readonly token: string | undefined;
+  /** Clone URL → owner/name (or null: not GitHub's), parsed once: a sweep asks about each repo many times. */
+  private readonly paths = new Map<string, { owner: string; name: string } | null>();
 
   constructor(options: GitHubProviderOptions = {}) {
     this.token = options.token || undefined;
@@ -84,7 +90,7 @@ export class GitHubProvider implements ForgeProvider {
       baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
       userAgent: 'svc-bridge',
       log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-      request: { redirect: 'follow' },
+      request: { redirect: 'follow', fetch: options.fetch ?? githubFetch() },
     });
     installRequestPolicy(this.octokit, {
       retries: options.retries,
@@ -95,7 +101,13 @@ export class GitHubProvider implements ForgeProvider {
   }
 
   private target(repo: Repo): { owner: string; repo: string } {
-    const path = githubRepoPath(repo.url);
+    let path = this.paths.get(repo.url);
+    if (path === undefined) {
+      path = githubRepoPath(repo.url);
+      // Repos are few; a bound all the same, for a bridge whose repos change all day.
+      if (this.paths.size >= REPO_PATHS_KEPT) this.paths.clear();
+      this.paths.set(repo.url, path);
+    }
     if (!path) throw new ProviderError(400, `repo "${repo.name}" is not a GitHub repository: ${redactUrlCredentials(repo.url)}`);
     return { owner: path.owner, repo: path.name };
   }
