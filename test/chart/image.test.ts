@@ -123,7 +123,7 @@ describe.skipIf(!helmAvailable('test/chart/image.test.ts'))('what the chart runs
       const args: string[] = container.args ?? [];
       for (const flag of ['--data-directory', '--fleet-directory']) {
         const index = args.indexOf(flag);
-        if (index >= 0 && !(container.volumeMounts ?? []).some((mount: Json) => args[index + 1] === mount.mountPath)) problems.push(`${at}: ${flag} ${args[index + 1]} is not a volume`);
+        if (index >= 0 && !(container.volumeMounts ?? []).some((mount: Json) => args[index + 1] === mount.mountPath || args[index + 1]!.startsWith(`${mount.mountPath}/`))) problems.push(`${at}: ${flag} ${args[index + 1]} is not on a volume`);
       }
     }
     expect(problems).toEqual([]);

@@ -4,9 +4,13 @@
 // - typed client calls `<verb>Namespaced<Kind>[Status](…)` (client-node 1.4: read → get, replace → update);
 // - custom-object calls, which live in the Cluster adapter (operator/reconcile/cluster.ts): each Cluster
 //   method's verbs (following `this.<method>(` inside the class), then every `cluster.<method>(X_RESOURCE`
-//   call site, X_RESOURCE resolved in operator/reconcile/names.ts;
-// - list + watch for every reconciler's primary and secondary resource (`resource = X_RESOURCE`,
-//   `{ resource: X_RESOURCE }`), which the runtime lists and watches through operator/kube/http.ts.
+//   call site, X_RESOURCE resolved in operator/reconcile/names.ts. A call site passing a resource held in
+//   a property (`kind.resource`, shared steps used for several kinds) counts for every custom resource of
+//   the operator's API group that the code names (an over-approximation: it can only grant a verb on a
+//   kind the code handles, never miss one);
+// - list + watch for every reconciler's primary resource (`resource = X_RESOURCE`) and the resources in its
+//   secondary watches (`watches = [{ resource: X_RESOURCE, … }]`), which the runtime lists and watches
+//   through operator/kube/http.ts.
 // Anything the scan cannot resolve fails the test, naming it, instead of being skipped.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -42,8 +46,8 @@ const TYPED_CALL = /\b(read|get|list|create|replace|patch|delete|deleteCollectio
 
 const permission = (group: string, resource: string, verb: string) => `${group || 'core'}/${resource}:${verb}`;
 
-/** The ResourceRef constants of names.ts: name → group/plural. */
-function resourceConstants(files: { file: string; text: string }[]): Map<string, { group: string; plural: string }> {
+/** The operator's API group (resources/common.ts) and the ResourceRef constants of names.ts: name → group/plural. */
+function resourceConstants(files: { file: string; text: string }[]): { group: string; constants: Map<string, { group: string; plural: string }> } {
   const common = files.find(({ file }) => file.endsWith('resources/common.ts'))!.text;
   const group = /export const GROUP = '([^']+)'/.exec(common)?.[1];
   const names = files.find(({ file }) => file.endsWith('reconcile/names.ts'))!.text;
@@ -51,7 +55,7 @@ function resourceConstants(files: { file: string; text: string }[]): Map<string,
   for (const [, name, groupExpr, plural] of names.matchAll(/export const (\w+_RESOURCE): ResourceRef = \{ group: (GROUP|'[^']*'), version: [^,]+, plural: '([^']+)'/g)) {
     constants.set(name!, { group: groupExpr === 'GROUP' ? group! : groupExpr!.slice(1, -1), plural: plural! });
   }
-  return constants;
+  return { group: group!, constants };
 }
 
 /** Each Cluster method's custom-object verbs (e.g. addFinalizer → patch), following calls inside the class. */
@@ -83,9 +87,11 @@ function clusterMethodVerbs(cluster: string): Map<string, Set<string>> {
 export function operatorPermissions(files = sources(OPERATOR)): { permissions: Set<string>; unresolved: string[] } {
   const permissions = new Set<string>();
   const unresolved: string[] = [];
-  const constants = resourceConstants(files);
+  const { group, constants } = resourceConstants(files);
   const clusterFile = files.find(({ file }) => file.endsWith('reconcile/cluster.ts'))!;
   const methodVerbs = clusterMethodVerbs(clusterFile.text);
+  const named = new Set(files.flatMap(({ text }) => [...text.matchAll(/\b(\w+_RESOURCE)\b/g)].map((match) => match[1]!)));
+  const customResources = [...constants.entries()].filter(([name, resource]) => resource.group === group && named.has(name)).map(([, resource]) => resource);
 
   for (const { file, text } of files) {
     for (const [call, verb, kind, status] of text.matchAll(TYPED_CALL)) {
@@ -100,18 +106,25 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
     for (const [call, method, argument] of text.matchAll(/\bcluster\.(\w+)\(\s*([\w.]*)/g)) {
       const verbs = methodVerbs.get(method!);
       if (!verbs?.size) continue; // not a custom-object method (readSecret, recordEvent: typed calls above)
-      const resource = constants.get(argument!);
-      if (!resource) {
-        unresolved.push(`${file}: ${call}…) does not name a *_RESOURCE constant of names.ts`);
+      const constant = constants.get(argument!);
+      const resources = constant ? [constant] : /\.resource$/.test(argument!) ? customResources : [];
+      if (!resources.length) {
+        unresolved.push(`${file}: ${call}…) names neither a *_RESOURCE constant of names.ts nor a .resource property`);
         continue;
       }
-      for (const verb of verbs) {
-        const [name, sub] = verb.split(' ');
-        permissions.add(permission(resource.group, `${resource.plural}${sub ? '/status' : ''}`, name!));
+      for (const resource of resources) {
+        for (const verb of verbs) {
+          const [name, sub] = verb.split(' ');
+          permissions.add(permission(resource.group, `${resource.plural}${sub ? '/status' : ''}`, name!));
+        }
       }
     }
-    for (const [, constant] of text.matchAll(/\bresource(?:\s*=|:)\s*(\w+_RESOURCE)\b/g)) {
-      const resource = constants.get(constant!);
+    const watched = [
+      ...[...text.matchAll(/\breadonly resource\s*=\s*(\w+)/g)].map((match) => match[1]!),
+      ...[...text.matchAll(/\bwatches(?:\s*=|:)\s*\[([\s\S]*?)\]/g)].flatMap((match) => [...match[1]!.matchAll(/\bresource:\s*(\w+)/g)].map((entry) => entry[1]!)),
+    ];
+    for (const constant of watched) {
+      const resource = constants.get(constant);
       if (!resource) unresolved.push(`${file}: watches ${constant}, not a ResourceRef of names.ts`);
       else for (const verb of ['list', 'watch']) permissions.add(permission(resource.group, resource.plural, verb));
     }
