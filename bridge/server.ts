@@ -31,7 +31,8 @@ import type { ForgeProviders } from './providers/forge-provider.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
 import { listenFailure, reservePort } from '../protocol/port-reservation.js';
-import { MetricsPort } from '../protocol/metrics-port.js';
+import { startMetricsPort } from '../protocol/metrics-port.js';
+import type { PlainHttpServer } from '../protocol/plain-http-server.js';
 import { probeRoutes } from '../protocol/probe-routes.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { BridgeMetrics } from './metrics/bridge-metrics.js';
@@ -199,7 +200,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   let stopBanner = () => {};
   let routes: RouteInfo[] = [];
   let silent: FastifyBaseLogger | undefined;
-  let metricsPort: MetricsPort | null = null;
+  let metricsPort: PlainHttpServer | null = null;
   const limits = { ...HTTP_LIMITS, ...options.httpLimits };
   const guardHosts = [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])];
   const app = Fastify({
@@ -275,7 +276,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       throw listenFailure(error, options.host ?? 'localhost', port);
     }
     if (options.metricsPort !== undefined) {
-      metricsPort = await MetricsPort.start({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts: guardHosts, metrics });
+      metricsPort = await startMetricsPort({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts: guardHosts, metrics });
     }
   } catch (error) {
     await sweeper.stop(0);

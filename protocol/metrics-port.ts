@@ -1,14 +1,14 @@
 // The separate metrics port of ship and bridge (`--metrics-port`, SVC_METRICS_PORT; issue #20): `GET /metrics`
 // in Prometheus' text format and nothing else (every other path is 404, another method 405), without a
-// credential, for a scraper inside the cluster. Plain node:http: one read-only route needs none of the
-// servers' HTTP machinery. It binds the server's own listen address. Having no credential, it keeps the
-// browser rules of DESIGN §12 that an open server keeps: a foreign Origin or a cross-site fetch is 403, and a
-// Host other than loopback, an IP literal or a configured name is 421 (a scraper reaching a pod by its IP
-// passes; one using a DNS name lists it with --allowed-host).
+// credential, for a scraper inside the cluster. Plain node:http (plain-http-server.ts): one read-only route
+// needs none of the servers' HTTP machinery. It binds the server's own listen address. Having no credential,
+// it keeps the browser rules of DESIGN §12 that an open server keeps: a foreign Origin or a cross-site fetch
+// is 403, and a Host other than loopback, an IP literal or a configured name is 421 (a scraper reaching a
+// pod by its IP passes; one using a DNS name lists it with --allowed-host).
 //
 // Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PlainHttpServer } from './plain-http-server.js';
 import { METRICS_PATH } from './probes.js';
 import { crossOriginProblem, hostAllowed, hostnameOf } from './request-origin.js';
 import { listenFailure } from './port-reservation.js';
@@ -26,39 +26,15 @@ export interface MetricsPortOptions {
   metrics: MetricsSource;
 }
 
-export class MetricsPort {
-  private constructor(private readonly server: Server) {}
-
-  static async start(options: MetricsPortOptions): Promise<MetricsPort> {
-    const server = createServer((request, response) => {
-      void answer(options, request, response).catch((error: unknown) => {
-        if (!response.headersSent) send(response, 500, { error: error instanceof Error ? error.message : String(error) });
-        else response.destroy();
-      });
-    });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 5_000;
-    server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error) => reject(listenFailure(error, options.host, options.port, '--metrics-port')));
-      server.listen(options.port, options.host, () => {
-        server.removeAllListeners('error');
-        resolve();
-      });
-    });
-    return new MetricsPort(server);
-  }
-
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
-  }
+/** Starts the metrics port; its `close()` ends it. */
+export function startMetricsPort(options: MetricsPortOptions): Promise<PlainHttpServer> {
+  return PlainHttpServer.start({
+    port: options.port,
+    host: options.host,
+    handle: (request, response) => answer(options, request, response),
+    failed: (response, message) => send(response, 500, { error: message }),
+    listenError: (error) => listenFailure(error, options.host, options.port, '--metrics-port'),
+  });
 }
 
 async function answer(options: MetricsPortOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -41,7 +41,8 @@ import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
 import { listenFailure, reservePort, type PortReservation } from '../protocol/port-reservation.js';
-import { MetricsPort } from '../protocol/metrics-port.js';
+import { startMetricsPort } from '../protocol/metrics-port.js';
+import type { PlainHttpServer } from '../protocol/plain-http-server.js';
 import { probeRoutes } from '../protocol/probe-routes.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { shipReadiness } from './health/readiness.js';
@@ -303,9 +304,9 @@ async function assembleShip(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   shipUrl = `http://localhost:${port}`;
-  let metricsPort: MetricsPort | null = null;
+  let metricsPort: PlainHttpServer | null = null;
   if (options.metricsPort !== undefined) {
-    metricsPort = await MetricsPort.start({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts, metrics });
+    metricsPort = await startMetricsPort({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts, metrics });
     const opened = metricsPort;
     undo.push(() => opened.close());
   }

@@ -5,8 +5,8 @@
 // GET /metrics — Prometheus text format.
 // Anything else is 404, any other method 405. Plain node:http: three read-only routes carry no credentials
 // and need none of the bridge's HTTP machinery; it binds all interfaces because the kubelet probes the pod IP.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PlainHttpServer } from '../../protocol/plain-http-server.js';
 import type { OperatorMetrics } from './metrics.js';
 
 export interface HealthServerOptions {
@@ -18,37 +18,24 @@ export interface HealthServerOptions {
 }
 
 export class HealthServer {
-  private constructor(private readonly server: Server) {}
+  private constructor(private readonly server: PlainHttpServer) {}
 
   static async start(options: HealthServerOptions): Promise<HealthServer> {
-    const server = createServer((request, response) => {
-      void answer(options, request, response).catch((error: unknown) => {
-        if (!response.headersSent) send(response, 500, `${error instanceof Error ? error.message : String(error)}\n`);
-        else response.destroy();
-      });
-    });
-    server.requestTimeout = 10_000;
-    server.headersTimeout = 5_000;
-    server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host ?? '0.0.0.0', () => {
-        server.off('error', reject);
-        resolve();
-      });
+    const server = await PlainHttpServer.start({
+      port: options.port,
+      host: options.host ?? '0.0.0.0',
+      handle: (request, response) => answer(options, request, response),
+      failed: (response, message) => send(response, 500, `${message}\n`),
     });
     return new HealthServer(server);
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.server.port;
   }
 
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return this.server.close();
   }
 }
 
