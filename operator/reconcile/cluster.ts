@@ -8,7 +8,7 @@ import { ApiException, type CoreV1Event, type KubernetesObject, type V1Secret } 
 import type { Logger } from 'pino';
 import { MERGE_PATCH, type KubeClients } from '../kube/clients.js';
 import type { Clock, ResourceRef } from '../runtime/controller.js';
-import type { EventSpec } from './ship-decide.js';
+import type { EventSpec } from './outcomes.js';
 
 export function isApiStatus(error: unknown, code: number): boolean {
   return error instanceof ApiException && error.code === code;

@@ -7,7 +7,7 @@ import type { CacheReader, Clock, OperatorOptions } from '../runtime/controller.
 import type { Cluster } from './cluster.js';
 import { RECONCILE_DEFAULTS } from './names.js';
 import type { BridgeRosters } from './rosters.js';
-import type { BridgeTrouble } from './ship-decide.js';
+import type { BridgeTrouble } from './outcomes.js';
 
 export interface ReconcileOptions {
   /** The one namespace watched, or undefined for all. */

@@ -4,10 +4,10 @@
 // adopted; registered differently → replaced (DELETE + POST, with an Event); absent → POST. Deletion
 // deregisters per spec.deletionPolicy. A Repo is Ready exactly when it is registered as its spec says.
 import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
-import { FINALIZER, repoBridgeName, type Condition, type RepoResource, type RepoResourceStatus } from '../resources/index.js';
+import { FINALIZER, repoBridgeName, type RepoResource, type RepoResourceStatus } from '../resources/index.js';
 import { describeClaim, type Claim } from './claims.js';
-import { findCondition, REASONS, setCondition, type ConditionInput, type Reason } from './conditions.js';
-import type { BridgeTrouble, EventSpec } from './ship-decide.js';
+import { REASONS, type ConditionInput, type Reason } from './conditions.js';
+import { bridgeTroubleReady, notRegisteredConditions, readyEvents, statusAfter, type BridgeTrouble, type EventSpec, type RegistrationFacts } from './outcomes.js';
 
 export type RepoRegisterOutcome =
   | { kind: 'created'; repo: Repo }
@@ -15,23 +15,14 @@ export type RepoRegisterOutcome =
   | { kind: 'taken' }
   | { kind: 'refused'; status: number; message: string };
 
-export interface RepoFacts {
+export interface RepoFacts extends RegistrationFacts<Repo, RepoRegisterOutcome> {
   repo: RepoResource;
-  now: string;
-  claims: ReadonlyMap<string, Claim>;
-  roster?: readonly Repo[];
-  bridgeTrouble?: BridgeTrouble;
-  posted?: RepoRegisterOutcome;
-  posts: number;
-  removed: readonly string[];
-  refreshMs: number;
-  bridgeRetryMs: number;
 }
 
 export type RepoAction =
   | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer'; event?: EventSpec }
-  | { kind: 'listRepos' }
+  | { kind: 'readRoster' }
   | { kind: 'register'; request: { name: string; url: string; provider: string } }
   | { kind: 'deregister'; name: string; why: 'delete' | 'replace'; event?: EventSpec }
   | { kind: 'finish'; status: RepoResourceStatus; events: EventSpec[]; requeueAfterMs?: number }
@@ -40,14 +31,8 @@ export type RepoAction =
 type Held = Repo | null | 'unchanged';
 
 function repoStatus(facts: RepoFacts, held: Held, registered: ConditionInput | 'unchanged', ready: ConditionInput): RepoResourceStatus {
-  const { repo, now } = facts;
-  const generation = repo.metadata.generation;
-  const previous = repo.status ?? {};
-  let conditions: Condition[] = [...(previous.conditions ?? [])];
-  if (registered !== 'unchanged') conditions = setCondition(conditions, registered, generation, now);
-  conditions = setCondition(conditions, ready, generation, now);
-  const status: RepoResourceStatus = { conditions };
-  if (generation !== undefined) status.observedGeneration = generation;
+  const previous = facts.repo.status ?? {};
+  const status: RepoResourceStatus = statusAfter(facts.repo, registered, ready, facts.now);
   const source = held === 'unchanged' ? { name: previous.repoName, url: previous.registeredURL, provider: previous.provider } : held;
   if (source?.name !== undefined) status.repoName = source.name;
   // Status, conditions and Events are readable by everyone who can read the Repo: a URL's credentials never go there.
@@ -56,31 +41,21 @@ function repoStatus(facts: RepoFacts, held: Held, registered: ConditionInput | '
   return status;
 }
 
-function transitionEvents(facts: RepoFacts, ready: ConditionInput, extra: EventSpec[] = []): EventSpec[] {
-  const before = findCondition(facts.repo.status?.conditions, 'Ready');
-  const events = [...extra];
-  if (before?.reason !== ready.reason && ready.status !== 'True') events.push({ type: 'Warning', reason: ready.reason, message: ready.message });
-  return events;
-}
-
 function notRegistered(facts: RepoFacts, reason: Reason, text: string, held: Held): RepoAction {
-  const condition = { status: 'False' as const, reason, message: text };
-  const ready = { type: 'Ready' as const, ...condition };
-  return { kind: 'finish', status: repoStatus(facts, held, { type: 'Registered', ...condition }, ready), events: transitionEvents(facts, ready), requeueAfterMs: facts.refreshMs };
+  const { registered, ready } = notRegisteredConditions(reason, text);
+  return { kind: 'finish', status: repoStatus(facts, held, registered, ready), events: readyEvents(facts.repo, ready), requeueAfterMs: facts.refreshMs };
 }
 
 function registeredAs(facts: RepoFacts, repo: Repo, events: EventSpec[] = []): RepoAction {
   const text = `registered with the bridge as ${repo.name} (${repo.provider}) at ${redactUrlCredentials(repo.url)}`;
   const registered: ConditionInput = { type: 'Registered', status: 'True', reason: REASONS.Registered, message: text };
   const ready: ConditionInput = { type: 'Ready', status: 'True', reason: REASONS.Registered, message: text };
-  return { kind: 'finish', status: repoStatus(facts, repo, registered, ready), events: transitionEvents(facts, ready, events), requeueAfterMs: facts.refreshMs };
+  return { kind: 'finish', status: repoStatus(facts, repo, registered, ready), events: readyEvents(facts.repo, ready, events), requeueAfterMs: facts.refreshMs };
 }
 
 function bridgeTrouble(facts: RepoFacts, trouble: BridgeTrouble, deleting: boolean): RepoAction {
-  const reason = trouble.kind === 'unavailable' ? REASONS.BridgeUnavailable : REASONS.BridgeUnauthorized;
-  const text = deleting ? `deletion waits for the bridge to deregister this repo: ${trouble.message}` : trouble.message;
-  const ready: ConditionInput = { type: 'Ready', status: 'False', reason, message: text };
-  return { kind: 'finish', status: repoStatus(facts, 'unchanged', 'unchanged', ready), events: transitionEvents(facts, ready), requeueAfterMs: facts.bridgeRetryMs };
+  const ready = bridgeTroubleReady(trouble, deleting ? 'repo' : undefined);
+  return { kind: 'finish', status: repoStatus(facts, 'unchanged', 'unchanged', ready), events: readyEvents(facts.repo, ready), requeueAfterMs: facts.bridgeRetryMs };
 }
 
 /** What the spec asks the bridge to hold. */
@@ -97,7 +72,7 @@ export function decideRepo(facts: RepoFacts): RepoAction {
   if (repo.metadata.deletionTimestamp) return decideRepoDeletion(facts);
   if (!(repo.metadata.finalizers ?? []).includes(FINALIZER)) return { kind: 'addFinalizer' };
   if (facts.bridgeTrouble) return bridgeTrouble(facts, facts.bridgeTrouble, false);
-  if (!facts.roster) return { kind: 'listRepos' };
+  if (!facts.roster) return { kind: 'readRoster' };
   const desired = desiredRepo(repo);
   const removed = new Set(facts.removed);
   const existing = removed.has(desired.name) ? undefined : facts.roster.find((entry) => entry.name === desired.name);
@@ -137,7 +112,7 @@ export function decideRepoDeletion(facts: RepoFacts): RepoAction {
   }
   // Never recorded as held: deregister only a registration equal to the spec that no other Repo holds.
   if (claim) return { kind: 'removeFinalizer' };
-  if (!facts.roster) return { kind: 'listRepos' };
+  if (!facts.roster) return { kind: 'readRoster' };
   const existing = facts.roster.find((entry) => entry.name === name);
   if (existing && equalRepo(existing, desiredRepo(repo))) return { kind: 'deregister', name, why: 'delete' };
   return { kind: 'removeFinalizer' };

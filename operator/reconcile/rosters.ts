@@ -10,7 +10,8 @@ import type { Repo, ShipInfo } from '../../protocol/index.js';
 import { SingleFlight } from '../../protocol/single-flight.js';
 import type { BridgeClient } from '../bridge-client.js';
 
-class Roster<T extends { name: string }> {
+/** One roster: GET's answer, kept and updated as described above. */
+export class Roster<T extends { name: string }> {
   private readonly flight: SingleFlight<T[]>;
   private kept: { at: number; entries: T[] } | null = null;
   /** Counts the writes applied or forgotten: a read that overlapped one is returned, not kept. */
@@ -20,8 +21,9 @@ class Roster<T extends { name: string }> {
     this.flight = new SingleFlight(read);
   }
 
-  async get(fresh: boolean): Promise<T[]> {
-    if (!fresh && this.kept && this.monotonic() - this.kept.at <= this.maxAgeMs) return this.kept.entries;
+  /** The kept answer while it is younger than maxAgeMs (unless `fresh`), else a read of the bridge. */
+  async get(options: { fresh?: boolean } = {}): Promise<T[]> {
+    if (!options.fresh && this.kept && this.monotonic() - this.kept.at <= this.maxAgeMs) return this.kept.entries;
     const asked = this.monotonic();
     const writes = this.writes;
     const entries = await this.flight.get();
@@ -41,54 +43,20 @@ class Roster<T extends { name: string }> {
     if (this.kept) this.kept = { at: this.kept.at, entries: this.kept.entries.filter((each) => each.name !== name) };
   }
 
-  /** A write whose outcome is unknown: the next read asks the bridge. */
+  /** A write whose outcome is unknown (it failed in transit): the next read asks the bridge. */
   forget(): void {
     this.writes += 1;
     this.kept = null;
   }
 }
 
+/** The bridge's ship and repo rosters, shared by every reconciler of one operator. */
 export class BridgeRosters {
-  private readonly shipRoster: Roster<ShipInfo>;
-  private readonly repoRoster: Roster<Repo>;
+  readonly ships: Roster<ShipInfo>;
+  readonly repos: Roster<Repo>;
 
-  constructor(readonly bridge: BridgeClient, maxAgeMs: number, monotonic: () => number = () => performance.now()) {
-    this.shipRoster = new Roster(() => bridge.listShips(), maxAgeMs, monotonic);
-    this.repoRoster = new Roster(() => bridge.listRepos(), maxAgeMs, monotonic);
-  }
-
-  ships(options: { fresh?: boolean } = {}): Promise<ShipInfo[]> {
-    return this.shipRoster.get(options.fresh ?? false);
-  }
-
-  repos(options: { fresh?: boolean } = {}): Promise<Repo[]> {
-    return this.repoRoster.get(options.fresh ?? false);
-  }
-
-  /** POST /ships answered this ShipInfo. */
-  shipRegistered(info: ShipInfo): void {
-    this.shipRoster.put(info);
-  }
-
-  /** DELETE /ships/:name answered (removed or already absent). */
-  shipRemoved(name: string): void {
-    this.shipRoster.remove(name);
-  }
-
-  /** A ship write failed in transit: it may or may not have happened. */
-  shipsUnknown(): void {
-    this.shipRoster.forget();
-  }
-
-  repoRegistered(repo: Repo): void {
-    this.repoRoster.put(repo);
-  }
-
-  repoRemoved(name: string): void {
-    this.repoRoster.remove(name);
-  }
-
-  reposUnknown(): void {
-    this.repoRoster.forget();
+  constructor(bridge: BridgeClient, maxAgeMs: number, monotonic: () => number = () => performance.now()) {
+    this.ships = new Roster(() => bridge.listShips(), maxAgeMs, monotonic);
+    this.repos = new Roster(() => bridge.listRepos(), maxAgeMs, monotonic);
   }
 }

@@ -16,16 +16,11 @@
 //   ship pod always see the same pair); an unusable Secret stops before the bridge (TokensInvalid). A held
 //   registration made with another Secret than spec.auth now names is made again (TokensChanged).
 import type { ShipInfo } from '../../protocol/index.js';
-import { FINALIZER, type Condition, type ShipResource, type ShipResourceStatus } from '../resources/index.js';
+import { FINALIZER, type ShipResource, type ShipResourceStatus } from '../resources/index.js';
 import { describeClaim, type Claim } from './claims.js';
-import { findCondition, REASONS, setCondition, type ConditionInput, type Reason } from './conditions.js';
+import { findCondition, REASONS, type ConditionInput, type Reason } from './conditions.js';
+import { bridgeTroubleReady, notRegisteredConditions, readyEvents, statusAfter, type BridgeTrouble, type EventSpec, type RegistrationFacts } from './outcomes.js';
 import type { TokenState } from './tokens.js';
-
-/** A failed bridge call that says nothing about the Ship: the bridge is down or refuses the operator. */
-export interface BridgeTrouble {
-  kind: 'unavailable' | 'unauthorized';
-  message: string;
-}
 
 /** The answer to one POST /ships. */
 export type ShipRegisterOutcome =
@@ -39,36 +34,16 @@ export type ShipRegisterOutcome =
   /** Any other refusal (400, a 409 about workspaces hosted elsewhere…). */
   | { kind: 'refused'; status: number; message: string };
 
-export interface EventSpec {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
-
-export interface ShipFacts {
+export interface ShipFacts extends RegistrationFacts<ShipInfo, ShipRegisterOutcome> {
   ship: ShipResource;
-  /** RFC 3339, for condition transition times. */
-  now: string;
   tokens: TokenState;
   /**
    * The tokens' Secret is one the operator watches (it made it): a change to it is an event, so unusable
    * tokens need no timed re-check. A user's Secret (not watched) is re-read at the refresh.
    */
   tokensWatched: boolean;
-  /** Bridge ship names held by other Ship objects. */
-  claims: ReadonlyMap<string, Claim>;
-  /** GET /ships, once read in this reconcile (refreshed after a 409). */
-  roster?: readonly ShipInfo[];
-  bridgeTrouble?: BridgeTrouble;
-  /** The last POST /ships of this reconcile, and how many were made. */
-  posted?: ShipRegisterOutcome;
-  posts: number;
-  /** Names deregistered in this reconcile (DELETE answered 200 or 404). */
-  removed: readonly string[];
   /** False while a NameMismatch of this generation is recent: do not probe the ship again yet. */
   mayProbe: boolean;
-  refreshMs: number;
-  bridgeRetryMs: number;
   shipRetryMs: number;
 }
 
@@ -78,7 +53,7 @@ export type ShipAction =
   | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer'; event?: EventSpec }
   | { kind: 'createTokenSecret'; secretName: string }
-  | { kind: 'listShips' }
+  | { kind: 'readRoster' }
   /** POST /ships with spec.url and the pair in facts.tokens (never carried here, so an action can be logged). */
   | { kind: 'register' }
   | { kind: 'deregister'; name: string; why: DeregisterWhy; event?: EventSpec }
@@ -105,14 +80,8 @@ type Held = Registration | null | 'unchanged';
  * unknown, keep what the status says). `registered`: the Registered condition ('unchanged' keeps it).
  */
 function shipStatus(facts: ShipFacts, held: Held, registered: ConditionInput | 'unchanged', ready: ConditionInput): ShipResourceStatus {
-  const { ship, now } = facts;
-  const generation = ship.metadata.generation;
-  const previous = ship.status ?? {};
-  let conditions: Condition[] = [...(previous.conditions ?? [])];
-  if (registered !== 'unchanged') conditions = setCondition(conditions, registered, generation, now);
-  conditions = setCondition(conditions, ready, generation, now);
-  const status: ShipResourceStatus = { conditions };
-  if (generation !== undefined) status.observedGeneration = generation;
+  const previous = facts.ship.status ?? {};
+  const status: ShipResourceStatus = statusAfter(facts.ship, registered, ready, facts.now);
   if (held === 'unchanged') {
     if (previous.shipName !== undefined) status.shipName = previous.shipName;
     if (previous.registeredURL !== undefined) status.registeredURL = previous.registeredURL;
@@ -134,30 +103,10 @@ function currentSecretName(facts: ShipFacts): string | undefined {
   return facts.tokens.secretName || undefined;
 }
 
-/** The Ready condition's reason before this reconcile, to emit a Warning only when it changes. */
-function previousReady(facts: ShipFacts): Condition | undefined {
-  return findCondition(facts.ship.status?.conditions, 'Ready');
-}
-
-function transitionEvents(facts: ShipFacts, ready: ConditionInput, extra: EventSpec[] = []): EventSpec[] {
-  const before = previousReady(facts);
-  const events = [...extra];
-  if (before?.reason !== ready.reason && ready.status !== 'True' && ready.reason !== REASONS.Offline) {
-    events.push({ type: 'Warning', reason: ready.reason, message: ready.message });
-  }
-  return events;
-}
-
-/** Registered=False and Ready=False for the same reason: the registration this Ship wanted did not happen. */
+/** The registration this Ship wanted did not happen (Registered=False and Ready=False for `reason`). */
 function notRegistered(facts: ShipFacts, reason: Reason, text: string, held: Held, requeueAfterMs: number): ShipAction {
-  const condition = { status: 'False' as const, reason, message: text };
-  const ready = { type: 'Ready' as const, ...condition };
-  return {
-    kind: 'finish',
-    status: shipStatus(facts, held, { type: 'Registered', ...condition }, ready),
-    events: transitionEvents(facts, ready),
-    requeueAfterMs,
-  };
+  const { registered, ready } = notRegisteredConditions(reason, text);
+  return { kind: 'finish', status: shipStatus(facts, held, registered, ready), events: readyEvents(facts.ship, ready), requeueAfterMs };
 }
 
 /** Registered=True; Ready follows the bridge's online/offline. */
@@ -166,15 +115,12 @@ function registeredAs(facts: ShipFacts, registration: Registration, events: Even
   const ready: ConditionInput = registration.status === 'online'
     ? { type: 'Ready', status: 'True', reason: REASONS.Online, message: `the bridge reports ship ${registration.name} online` }
     : { type: 'Ready', status: 'False', reason: REASONS.Offline, message: `the bridge reports ship ${registration.name} offline: it has no event stream to ${registration.url}` };
-  return { kind: 'finish', status: shipStatus(facts, registration, registered, ready), events: transitionEvents(facts, ready, events), requeueAfterMs: facts.refreshMs };
+  return { kind: 'finish', status: shipStatus(facts, registration, registered, ready), events: readyEvents(facts.ship, ready, events), requeueAfterMs: facts.refreshMs };
 }
 
 function bridgeTrouble(facts: ShipFacts, trouble: BridgeTrouble, deleting: boolean): ShipAction {
-  const reason = trouble.kind === 'unavailable' ? REASONS.BridgeUnavailable : REASONS.BridgeUnauthorized;
-  const text = deleting ? `deletion waits for the bridge to deregister this ship: ${trouble.message}` : trouble.message;
-  const ready: ConditionInput = { type: 'Ready', status: 'False', reason, message: text };
-  // What the bridge holds is unknown: the registration and the Registered condition stay as last seen.
-  return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: transitionEvents(facts, ready), requeueAfterMs: facts.bridgeRetryMs };
+  const ready = bridgeTroubleReady(trouble, deleting ? 'ship' : undefined);
+  return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: readyEvents(facts.ship, ready), requeueAfterMs: facts.bridgeRetryMs };
 }
 
 function registration(info: ShipInfo): Registration {
@@ -192,10 +138,10 @@ export function decideShip(facts: ShipFacts): ShipAction {
     // Nothing changes until the Secret or the Ship does (no bridge call was made): a watched Secret's
     // change is an event; a user's Secret is not watched, so it is read again at the refresh.
     const requeueAfterMs = facts.tokensWatched ? undefined : facts.refreshMs;
-    return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: transitionEvents(facts, ready), requeueAfterMs };
+    return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: readyEvents(facts.ship, ready), requeueAfterMs };
   }
   if (facts.bridgeTrouble) return bridgeTrouble(facts, facts.bridgeTrouble, false);
-  if (!facts.roster) return { kind: 'listShips' };
+  if (!facts.roster) return { kind: 'readRoster' };
 
   const url = ship.spec.url;
   const expected = ship.spec.expectedName;
@@ -278,7 +224,7 @@ export function decideShip(facts: ShipFacts): ShipAction {
   }
   if (!facts.mayProbe) {
     // A NameMismatch of this generation was found moments ago: keep what it says until the retry interval passes.
-    const before = previousReady(facts);
+    const before = findCondition(ship.status?.conditions, 'Ready');
     const ready: ConditionInput = { type: 'Ready', status: 'False', reason: REASONS.NameMismatch, message: before?.message ?? `the ship at ${url} reports another name than spec.expectedName ${expected}` };
     return { kind: 'finish', status: shipStatus(facts, null, 'unchanged', ready), events: [], requeueAfterMs: facts.refreshMs };
   }
@@ -315,7 +261,7 @@ export function decideShipDeletion(facts: ShipFacts): ShipAction {
     return { kind: 'removeFinalizer', event: deregistered(own) };
   }
   // No registration recorded; one may exist if the operator stopped between POST /ships and the status write.
-  if (!facts.roster) return { kind: 'listShips' };
+  if (!facts.roster) return { kind: 'readRoster' };
   const expected = ship.spec.expectedName;
   const orphan = facts.roster.find((entry) => sameShipUrl(entry.url, ship.spec.url) && !removed.has(entry.name) && !facts.claims.get(entry.name) && (expected === undefined || entry.name === expected));
   if (orphan) return { kind: 'deregister', name: orphan.name, why: 'delete' };

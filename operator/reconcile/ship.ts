@@ -8,17 +8,18 @@
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { alreadyRegisteredName, probeRefusalStatus, SHIP_TAKEN_STATUS, SHIP_UNREACHABLE_STATUS } from '../../protocol/ship-registration.js';
 import { BridgeRefused } from '../bridge-client.js';
-import { FINALIZER, type ShipResource } from '../resources/index.js';
+import type { ShipInfo } from '../../protocol/index.js';
+import type { ShipResource } from '../resources/index.js';
 import type { ObjectKey, ReconcileResult, Reconciler, SecondaryWatch } from '../runtime/controller.js';
 import { claimsAgainst } from './claims.js';
 import { findCondition, kubeTime } from './conditions.js';
-import { bridgeTroubleOf, type ReconcileDeps } from './context.js';
+import type { ReconcileDeps } from './context.js';
+import { settle, SharedSteps, troubleOf, type Step } from './executor.js';
 import { OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
 import { decideShip, type ShipAction, type ShipFacts, type ShipRegisterOutcome } from './ship-decide.js';
 import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf } from './tokens.js';
 
-/** Actions one reconcile may take before it is considered stuck (the longest path takes 7). */
-const MAX_STEPS = 12;
+type ShipObject = ShipResource & KubernetesObject;
 
 /** How the bridge's refusal of POST /ships reads for a Ship (its formats: protocol/ship-registration.ts). */
 export function registerOutcomeOf(error: BridgeRefused): ShipRegisterOutcome {
@@ -38,8 +39,10 @@ export class ShipReconciler implements Reconciler {
   readonly watches: readonly SecondaryWatch[];
   /** When each Ship (by uid) last found a NameMismatch, to re-probe only every nameMismatchRetryMs. */
   private readonly mismatchProbes = new Map<string, { generation: number | undefined; at: number }>();
+  private readonly steps: SharedSteps<ShipObject, ShipInfo>;
 
   constructor(private readonly deps: ReconcileDeps) {
+    this.steps = new SharedSteps(deps.cluster, SHIP_RESOURCE, deps.rosters.ships, (name) => deps.bridge.deregisterShip(name), (status) => ({ shipName: status.shipName, bridgeStatus: status.bridgeStatus }));
     this.watches = [{ resource: SECRET_RESOURCE, labelSelector: OPERATOR_SECRETS_SELECTOR, map: (secret) => this.shipsUsing(secret) }];
   }
 
@@ -78,21 +81,16 @@ export class ShipReconciler implements Reconciler {
       bridgeRetryMs: options.bridgeRetryMs,
       shipRetryMs: options.shipRetryMs,
     };
-    for (let step = 0; step < MAX_STEPS; step++) {
-      if (signal?.aborted) return;
-      const action = decideShip(facts);
-      log.debug({ action: action.kind, ...('name' in action ? { name: action.name } : {}) }, 'ship reconcile step');
-      const result = await this.perform(facts, action, log);
-      if (result !== 'continue') {
-        if (action.kind === 'finish') {
-          if (facts.posts > 0 && findCondition(action.status.conditions, 'Registered')?.reason === 'NameMismatch') this.mismatchProbes.set(uid, { generation: ship.metadata.generation, at: now });
-          else if (findCondition(action.status.conditions, 'Registered')?.reason !== 'NameMismatch') this.mismatchProbes.delete(uid);
-        }
-        if (action.kind === 'done' || action.kind === 'removeFinalizer') this.mismatchProbes.delete(uid);
-        return result;
-      }
+    const settled = await settle(`Ship ${key.namespace}/${key.name}`, signal, log, () => decideShip(facts), (action) => this.perform(facts, action, log));
+    if (!settled) return;
+    const { action, result } = settled;
+    if (action.kind === 'finish') {
+      const registered = findCondition(action.status.conditions, 'Registered')?.reason;
+      if (facts.posts > 0 && registered === 'NameMismatch') this.mismatchProbes.set(uid, { generation: ship.metadata.generation, at: now });
+      else if (registered !== 'NameMismatch') this.mismatchProbes.delete(uid);
     }
-    throw new Error(`Ship ${key.namespace}/${key.name}: no settled decision after ${MAX_STEPS} steps`);
+    if (action.kind === 'done' || action.kind === 'removeFinalizer') this.mismatchProbes.delete(uid);
+    return result;
   }
 
   /**
@@ -107,20 +105,15 @@ export class ShipReconciler implements Reconciler {
     return { tokens: readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName))), tokensWatched: cached !== undefined };
   }
 
-  private async perform(facts: ShipFacts, action: ShipAction, log: ReconcileDeps['log']): Promise<'continue' | ReconcileResult | void> {
+  private async perform(facts: ShipFacts, action: ShipAction, log: ReconcileDeps['log']): Promise<Step> {
     const { cluster, bridge, rosters } = this.deps;
-    const ship = facts.ship;
+    const ship = facts.ship as ShipObject;
+    if (this.steps.handles(action)) {
+      const { step, object } = await this.steps.perform(ship, facts, action, log);
+      if (object) facts.ship = object;
+      return step;
+    }
     switch (action.kind) {
-      case 'done':
-        return;
-      case 'addFinalizer':
-        facts.ship = await cluster.addFinalizer(SHIP_RESOURCE, ship as ShipResource & KubernetesObject, FINALIZER);
-        return 'continue';
-      case 'removeFinalizer':
-        if (action.event) await cluster.recordEvent(ship as KubernetesObject, action.event);
-        await cluster.removeFinalizer(SHIP_RESOURCE, ship as ShipResource & KubernetesObject, FINALIZER);
-        log.info('finalizer removed');
-        return {};
       case 'createTokenSecret': {
         const pair = { shipToken: generateToken(), bridgeToken: generateToken() };
         const created = await cluster.createSecret(generatedTokenSecret(ship, pair));
@@ -134,25 +127,18 @@ export class ShipReconciler implements Reconciler {
         }
         return 'continue';
       }
-      case 'listShips':
-        try {
-          facts.roster = await rosters.ships();
-        } catch (error) {
-          facts.bridgeTrouble = this.trouble(error);
-        }
-        return 'continue';
       case 'register': {
         const tokens = facts.tokens;
         const body = tokens.kind === 'pair' ? { url: ship.spec.url, shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken } : { url: ship.spec.url };
         facts.posts += 1;
         try {
           facts.posted = { kind: 'created', info: await bridge.registerShip(body) };
-          rosters.shipRegistered(facts.posted.info);
+          rosters.ships.put(facts.posted.info);
           log.info({ shipName: facts.posted.info.name, url: facts.posted.info.url }, 'registered with the bridge');
         } catch (error) {
           if (!(error instanceof BridgeRefused)) {
-            rosters.shipsUnknown();
-            facts.bridgeTrouble = this.trouble(error);
+            rosters.ships.forget();
+            facts.bridgeTrouble = troubleOf(error);
             return 'continue';
           }
           facts.posted = registerOutcomeOf(error);
@@ -160,40 +146,13 @@ export class ShipReconciler implements Reconciler {
         }
         if (facts.posted.kind === 'taken') {
           try {
-            facts.roster = await rosters.ships({ fresh: true });
+            facts.roster = await rosters.ships.get({ fresh: true });
           } catch (error) {
-            facts.bridgeTrouble = this.trouble(error);
+            facts.bridgeTrouble = troubleOf(error);
           }
         }
         return 'continue';
       }
-      case 'deregister':
-        try {
-          const outcome = await bridge.deregisterShip(action.name);
-          rosters.shipRemoved(action.name);
-          log.info({ shipName: action.name, why: action.why, outcome }, 'deregistered from the bridge');
-          facts.removed = [...facts.removed, action.name];
-          if (action.event) await cluster.recordEvent(ship as KubernetesObject, action.event);
-        } catch (error) {
-          rosters.shipsUnknown();
-          facts.bridgeTrouble = this.trouble(error);
-        }
-        return 'continue';
-      case 'finish': {
-        const wrote = await cluster.writeStatus(SHIP_RESOURCE, ship as KubernetesObject, ship.status as Record<string, unknown> | undefined, action.status as Record<string, unknown>);
-        for (const event of action.events) await cluster.recordEvent(ship as KubernetesObject, event);
-        if (wrote) {
-          const ready = findCondition(action.status.conditions, 'Ready');
-          log.info({ ready: ready?.status, reason: ready?.reason, shipName: action.status.shipName, bridgeStatus: action.status.bridgeStatus }, 'status updated');
-        }
-        return { requeueAfterMs: action.requeueAfterMs };
-      }
     }
-  }
-
-  private trouble(error: unknown) {
-    const trouble = bridgeTroubleOf(error);
-    if (!trouble) throw error;
-    return trouble;
   }
 }

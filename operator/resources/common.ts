@@ -5,6 +5,7 @@
 // structural schema allows (the generator refuses the rest), write enums as `Type.Enum` (they become
 // `type: string` + `enum`) and put `x-kubernetes-*` extensions in the options.
 // Not here: how the operator decides anything (reasons, requeues) — only the shapes it reads and writes.
+import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { Type, type Static, type TSchema } from 'typebox';
 import { IDENTIFIER_MAX_BYTES } from '../../protocol/identifier-rules.js';
 
@@ -90,7 +91,24 @@ export const Conditions = Type.Array(Condition, {
   'x-kubernetes-list-map-keys': ['type'],
 });
 
-export const StatusObservedGeneration = ObservedGeneration('The metadata.generation the operator last acted on.');
+const StatusObservedGeneration = ObservedGeneration('The metadata.generation the operator last acted on.');
+
+/** A kind's status: observedGeneration, the kind's own fields, then conditions (the order the CRD lists). */
+export function ResourceStatus<Fields extends Record<string, TSchema>>(fields: Fields) {
+  return Type.Object(
+    { observedGeneration: Type.Optional(StatusObservedGeneration), ...fields, conditions: Type.Optional(Conditions) },
+    { description: 'What the operator observed; written through the status subresource only.' },
+  );
+}
+
+/** An object of a kind as read from the API server (spec defaults applied by the server; status absent until first written). */
+export interface CustomResource<Kind extends string, Spec, Status> {
+  apiVersion: 'svc.dev/v1alpha1';
+  kind: Kind;
+  metadata: V1ObjectMeta;
+  spec: Spec;
+  status?: Status;
+}
 
 /** A printer column as a CRD version lists it. */
 export interface PrinterColumn {

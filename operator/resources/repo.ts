@@ -3,12 +3,11 @@
 // `_` or spaces), and that effective name never changes: renaming a bridge repo would orphan the workspaces
 // and records filed under the old name, so a new name is a new Repo.
 import { Type, type Static } from 'typebox';
-import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { CLONE_URL_MAX_LENGTH } from '../../protocol/clone-url.js';
 import { IDENTIFIER_MAX_BYTES } from '../../protocol/identifier-rules.js';
 import {
-  AGE_COLUMN, Conditions, DeletionPolicy, IdentifierString, READY_COLUMN, REASON_COLUMN, StatusObservedGeneration,
-  type CelRule, type CustomResourceKind,
+  AGE_COLUMN, DeletionPolicy, IdentifierString, READY_COLUMN, REASON_COLUMN, ResourceStatus,
+  type CelRule, type CustomResource, type CustomResourceKind,
 } from './common.js';
 
 /**
@@ -37,23 +36,14 @@ export const RepoSpec = Type.Object({
 }, { description: 'A repo for the operator to register with the bridge.' });
 export type RepoSpec = Static<typeof RepoSpec>;
 
-export const RepoResourceStatus = Type.Object({
-  observedGeneration: Type.Optional(StatusObservedGeneration),
+export const RepoResourceStatus = ResourceStatus({
   repoName: Type.Optional(Type.String({ description: 'The name the repo is registered under in the bridge.' })),
   registeredURL: Type.Optional(Type.String({ description: 'The clone URL the bridge holds.' })),
   provider: Type.Optional(Type.String({ description: 'The provider the bridge holds.' })),
-  conditions: Type.Optional(Conditions),
-}, { description: 'What the operator observed; written through the status subresource only.' });
+});
 export type RepoResourceStatus = Static<typeof RepoResourceStatus>;
 
-/** A Repo as read from the API server (spec defaults applied by the server; status absent until first written). */
-export interface RepoResource {
-  apiVersion: 'svc.dev/v1alpha1';
-  kind: 'Repo';
-  metadata: V1ObjectMeta;
-  spec: RepoSpec;
-  status?: RepoResourceStatus;
-}
+export type RepoResource = CustomResource<'Repo', RepoSpec, RepoResourceStatus>;
 
 /** The bridge name a Repo registers under. */
 export function repoBridgeName(repo: Pick<RepoResource, 'metadata' | 'spec'>): string {

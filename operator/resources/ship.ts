@@ -3,11 +3,10 @@
 // only what the operator needs to register it; `expectedName` lets a user assert the name (a mismatch is a
 // condition, never a silent adoption).
 import { Type, type Static } from 'typebox';
-import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { ShipStatus as BridgeShipStatus } from '../../protocol/bridge.js';
 import {
-  AGE_COLUMN, Conditions, DeletionPolicy, IdentifierString, READY_COLUMN, REASON_COLUMN, SHIP_NAME_MAX_LENGTH, StatusObservedGeneration,
-  type CustomResourceKind,
+  AGE_COLUMN, DeletionPolicy, IdentifierString, READY_COLUMN, REASON_COLUMN, ResourceStatus, SHIP_NAME_MAX_LENGTH,
+  type CustomResource, type CustomResourceKind,
 } from './common.js';
 
 /** Longest ship URL accepted (the bridge sets none; this bounds what CEL and the operator handle). */
@@ -63,24 +62,15 @@ export const ShipSpec = Type.Object({
 }, { description: 'A ship for the operator to register with the bridge.' });
 export type ShipSpec = Static<typeof ShipSpec>;
 
-export const ShipResourceStatus = Type.Object({
-  observedGeneration: Type.Optional(StatusObservedGeneration),
+export const ShipResourceStatus = ResourceStatus({
   shipName: Type.Optional(Type.String({ description: 'The name the bridge knows the ship by (reported by the ship).' })),
   registeredURL: Type.Optional(Type.String({ description: 'The URL the ship is registered with.' })),
   bridgeStatus: Type.Optional(Type.Union(BridgeShipStatus.anyOf, { description: 'online or offline, as the bridge last reported it.' })),
   tokenSecretName: Type.Optional(Type.String({ description: 'The Secret holding the token pair in use (never the tokens).' })),
-  conditions: Type.Optional(Conditions),
-}, { description: 'What the operator observed; written through the status subresource only.' });
+});
 export type ShipResourceStatus = Static<typeof ShipResourceStatus>;
 
-/** A Ship as read from the API server (spec defaults applied by the server; status absent until first written). */
-export interface ShipResource {
-  apiVersion: 'svc.dev/v1alpha1';
-  kind: 'Ship';
-  metadata: V1ObjectMeta;
-  spec: ShipSpec;
-  status?: ShipResourceStatus;
-}
+export type ShipResource = CustomResource<'Ship', ShipSpec, ShipResourceStatus>;
 
 export const SHIP: CustomResourceKind = {
   kind: 'Ship',

@@ -54,7 +54,7 @@ describe('decideShip', () => {
   it('adds the finalizer first, then creates a Generated Secret, then reads the bridge', () => {
     expect(decideShip(shipFacts({ ship: ship({ finalizers: [] }) }))).toEqual({ kind: 'addFinalizer' });
     expect(decideShip(shipFacts({ tokens: { kind: 'absent', secretName: 's1-tokens' } }))).toEqual({ kind: 'createTokenSecret', secretName: 's1-tokens' });
-    expect(decideShip(shipFacts())).toEqual({ kind: 'listShips' });
+    expect(decideShip(shipFacts())).toEqual({ kind: 'readRoster' });
   });
 
   it('stops before the bridge on unusable tokens (TokensInvalid), keeping the registration as it was', () => {
@@ -174,7 +174,7 @@ describe('decideShip', () => {
     expect(decideShip(shipFacts({ ship: ship({ deleting: true, finalizers: [] }) }))).toEqual({ kind: 'done' });
     // Nothing recorded: a registration at its URL that nobody holds (the operator stopped after POST) is removed.
     const unrecorded = ship({ deleting: true });
-    expect(decideShip(shipFacts({ ship: unrecorded }))).toEqual({ kind: 'listShips' });
+    expect(decideShip(shipFacts({ ship: unrecorded }))).toEqual({ kind: 'readRoster' });
     expect(decideShip(shipFacts({ ship: unrecorded, roster: [online('n1')] }))).toEqual({ kind: 'deregister', name: 'n1', why: 'delete' });
     expect(decideShip(shipFacts({ ship: unrecorded, roster: [online('n1')], claims: new Map([['n1', claim()]]) }))).toEqual({ kind: 'removeFinalizer' });
   });
@@ -241,7 +241,7 @@ const repoFacts = (overrides: Partial<RepoFacts> = {}): RepoFacts => ({ repo: re
 describe('decideRepo', () => {
   it('registers under spec.name (else metadata.name), adopts an equal one, replaces a different one, defers to a holder', () => {
     expect(decideRepo(repoFacts({ repo: repo({ finalizers: [] }) }))).toEqual({ kind: 'addFinalizer' });
-    expect(decideRepo(repoFacts())).toEqual({ kind: 'listRepos' });
+    expect(decideRepo(repoFacts())).toEqual({ kind: 'readRoster' });
     expect(decideRepo(repoFacts({ repo: repo({ spec: { name: 'App_1' } }), roster: [] }))).toEqual({ kind: 'register', request: { name: 'App_1', url: 'https://example.com/app.git', provider: 'custom' } });
     const adopted = decideRepo(repoFacts({ roster: [{ name: 'app', url: 'https://example.com/app.git', provider: 'custom' }] }));
     expect(adopted).toMatchObject({ kind: 'finish', events: [{ reason: 'Adopted' }], status: { repoName: 'app', provider: 'custom', registeredURL: 'https://example.com/app.git' } });
