@@ -4,10 +4,10 @@
 // - typed client calls `<verb>Namespaced<Kind>[Status](…)` (client-node 1.4: read → get, replace → update);
 // - custom-object calls, which live in the Cluster adapter (operator/reconcile/cluster.ts): each Cluster
 //   method's verbs (following `this.<method>(` inside the class), then every `cluster.<method>(X_RESOURCE`
-//   call site, X_RESOURCE resolved in operator/reconcile/names.ts. A call site passing a resource held in
-//   a property (`kind.resource`, shared steps used for several kinds) counts for every custom resource of
-//   the operator's API group that the code names (an over-approximation: it can only grant a verb on a
-//   kind the code handles, never miss one);
+//   call site, X_RESOURCE resolved in operator/reconcile/names.ts. A call site passing a resource it was
+//   given (a variable or property: steps shared by several kinds) counts for every custom resource of the
+//   operator's API group that the code names (an over-approximation: it can only grant a verb on a kind
+//   the code handles, never miss one);
 // - list + watch for every reconciler's primary resource (`resource = X_RESOURCE`) and the resources in its
 //   secondary watches (`watches = [{ resource: X_RESOURCE, … }]`), which the runtime lists and watches
 //   through operator/kube/http.ts.
@@ -107,9 +107,9 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
       const verbs = methodVerbs.get(method!);
       if (!verbs?.size) continue; // not a custom-object method (readSecret, recordEvent: typed calls above)
       const constant = constants.get(argument!);
-      const resources = constant ? [constant] : /\.resource$/.test(argument!) ? customResources : [];
+      const resources = constant ? [constant] : /^[A-Za-z_$][\w$.]*$/.test(argument!) && !/_RESOURCE$/.test(argument!) ? customResources : [];
       if (!resources.length) {
-        unresolved.push(`${file}: ${call}…) names neither a *_RESOURCE constant of names.ts nor a .resource property`);
+        unresolved.push(`${file}: ${call}…) names neither a ResourceRef of names.ts nor a variable holding one`);
         continue;
       }
       for (const resource of resources) {
