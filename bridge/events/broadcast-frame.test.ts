@@ -3,10 +3,11 @@
 // ws's own per-socket compression for a subscriber that asked for a smaller server window; plain frames for
 // one that offered nothing. Every client reads every text exactly, in order. The aggregate `sync` is made of
 // segments compressed one by one, as the registry keeps it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { segmentOf } from './broadcast-frame.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, SYNC_SPACING_MS } from './event-hub.js';
 
 /** The workspaces' JSON array in segments of 70 entries, each compressed by a stream of its own. */
 const segmentsOf = (workspaces: object[]) => {
@@ -63,9 +64,11 @@ describe('broadcast frames', () => {
     expect(serverSockets.get('browser')!.extensions).toContain('permessage-deflate');
     expect(serverSockets.get('plain')!.extensions).toBe('');
 
-    // Each round once the last is delivered: a sync published while one is still being written would
-    // replace the one waiting (subscriber-delivery.ts), which is not what this test is about.
+    // Each round once the last is delivered and the hub's sync spacing is over: a sync published while one
+    // is still being written would replace the one waiting (subscriber-delivery.ts), and one published within
+    // the spacing would wait for its end (event-hub.ts), neither of which is what this test is about.
     for (let round = 1; round <= 3; round++) {
+      await sleep(SYNC_SPACING_MS);
       hub.publish('workspace.branch_changed', summary(round, `small-${round}`));
       workspaces = workspaces.map((w, i) => (i % 3 === round % 3 ? { ...w, branch: `round-${round}` } : w));
       hub.publishSync();

@@ -8,13 +8,21 @@
 // (protocol/websocket-compression.ts); a large frame is compressed once per broadcast and the same bytes go
 // to every subscriber that negotiated deflate (broadcast-frame.ts), from the segments of it the registry keeps
 // between broadcasts (only the runs a ship's sync changed are encoded and compressed again).
+// Aggregate syncs are spaced in time (SYNC_SPACING_MS): the first goes at once, one asked for within the
+// spacing after it goes at the end of the spacing, built then, and stands for every one asked for meanwhile.
+// A storm of 20 ship reconnects is then a handful of aggregates to write to every subscriber, not 20
+// (bench/fleet.ts; docs/DECISIONS.md "Fleet scale"). Events are never held: every frame is built from the
+// index when it is sent, so a subscriber applying frames in order always holds the latest state it was sent.
 import type { WebSocket } from 'ws';
 import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
 import { deliverySocket, frameOf, frameOfSegments, segmentOf, type EventFrame, type FrameSegment } from './broadcast-frame.js';
+import { SubscriberDelivery } from './subscriber-delivery.js';
 
 /** The end of every aggregate `sync`'s text, after its workspaces. */
 const SYNC_END = segmentOf('}');
-import { SubscriberDelivery } from './subscriber-delivery.js';
+
+/** An aggregate sync asked for within this long after the last one waits for the end of it. */
+export const SYNC_SPACING_MS = 100;
 
 /** Told of each broadcast that reached subscribers and of each subscriber the bound closed (the bridge's metrics). */
 export interface EventHubObserver {
@@ -25,6 +33,9 @@ export interface EventHubObserver {
 export class EventHub {
   private readonly subscribers = new Map<WebSocket, SubscriberDelivery>();
   private observer: EventHubObserver | null = null;
+  /** Running from each aggregate sync sent for SYNC_SPACING_MS; `owed` when one was asked for meanwhile. */
+  private spacing: NodeJS.Timeout | null = null;
+  private owed = false;
 
   /** `workspaces`: the JSON array of the aggregate's workspaces, as segments (registry.aggregateSegments). */
   constructor(private readonly workspaces: () => readonly FrameSegment[]) {}
@@ -46,12 +57,28 @@ export class EventHub {
     return frameOfSegments([start, ...this.workspaces(), SYNC_END]);
   }
 
-  /** A fresh aggregate snapshot to everyone (a ship's sync or removal, registration, deregistration). */
+  /**
+   * A fresh aggregate snapshot to everyone (a ship's sync or removal, registration, deregistration): now, or
+   * at the end of the spacing after the last one.
+   */
   publishSync(): void {
     if (this.subscribers.size === 0) return;
+    if (this.spacing) {
+      this.owed = true;
+      return;
+    }
+    this.spacing = setTimeout(() => this.spaced(), SYNC_SPACING_MS);
+    this.spacing.unref();
     this.observer?.relayed('sync');
     const frame = this.syncFrame();
     for (const delivery of this.subscribers.values()) delivery.sync(frame);
+  }
+
+  private spaced(): void {
+    this.spacing = null;
+    if (!this.owed) return;
+    this.owed = false;
+    this.publishSync();
   }
 
   publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary): void {
@@ -70,6 +97,9 @@ export class EventHub {
   }
 
   closeAll(): void {
+    if (this.spacing) clearTimeout(this.spacing);
+    this.spacing = null;
+    this.owed = false;
     for (const socket of this.subscribers.keys()) socket.close(1001, 'bridge shutting down');
     this.subscribers.clear();
   }
