@@ -53,7 +53,7 @@ import { UserSockets } from './auth/user-sockets.js';
 import { Accounts } from './auth/accounts.js';
 import { AgentCredentials } from './auth/agent-credentials.js';
 import { ensureFirstAdmin, type FirstAdminSource } from './auth/first-admin.js';
-import { forwardOnly, monotonicClock, systemClock, type Clock } from './auth/clock.js';
+import { forwardOnly, monotonicClock, systemClock, type Clock } from '../protocol/clock.js';
 import { startInsecureBanner } from './auth/insecure-banner.js';
 import { Armory } from './armory/armory.js';
 import { ArmoryPush } from './armory/armory-push.js';

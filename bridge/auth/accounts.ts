@@ -18,7 +18,7 @@ import { BridgeError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { publicUser, type UserRecord } from '../store/users-store.js';
 import type { Authenticator } from './authenticator.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../protocol/clock.js';
 import { LoginBackoff } from './login-backoff.js';
 import { PasswordHasher } from './passwords.js';
 import type { Principal } from './principal.js';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AgentTokensStore } from '../store/agent-tokens-store.js';
 import type { ShipClient } from '../ships/ship-client.js';
 import type { Authenticator } from './authenticator.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../protocol/clock.js';
 import { newToken, tokenHash } from './tokens.js';
 
 /** Waits before each retry of a push that got no answer (the last entry is unused: no retry after it). */

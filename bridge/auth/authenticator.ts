@@ -4,7 +4,7 @@
 // bounds how long another bridge process sharing the database could lag. Session expiry is checked on
 // every request against the injected clock, cached or not.
 import type { CredentialsStore } from '../store/credentials-store.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../protocol/clock.js';
 import type { Principal } from './principal.js';
 import { tokenHash } from './tokens.js';
 

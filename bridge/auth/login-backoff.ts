@@ -3,7 +3,7 @@
 // success clears the username's count. An address gets more free failures than a name (many people share
 // one address behind a NAT, or the CLI on one host), and a success does not clear it (an attacker holding
 // one account must not be able to reset it). Pure: the caller sleeps for the delay it is given.
-import type { Clock } from './clock.js';
+import type { Clock } from '../../protocol/clock.js';
 
 const FREE_FAILURES_PER_USER = 5;
 const FREE_FAILURES_PER_ADDRESS = 20;

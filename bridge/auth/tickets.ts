@@ -2,7 +2,7 @@
 // Each holds the user principal that minted it; a logout, password or role change, or user removal voids
 // the unused tickets of that session or user (the guard also refuses one whose session has expired since).
 import { WS_TICKET_LIFETIME_MS, type User } from '../../protocol/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../../protocol/clock.js';
 import type { Principal } from './principal.js';
 import { newToken } from './tokens.js';
 

@@ -11,7 +11,7 @@
 // repo's remaining records for this pass (a 404/410/422 about one issue or branch skips only its record);
 // an offline ship skips its records.
 import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
-import type { Clock } from '../auth/clock.js';
+import type { Clock } from '../../protocol/clock.js';
 import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';

@@ -7,7 +7,8 @@
 import { ApiException, type CoreV1Event, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { MERGE_PATCH, type KubeClients } from '../kube/clients.js';
-import type { Clock, ResourceRef } from '../runtime/controller.js';
+import type { Clock } from '../../protocol/clock.js';
+import type { ResourceRef } from '../runtime/controller.js';
 import type { EventSpec } from './outcomes.js';
 
 export function isApiStatus(error: unknown, code: number): boolean {
@@ -131,7 +132,7 @@ export class Cluster {
   /** Records a core/v1 Event about `object` (best effort; never carries a token: messages are ours). */
   async recordEvent(object: KubernetesObject, event: EventSpec): Promise<void> {
     const { namespace, name } = identity(object);
-    const now = new Date(this.clock.now());
+    const now = new Date(this.clock());
     const body: CoreV1Event = {
       metadata: { generateName: `${name}.`, namespace },
       involvedObject: {

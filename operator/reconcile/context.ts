@@ -3,7 +3,8 @@
 // the reconcilers read, each with the default recorded in docs/DECISIONS.md).
 import type { Logger } from 'pino';
 import { BridgeRefused, BridgeUnauthorized, BridgeUnavailable, type BridgeClient } from '../bridge-client.js';
-import type { CacheReader, Clock, OperatorOptions } from '../runtime/controller.js';
+import type { Clock } from '../../protocol/clock.js';
+import type { CacheReader, OperatorOptions } from '../runtime/controller.js';
 import type { Cluster } from './cluster.js';
 import { RECONCILE_DEFAULTS } from './names.js';
 import type { BridgeRosters } from './rosters.js';

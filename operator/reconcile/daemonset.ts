@@ -37,7 +37,7 @@ export class DaemonSetShipsReconciler implements Reconciler {
       daemonSet,
       pods: cache.list<V1Pod & KubernetesObject>(POD_RESOURCE, key.namespace),
       ships: cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE, key.namespace),
-      now: clock.now(),
+      now: clock(),
       graceMs: options.daemonsetGraceMs,
       tokenSecret: options.shipTokenSecret,
       shipPort: options.daemonsetShipPort,

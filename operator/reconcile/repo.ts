@@ -31,7 +31,7 @@ export class RepoReconciler implements Reconciler {
     const log = this.deps.log.child({ repo: `${key.namespace}/${key.name}` });
     const facts: RepoFacts = {
       repo,
-      now: kubeTime(this.deps.clock.now()),
+      now: kubeTime(this.deps.clock()),
       claims: claimsAgainst(repo, cache.list<RepoObject>(REPO_RESOURCE), (other) => other.status?.repoName),
       posts: 0,
       removed: [],

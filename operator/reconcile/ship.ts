@@ -65,7 +65,7 @@ export class ShipReconciler implements Reconciler {
       return;
     }
     const log = this.deps.log.child({ ship: `${key.namespace}/${key.name}` });
-    const now = this.deps.clock.now();
+    const now = this.deps.clock();
     const uid = ship.metadata.uid ?? `${key.namespace}/${key.name}`;
     const probe = this.mismatchProbes.get(uid);
     const facts: ShipFacts = {

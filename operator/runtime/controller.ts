@@ -15,6 +15,7 @@
 // are watched (watch.ts), queued (queue.ts) or elected (leader.ts); runtime.ts assembles them.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { Clock } from '../../protocol/clock.js';
 import type { KubeClients } from '../kube/clients.js';
 
 /** A namespaced (or cluster-scoped: namespace '') object's identity: the work queue's key. */
@@ -86,11 +87,6 @@ export interface Reconciler {
   reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | void>;
 }
 
-/** A clock the runtime and reconcilers share (tests inject a fake). */
-export interface Clock {
-  now(): number;
-}
-export const systemClock: Clock = { now: () => Date.now() };
 
 /** What `svc operator` was told (DESIGN §10), as the reconcilers need it. */
 export interface OperatorOptions {
@@ -108,6 +104,7 @@ export interface ReconcilerContext {
   cache: CacheReader;
   kube: KubeClients;
   log: Logger;
+  /** The runtime's and reconcilers' wall clock (tests inject a fake). */
   clock: Clock;
   options: OperatorOptions;
   /** Record one bridge call's latency for /metrics (`svc_operator_bridge_request_duration_seconds`). */

@@ -13,7 +13,7 @@
 // Time fields are V1MicroTime: the API server refuses a Lease time with three fractional digits.
 import { ApiException, V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './controller.js';
+import { systemClock, type Clock } from '../../protocol/clock.js';
 import { sleep } from './sleep.js';
 
 export interface LeaderElectorOptions {
@@ -91,18 +91,18 @@ export class LeaderElector {
     while (!this.stopped) {
       let ok = false;
       try {
-        ok = await this.withTimeout(this.tryAcquireOrRenew(), this.leading ? Math.max(1, this.renewDeadlineMs - (this.clock.now() - this.lastRenew)) : this.retryPeriodMs);
+        ok = await this.withTimeout(this.tryAcquireOrRenew(), this.leading ? Math.max(1, this.renewDeadlineMs - (this.clock() - this.lastRenew)) : this.retryPeriodMs);
       } catch (error) {
         this.options.log.warn({ lease: this.name, err: error instanceof Error ? error.message : String(error) }, this.leading ? 'lease renewal failed' : 'lease acquisition failed');
       }
       if (this.stopped) break;
       if (ok) {
-        this.lastRenew = this.clock.now();
+        this.lastRenew = this.clock();
         if (!this.leading) {
           this.options.log.info({ lease: this.name, namespace: this.options.namespace, identity: this.options.identity }, 'acquired the leader lease');
           this.setLeading(true);
         }
-      } else if (this.leading && (this.clock.now() - this.lastRenew >= this.renewDeadlineMs || this.heldByOther())) {
+      } else if (this.leading && (this.clock() - this.lastRenew >= this.renewDeadlineMs || this.heldByOther())) {
         this.options.log.warn({ lease: this.name, identity: this.options.identity }, 'lost the leader lease: stopping reconcilers');
         this.setLeading(false);
       }
@@ -131,7 +131,7 @@ export class LeaderElector {
 
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { leases, namespace, identity } = this.options;
-    const now = this.clock.now();
+    const now = this.clock();
     let lease: V1Lease;
     try {
       lease = await leases.readNamespacedLease({ namespace, name: this.name });
@@ -184,7 +184,7 @@ export class LeaderElector {
     try {
       const lease = await this.withTimeout(leases.readNamespacedLease({ namespace, name: this.name }), this.retryPeriodMs);
       if (lease.spec?.holderIdentity !== identity) return;
-      const now = this.clock.now();
+      const now = this.clock();
       await this.withTimeout(leases.replaceNamespacedLease({ namespace, name: this.name, body: { ...lease, spec: {
         ...this.spec(lease.spec, now), holderIdentity: undefined, leaseDurationSeconds: 1,
       } } }), this.retryPeriodMs);

@@ -108,7 +108,7 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
     cache: directCache(fake),
     kube,
     log: operatorLog,
-    clock: { now: () => clock.now },
+    clock: () => clock.now,
     options: { bridgeUrl, namespace: NAMESPACE, daemonsetGraceMs: 10 * 60_000 },
     observeBridgeCall: () => {},
   };

@@ -113,7 +113,7 @@ describe('leader election between two operator replicas', () => {
     cleanups.push(() => fake.close());
     const leases = config.makeApiClient(CoordinationV1Api);
     let now = 1_000_000;
-    const clock = { now: () => now };
+    const clock = () => now;
     const events: string[] = [];
     const make = (identity: string) => new LeaderElector({
       leases, namespace: 'default', identity, clock, log: quietLog,
