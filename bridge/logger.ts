@@ -1,14 +1,16 @@
 // The bridge's pino logger: JSON lines, level from SVC_LOG_LEVEL, request logs without bodies or secrets.
 // Lines go to stdout asynchronously (sonic-boom, flushed at exit), so a request never waits on the pipe a
 // supervisor reads its logs from; the one line per request is written by the server's onResponse hook.
+// The operator's logger is this one with its own component and redacted fields (operator/runtime/start.ts).
 import { pino, type Logger } from 'pino';
 import { redactTicket } from '../protocol/index.js';
 
-export function createLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
-  return pino(
-    { level, base: { component: 'bridge' }, redact: { paths: ['req.headers.authorization'], censor: '***' } },
-    pino.destination({ dest: 1, sync: false }),
-  );
+export function createLogger(
+  level = process.env.SVC_LOG_LEVEL ?? 'info',
+  component = 'bridge',
+  redact: string[] = ['req.headers.authorization'],
+): Logger {
+  return pino({ level, base: { component }, redact: { paths: redact, censor: '***' } }, pino.destination({ dest: 1, sync: false }));
 }
 
 export const requestSerializers = {

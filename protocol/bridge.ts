@@ -4,6 +4,13 @@ import { Identifier } from './identifier.js';
 import { SystemResources } from './resources.js';
 import { ActiveWorkspaceStatus, InactiveWorkspaceStatus, WorkspaceSummary } from './workspace.js';
 
+/**
+ * The forge providers the bridge serves: `custom` (plain git, what a repo registered without one gets) and
+ * `github` (bridge/server.ts). The bridge stores any non-empty provider; another one only fails later.
+ */
+export const REPO_PROVIDERS = ['custom', 'github'] as const;
+export const DEFAULT_REPO_PROVIDER = REPO_PROVIDERS[0];
+
 export const Repo = Type.Object({ name: Identifier, url: Type.String(), provider: Type.String() });
 export type Repo = Static<typeof Repo>;
 

@@ -1,7 +1,7 @@
 // The repo registry: GET/POST/DELETE /repos and GET /repos/:name/branches.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { classifyCloneUrl, CreateRepoRequest, identifierProblem, redactUrlCredentials, RepoParams, type Repo } from '../../protocol/index.js';
+import { classifyCloneUrl, CreateRepoRequest, DEFAULT_REPO_PROVIDER, identifierProblem, redactUrlCredentials, RepoParams, type Repo } from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { branchListingFailed, invalidRepo, invalidRepoIdentifier, repoExists, repoNotFound } from '../errors.js';
 import { BranchListingError, listBranches, type BranchProbeLimits } from '../repos/branches.js';
@@ -33,7 +33,7 @@ export function repoRoutes(options: RepoRouteOptions) {
       { schema: { body: CreateRepoRequest }, config: { identifierFields: { '/name': 'invalid repo identifier' } } },
       async (request, reply) => {
         const { name, url } = request.body;
-        const provider = request.body.provider ?? 'custom';
+        const provider = request.body.provider ?? DEFAULT_REPO_PROVIDER;
         const transport = classifyCloneUrl(url, { allowLocalRepos: options.allowLocalRepos });
         if ('problem' in transport) throw invalidRepo(transport.problem);
         if (!(await options.repos.add({ name, url, provider }))) throw repoExists(name);

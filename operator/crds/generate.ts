@@ -7,10 +7,10 @@ import { stringify } from 'yaml';
 import { API_VERSION, CATEGORY, GROUP, REPO, SHIP, VERSION, type CustomResourceKind } from '../resources/index.js';
 import { toStructural, type JsonSchema } from './structural.js';
 
-export const CRD_KINDS: readonly CustomResourceKind[] = [SHIP, REPO];
+const CRD_KINDS: readonly CustomResourceKind[] = [SHIP, REPO];
 
 /** The openAPIV3Schema of one kind: the Kubernetes envelope around the structural spec and status. */
-export function openApiSchema(kind: CustomResourceKind): JsonSchema {
+function openApiSchema(kind: CustomResourceKind): JsonSchema {
   const metadata: JsonSchema = { type: 'object' };
   if (kind.nameMaxLength !== undefined) metadata.properties = { name: { type: 'string', maxLength: kind.nameMaxLength } };
   const schema: JsonSchema = {

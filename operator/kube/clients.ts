@@ -19,8 +19,6 @@ import {
 
 /** Options for a JSON merge patch (RFC 7386): pass as the last argument of any generated patch method. */
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-/** Options for a JSON patch (RFC 6902), e.g. a test-and-remove of one finalizer. */
-export const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
 /** Where the service-account mount lives in a pod (the path client-node's loadFromCluster reads). */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -10,8 +10,8 @@ import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import type { ReconcileDeps } from './context.js';
 import { MANAGED_BY_OPERATOR, OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE } from './names.js';
-import { generateToken } from './tokens.js';
-import { TOKEN_KEYS } from '../resources/index.js';
+import { newToken } from '../../bridge/auth/tokens.js';
+import { newTokenPair } from './tokens.js';
 
 export interface ChartSecret {
   name: string;
@@ -27,17 +27,17 @@ export function chartSecrets(options: ReconcileDeps['options']): ChartSecret[] {
     {
       name: options.shipTokenSecret,
       purpose: 'the shared ship token pair',
-      values: () => ({ [TOKEN_KEYS.shipToken]: generateToken(), [TOKEN_KEYS.bridgeToken]: generateToken() }),
+      values: newTokenPair,
     },
     {
       name: options.adminSecret,
       purpose: 'the first-admin credentials',
-      values: () => ({ username: options.adminUsername, email: options.adminEmail, password: generateToken() }),
+      values: () => ({ username: options.adminUsername, email: options.adminEmail, password: newToken() }),
     },
     {
       name: options.postgresSecret,
       purpose: 'the bundled PostgreSQL password',
-      values: () => ({ password: generateToken() }),
+      values: () => ({ password: newToken() }),
     },
   ];
 }

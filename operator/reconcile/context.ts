@@ -29,14 +29,12 @@ export interface ReconcileOptions {
   nameMismatchRetryMs: number;
 }
 
-export const DAEMONSET_GRACE_DEFAULT_MS = 10 * 60_000;
-export const NAME_MISMATCH_RETRY_DEFAULT_MS = 5 * 60_000;
+const DAEMONSET_GRACE_DEFAULT_MS = 10 * 60_000;
 
 /** The runtime's options completed with the reconcilers' defaults (any field given wins). */
 export function reconcileOptions(options: Partial<OperatorOptions> & Partial<ReconcileOptions> = {}): ReconcileOptions {
   return {
     ...RECONCILE_DEFAULTS,
-    nameMismatchRetryMs: NAME_MISMATCH_RETRY_DEFAULT_MS,
     ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
     namespace: options.namespace,
     daemonsetGraceMs: options.daemonsetGraceMs ?? DAEMONSET_GRACE_DEFAULT_MS,

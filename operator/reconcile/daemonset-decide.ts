@@ -48,12 +48,12 @@ function ownedBy(object: { metadata?: { ownerReferences?: { uid: string }[] } },
   return !!uid && (object.metadata?.ownerReferences ?? []).some((owner) => owner.uid === uid);
 }
 
-export function shipUrlFor(hostIP: string, port = 4700): string {
+function shipUrlFor(hostIP: string, port = 4700): string {
   return `http://${hostIP.includes(':') ? `[${hostIP}]` : hostIP}:${port}`;
 }
 
 /** Node name → host IP of a ready ship pod of this DaemonSet there (the first by pod name). */
-export function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[]): Map<string, string> {
+function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[]): Map<string, string> {
   const nodes = new Map<string, string>();
   const owned = pods.filter((pod) => ownedBy(pod, daemonSet.metadata?.uid)).sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   for (const pod of owned) {
@@ -64,7 +64,7 @@ export function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[]): 
   return nodes;
 }
 
-export function isManagedBy(ship: ShipResource & KubernetesObject, daemonSet: V1DaemonSet): boolean {
+function isManagedBy(ship: ShipResource & KubernetesObject, daemonSet: V1DaemonSet): boolean {
   return ship.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_DAEMONSET && ownedBy(ship, daemonSet.metadata?.uid);
 }
 

@@ -21,7 +21,7 @@ export type Step = 'continue' | ReconcileResult | void;
 const MAX_STEPS = 12;
 
 /** The actions both kinds take the same way (their decide functions name them alike). */
-export type SharedAction =
+type SharedAction =
   /** Nothing to do (a deleted object whose finalizer is gone). */
   | { kind: 'done' }
   | { kind: 'addFinalizer' }

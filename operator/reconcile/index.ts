@@ -15,19 +15,12 @@ import { RepoReconciler } from './repo.js';
 import { BridgeRosters } from './rosters.js';
 import { ShipReconciler } from './ship.js';
 
-export { BridgeClient, BridgeRefused, BridgeUnauthorized, BridgeUnavailable, bridgeCredentialsFromEnv } from '../bridge-client.js';
-export { CHART_SECRETS_KEY, ChartSecretsReconciler, chartSecrets } from './chart-secrets.js';
-export { Cluster } from './cluster.js';
-export { REASONS, setCondition } from './conditions.js';
+export { ChartSecretsReconciler, chartSecrets } from './chart-secrets.js';
 export { reconcileOptions, type ReconcileDeps, type ReconcileOptions } from './context.js';
 export { DaemonSetShipsReconciler } from './daemonset.js';
-export { decideDaemonSet } from './daemonset-decide.js';
 export * from './names.js';
 export { RepoReconciler } from './repo.js';
-export { decideRepo } from './repo-decide.js';
-export { BridgeRosters } from './rosters.js';
 export { ShipReconciler } from './ship.js';
-export { decideShip } from './ship-decide.js';
 
 export interface ReconcilerExtras {
   /** Options beyond the runtime's (secret names, intervals); defaults in names.ts. */

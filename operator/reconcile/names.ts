@@ -53,4 +53,6 @@ export const RECONCILE_DEFAULTS = {
   shipRetryMs: 15_000,
   /** How long a GET /ships or GET /repos answer is shared between reconciles of different objects. */
   rosterMaxAgeMs: 1_000,
+  /** How long a NameMismatch stands before the ship is probed (registered and deregistered) again. */
+  nameMismatchRetryMs: 5 * 60_000,
 } as const;

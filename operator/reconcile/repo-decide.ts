@@ -3,9 +3,9 @@
 // simpler than a ship's: held by another Repo → NameConflict; registered with the same url and provider →
 // adopted; registered differently → replaced (DELETE + POST, with an Event); absent → POST. Deletion
 // deregisters per spec.deletionPolicy. A Repo is Ready exactly when it is registered as its spec says.
-import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
+import { DEFAULT_REPO_PROVIDER, redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import { FINALIZER, repoBridgeName, type RepoResource, type RepoResourceStatus } from '../resources/index.js';
-import { describeClaim, type Claim } from './claims.js';
+import { describeClaim } from './claims.js';
 import { REASONS, type ConditionInput, type Reason } from './conditions.js';
 import { bridgeTroubleReady, notRegisteredConditions, readyEvents, statusAfter, type BridgeTrouble, type EventSpec, type RegistrationFacts } from './outcomes.js';
 
@@ -59,8 +59,8 @@ function bridgeTrouble(facts: RepoFacts, trouble: BridgeTrouble, deleting: boole
 }
 
 /** What the spec asks the bridge to hold. */
-export function desiredRepo(repo: RepoResource): Repo {
-  return { name: repoBridgeName(repo), url: repo.spec.url, provider: repo.spec.provider ?? 'custom' };
+function desiredRepo(repo: RepoResource): Repo {
+  return { name: repoBridgeName(repo), url: repo.spec.url, provider: repo.spec.provider ?? DEFAULT_REPO_PROVIDER };
 }
 
 function equalRepo(a: Repo, b: Repo): boolean {
@@ -97,7 +97,7 @@ export function decideRepo(facts: RepoFacts): RepoAction {
   return notRegistered(facts, REASONS.RegistrationRefused, `the bridge keeps answering "repo already registered: ${desired.name}" while not listing it`, null);
 }
 
-export function decideRepoDeletion(facts: RepoFacts): RepoAction {
+function decideRepoDeletion(facts: RepoFacts): RepoAction {
   const { repo } = facts;
   if (!(repo.metadata.finalizers ?? []).includes(FINALIZER)) return { kind: 'done' };
   if ((repo.spec.deletionPolicy ?? 'Deregister') === 'Orphan') return { kind: 'removeFinalizer' };

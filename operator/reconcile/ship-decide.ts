@@ -63,7 +63,7 @@ export type ShipAction =
   | { kind: 'done' };
 
 /** The bridge stores a ship URL without trailing slashes; compare as it does. */
-export function sameShipUrl(a: string, b: string): boolean {
+function sameShipUrl(a: string, b: string): boolean {
   return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 }
 
@@ -246,7 +246,7 @@ export function decideShip(facts: ShipFacts): ShipAction {
 }
 
 /** A Ship being deleted: deregister per spec.deletionPolicy, then let it go. */
-export function decideShipDeletion(facts: ShipFacts): ShipAction {
+function decideShipDeletion(facts: ShipFacts): ShipAction {
   const { ship } = facts;
   if (!(ship.metadata.finalizers ?? []).includes(FINALIZER)) return { kind: 'done' };
   if ((ship.spec.deletionPolicy ?? 'Deregister') === 'Orphan') return { kind: 'removeFinalizer' };

@@ -17,7 +17,7 @@ import type { ReconcileDeps } from './context.js';
 import { settle, SharedSteps, troubleOf, type Step } from './executor.js';
 import { OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE, SHIP_RESOURCE } from './names.js';
 import { decideShip, type ShipAction, type ShipFacts, type ShipRegisterOutcome } from './ship-decide.js';
-import { generatedTokenSecret, generateToken, readTokens, tokenSecretNameOf } from './tokens.js';
+import { generatedTokenSecret, newTokenPair, readTokens, tokenSecretNameOf } from './tokens.js';
 
 type ShipObject = ShipResource & KubernetesObject;
 
@@ -115,7 +115,7 @@ export class ShipReconciler implements Reconciler {
     }
     switch (action.kind) {
       case 'createTokenSecret': {
-        const pair = { shipToken: generateToken(), bridgeToken: generateToken() };
+        const pair = newTokenPair();
         const created = await cluster.createSecret(generatedTokenSecret(ship, pair));
         if (created === 'created') {
           log.info({ secret: action.secretName }, 'created the token Secret');

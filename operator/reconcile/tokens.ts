@@ -2,9 +2,8 @@
 // (pure), and the Generated Secret the operator creates once. Values are 32 bytes of CSPRNG output in
 // base64url (spec "Ship/bridge token pair"); a Secret that exists is never written again, so a pair is never
 // rotated by accident. Nothing here logs, and nothing returned for status or messages holds a token.
-import { randomBytes } from 'node:crypto';
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
-import { TOKEN_BYTES } from '../../protocol/index.js';
+import { newToken } from '../../bridge/auth/tokens.js';
 import { generatedTokenSecretName, TOKEN_KEYS, type ShipResource } from '../resources/index.js';
 import { MANAGED_BY_OPERATOR } from './names.js';
 
@@ -66,13 +65,13 @@ export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret
   return { kind: 'invalid', secretName, message: `Secret ${secretName} holds only one of shipToken and bridgeToken (${missing} is missing or empty): a ship is registered with both or neither` };
 }
 
-/** One token: 32 bytes of CSPRNG output in base64url (spec rule 3 of the token pair). */
-export function generateToken(): string {
-  return randomBytes(TOKEN_BYTES).toString('base64url');
+/** A fresh pair: each token 32 bytes of CSPRNG output in base64url (spec rule 3), as the bridge issues its own. */
+export function newTokenPair(): { shipToken: string; bridgeToken: string } {
+  return { shipToken: newToken(), bridgeToken: newToken() };
 }
 
 /** The Generated Secret for `ship`: type Opaque, both keys, owned by the Ship (garbage-collected with it). */
-export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string } = { shipToken: generateToken(), bridgeToken: generateToken() }): V1Secret {
+export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string }): V1Secret {
   const owner: V1OwnerReference = {
     apiVersion: ship.apiVersion,
     kind: ship.kind,

@@ -64,7 +64,7 @@ export const ConditionStatus = Type.Enum(['True', 'False', 'Unknown']);
 export type ConditionStatus = Static<typeof ConditionStatus>;
 
 /** The condition types both kinds report (DESIGN §10). */
-export const CONDITION_TYPES = ['Registered', 'Ready'] as const;
+const CONDITION_TYPES = ['Registered', 'Ready'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
 const ObservedGeneration = (description: string) => Type.Integer({ description, format: 'int64', minimum: 0 });
@@ -85,7 +85,7 @@ export const Condition = Type.Object({
 export type Condition = Static<typeof Condition>;
 
 /** `status.conditions`: a list map keyed by type, as metav1 conditions are (one entry per type). */
-export const Conditions = Type.Array(Condition, {
+const Conditions = Type.Array(Condition, {
   description: 'Registered and Ready, each with the generation it describes.',
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['type'],

@@ -3,6 +3,7 @@
 // `_` or spaces), and that effective name never changes: renaming a bridge repo would orphan the workspaces
 // and records filed under the old name, so a new name is a new Repo.
 import { Type, type Static } from 'typebox';
+import { DEFAULT_REPO_PROVIDER, REPO_PROVIDERS } from '../../protocol/bridge.js';
 import { CLONE_URL_MAX_LENGTH } from '../../protocol/clone-url.js';
 import { IDENTIFIER_MAX_BYTES } from '../../protocol/identifier-rules.js';
 import {
@@ -11,13 +12,13 @@ import {
 } from './common.js';
 
 /**
- * The providers the bridge serves: `custom` (plain git) and `github` (bridge/server.ts). The bridge stores any
- * non-empty string, but another one only fails later (501 on an issue-based create), so the CRD refuses it
- * at apply time, where a typo like `GitHub` is cheapest to see.
+ * The providers the bridge serves (protocol's REPO_PROVIDERS). The bridge stores any non-empty string, but
+ * another one only fails later (501 on an issue-based create), so the CRD refuses it at apply time, where a
+ * typo like `GitHub` is cheapest to see.
  */
-export const RepoProvider = Type.Enum(['custom', 'github'], {
+export const RepoProvider = Type.Enum([...REPO_PROVIDERS], {
   description: 'The forge provider: custom (plain git, the default) or github (issues, pull requests, linked branches).',
-  default: 'custom',
+  default: DEFAULT_REPO_PROVIDER,
 });
 export type RepoProvider = Static<typeof RepoProvider>;
 
@@ -53,7 +54,7 @@ export function repoBridgeName(repo: Pick<RepoResource, 'metadata' | 'spec'>): s
 const EFFECTIVE_NAME = (object: string) => `(has(${object}.spec.name) ? ${object}.spec.name : ${object}.metadata.name)`;
 
 /** On the whole object: the only place CEL sees metadata.name next to spec. */
-export const REPO_RULES: CelRule[] = [
+const REPO_RULES: CelRule[] = [
   {
     rule: `has(self.spec.name) || size(self.metadata.name) <= ${IDENTIFIER_MAX_BYTES}`,
     message: `metadata.name is longer than ${IDENTIFIER_MAX_BYTES} characters, the longest bridge name: set spec.name`,

@@ -10,7 +10,7 @@ import {
 } from './common.js';
 
 /** Longest ship URL accepted (the bridge sets none; this bounds what CEL and the operator handle). */
-export const SHIP_URL_MAX_LENGTH = 2048;
+const SHIP_URL_MAX_LENGTH = 2048;
 
 export const ShipAuthMode = Type.Enum(['Generated', 'Secret', 'None'], {
   description: 'Generated: the operator creates the token pair once, in the Secret <name>-tokens owned by this Ship. ' +
@@ -34,7 +34,7 @@ export type SecretReference = Static<typeof SecretReference>;
  * `mode` has a default, and the parent defaults to `{}` so it applies when `auth` is left out; the API server
  * defaults before it runs CEL, so the rules can read `self.mode` without `has()`.
  */
-export const SHIP_AUTH_RULES = [
+const SHIP_AUTH_RULES = [
   { rule: "self.mode != 'Secret' || has(self.secretRef)", message: 'secretRef is required when mode is Secret' },
   { rule: "!has(self.secretRef) || self.mode == 'Secret'", message: 'secretRef is only allowed when mode is Secret' },
 ] as const;

@@ -35,7 +35,7 @@ export interface LeaderElectorOptions {
   onStoppedLeading(): void;
 }
 
-export const DEFAULT_LEASE_NAME = 'svc-operator';
+const DEFAULT_LEASE_NAME = 'svc-operator';
 
 export class LeaderElector {
   private leading = false;

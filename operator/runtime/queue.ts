@@ -25,7 +25,7 @@ export interface WorkQueueOptions {
   onDone?: (key: string, outcome: ReconcileOutcome, seconds: number, error?: unknown) => void;
 }
 
-export const DEFAULT_RETRY: BackoffPolicy = { baseMs: 200, maxMs: 60_000, jitter: 0.2 };
+const DEFAULT_RETRY: BackoffPolicy = { baseMs: 200, maxMs: 60_000, jitter: 0.2 };
 
 export class WorkQueue {
   private readonly ready: string[] = [];

@@ -4,7 +4,8 @@
 // stop reconciling, release the lease, stop watching, close the probe server, flush the log.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from '../../bridge/logger.js';
 import { createReconcilers } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';
@@ -35,17 +36,12 @@ export interface RunningOperator {
   close(): Promise<void>;
 }
 
-export function createOperatorLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
-  return pino({
-    level,
-    base: { component: 'operator' },
-    // Defence in depth: nothing should log a token, but if an object with one slips into a log call, the
-    // value is masked (DESIGN §10: tokens never in status, events or logs).
-    redact: {
-      paths: ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization'],
-      censor: '***',
-    },
-  }, pino.destination({ dest: 1, sync: false }));
+/**
+ * The bridge's logger with component `operator`. Defence in depth: nothing should log a token, but if an
+ * object with one slips into a log call, the value is masked (DESIGN §10: tokens never in status, events or logs).
+ */
+function createOperatorLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
+  return createLogger(level, 'operator', ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization']);
 }
 
 export async function startOperator(options: StartOperatorOptions): Promise<RunningOperator> {
