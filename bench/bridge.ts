@@ -1,5 +1,5 @@
-// Bridge benchmarks (issue: the bridge). Routing overhead against calling the ship directly (interleaved,
-// concurrency 1 and 16); event fan-out of one change to 500 subscribers of the bridge's and of the ship's
+// Bridge benchmarks (issue: the bridge). Routing overhead against calling the ship directly and a bare
+// fastify pass-through (interleaved, concurrency 1 at the default log level and at warn, and 16); event fan-out of one change to 500 subscribers of the bridge's and of the ship's
 // `/events` against a minimal `ws` broadcast of the same frame, and the RSS those subscribers cost; terminal
 // echo and throughput through the bridge against straight to the ship; and a fleet of 5 ships × 200
 // workspaces listed through the bridge, with the bridge's RSS growth, its `sync` on the wire and a `sync`
@@ -93,7 +93,8 @@ export async function benchBridge(): Promise<BenchRow[]> {
   const { url: repoUrl } = makeBenchRemote(root, 20);
   const children: Child[] = [];
   try {
-    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort());
+    // The bridge as a user starts it: the default log level, info (bridge/logger.ts: one line per request).
+    const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort(), { env: { SVC_LOG_LEVEL: 'info' } });
     children.push(bridge);
     // Authentication stays on: what is measured includes the guard (a cached session lookup).
     const auth = { authorization: `Bearer ${bridge.token}` };
@@ -102,25 +103,32 @@ export async function benchBridge(): Promise<BenchRow[]> {
     if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201) throw new Error('ship registration failed');
     await post(`${bridge.url}/repos`, { name: 'r0', url: repoUrl }, auth);
     if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' }, auth)) !== 201) throw new Error('create failed');
-
+    // The same route through a second bridge at `warn` (no request lines), registered with the same ship: what
+    // the request log costs is the difference of the two in the same rounds.
+    const quiet = await startBridgeProcess(join(root, 'bridge-warn'), await freePort(), { env: { SVC_LOG_LEVEL: 'warn' } });
+    children.push(quiet);
+    const quietAuth = { authorization: `Bearer ${quiet.token}` };
+    if ((await post(`${quiet.url}/ships`, { url: ship.url }, quietAuth)) !== 201) throw new Error('ship registration with the warn-level bridge failed');
 
     // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
     // interleaved rounds (what any Node HTTP hop costs on this machine). One untimed round first: the first
     // few hundred calls of each process run cold code (the ship directly takes 0.40 ms then, 0.12 ms after).
     const floor = await startBareProxy(ship.url);
     children.push(floor);
-    const targets = { direct: `${ship.url}/workspaces/r0/w`, routed: `${bridge.url}/workspaces/r0/w`, floor: `${floor.url}/workspaces/r0/w` };
-    const headersFor = (target: keyof typeof targets) => (target === 'routed' ? auth : {});
-    for (const target of ['direct', 'routed', 'floor'] as const) {
+    const targets = { direct: `${ship.url}/workspaces/r0/w`, routed: `${bridge.url}/workspaces/r0/w`, warn: `${quiet.url}/workspaces/r0/w`, floor: `${floor.url}/workspaces/r0/w` };
+    const headersFor = (target: keyof typeof targets) => (target === 'routed' ? auth : target === 'warn' ? quietAuth : {});
+    for (const target of ['direct', 'routed', 'warn', 'floor'] as const) {
       await sequential(targets[target], 250, headersFor(target));
       await runLoad(targets[target], { concurrency: 16, durationMs: 500, headers: headersFor(target) });
     }
-    const sequentialTimes = { direct: [] as number[], routed: [] as number[], floor: [] as number[] };
+    const sequentialTimes = { direct: [] as number[], routed: [] as number[], warn: [] as number[], floor: [] as number[] };
     for (let round = 0; round < 4; round++) {
-      for (const target of ['direct', 'routed', 'floor'] as const) sequentialTimes[target].push(...(await sequential(targets[target], 250, headersFor(target))));
+      for (const target of ['direct', 'routed', 'warn', 'floor'] as const) sequentialTimes[target].push(...(await sequential(targets[target], 250, headersFor(target))));
     }
+    await quiet.stop();
     const c1Direct = median(sequentialTimes.direct);
-    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge', value: median(sequentialTimes.routed) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
+    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge (default log level)', value: median(sequentialTimes.routed) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
+    rows.push({ name: '  the same at SVC_LOG_LEVEL=warn', value: median(sequentialTimes.warn) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
     rows.push({ name: '  floor: bare fastify pass-through, c1, p50 added', value: median(sequentialTimes.floor) - c1Direct, unit: 'ms' });
 
     // Concurrency 16, with the CPU each process spends per request (the load generator is this process).
@@ -134,9 +142,12 @@ export async function benchBridge(): Promise<BenchRow[]> {
     }
     const p50Of = (runs: LoadRun[]) => median(runs.map((run) => run.result.p50));
     const microsOf = (runs: LoadRun[], process: keyof typeof pids) => median(runs.map((run) => run.micros[process]!));
-    rows.push({ name: 'routed GET /workspaces/:r/:n, c16, p50 vs the ship directly', value: p50Of(loaded.routed), reference: p50Of(loaded.direct), unit: 'ms', target: 1.5 });
+    // The bar is the floor's, measured in the same rounds: the ratio two cores allow any Node hop.
+    rows.push({ name: 'routed GET /workspaces/:r/:n, c16, p50 vs a bare fastify pass-through', value: p50Of(loaded.routed), reference: p50Of(loaded.floor), unit: 'ms', target: 1.1 });
+    rows.push({ name: '  the same vs the ship directly', value: p50Of(loaded.routed), reference: p50Of(loaded.direct), unit: 'ms' });
     rows.push({ name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly', value: p50Of(loaded.floor), reference: p50Of(loaded.direct), unit: 'ms' });
     rows.push({ name: '  CPU per request at c16: the bridge vs the ship', value: microsOf(loaded.routed, 'bridge'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
+    rows.push({ name: '  CPU per request at c16: the bridge vs the floor', value: microsOf(loaded.routed, 'bridge'), reference: microsOf(loaded.floor, 'floor'), unit: 'µs' });
     rows.push({ name: '  CPU per request at c16: the floor vs the ship', value: microsOf(loaded.floor, 'floor'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
     // Little's law at a fixed concurrency: the latency ratio is the inverse throughput ratio, and the cores cap
     // the hop's throughput at cores ÷ (CPU per request of load + hop + ship). No hop as cheap as the floor can

@@ -23,7 +23,8 @@
 //     settled, and each read after a full GC (bench/lib/gc-on-signal.ts);
 //   - routed GET /workspaces/:r/:n to a real ship, p99, while 20 fake ships reconnect at once (≤ 5 ms), from
 //     the drop for at least 3 s and until the probe has the aggregate with all 20, against the same calls
-//     on the quiet fleet just before.
+//     on the quiet fleet just before; each routed call is followed by the same call to the ship directly,
+//     whose p99 is the part of the tail that is the ship's and the machine's, not the bridge's.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -77,6 +78,9 @@ interface Figures {
   /** The same, each RSS read after a full garbage collection. */
   retainedGrowthMiB: number;
   routedQuietP99: number;
+  /** The same calls to the real ship directly, each right after a routed one. */
+  directQuietP99: number;
+  directStormP99: number;
   routedStormP99: number;
   routedStormP50: number;
   stormCalls: number;
@@ -136,18 +140,30 @@ function timedGet(agent: http.Agent, url: URL, headers: Record<string, string>):
 /** Routed calls that did not answer 200, by answer (reported with the rows, never hidden). */
 const failures = new Map<string, number>();
 
-/** Sequential calls to `urls` (round robin) until `until()` holds; each call's latency. */
-async function callWhile(agent: http.Agent, urls: URL[], headers: Record<string, string>, until: () => boolean): Promise<number[]> {
-  const times: number[] = [];
+/** A routed call's target through the bridge, and the same workspace on its ship directly. */
+interface RoutedTarget {
+  routed: URL;
+  direct: URL;
+}
+
+/**
+ * Sequential calls to `targets` (round robin) until `until()` holds, each routed call followed by the same
+ * call to the ship directly: each routed call's latency, and the ship's own at the same moments (what of a
+ * routed tail is the ship's, and the machine's).
+ */
+async function callWhile(agents: { routed: http.Agent; direct: http.Agent }, targets: RoutedTarget[], headers: Record<string, string>, until: () => boolean): Promise<{ routed: number[]; direct: number[] }> {
+  const times = { routed: [] as number[], direct: [] as number[] };
   for (let i = 0; !until(); i++) {
-    const result = await timedGet(agent, urls[i % urls.length]!, headers);
+    const target = targets[i % targets.length]!;
+    const result = await timedGet(agents.routed, target.routed, headers);
     if (result.status !== 200) {
       const answer = `${result.status} ${result.text}`;
       failures.set(answer, (failures.get(answer) ?? 0) + 1);
       log(`routed call: ${answer}`);
       await sleep(100);
     }
-    times.push(result.ms);
+    times.routed.push(result.ms);
+    times.direct.push((await timedGet(agents.direct, target.direct, {})).ms);
   }
   return times;
 }
@@ -258,10 +274,13 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
 
     // Routed calls to the real ships: on a quiet fleet, then while `storm` fake ships reconnect at once
     // (from the drop until every subscriber has had a sync for each of them, or 20 s).
-    const routedUrls = real.map((_, i) => new URL(`${bridge.url}/workspaces/real/w${i}`));
-    await callWhile(agent, routedUrls, auth, ((n) => () => n-- <= 0)(300));
+    const targets = real.map((ship, i) => ({ routed: new URL(`${bridge.url}/workspaces/real/w${i}`), direct: new URL(`${ship.url}/workspaces/real/w${i}`) }));
+    const agents = { routed: agent, direct: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
+    await callWhile(agents, targets, auth, ((n) => () => n-- <= 0)(300));
     const quiet: number[] = [];
+    const quietDirect: number[] = [];
     const stormTimes: number[] = [];
+    const stormDirect: number[] = [];
     const stormFirst: number[] = [];
     const stormAll: number[] = [];
     let stormIncomplete = 0;
@@ -269,7 +288,9 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     before = cpuMs(pid);
     for (let round = 0; round < 3; round++) {
       const quietEnds = performance.now() + 2000;
-      quiet.push(...(await callWhile(agent, routedUrls, auth, () => performance.now() > quietEnds)));
+      const quietCalls = await callWhile(agents, targets, auth, () => performance.now() > quietEnds);
+      quiet.push(...quietCalls.routed);
+      quietDirect.push(...quietCalls.direct);
       const stormShips = Array.from({ length: storm }, (_, i) => (round * storm + i) % ships);
       const syncsBefore = (await fakes.syncs(stormShips)).map((s) => s.syncs);
       // Done for a subscriber when a sync holds every dropped ship's next generation (syncs coalesce).
@@ -287,7 +308,9 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
       await fakes.drop(stormShips);
       // Timed: from the drop until the first subscriber has the aggregate with all of them, and at least
       // STORM_WINDOW_MS (the bridge's reconnects, syncs and writes, not the 500 subscribers' own reading).
-      stormTimes.push(...(await callWhile(agent, routedUrls, auth, () => probed && performance.now() - dropped >= STORM_WINDOW_MS)));
+      const stormCalls = await callWhile(agents, targets, auth, () => probed && performance.now() - dropped >= STORM_WINDOW_MS);
+      stormTimes.push(...stormCalls.routed);
+      stormDirect.push(...stormCalls.direct);
       const probeResult = await probeWatch;
       const result = await subscribers.result(120_000);
       if (probeResult.complete !== 1) throw new Error('the probe subscriber never had the aggregate with every reconnected ship');
@@ -299,6 +322,7 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     }
     bridgeCpuMs.storm = (cpuMs(pid) - before) / 3;
     agent.destroy();
+    agents.direct.destroy();
 
     // Registration again, now with the 500 subscribers connected: each deregistration and registration
     // publishes the aggregate to all of them. Timed: the POST /ships loop, and until every subscriber has
@@ -341,6 +365,8 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
       rssGrowthMiB: (rssConnected - rssIdle) / MiB,
       retainedGrowthMiB: (retainedConnected - retainedIdle) / MiB,
       routedQuietP99: percentile(quiet, 99),
+      directQuietP99: percentile(quietDirect, 99),
+      directStormP99: percentile(stormDirect, 99),
       routedStormP99: percentile(stormTimes, 99),
       routedStormP50: median(stormTimes),
       stormCalls: stormTimes.length,
@@ -409,6 +435,7 @@ function rowsAt(f: Figures): BenchRow[] {
       unit: 'ms',
       absoluteLimit: 5,
     },
+    { name: `  the real ship directly, p99, each call right after a routed one: while ${f.stormShips} ships reconnect vs quiet`, value: f.directStormP99, reference: f.directQuietP99, unit: 'ms' },
     { name: `  ${f.stormShips} reconnects until the first subscriber has the aggregate with all of them, p50`, value: f.stormFirstMs, unit: 'ms' },
     {
       name: `  … until all 500 have it, p50${f.stormIncomplete ? ` (${f.stormIncomplete} of 3 rounds not all within 2 min)` : ''}${closes ? `; subscriber closes ${closes}` : ''}`,
