@@ -349,6 +349,8 @@ export async function benchSweep(): Promise<BenchRow[]> {
     const sweeping: number[] = [];
     const passes: number[] = [];
     const passCpu: number[] = [];
+    /** Passes that did not check every record (a ship offline for a moment): counted, not timed. */
+    const incomplete: string[] = [];
     for (let window = 0; window < 2 * WINDOWS; window++) {
       if (window % 2 === 0) {
         quiet.push(...(await steadyGets(targets, auth, GET_RATE, WINDOW_MS)));
@@ -360,7 +362,11 @@ export async function benchSweep(): Promise<BenchRow[]> {
           const started = performance.now();
           const cpu = cpuMs(bridge.process.pid!);
           const pass = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, { method: 'POST', headers: auth });
-          if (pass.status !== 200 || pass.body.checked !== records.length - expected.destroyed) throw new Error(`pass during the load: ${pass.status} ${JSON.stringify(pass.body)}`);
+          if (pass.status !== 200) throw new Error(`pass during the load: ${pass.status} ${JSON.stringify(pass.body)}`);
+          if (pass.body.checked !== records.length - expected.destroyed) {
+            incomplete.push(JSON.stringify(pass.body));
+            continue;
+          }
           passes.push(performance.now() - started);
           passCpu.push(cpuMs(bridge.process.pid!) - cpu);
         }
@@ -371,9 +377,11 @@ export async function benchSweep(): Promise<BenchRow[]> {
     }
     const failed = [...failedGets.values()].reduce((a, b) => a + b, 0);
     for (const [message, count] of failedGets) process.stderr.write(`sweep bench: ${count} routed GETs failed: ${message}\n`);
+    for (const counters of incomplete) process.stderr.write(`sweep bench: a pass during the load did not check every record: ${counters}\n`);
     rows.push({ name: `routed GET /workspaces/:r/:n p99 at ${GET_RATE}/s, sweeps back to back vs none (${passes.length} passes)`, value: percentile(sweeping, 99), reference: percentile(quiet, 99), unit: 'ms', target: 1.2 });
     rows.push({ name: '  the same, p50', value: median(sweeping), reference: median(quiet), unit: 'ms' });
     rows.push({ name: '  routed GETs that did not answer 200 (all windows)', value: failed, unit: 'requests', absoluteLimit: 0 });
+    rows.push({ name: '  passes during the load that did not check every record (not in the rows below)', value: incomplete.length, unit: 'passes', absoluteLimit: 0 });
     rows.push({ name: `  sweep pass over the remaining ${records.length - expected.destroyed} records while serving the GETs, p50`, value: median(passes), unit: 'ms' });
     rows.push({ name: '  bridge CPU per such pass vs its length, p50', value: median(passCpu), reference: median(passes), unit: 'ms' });
     const cost = await providerCallCost(forgeUrl, [...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch))]);

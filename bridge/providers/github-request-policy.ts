@@ -1,8 +1,9 @@
-// How the GitHub provider's requests behave under failure and load, as one Octokit `request` hook: a 5xx
-// or a request that got no answer is retried (twice by default, 1 s then 4 s apart); a primary or secondary
-// rate limit (REST 403/429, or GraphQL's RATE_LIMITED inside a 200) is waited out once when its reset is
-// near, else the forge's answer is left to the caller; writes (any non-GET, GraphQL mutations) go one at a
-// time at least a second apart, three for content that notifies people (comments, reviews), as GitHub asks.
+// How the GitHub provider's requests behave under failure and load, as one function every request goes
+// through (Octokit's `request` hook, and the sweep's own reads, github-reads.ts): a 5xx or a request that
+// got no answer is retried (twice by default, 1 s then 4 s apart); a primary or secondary rate limit (REST
+// 403/429, or GraphQL's RATE_LIMITED inside a 200) is waited out once when its reset is near, else the
+// forge's answer is left to the caller; writes (any non-GET, GraphQL mutations) go one at a time at least a
+// second apart, three for content that notifies people (comments, reviews), as GitHub asks.
 // It replaces @octokit/plugin-retry and plugin-throttling, whose Bottleneck limiters cost 1–2.5 ms of CPU
 // and ~10–20 ms of latency per request here and paced by the wall clock (docs/DECISIONS.md, issue #17).
 // Every wait is a monotonic setTimeout, so a wall clock stepped back delays nothing.
@@ -19,13 +20,6 @@ export interface RequestPolicyOptions {
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
-interface RequestOptions {
-  method?: string;
-  url?: string;
-  baseUrl?: string;
-  query?: unknown;
-  [key: string]: unknown;
-}
 interface Failure {
   status?: number;
   message?: string;
@@ -54,9 +48,25 @@ export function rateLimitWait(status: number | undefined, headers: Record<string
 /** A wait on the global timer (monotonic; what a test's fake timers drive). */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const pathOf = (options: RequestOptions) => new URL(String(options.url ?? '/'), 'http://github.invalid').pathname;
+const pathOf = (request: PolicyRequest) => new URL(String(request.url ?? '/'), 'http://github.invalid').pathname;
 
-export function installRequestPolicy(octokit: Octokit, options: RequestPolicyOptions = {}): void {
+/** What the policy reads of a request: its method, its URL (a template or a path) and a GraphQL query. */
+export interface PolicyRequest {
+  method?: string;
+  url?: string;
+  query?: unknown;
+}
+
+/** An answer as the policy reads it (GraphQL's rate limit comes inside a 200). */
+interface PolicyAnswer {
+  data?: unknown;
+  headers: object;
+}
+
+/** Sends `request` (by `send`) under the policy: retried, waited for, spaced. */
+export type RequestPolicy = <T extends PolicyAnswer>(request: PolicyRequest, send: () => Promise<T>) => Promise<T>;
+
+export function requestPolicy(options: RequestPolicyOptions = {}): RequestPolicy {
   const retries = options.retries ?? 2;
   const maxWait = options.maxRateLimitWaitSeconds ?? 60;
   const second = options.secondMs ?? 1000;
@@ -74,17 +84,15 @@ export function installRequestPolicy(octokit: Octokit, options: RequestPolicyOpt
     return turn.then(send);
   };
 
-  octokit.hook.wrap('request', async (request, requestOptions) => {
-    const options_ = requestOptions as unknown as RequestOptions;
-    const method = (options_.method ?? 'GET').toUpperCase();
-    const path = pathOf(options_);
+  return async <T extends PolicyAnswer>(request: PolicyRequest, send: () => Promise<T>): Promise<T> => {
+    const method = (request.method ?? 'GET').toUpperCase();
+    const path = pathOf(request);
     const graphql = path.endsWith('/graphql');
-    const write = graphql ? /^\s*mutation\b/.test(String(options_.query ?? '')) : method !== 'GET' && method !== 'HEAD';
-    const send = async () => request(requestOptions);
-    const once = () => (write ? paced(NOTIFYING.test(path) ? 3 * second : second, send) : send());
+    const write = graphql ? /^\s*mutation\b/.test(String(request.query ?? '')) : method !== 'GET' && method !== 'HEAD';
+    const once = (): Promise<T> => (write ? paced(NOTIFYING.test(path) ? 3 * second : second, send) : send());
     let waitedForLimit = false;
     for (let attempt = 0; ; attempt++) {
-      let response: Awaited<ReturnType<typeof send>>;
+      let response: T;
       try {
         response = await once();
       } catch (error) {
@@ -94,7 +102,7 @@ export function installRequestPolicy(octokit: Octokit, options: RequestPolicyOpt
         const limit = rateLimitWait(failure.status, headers, typeof body?.message === 'string' ? body.message : (failure.message ?? ''));
         if (limit) {
           const wait = !waitedForLimit && limit.seconds <= maxWait;
-          log(`GitHub ${limit.kind} rate limit${wait ? `, retrying after ${limit.seconds} s` : ', giving up'}`, { method, url: options_.url, retryAfter: limit.seconds });
+          log(`GitHub ${limit.kind} rate limit${wait ? `, retrying after ${limit.seconds} s` : ', giving up'}`, { method, url: request.url, retryAfter: limit.seconds });
           if (!wait) throw error;
           waitedForLimit = true;
           await sleep(limit.seconds * second);
@@ -114,7 +122,7 @@ export function installRequestPolicy(octokit: Octokit, options: RequestPolicyOpt
         const reset = Number(headers['x-ratelimit-reset']) * 1000;
         const seconds = Number.isFinite(reset) ? Math.max(Math.ceil((reset - Date.now()) / 1000) + 1, 0) : SECONDARY_FALLBACK_SECONDS;
         const wait = !waitedForLimit && seconds <= maxWait;
-        log(`GitHub primary rate limit${wait ? `, retrying after ${seconds} s` : ', giving up'}`, { method, url: options_.url, retryAfter: seconds });
+        log(`GitHub primary rate limit${wait ? `, retrying after ${seconds} s` : ', giving up'}`, { method, url: request.url, retryAfter: seconds });
         if (wait) {
           waitedForLimit = true;
           await sleep(seconds * second);
@@ -123,5 +131,10 @@ export function installRequestPolicy(octokit: Octokit, options: RequestPolicyOpt
       }
       return response;
     }
-  });
+  };
+}
+
+/** Every Octokit request of `octokit` under `policy`. */
+export function installRequestPolicy(octokit: Octokit, policy: RequestPolicy): void {
+  octokit.hook.wrap('request', (request, requestOptions) => policy(requestOptions as PolicyRequest, async () => request(requestOptions)));
 }

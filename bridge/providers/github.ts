@@ -8,8 +8,9 @@
 // `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
 // errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
 import { Octokit } from '@octokit/rest';
-import { githubFetch } from './github-fetch.js';
-import { installRequestPolicy } from './github-request-policy.js';
+import { GitHubTransport } from './github-fetch.js';
+import { GitHubReads } from './github-reads.js';
+import { installRequestPolicy, requestPolicy } from './github-request-policy.js';
 import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import {
   ProviderError,
@@ -48,8 +49,12 @@ export interface GitHubProviderOptions {
   retries?: number;
   /** Where rate-limit waits are reported (never with the token). */
   log?: (message: string, fields: Record<string, unknown>) => void;
-  /** The fetch Octokit sends with (default githubFetch(): reads on node:http, the rest on the global fetch). */
-  fetch?: typeof fetch;
+}
+
+/** The Authorization header Octokit's token auth sends: `bearer` for a JWT (three dot-separated parts), else `token`. */
+function authorizationOf(token: string): string {
+  const bare = token.replace(/^(token|bearer) +/i, '');
+  return bare.split('.').length === 3 ? `bearer ${bare}` : `token ${bare}`;
 }
 
 /** owner/name of a GitHub-style clone URL: https://host/owner/name(.git), ssh://git@host/owner/name(.git), git@host:owner/name(.git). */
@@ -79,25 +84,35 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
 
 export class GitHubProvider implements ForgeProvider {
   private readonly octokit: Octokit;
+  /** A branch's pull requests and an issue, read without Octokit's pipeline (github-reads.ts). */
+  private readonly reads: GitHubReads;
   private readonly token: string | undefined;
   /** Clone URL → owner/name (or null: not GitHub's), parsed once: a sweep asks about each repo many times. */
   private readonly paths = new Map<string, { owner: string; name: string } | null>();
 
   constructor(options: GitHubProviderOptions = {}) {
     this.token = options.token || undefined;
+    const baseUrl = (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
+    const transport = new GitHubTransport();
     this.octokit = new Octokit({
       auth: this.token,
-      baseUrl: (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, ''),
+      baseUrl,
       userAgent: 'svc-bridge',
       log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-      request: { redirect: 'follow', fetch: options.fetch ?? githubFetch() },
+      request: { redirect: 'follow', fetch: transport.fetch() },
     });
-    installRequestPolicy(this.octokit, {
+    const policy = requestPolicy({
       retries: options.retries,
       maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds,
       secondMs: options.retryAfterBaseValueMs,
       log: options.log,
     });
+    installRequestPolicy(this.octokit, policy);
+    // The sweep's reads send what Octokit sends: its accept and user-agent, its authorization.
+    const { accept, 'user-agent': userAgent } = this.octokit.request.endpoint.DEFAULTS.headers;
+    const headers: Record<string, string> = { accept: String(accept), 'user-agent': String(userAgent) };
+    if (this.token) headers.authorization = authorizationOf(this.token);
+    this.reads = new GitHubReads(transport, policy, baseUrl, headers);
   }
 
   private target(repo: Repo): { owner: string; repo: string } {
@@ -269,7 +284,10 @@ export class GitHubProvider implements ForgeProvider {
 
   readIssue(repo: Repo, number: number): Promise<IssueBrief> {
     return this.call(async () => {
-      const { data } = await this.octokit.rest.issues.get({ ...this.target(repo), issue_number: number });
+      const target = this.target(repo);
+      type Issue = { number: number; title: string; state: string; pull_request?: unknown };
+      const data: Issue =
+        (await this.reads.get<Issue>(`/repos/${target.owner}/${target.repo}/issues/${number}`)) ?? (await this.octokit.rest.issues.get({ ...target, issue_number: number })).data;
       // GitHub answers a pull request's number here too; a branch is never linked to one.
       if (data.pull_request) throw new ProviderError(404, `GitHub request failed (404): #${number} is a pull request, not an issue`);
       return { number: data.number, title: data.title, state: data.state };
@@ -331,7 +349,11 @@ export class GitHubProvider implements ForgeProvider {
     return this.call(async () => {
       const target = this.target(repo);
       // `head` is `owner:branch`: a fork's branch of the same name is another branch.
-      const pulls = await this.octokit.paginate(this.octokit.rest.pulls.list, { ...target, head: `${target.owner}:${branch}`, state: 'all', per_page: 100 });
+      const query = { head: `${target.owner}:${branch}`, state: 'all' } as const;
+      type Pull = { number: number; state: string; html_url: string };
+      const pulls: Pull[] =
+        (await this.reads.list<Pull>(`/repos/${target.owner}/${target.repo}/pulls`, { ...query, per_page: '100' })) ??
+        (await this.octokit.paginate(this.octokit.rest.pulls.list, { ...target, ...query, per_page: 100 }));
       return pulls.map((pull) => ({ number: pull.number, state: pull.state, url: pull.html_url }));
     });
   }

@@ -21,7 +21,7 @@ export interface FakeCheckRun { name: string; status: string; conclusion: string
 export interface FakeJob { id: number; name: string; conclusion: string | null; log: string }
 export interface FakeRun { id: number; name: string; workflowId: number; headSha: string; jobs: FakeJob[] }
 export interface Injected { status: number; message: string; headers?: Record<string, string>; /** Only requests whose path contains this. */ pathIncludes?: string }
-export interface SeenRequest { method: string; path: string; authorization: string | undefined; body: unknown; /** For POST /graphql: IssueAndHead, LinkedBranches or CreateLinkedBranch. */ operation?: string }
+export interface SeenRequest { method: string; path: string; authorization: string | undefined; body: unknown; /** For POST /graphql: IssueAndHead, LinkedBranches or CreateLinkedBranch. */ operation?: string; /** performance.now() when the request arrived. */ at: number }
 
 /** The default branch's head when nothing else sets it (also the `base.sha` of every pull request). */
 export const DEFAULT_HEAD_SHA = 'b'.repeat(40);
@@ -200,13 +200,14 @@ export class FakeGitHub {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse) {
+    const at = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString();
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
     const url = new URL(request.url ?? '/', this.url);
     const method = request.method ?? 'GET';
-    const seen: SeenRequest = { method, path: url.pathname + url.search, authorization: request.headers.authorization, body };
+    const seen: SeenRequest = { method, path: url.pathname + url.search, authorization: request.headers.authorization, body, at };
     this.requests.push(seen);
 
     // Log downloads: a pre-signed URL, no token needed (as GitHub's redirect target).
