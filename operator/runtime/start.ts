@@ -71,6 +71,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     healthPort: health.port,
     leaderElect: options.leaderElect,
     identity: options.leaderElect ? identity : undefined,
+    daemonsetGraceMs: options.daemonsetGraceMs,
   }, 'svc operator starting');
   runtime.start();
   return {

@@ -7,7 +7,10 @@ import { FINALIZER } from '../../operator/resources/index.js';
 import { call, type TestShip } from '../helpers/ship.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../auth/harness.js';
-import { condition, hasPostgres, NAMESPACE, reconcileUntil, shipObject, startHarness, type Harness } from './reconcile-harness.js';
+import { pino } from 'pino';
+import { MERGE_PATCH } from '../../operator/kube/clients.js';
+import { reconcileDeps, ShipReconciler } from '../../operator/reconcile/index.js';
+import { ADMIN, condition, directCache, hasPostgres, NAMESPACE, reconcileUntil, shipObject, startHarness, type Harness } from './reconcile-harness.js';
 
 let h: Harness;
 let alpha: TestShip;
@@ -216,6 +219,72 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     await h.ships.reconcile(key('gamma'));
     expect(shipPosts()).toBe(posts);
     expect(registered('gamma')!.reason).toBe('NameMismatch');
+  });
+
+  it('NameMismatch is probed again once nameMismatchRetryMs has passed on the operator\'s clock, and at once on a spec change; the right ship at that URL is then registered', async () => {
+    const port = await freePort();
+    let wrong = await h.startShip('not-delta', { port });
+    h.fake.create(shipObject('delta', { url: `http://127.0.0.1:${port}`, expectedName: 'delta', auth: { mode: 'None' } }));
+    const probes = () => h.bridgeLogs.filter((line) => line.includes('"method":"POST","url":"/ships"')).length;
+    await h.ships.reconcile(key('delta'));
+    expect(registered('delta')).toMatchObject({ status: 'False', reason: 'NameMismatch' });
+    let count = probes();
+
+    // Not yet: 1 ms short of the interval.
+    h.clock.now += 5 * 60_000 - 1;
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count);
+    // The interval has passed: probed again (a POST), still the wrong name.
+    h.clock.now += 1;
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count += 1);
+    expect(ready('delta')!.message).toContain('reports the name not-delta');
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count);
+
+    // A spec change (a new generation; the same ship, as the bridge compares URLs) is probed without waiting.
+    await h.kube.custom.patchNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'delta', body: { spec: { url: `http://127.0.0.1:${port}/` } } }, MERGE_PATCH);
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count += 1);
+    expect(registered('delta')).toMatchObject({ reason: 'NameMismatch', observedGeneration: 2 });
+
+    // The right ship replaces the wrong one at that URL: seen at the next probe, not before.
+    await wrong.stop();
+    wrong = await h.startShip('delta', { port });
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count);
+    expect(registered('delta')!.reason).toBe('NameMismatch');
+    h.clock.now += 5 * 60_000;
+    await h.ships.reconcile(key('delta'));
+    expect(probes()).toBe(count + 1);
+    expect(registered('delta')).toMatchObject({ status: 'True', reason: 'Registered' });
+    expect(h.ship('delta')!.status).toMatchObject({ shipName: 'delta', bridgeStatus: 'online' });
+
+    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'delta' });
+    await reconcileUntil(h.ships, 'delta', () => h.ship('delta') === undefined, 'delta gone');
+    expect((await bridgeShips()).map((ship) => ship.name)).not.toContain('delta');
+  });
+
+  it('wrong operator credentials against the real bridge: Ready=False BridgeUnauthorized with the registration kept, the password nowhere; the right ones converge again', async () => {
+    const logs: string[] = [];
+    const wrongPassword = 'not-the-operator-password-0123456789';
+    const context = {
+      cache: directCache(h.fake), kube: h.kube, log: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
+      clock: () => h.clock.now, options: { bridgeUrl: h.bridgeUrl, namespace: NAMESPACE, daemonsetGraceMs: 600_000 }, observeBridgeCall: () => {},
+    };
+    const locked = new ShipReconciler(reconcileDeps(context, { credentials: { kind: 'login', username: ADMIN.username, password: wrongPassword } }));
+    expect(await locked.reconcile(key('alpha'))).toEqual({ requeueAfterMs: 10_000 });
+    expect(ready('alpha')).toMatchObject({ status: 'False', reason: 'BridgeUnauthorized' });
+    expect(ready('alpha')!.message).toBe(`the bridge refused the operator's login as "${ADMIN.username}": invalid username or password`);
+    // What the bridge holds is unknown to a refused operator: nothing about the registration changes.
+    expect(registered('alpha')).toMatchObject({ status: 'True', reason: 'Registered' });
+    expect(h.ship('alpha')!.status).toMatchObject({ shipName: 'alpha', bridgeStatus: 'online' });
+    expect(h.events('alpha')).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'BridgeUnauthorized' }));
+    for (const text of [logs.join(''), JSON.stringify(h.fake.list('svc.dev/v1alpha1', 'Ship')), JSON.stringify(h.fake.list('v1', 'Event'))]) expect(text).not.toContain(wrongPassword);
+    expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toHaveLength(1);
+
+    await h.ships.reconcile(key('alpha'));
+    expect(ready('alpha')).toMatchObject({ status: 'True', reason: 'Online' });
   });
 
   it('bridge down: Ready=False BridgeUnavailable with the registration kept; deletion waits with a clear condition; back up: everything converges, nothing registered twice', async () => {
