@@ -148,10 +148,15 @@ export function deliverySocket(socket: WebSocket): DeliverySocket {
       if (!(shares && frame.compress && sender)) {
         // Without deflate `ws` ignores `compress`; with a smaller window `ws` compresses, as it always has.
         socket.send(frame.data, { binary: false, compress: frame.compress && !shares }, callback);
-        return;
+        return frame.length;
       }
-      if (socket.readyState !== WebSocket.OPEN) return callback?.(new Error('the subscriber socket is not open'));
-      sender.sendFrame(frame.deflated(), callback);
+      if (socket.readyState !== WebSocket.OPEN) {
+        callback?.(new Error('the subscriber socket is not open'));
+        return 0;
+      }
+      const deflated = frame.deflated();
+      sender.sendFrame(deflated, callback);
+      return deflated.reduce((sum, buffer) => sum + buffer.length, 0);
     },
   };
 }

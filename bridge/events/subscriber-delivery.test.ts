@@ -18,6 +18,7 @@ function fakeSocket() {
     send(frame: EventFrame, done?: (error?: Error) => void) {
       socket.sent.push(frame.data.toString());
       writing.push({ bytes: frame.data.length, done });
+      return frame.data.length;
     },
     close(code: number, reason: string) {
       socket.closed = { code, reason };

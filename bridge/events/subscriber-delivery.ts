@@ -8,7 +8,9 @@
 //     waiting, with the events published after it (256 KiB of those at most, else 1009), and goes out once
 //     the previous one is written. A storm of ship reconnects then costs a subscriber one snapshot per
 //     write, not one per ship (bench/fleet.ts: 20 ships reconnecting closed all 500 subscribers).
-// A subscriber that keeps up gets exactly the frames, in the order, it got before. Pure: the socket is
+// A subscriber that keeps up gets exactly the frames, in the order, it got before. Frames may wait in an
+// inbox first (`queue`, then `flush`: the hub hands a broadcast to every subscriber at once and writes it
+// out over several turns of the event loop, event-hub.ts); the inbox keeps their order. Pure: the socket is
 // anything with `send`, `close` and `bufferedAmount`.
 import { EVENT_PENDING_BUFFER_LIMIT } from '../../protocol/index.js';
 import type { EventFrame } from './broadcast-frame.js';
@@ -16,8 +18,8 @@ import type { EventFrame } from './broadcast-frame.js';
 export interface DeliverySocket {
   /** Bytes handed to the socket and not yet written out. */
   readonly bufferedAmount: number;
-  /** `callback` runs once the frame is written out (or the socket failed). */
-  send(frame: EventFrame, callback?: (error?: Error) => void): void;
+  /** `callback` runs once the frame is written out (or the socket failed). Answers the bytes handed over. */
+  send(frame: EventFrame, callback?: (error?: Error) => void): number;
   close(code: number, reason: string): void;
 }
 
@@ -27,31 +29,47 @@ export class SubscriberDelivery {
   /** The newest `sync` waiting for that one, and the events published after it. */
   private owed: { sync: EventFrame; events: EventFrame[]; bytes: number } | null = null;
   private closed = false;
+  /** Frames handed over and not yet written to the socket, in order. */
+  private readonly inbox: Array<{ sync: boolean; frame: EventFrame }> = [];
 
   /** `onClosed` runs when the bound closes the socket. */
   constructor(private readonly socket: DeliverySocket, private readonly onClosed: () => void) {}
 
-  sync(frame: EventFrame): void {
-    if (this.closed) return;
-    if (this.syncWriting) {
-      this.owed = { sync: frame, events: [], bytes: 0 };
-      return;
-    }
-    if (this.overBound(0)) return;
-    this.syncWriting = frame.length;
-    this.socket.send(frame, (error) => this.written(error));
+  /** Holds a broadcast frame until `flush`. */
+  queue(frame: EventFrame, sync: boolean): void {
+    if (!this.closed) this.inbox.push({ sync, frame });
   }
 
-  event(frame: EventFrame): void {
-    if (this.closed) return;
+  /** Writes every frame of the inbox, in order; answers the bytes handed to the socket. */
+  flush(): number {
+    let bytes = 0;
+    for (const { sync, frame } of this.inbox.splice(0)) bytes += sync ? this.sync(frame) : this.event(frame);
+    return bytes;
+  }
+
+  /** Answers the bytes handed to the socket (0 when it waits or the subscriber is closed). */
+  sync(frame: EventFrame): number {
+    if (this.closed) return 0;
+    if (this.syncWriting) {
+      this.owed = { sync: frame, events: [], bytes: 0 };
+      return 0;
+    }
+    if (this.overBound(0)) return 0;
+    this.syncWriting = frame.length;
+    return this.socket.send(frame, (error) => this.written(error));
+  }
+
+  /** Answers the bytes handed to the socket (0 when it waits or the subscriber is closed). */
+  event(frame: EventFrame): number {
+    if (this.closed) return 0;
     if (this.owed) {
       this.owed.events.push(frame);
       this.owed.bytes += frame.length;
       if (this.owed.bytes > EVENT_PENDING_BUFFER_LIMIT) this.close();
-      return;
+      return 0;
     }
-    if (this.overBound(this.syncWriting)) return;
-    this.socket.send(frame);
+    if (this.overBound(this.syncWriting)) return 0;
+    return this.socket.send(frame);
   }
 
   private written(error?: Error): void {
@@ -74,6 +92,7 @@ export class SubscriberDelivery {
   private close(): void {
     this.closed = true;
     this.owed = null;
+    this.inbox.length = 0;
     this.socket.close(1009, 'Terminal buffer limit exceeded');
     this.onClosed();
   }
