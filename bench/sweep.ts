@@ -349,6 +349,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
     const sweeping: number[] = [];
     const passes: number[] = [];
     const passCpu: number[] = [];
+    const passShipsCpu: number[] = [];
     /** Passes that did not check every record (a ship offline for a moment): counted, not timed. */
     const incomplete: string[] = [];
     for (let window = 0; window < 2 * WINDOWS; window++) {
@@ -361,6 +362,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
         while (running) {
           const started = performance.now();
           const cpu = cpuMs(bridge.process.pid!);
+          const shipsCpu = shipsCpuMs();
           const pass = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, { method: 'POST', headers: auth });
           if (pass.status !== 200) throw new Error(`pass during the load: ${pass.status} ${JSON.stringify(pass.body)}`);
           if (pass.body.checked !== records.length - expected.destroyed) {
@@ -369,6 +371,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
           }
           passes.push(performance.now() - started);
           passCpu.push(cpuMs(bridge.process.pid!) - cpu);
+          passShipsCpu.push(shipsCpuMs() - shipsCpu);
         }
       })();
       sweeping.push(...(await steadyGets(targets, auth, GET_RATE, WINDOW_MS)));
@@ -384,6 +387,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
     rows.push({ name: '  passes during the load that did not check every record (not in the rows below)', value: incomplete.length, unit: 'passes', absoluteLimit: 0 });
     rows.push({ name: `  sweep pass over the remaining ${records.length - expected.destroyed} records while serving the GETs, p50`, value: median(passes), unit: 'ms' });
     rows.push({ name: '  bridge CPU per such pass vs its length, p50', value: median(passCpu), reference: median(passes), unit: 'ms' });
+    rows.push({ name: `  the ${SHIPS} ship processes' CPU per such pass (with their git children: the blocked records' guarded deletes), p50`, value: median(passShipsCpu), reference: median(passes), unit: 'ms' });
     const cost = await providerCallCost(forgeUrl, [...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch))]);
     rows.push({ name: '  CPU per forge call in one process: the GitHub provider (Octokit) vs a plain fetch of the same URL', value: cost.provider, reference: cost.fetch, unit: 'µs' });
   } finally {

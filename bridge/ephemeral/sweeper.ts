@@ -2,14 +2,13 @@
 // POST /workspaces/sweep, a concurrent call getting the running pass's counters. A pass reads each
 // involved ship's workspaces live (a record whose workspace is gone from an online ship is forgotten), then
 // asks the forge about each record's branch: one pull-request list per (repo, branch), and the issue only
-// when the branch has no pull request; a few records at a time over all repos, the event loop offered to
-// other work between records, so a pass never holds the bridge's routed calls up for long. A watched or
-// blocked workspace is destroyed when its
-// branch has pull requests and none is open, or has none and the issue is closed, by the ship's guarded
-// delete (`force=false`): deleted → destroyed, refused → blocked (the refusal kept, 200 characters). A PR
-// open again, or an issue reopened, puts a blocked record back to watching. A forge failure skips the
-// repo's remaining records for this pass (a 404/410/422 about one issue or branch skips only its record);
-// an offline ship skips its records.
+// when the branch has no pull request; a few records at a time over all repos, and at most one step of the
+// pass per event-loop iteration, so a pass never holds the bridge's routed calls up for long. A watched or
+// blocked workspace is destroyed when its branch has pull requests and none is open, or has none and the
+// issue is closed, by the ship's guarded delete (`force=false`): deleted → destroyed, refused → blocked (the
+// refusal kept, 200 characters). A PR open again, or an issue reopened, puts a blocked record back to
+// watching. A forge failure skips the repo's remaining records for this pass (a 404/410/422 about one issue
+// or branch skips only its record); an offline ship skips its records.
 import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
 import type { Clock } from '../../protocol/clock.js';
 import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
@@ -68,8 +67,34 @@ class ForgeFailed extends Error {}
 /** Forge answers about one record's issue or branch, not about the forge: they skip that record only. */
 const RECORD_LEVEL_STATUSES = new Set([404, 410, 422]);
 
-/** Lets the event loop take its pending I/O (routed calls) before the pass goes on. */
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Turns for a pass's steps, one per event-loop iteration: `next()` resolves once the I/O that arrived
+ * meanwhile (routed calls, their ships' answers) has had its turn, and never with another step in the same
+ * iteration. So a burst of forge answers is taken one at a time, between everything else, instead of as one
+ * long stretch that a routed call waits behind.
+ */
+class Turns {
+  private readonly waiting: Array<() => void> = [];
+  private scheduled = false;
+
+  next(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      if (!this.scheduled) this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    this.scheduled = true;
+    // An immediate set from an immediate runs in the next iteration, after that iteration's I/O.
+    setImmediate(() => {
+      const step = this.waiting.shift();
+      if (this.waiting.length > 0) this.schedule();
+      else this.scheduled = false;
+      step?.();
+    });
+  }
+}
 
 /** Runs tasks at most `limit` at a time, in the order they were given. */
 class Limiter {
@@ -140,6 +165,7 @@ class RepoSweep {
 class Pass {
   readonly counters: SweepCounters = { checked: 0, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 };
   changed = false;
+  private readonly turns = new Turns();
   private readonly deletes = new Map<string, Limiter>();
   /** Guarded deletes started by the forge workers, which go on to the next record meanwhile. */
   private readonly destroying: Array<Promise<void>> = [];
@@ -167,9 +193,9 @@ class Pass {
     const queue = await this.forgeQueue(byRepo);
     const worker = async () => {
       for (let item = queue.shift(); item; item = queue.shift()) {
+        await this.turns.next();
         if (item.repo.failed) this.counters.skipped++;
         else await this.sweepRecord(item.record, item.repo);
-        await yieldToIo();
       }
     };
     try {
@@ -232,8 +258,13 @@ class Pass {
     let done: boolean;
     try {
       pulls = await repo.pullsFor(record.branch);
+      await this.turns.next();
       this.counters.checked++;
-      done = pulls.length > 0 ? !pulls.some((pull) => pull.state === 'open') : (await repo.issueState(record.issueNumber)) === 'closed';
+      if (pulls.length > 0) done = !pulls.some((pull) => pull.state === 'open');
+      else {
+        done = (await repo.issueState(record.issueNumber)) === 'closed';
+        await this.turns.next();
+      }
     } catch (error) {
       if (!(error instanceof ForgeFailed)) throw error;
       this.counters.skipped++;
@@ -264,6 +295,7 @@ class Pass {
     let reply;
     try {
       reply = await ship.client.call({ method: 'DELETE', path: workspacePath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
+      await this.turns.next();
     } catch (error) {
       if (!(error instanceof ShipUnreachable)) throw error;
       registry.unreachable(ship, error.message);
