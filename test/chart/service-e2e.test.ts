@@ -1,0 +1,285 @@
+// The chart's configuration runs (issue #20, "Tests"): `helm template` with service-e2e.values.yaml (the
+// defaults, an external PostgreSQL through a Secret of the user's), and the bridge Deployment's, the ship
+// DaemonSet's and the operator Deployment's containers run as processes on this machine exactly as
+// rendered, through kubelet.ts (which lists the few things one machine cannot keep: ports, volume paths,
+// cluster DNS, the entrypoint's path, the service-account mount). Real PostgreSQL (a fresh schema); the fake
+// Kubernetes API server with the chart's CRDs stands for the cluster, authorizing the operator by the
+// chart's own Role and RoleBinding; this test plays the DaemonSet controller and the kubelet (one node: it
+// makes the ship pod, starts its container, probes it and marks it Ready).
+// What must follow from the configuration alone: the operator creates the ship token Secret, the bridge
+// starts on PostgreSQL with the first admin, the operator turns the ready ship pod into the node's Ship and
+// registers it (Ready=True, online on the bridge), and a workspace created through the bridge on that ship
+// answers on its terminal. The repository is served by `git daemon`: the chart's `--no-local-repos` and
+// GIT_ALLOW_PROTOCOL refuse file:// clones.
+// Known gap, asserted below as a failing test: on a fresh install the operator's own container waits for
+// svc-admin, which only the operator creates; the run pre-creates it, as the chart README allows.
+import { randomBytes, randomInt } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECONCILE_DEFAULTS } from '../../operator/reconcile/names.js';
+import { startFakeKubeApi, type FakeKubeApi, type KubeObject as FakeObject } from '../fakes/kube-api/index.js';
+import { kubeconfigYaml } from '../fakes/kube-api/kubeconfig.js';
+import type { RequestAttributes } from '../fakes/kube-api/server.js';
+import { killFleetTmux } from '../helpers/cli.js';
+import { postgresSchema } from '../helpers/databases.js';
+import { git, makeRemote } from '../helpers/git-fixtures.js';
+import { until } from '../helpers/poll.js';
+import { freePort } from '../helpers/ports.js';
+import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+import { connectTerminal } from '../helpers/terminal.js';
+import {
+  fieldOf, forwardHostPorts, groupMembers, imageOf, launchOf, podPorts, serviceRoutes, startContainer, waitReady,
+  type Container, type ContainerProcess, type Launch, type Placement, type Pod, type PodSpec,
+} from './kubelet.js';
+import { CHART, helmAvailable, NAMESPACE, parseObjects, ROOT, template, type KubeObject } from './render.js';
+
+const hasPostgres = !!process.env.TEST_DATABASE_URL;
+if (!hasPostgres) {
+  if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the chart end-to-end test needs PostgreSQL');
+  console.warn('test/chart/service-e2e.test.ts: skipped: TEST_DATABASE_URL is not set (the bridge runs on PostgreSQL)');
+}
+
+const VALUES = join(import.meta.dirname, 'service-e2e.values.yaml');
+const DATABASE_SECRET = { name: 'e2e-database', key: 'url' };
+const NODE = 'e2e-node-1';
+// The node's address: somewhere on 127.0.0.0/8, so its hostPort 4700 (fixed in the chart and the operator)
+// is unlikely to meet another listener.
+const HOST_IP = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+const CONVERGE_MS = 60_000;
+
+/**
+ * Everything in which a process may differ from its rendered container (kubelet.ts says why each one):
+ * any other difference, or one of these missing, fails the test.
+ */
+const SUBSTITUTED: Record<string, string[]> = {
+  bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --bridge-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  operator: ['entrypoint', 'arg --health-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
+};
+
+type Json = Record<string, any>;
+
+function decode(data: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+}
+
+/**
+ * The API server's authorizer for the chart's RBAC: a service account may do what the rendered Roles and
+ * ClusterRoles bound to it allow (RoleBindings in their namespace, ClusterRoleBindings everywhere); the
+ * fake's default user (this test) may do anything. Refusals are recorded.
+ */
+function renderedRbac(objects: KubeObject[], refused: string[]): (request: RequestAttributes) => boolean {
+  const role = (kind: string, name: string, namespace?: string) => objects.find((object) => object.kind === kind && object.metadata.name === name && (kind === 'ClusterRole' || object.metadata.namespace === namespace));
+  return (request) => {
+    if (request.user === 'admin') return true;
+    const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
+    const allowed = objects.filter((object) => object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding').some((binding: Json) => {
+      if (binding.kind === 'RoleBinding' && binding.metadata.namespace !== request.namespace) return false;
+      if (!binding.subjects.some((subject: Json) => request.user === `system:serviceaccount:${subject.namespace}:${subject.name}` && subject.kind === 'ServiceAccount')) return false;
+      const rules = (role(binding.roleRef.kind, binding.roleRef.name, binding.metadata.namespace) as Json | undefined)?.rules ?? [];
+      return rules.some((rule: Json) => ['apiGroups', 'resources', 'verbs'].every((field) => {
+        const wanted = { apiGroups: request.group, resources: resource, verbs: request.verb }[field]!;
+        return rule[field].includes('*') || rule[field].includes(wanted);
+      }) && (!rule.resourceNames?.length || rule.resourceNames.includes(request.name)));
+    });
+    if (!allowed) refused.push(`${request.user} ${request.verb} ${resource} ${request.namespace ?? ''}/${request.name ?? ''}`);
+    return allowed;
+  };
+}
+
+describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres)('the rendered chart, run as processes', () => {
+  const image = imageOf(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+  const refused: string[] = [];
+  const running: ContainerProcess[] = [];
+  const launches: Record<string, { launch: Launch; container: Container; placement: Placement }> = {};
+  const closers: Array<() => Promise<unknown>> = [];
+  let objects: KubeObject[];
+  let root: string;
+  let fake: FakeKubeApi;
+  let bridgeUrl: string;
+  let serviceAccount: string;
+  let freshInstallOperator: Launch | { waiting: string };
+
+  const workload = (kind: string, component: string) => {
+    const found = objects.find((object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component);
+    if (!found) throw new Error(`the chart rendered no ${kind} for the ${component}`);
+    return found as KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } };
+  };
+  const secret = (name: string) => {
+    const found = fake.read('v1', 'Secret', name, NAMESPACE);
+    return found && decode(found.data as Record<string, string>);
+  };
+  const ship = () => fake.read('svc.dev/v1alpha1', 'Ship', NODE, NAMESPACE) as (FakeObject & { spec: Json; status?: Json }) | undefined;
+  const admin = () => secret(RECONCILE_DEFAULTS.adminSecret)!;
+  const asAdmin = async () => {
+    const login = await call(bridgeUrl, 'POST', '/auth/login', { username: admin().username, password: admin().password });
+    if (login.status !== 200) throw new Error(`login as the chart's first admin: ${login.status} ${login.text}`);
+    const token = (login.body as { token: string }).token;
+    return (method: string, route: string, body?: unknown) => call(bridgeUrl, method, route, body, { authorization: `Bearer ${token}` });
+  };
+
+  /** Starts a container as the kubelet would once its Secrets exist, and waits for its readiness probe. */
+  const runContainer = async (component: string, pod: Pod, placement: Placement) => {
+    const container = pod.spec.containers[0]!;
+    const deadline = Date.now() + CONVERGE_MS;
+    let launch = launchOf(image, container, placement);
+    while ('waiting' in launch) {
+      if (Date.now() > deadline) throw new Error(`the ${component} container never started: it waits for ${launch.waiting}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      launch = launchOf(image, container, placement);
+    }
+    launches[component] = { launch, container, placement };
+    const started = startContainer(component, launch);
+    running.push(started);
+    await waitReady(started, container, pod.spec, placement.ports);
+    return launch;
+  };
+
+  beforeAll(async () => {
+    const rendered = await template(['--values', VALUES]);
+    if (rendered.code !== 0) throw new Error(`helm template exited ${rendered.code}: ${rendered.stderr}`);
+    objects = parseObjects(rendered.stdout).map(({ object }) => object);
+    const bridge = workload('Deployment', 'bridge');
+    const shipSet = workload('DaemonSet', 'ship');
+    const operator = workload('Deployment', 'operator');
+    const bridgeService = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'svc-bridge')!;
+
+    root = await makeTempRoot('svc-test-chart-e2e-');
+    closers.push(() => removeRoot(root));
+    const schema = await postgresSchema();
+    closers.push(() => schema.drop());
+    fake = await startFakeKubeApi({ crds: join(CHART, 'crds'), namespace: NAMESPACE, authorize: renderedRbac(objects, refused) });
+    closers.push(() => fake.close());
+    // The operator's service-account token, as a kubeconfig (the fake names its own files after the user,
+    // whose colons would split KUBECONFIG).
+    const serviceAccountToken = randomBytes(24).toString('base64url');
+    serviceAccount = `system:serviceaccount:${NAMESPACE}:${operator.spec.template.spec.serviceAccountName}`;
+    fake.addToken(serviceAccountToken, serviceAccount);
+    const serviceAccountKubeconfig = join(root, 'service-account.kubeconfig');
+    writeFileSync(serviceAccountKubeconfig, kubeconfigYaml({ server: fake.url, caPem: fake.caPem, token: serviceAccountToken, namespace: NAMESPACE }), { mode: 0o600 });
+
+    const ports = { bridge: await podPorts(bridge.spec.template.spec), ship: await podPorts(shipSet.spec.template.spec), operator: await podPorts(operator.spec.template.spec) };
+    const services = serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge);
+    const podOf = (component: string, spec: PodSpec): Pod => ({ metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE }, spec: { ...spec, nodeName: NODE } });
+    const placementOf = (pod: Pod, component: keyof typeof ports): Placement => ({
+      pod, nodeRoot: join(root, 'node'), podRoot: join(root, 'pods', pod.metadata.name), ports: ports[component], secret, services,
+      kubeconfig: pod.spec.serviceAccountName ? serviceAccountKubeconfig : undefined,
+    });
+
+    // Before `helm install`, the user creates the database Secret the values name (here: a fresh schema).
+    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: DATABASE_SECRET.name, namespace: NAMESPACE }, type: 'Opaque', stringData: { [DATABASE_SECRET.key]: schema.url } });
+    // `helm install`: of the rendered objects, the fake serves the DaemonSet (the operator watches it); the
+    // Deployments' pods are this test's processes, their Services its port map.
+    const daemonSet = fake.create(shipSet);
+    const operatorPod = podOf('operator', operator.spec.template.spec);
+    freshInstallOperator = launchOf(image, operatorPod.spec.containers[0]!, placementOf(operatorPod, 'operator'));
+    // The chart README's other way: the user chooses the first admin's credentials beforehand (see the
+    // failing test below for why a fresh install cannot leave that to the operator).
+    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: RECONCILE_DEFAULTS.adminSecret, namespace: NAMESPACE }, type: 'Opaque', stringData: { username: 'admin', email: 'admin@svc.invalid', password: randomBytes(24).toString('base64url') } });
+
+    await runContainer('operator', operatorPod, placementOf(operatorPod, 'operator'));
+    const bridgePod = podOf('bridge', bridge.spec.template.spec);
+    bridgeUrl = `http://${[...services.values()][0]}`;
+    await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
+
+    // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
+    // Ready once its readiness probe answers.
+    const podTemplate = shipSet.spec.template;
+    const shipPod = fake.create({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: `svc-ship-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata.name, uid: daemonSet.metadata.uid, controller: true }] },
+      spec: { ...podTemplate.spec, nodeName: NODE },
+    }) as unknown as Pod;
+    const forwarder = await forwardHostPorts(podTemplate.spec.containers[0]!, HOST_IP, ports.ship);
+    closers.unshift(() => forwarder.close());
+    await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
+    fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP: HOST_IP, podIP: HOST_IP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const each of running.splice(0).reverse()) await each.stop();
+    // A ship leaves its tmux server (the sessions) running on purpose; the node's next ship finds it.
+    const shipArgv = launches.ship?.launch.argv;
+    if (shipArgv) await killFleetTmux(shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!);
+    for (const close of closers) await close().catch(() => undefined);
+  }, 120_000);
+
+  it('the operator makes the node\'s Ship from the ready ship pod and registers it: Ready=True, online on the bridge', async () => {
+    await until(async () => ship()?.status?.conditions?.find((condition: Json) => condition.type === 'Ready' && condition.status === 'True') ?? false, `Ship ${NODE} Ready=True; it is ${JSON.stringify(ship()?.status)}`, CONVERGE_MS, 100);
+    const url = `http://${HOST_IP}:4700`;
+    expect(ship()!.spec).toMatchObject({ url, expectedName: NODE, auth: { mode: 'Secret', secretRef: { name: RECONCILE_DEFAULTS.shipTokenSecret } } });
+    expect(ship()!.status).toMatchObject({ shipName: NODE, registeredURL: url, bridgeStatus: 'online' });
+    // The operator made the ship token pair the ship pod started with.
+    expect(fake.read('v1', 'Secret', RECONCILE_DEFAULTS.shipTokenSecret, NAMESPACE)!.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'svc-operator' });
+    const as = await asAdmin();
+    expect((await as('GET', '/ships')).body).toEqual([{ name: NODE, url, status: 'online' }]);
+    // The operator did all that within the chart's Role.
+    expect(fake.requests.filter((request) => request.user === serviceAccount).length).toBeGreaterThan(0);
+    expect(refused).toEqual([]);
+  }, CONVERGE_MS + 10_000);
+
+  it('a workspace created through the bridge on the node\'s ship answers on its terminal', async () => {
+    const remote = makeRemote(root);
+    const port = await freePort();
+    const daemon = startContainer('git daemon', {
+      argv: ['git', 'daemon', '--reuseaddr', '--export-all', `--base-path=${root}`, '--listen=127.0.0.1', `--port=${port}`, root],
+      cwd: root, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    running.unshift(daemon);
+    const url = `git://127.0.0.1:${port}/${remote.bare.slice(root.length + 1)}`;
+    await until(async () => git(root, 'ls-remote', url).includes('refs/heads/main'), `git daemon serving ${url}`, 20_000, 100);
+
+    const as = await asAdmin();
+    expect(await as('POST', '/repos', { name: 'app', url })).toMatchObject({ status: 201 });
+    const created = await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'e2e', branch: 'main' });
+    expect([created.status, created.text]).toEqual([201, expect.any(String)]);
+    expect(await as('POST', path('app', 'e2e', '/activate'))).toMatchObject({ status: 200 });
+    expect((await as('GET', path('app', 'e2e'))).body).toMatchObject({ name: 'e2e', state: 'active', ship: NODE });
+    const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
+    const terminal = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`);
+    try {
+      // The login shell's prompt first: a shell starting up may discard what was typed ahead of it.
+      await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
+      terminal.input('echo chart-$((6*7)) && cat README.md\r');
+      await terminal.until((screen) => screen.text().includes('chart-42') && screen.text().includes('# fixture'), 20_000);
+    } finally {
+      await terminal.close();
+    }
+  }, 60_000);
+
+  it('every process ran its rendered container, changed only by the listed substitutions', () => {
+    expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'ship']);
+    for (const [component, { launch, container, placement }] of Object.entries(launches)) {
+      const args = launch.argv.slice(launch.argv.length - launch.renderedArgs.length);
+      const differences = launch.renderedArgs.flatMap((arg, index) => (args[index] === arg ? [] : [`arg ${launch.renderedArgs[index - 1]}`]));
+      if (JSON.stringify(launch.argv.slice(0, -args.length)) !== JSON.stringify(container.command ?? image.entrypoint)) differences.push('entrypoint');
+      // The image's environment and the container's as the kubelet resolves it; nothing of this test's own.
+      const rendered: Record<string, string | undefined> = { ...image.env };
+      for (const { name, value, valueFrom } of container.env ?? []) {
+        rendered[name] = valueFrom?.secretKeyRef ? placement.secret(valueFrom.secretKeyRef.name)?.[valueFrom.secretKeyRef.key] : valueFrom?.fieldRef ? fieldOf(placement.pod, valueFrom.fieldRef.fieldPath) : value;
+      }
+      for (const name of new Set([...Object.keys(rendered), ...Object.keys(launch.env)])) {
+        if (launch.env[name] !== rendered[name]) differences.push(name in rendered ? `env ${name}` : `env ${name} (added)`);
+      }
+      expect([component, differences.sort()]).toEqual([component, [...SUBSTITUTED[component]!].sort()]);
+      expect([component, launch.substitutions.map((each) => each.where).sort()]).toEqual([component, [...SUBSTITUTED[component]!].sort()]);
+    }
+  });
+
+  // KNOWN BUG (reported with issue #20): the operator's container takes SVC_OPERATOR_USERNAME/PASSWORD from
+  // svc-admin without `optional`, and only the operator creates svc-admin, so on a fresh install the operator
+  // never starts and nothing else does either. Turn this into `it` once the operator can start without it.
+  it.fails('a fresh install can start: the operator container needs no Secret that only the operator creates', () => {
+    expect(freshInstallOperator).not.toHaveProperty('waiting');
+  });
+
+  it('every process stops on SIGTERM, leaving nothing of its process group behind', async () => {
+    const outcomes: Record<string, string> = {};
+    for (const each of running.splice(0)) {
+      outcomes[each.name] = await each.stop();
+      expect(groupMembers(each.child.pid!)).toEqual([]);
+    }
+    expect(outcomes).toEqual({ 'git daemon': 'terminated', ship: 'terminated', bridge: 'terminated', operator: 'terminated' });
+  }, 90_000);
+});
