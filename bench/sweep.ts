@@ -2,8 +2,8 @@
 // across 10 repos, against a fake forge in its own process (bench/lib/sweep-forge.ts) that counts every
 // call. What is measured is the real code: a `svc bridge` process (authentication on) running POST
 // /workspaces/sweep against 5 `svc ship` processes and the forge.
-// Seeding is not the bridge's create path: its forge calls are GraphQL, which @octokit/plugin-throttling
-// spaces at least a second apart per process (its write group), so 500 creates would take over 15 minutes.
+// Seeding is not the bridge's create path: its forge calls are GraphQL mutations, which the provider's
+// request policy spaces at least a second apart per process, so 500 creates would take over 8 minutes.
 // Instead the 500 workspaces are cloned through each ship's own POST /workspaces (the issue branches
 // already on the remote, as the forge's createLinkedBranch leaves them), and the records are written to the
 // bridge's store as the intent rows a create writes before it calls the ship; the restarted bridge's own
@@ -196,8 +196,8 @@ async function steadyGets(urls: readonly string[], headers: Record<string, strin
 }
 
 /**
- * CPU per forge call in this process: the bridge's GitHub provider (Octokit with its retry and throttling
- * plugins) asking for a branch's pull requests, against a plain fetch of the same URL, `count` calls each at
+ * CPU per forge call in this process: the bridge's GitHub provider (its transport, reads and request
+ * policy) asking for a branch's pull requests, against a plain fetch of the same URL, `count` calls each at
  * `concurrency`, alternating blocks so both see the same machine.
  */
 async function providerCallCost(forgeUrl: string, branches: readonly string[], count = 400, concurrency = 8): Promise<{ provider: number; fetch: number }> {
@@ -389,7 +389,7 @@ export async function benchSweep(): Promise<BenchRow[]> {
     rows.push({ name: '  bridge CPU per such pass vs its length, p50', value: median(passCpu), reference: median(passes), unit: 'ms' });
     rows.push({ name: `  the ${SHIPS} ship processes' CPU per such pass (with their git children: the blocked records' guarded deletes), p50`, value: median(passShipsCpu), reference: median(passes), unit: 'ms' });
     const cost = await providerCallCost(forgeUrl, [...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch))]);
-    rows.push({ name: '  CPU per forge call in one process: the GitHub provider (Octokit) vs a plain fetch of the same URL', value: cost.provider, reference: cost.fetch, unit: 'µs' });
+    rows.push({ name: '  CPU per forge call in one process: the GitHub provider\'s pullsForBranch vs a plain fetch of the same URL', value: cost.provider, reference: cost.fetch, unit: 'µs' });
   } finally {
     for (const child of children.reverse()) await child.stop().catch(() => undefined);
     await rm(root, { recursive: true, force: true });
