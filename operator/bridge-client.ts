@@ -7,8 +7,10 @@
 //                       did not respond": the bridge is fine, the ship is not);
 //   and a malformed 2xx body is BridgeUnavailable too (whatever answered is not a bridge we understand).
 // Credentials: SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD (logs in with POST /auth/login, and logs in again
-// exactly once when a call answers 401: the session expired or was revoked), else SVC_TOKEN (a session the
-// operator cannot renew), else none (an `--insecure-no-auth` bridge). The session token and the password
+// exactly once when a call answers 401: the session expired or was revoked), else SVC_OPERATOR_ADMIN_SECRET
+// (the same login, its username and password read from that Secret at each login: the chart's first-admin
+// Secret, which the operator itself creates, so its pod cannot take them as env), else SVC_TOKEN (a session
+// the operator cannot renew), else none (an `--insecure-no-auth` bridge). The session token and the password
 // never reach a log line, an error message or an event: messages carry only the bridge's `{error}` text.
 // Not here: what a refusal means for a Ship or Repo (operator/reconcile/ decides that).
 import { Compile } from 'typebox/compile';
@@ -17,17 +19,28 @@ import type { Logger } from 'pino';
 import { LoginResponse, Repo, ShipInfo, type CreateRepoRequest, type RegisterShipRequest } from '../protocol/index.js';
 import { SHIP_UNREACHABLE_STATUS } from '../protocol/ship-registration.js';
 
+export interface LoginPair {
+  username: string;
+  password: string;
+}
+
 export type BridgeCredentials =
-  | { kind: 'login'; username: string; password: string }
+  | ({ kind: 'login' } & LoginPair)
+  /** A login whose pair is read from the named Secret (keys `username`, `password`) at each login. */
+  | { kind: 'secret'; secret: string }
   | { kind: 'token'; token: string }
   | { kind: 'none' };
 
-/** DESIGN §10: a username/password pair first, else a session token, else nothing (an insecure bridge). */
+/**
+ * DESIGN §10: a username/password pair first, else the Secret holding one (SVC_OPERATOR_ADMIN_SECRET), else a
+ * session token, else nothing (an insecure bridge).
+ */
 export function bridgeCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): BridgeCredentials {
   const username = env.SVC_OPERATOR_USERNAME;
   const password = env.SVC_OPERATOR_PASSWORD;
   if (username && password) return { kind: 'login', username, password };
   if (username || password) throw new Error('set both SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, or neither');
+  if (env.SVC_OPERATOR_ADMIN_SECRET) return { kind: 'secret', secret: env.SVC_OPERATOR_ADMIN_SECRET };
   if (env.SVC_TOKEN) return { kind: 'token', token: env.SVC_TOKEN };
   return { kind: 'none' };
 }
@@ -78,6 +91,8 @@ export interface BridgeClientOptions {
   logger?: Logger;
   /** Called after every call (metrics: bridge call latency). */
   observe?: (call: BridgeCall) => void;
+  /** For `secret` credentials: the pair in that Secret, or undefined while it is absent or incomplete. */
+  readLoginSecret?: (name: string) => Promise<LoginPair | undefined>;
 }
 
 const checkShips = Compile(Type.Array(ShipInfo));
@@ -182,7 +197,7 @@ export class BridgeClient {
     const credentials = this.options.credentials;
     const token = await this.credential();
     const answer = await this.send(spec, token);
-    if (answer.status === 401 && credentials.kind === 'login' && token !== null) {
+    if (answer.status === 401 && (credentials.kind === 'login' || credentials.kind === 'secret') && token !== null) {
       // The session expired or was revoked (password change, user deleted and recreated): one fresh login.
       if (this.session === token) this.session = null;
       const fresh = await this.credential();
@@ -198,7 +213,7 @@ export class BridgeClient {
     if (status === 401) {
       const kind = this.options.credentials.kind;
       const why = kind === 'none'
-        ? 'the bridge requires authentication: set SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD (or SVC_TOKEN)'
+        ? 'the bridge requires authentication: set SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, SVC_OPERATOR_ADMIN_SECRET or SVC_TOKEN'
         : kind === 'token' ? `the bridge refused SVC_TOKEN (${text}); the operator cannot renew a session it did not log in for` : `the bridge refused the operator's session after a fresh login (${text})`;
       throw new BridgeUnauthorized(why, 401);
     }
@@ -217,11 +232,23 @@ export class BridgeClient {
     if (credentials.kind === 'token') return credentials.token;
     if (this.session) return this.session;
     if (!this.loggingIn) {
-      this.loggingIn = this.login(credentials.username, credentials.password).finally(() => {
-        this.loggingIn = null;
-      });
+      this.loggingIn = this.loginPair(credentials)
+        .then(({ username, password }) => this.login(username, password))
+        .finally(() => {
+          this.loggingIn = null;
+        });
     }
     return this.loggingIn;
+  }
+
+  /** The pair to log in with: given, or read now from its Secret (so a changed password is picked up). */
+  private async loginPair(credentials: LoginPair | { secret: string }): Promise<LoginPair> {
+    if (!('secret' in credentials)) return credentials;
+    const read = this.options.readLoginSecret;
+    const pair = read ? await read(credentials.secret) : undefined;
+    // Absent at first start: the operator creates the chart's first-admin Secret itself, a moment later.
+    if (!pair) throw new BridgeUnavailable(`the operator's login Secret ${credentials.secret} is absent or lacks username and password`);
+    return pair;
   }
 
   private async login(username: string, password: string): Promise<string> {

@@ -3,8 +3,9 @@
 //   RepoReconciler            Repo → bridge registration, status (repo.ts, repo-decide.ts)
 //   DaemonSetShipsReconciler  ship DaemonSet → one managed Ship per node with a ready ship pod (daemonset*.ts)
 //   ChartSecretsReconciler    the chart's Secrets, created when absent (chart-secrets.ts)
-// One BridgeClient (credentials from SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD, else SVC_TOKEN, else none)
-// and one pair of shared rosters serve them all.
+// One BridgeClient (credentials from SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD, else the Secret named by
+// SVC_OPERATOR_ADMIN_SECRET in the chart Secrets' namespace, else SVC_TOKEN, else none) and one pair of
+// shared rosters serve them all.
 import { BridgeClient, bridgeCredentialsFromEnv, type BridgeCredentials } from '../bridge-client.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
 import { ChartSecretsReconciler } from './chart-secrets.js';
@@ -35,15 +36,24 @@ export interface ReconcilerExtras {
 /** The shared dependencies for a runtime context (exported for tests that drive reconcilers directly). */
 export function reconcileDeps(context: ReconcilerContext, extras: ReconcilerExtras = {}): ReconcileDeps {
   const options = reconcileOptions({ ...context.options, ...extras.options });
+  const cluster = new Cluster(context.kube, context.log, context.clock);
+  const secretsNamespace = chartSecretsNamespace(context, extras);
   const bridge = new BridgeClient({
     url: context.options.bridgeUrl,
     credentials: extras.credentials ?? bridgeCredentialsFromEnv(extras.env ?? process.env),
     logger: context.log.child({ component: 'bridge-client' }),
     observe: (call) => context.observeBridgeCall(call.method, call.route, call.status === 0 ? 'error' : call.status, call.durationMs / 1000),
+    readLoginSecret: async (name) => {
+      if (!secretsNamespace) return undefined;
+      const data = (await cluster.readSecret(secretsNamespace, name))?.data;
+      const decode = (key: string) => (data?.[key] ? Buffer.from(data[key], 'base64').toString('utf8') : '');
+      const pair = { username: decode('username'), password: decode('password') };
+      return pair.username && pair.password ? pair : undefined;
+    },
   });
   return {
     cache: context.cache,
-    cluster: new Cluster(context.kube, context.log, context.clock),
+    cluster,
     bridge,
     rosters: new BridgeRosters(bridge, options.rosterMaxAgeMs),
     clock: context.clock,
@@ -58,8 +68,13 @@ export function createReconcilersWith(context: ReconcilerContext, extras: Reconc
     new ShipReconciler(deps),
     new RepoReconciler(deps),
     new DaemonSetShipsReconciler(deps),
-    new ChartSecretsReconciler(deps, extras.secretsNamespace ?? context.options.namespace ?? context.options.ownNamespace),
+    new ChartSecretsReconciler(deps, chartSecretsNamespace(context, extras)),
   ];
+}
+
+/** Where the chart's Secrets live: as given, else the watched namespace, else (all namespaces) the operator's own. */
+function chartSecretsNamespace(context: ReconcilerContext, extras: ReconcilerExtras): string | undefined {
+  return extras.secretsNamespace ?? context.options.namespace ?? context.options.ownNamespace;
 }
 
 export const createReconcilers: ReconcilerFactory = (context) => createReconcilersWith(context);

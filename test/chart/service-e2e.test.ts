@@ -11,8 +11,8 @@
 // registers it (Ready=True, online on the bridge), and a workspace created through the bridge on that ship
 // answers on its terminal. The repository is served by `git daemon`: the chart's `--no-local-repos` and
 // GIT_ALLOW_PROTOCOL refuse file:// clones.
-// Known gap, asserted below as a failing test: on a fresh install the operator's own container waits for
-// svc-admin, which only the operator creates; the run pre-creates it, as the chart README allows.
+// A fresh install: no Secret but the database's exists beforehand; the operator creates the first-admin
+// Secret (and logs in with it, read through the API), and the bridge's container waits for it as a kubelet does.
 import { randomBytes, randomInt } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -174,9 +174,6 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const daemonSet = fake.create(shipSet);
     const operatorPod = podOf('operator', operator.spec.template.spec);
     freshInstallOperator = launchOf(image, operatorPod.spec.containers[0]!, placementOf(operatorPod, 'operator'));
-    // The chart README's other way: the user chooses the first admin's credentials beforehand (see the
-    // failing test below for why a fresh install cannot leave that to the operator).
-    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: RECONCILE_DEFAULTS.adminSecret, namespace: NAMESPACE }, type: 'Opaque', stringData: { username: 'admin', email: 'admin@svc.invalid', password: randomBytes(24).toString('base64url') } });
 
     await runContainer('operator', operatorPod, placementOf(operatorPod, 'operator'));
     const bridgePod = podOf('bridge', bridge.spec.template.spec);
@@ -267,11 +264,9 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     }
   });
 
-  // KNOWN BUG (reported with issue #20): the operator's container takes SVC_OPERATOR_USERNAME/PASSWORD from
-  // svc-admin without `optional`, and only the operator creates svc-admin, so on a fresh install the operator
-  // never starts and nothing else does either. Turn this into `it` once the operator can start without it.
-  it.fails('a fresh install can start: the operator container needs no Secret that only the operator creates', () => {
+  it('a fresh install can start: the operator container needs no Secret that only the operator creates', () => {
     expect(freshInstallOperator).not.toHaveProperty('waiting');
+    expect(admin().password).toMatch(/^\S{20,}$/);
   });
 
   it('every process stops on SIGTERM, leaving nothing of its process group behind', async () => {

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import {
-  BridgeClient, BridgeRefused, BridgeUnauthorized, BridgeUnavailable, bridgeCredentialsFromEnv, type BridgeCredentials,
+  BridgeClient, BridgeRefused, BridgeUnauthorized, BridgeUnavailable, bridgeCredentialsFromEnv, type BridgeClientOptions, type BridgeCredentials,
 } from '../../operator/bridge-client.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
@@ -35,7 +35,7 @@ function recordingFetch() {
   return { sent, fetcher };
 }
 
-function client(credentials: BridgeCredentials, options: { url?: string; timeoutMs?: number } = {}) {
+function client(credentials: BridgeCredentials, options: { url?: string; timeoutMs?: number; readLoginSecret?: BridgeClientOptions['readLoginSecret'] } = {}) {
   const lines: string[] = [];
   const { sent, fetcher } = recordingFetch();
   const instance = new BridgeClient({
@@ -44,6 +44,7 @@ function client(credentials: BridgeCredentials, options: { url?: string; timeout
     timeoutMs: options.timeoutMs,
     fetch: fetcher,
     logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }),
+    readLoginSecret: options.readLoginSecret,
   });
   return { instance, sent, lines };
 }
@@ -86,6 +87,7 @@ describe.skipIf(!hasPostgres)('operator bridge client', () => {
   it('reads its credentials from the environment: username and password, else SVC_TOKEN, else none; half a pair is an error', () => {
     expect(bridgeCredentialsFromEnv({ SVC_OPERATOR_USERNAME: 'op', SVC_OPERATOR_PASSWORD: 'pw', SVC_TOKEN: 't' })).toEqual({ kind: 'login', username: 'op', password: 'pw' });
     expect(bridgeCredentialsFromEnv({ SVC_TOKEN: 't' })).toEqual({ kind: 'token', token: 't' });
+    expect(bridgeCredentialsFromEnv({ SVC_OPERATOR_ADMIN_SECRET: 'svc-admin', SVC_TOKEN: 't' })).toEqual({ kind: 'secret', secret: 'svc-admin' });
     expect(bridgeCredentialsFromEnv({})).toEqual({ kind: 'none' });
     expect(() => bridgeCredentialsFromEnv({ SVC_OPERATOR_USERNAME: 'op' })).toThrow('set both SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, or neither');
   });
@@ -126,6 +128,36 @@ describe.skipIf(!hasPostgres)('operator bridge client', () => {
     expect(refused).toBeInstanceOf(BridgeUnauthorized);
     expect(refused.message).toBe('the bridge refused the operator\'s login as "op": invalid username or password');
     expect(refused.message).not.toContain('not-the-password-1');
+  });
+
+  it('with SVC_OPERATOR_ADMIN_SECRET it logs in with the pair read from that Secret at each login: absent is BridgeUnavailable, a changed password is read again', async () => {
+    const secrets = new Map<string, { username: string; password: string }>();
+    const asked: string[] = [];
+    const readLoginSecret = async (name: string) => {
+      asked.push(name);
+      return secrets.get(name);
+    };
+    const { instance, sent, lines } = client({ kind: 'secret', secret: 'svc-admin' }, { readLoginSecret });
+    // First start: the operator has not created the chart's first-admin Secret yet.
+    const early = await rejection(instance.listShips());
+    expect(early).toBeInstanceOf(BridgeUnavailable);
+    expect(early.message).toBe("the operator's login Secret svc-admin is absent or lacks username and password");
+    expect(sent).toEqual([]);
+    const password = 'secret-held-password-1';
+    const create = () => call(bridge.url, 'POST', '/users', { username: 'from-secret', email: 'fs@example.com', password, role: 'admin' }, { authorization: `Bearer ${rootToken}` });
+    expect((await create()).status).toBe(201);
+    secrets.set('svc-admin', { username: 'from-secret', password });
+    expect(await instance.listShips()).toEqual([]);
+    // The user is made again with another password and the Secret follows: the re-login after the 401 reads it.
+    expect((await call(bridge.url, 'DELETE', '/users/from-secret', undefined, { authorization: `Bearer ${rootToken}` })).status).toBe(200);
+    const changed = 'secret-held-password-2';
+    expect((await call(bridge.url, 'POST', '/users', { username: 'from-secret', email: 'fs@example.com', password: changed, role: 'admin' }, { authorization: `Bearer ${rootToken}` })).status).toBe(201);
+    secrets.set('svc-admin', { username: 'from-secret', password: changed });
+    expect(await instance.listRepos()).toEqual([]);
+    expect(sent.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /auth/login', 'GET /ships', 'GET /repos', 'POST /auth/login', 'GET /repos']);
+    expect(asked).toEqual(['svc-admin', 'svc-admin', 'svc-admin']);
+    expect(lines.join('')).not.toContain(password);
+    expect(lines.join('')).not.toContain(changed);
   });
 
   it('403 for a member and 401 for a bad SVC_TOKEN or no credential are BridgeUnauthorized, with no login attempted for a token', async () => {
