@@ -12,6 +12,7 @@ import { renderTable, verdict, type BenchRow } from './report.js';
 // `npm run bench -- terminal` runs one group; no argument runs all.
 const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge, cli: benchCliStartup, status: benchStatusLoad, mcp: benchMcp, sweep: benchSweep };
 groups.fleet = async () => (await import('./fleet.js')).benchFleet();
+groups.operator = async () => (await import('./operator.js')).benchOperator();
 const chosen = process.argv.slice(2).filter((name) => name in groups);
 const rows: BenchRow[] = [];
 for (const name of chosen.length ? chosen : Object.keys(groups)) rows.push(...(await groups[name]!()));
