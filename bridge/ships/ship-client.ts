@@ -1,9 +1,18 @@
 // HTTP calls from the bridge to one ship over kept-alive connections (node:http: fetch costs the routed
 // path more than the ship's own work): the bridge token as bearer, no redirects followed (security notes
 // F9: a ship must not bounce a call elsewhere; a 3xx becomes a 502), a deadline per call. A transport failure
-// is ShipUnreachable; whatever status the ship answers is returned as is.
+// is ShipUnreachable; whatever status the ship answers is returned as is. An idle connection is dropped a
+// second before the ship's keep-alive ends (Node honours the ship's `Keep-Alive: timeout` hint only when the
+// agent has a timeout of its own), and a GET that finds its reused connection already closed by the ship is
+// sent once more on a fresh one: that race is not the ship being unreachable.
 import http from 'node:http';
 import https from 'node:https';
+import { HTTP_LIMITS } from '../../protocol/index.js';
+
+/** Idle kept-alive connections are let go before the ship's server closes them. */
+const IDLE_SOCKET_MS = HTTP_LIMITS.keepAliveTimeoutMs - 1_000;
+/** What a connection the peer closed while it sat idle fails with, on its next use. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 export class ShipUnreachable extends Error {}
 
@@ -30,7 +39,8 @@ export class ShipClient {
     const secure = parsed.protocol === 'https:';
     this.target = { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port };
     this.transport = secure ? https : http;
-    this.agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const agentOptions = { keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
 
   /** The bridge token this ship expects (for the terminal proxy's upstream socket). */
@@ -39,6 +49,10 @@ export class ShipClient {
   }
 
   call(request: ShipCall): Promise<ShipReply> {
+    return this.send(request, request.method === 'GET');
+  }
+
+  private send(request: ShipCall, retryOnStaleConnection: boolean): Promise<ShipReply> {
     const headers: Record<string, string> = {};
     if (this.bridgeToken) headers.authorization = `Bearer ${this.bridgeToken}`;
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
@@ -71,7 +85,13 @@ export class ShipClient {
         },
       );
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${request.timeoutMs ?? 10_000} ms`)));
-      outgoing.on('error', (error) => reject(new ShipUnreachable(error.message)));
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (retryOnStaleConnection && outgoing.reusedSocket && STALE_CONNECTION_CODES.has(error.code ?? '')) {
+          resolve(this.send(request, false));
+          return;
+        }
+        reject(new ShipUnreachable(error.message));
+      });
       outgoing.end(payload);
     });
   }

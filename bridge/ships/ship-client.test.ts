@@ -1,0 +1,84 @@
+// ShipClient over a real node:http server that drops a kept-alive connection the moment it is reused, as a
+// ship whose keep-alive ended does when the bridge's next call races its close: a GET is sent once more on a
+// fresh connection, any other method is ShipUnreachable (it may have reached the ship); an idle connection
+// is let go before the ship's keep-alive would end it.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HTTP_LIMITS } from '../../protocol/index.js';
+import { ShipClient, ShipUnreachable } from './ship-client.js';
+
+interface DroppingServer {
+  url: string;
+  /** Connections accepted so far. */
+  connections: () => number;
+  /** Requests answered so far. */
+  answered: () => number;
+  close: () => Promise<void>;
+}
+
+/** Answers the first request of each connection; destroys the connection when a second one arrives on it. */
+async function droppingServer(): Promise<DroppingServer> {
+  const served = new WeakMap<Socket, number>();
+  let connections = 0;
+  let answered = 0;
+  const server: Server = createServer((request, response) => {
+    const socket = request.socket;
+    const count = (served.get(socket) ?? 0) + 1;
+    served.set(socket, count);
+    if (count > 1) {
+      socket.destroy();
+      return;
+    }
+    answered++;
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: request.method }));
+  });
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    answered: () => answered,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let server: DroppingServer | undefined;
+let client: ShipClient | undefined;
+afterEach(async () => {
+  client?.close();
+  await server?.close();
+});
+
+describe('ShipClient on a connection the ship closed', () => {
+  it('sends a GET once more on a fresh connection', async () => {
+    server = await droppingServer();
+    client = new ShipClient(server.url, null);
+    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({ status: 200, text: '{"method":"GET"}' });
+    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({ status: 200, text: '{"method":"GET"}' });
+    expect({ connections: server.connections(), answered: server.answered() }).toEqual({ connections: 2, answered: 2 });
+  });
+
+  it('does not repeat another method: it may have reached the ship', async () => {
+    server = await droppingServer();
+    client = new ShipClient(server.url, null);
+    expect((await client.call({ method: 'GET', path: '/workspaces' })).status).toBe(200);
+    const failed = await client.call({ method: 'DELETE', path: '/workspaces/a/b' }).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(ShipUnreachable);
+    expect({ connections: server.connections(), answered: server.answered() }).toEqual({ connections: 1, answered: 1 });
+  });
+
+  it("keeps an idle connection for less than the ship's keep-alive", async () => {
+    server = await droppingServer();
+    client = new ShipClient(server.url, null);
+    expect((await client.call({ method: 'GET', path: '/' })).status).toBe(200);
+    const agent = (client as unknown as { agent: { freeSockets: Record<string, Socket[]> } }).agent;
+    const idle = Object.values(agent.freeSockets).flat();
+    expect(idle).toHaveLength(1);
+    expect(idle[0]!.timeout).toBe(HTTP_LIMITS.keepAliveTimeoutMs - 1_000);
+  });
+});
