@@ -11,11 +11,12 @@
 // Aggregate syncs are spaced in time (SYNC_SPACING_MS): the first goes at once, one asked for within the
 // spacing after it goes at the end of the spacing, built then, and stands for every one asked for meanwhile.
 // A storm of 20 ship reconnects is then a handful of aggregates to write to every subscriber, not 20
-// (bench/fleet.ts; docs/DECISIONS.md "Fleet scale"). Events are never held: every frame is built from the
-// index when it is sent, so a subscriber applying frames in order always holds the latest state it was sent.
+// (bench/fleet.ts; docs/DECISIONS.md "Fleet scale"). Events are never held back by the spacing: every frame
+// is built from the index when it is published, so a subscriber applying frames in order always holds the
+// latest state it was sent.
 // A broadcast is handed to every subscriber at once (each keeps it in order in its inbox) and written out in
 // turns of the event loop of at most SLICE_BYTES each, subscribers in the order they connected: writing a
-// 92 KB aggregate to 500 sockets is 20–40 ms of system calls, and in one turn every routed call waited behind
+// 92 KB aggregate to 500 sockets is 20–90 ms of system calls, and in one turn every routed call waited behind
 // it. A small event to 500 subscribers still goes out in one turn.
 import type { WebSocket } from 'ws';
 import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
