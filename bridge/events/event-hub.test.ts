@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WebSocket } from 'ws';
 import { segmentOf } from './broadcast-frame.js';
-import { EventHub, SLICE_BYTES, SYNC_SPACING_MS } from './event-hub.js';
+import { EventHub, SLICE_BYTES, SLICE_SUBSCRIBERS, SYNC_SPACING_MS } from './event-hub.js';
 
 function fakeSocket() {
   const sent: Array<{ type: string; workspaces?: unknown[] }> = [];
@@ -93,6 +93,17 @@ describe('event hub', () => {
     // A small event to all of them goes out in one turn.
     hub.publish('workspace.deactivated', workspace);
     expect(subscribers.every(({ sent }) => sent.at(-1)!.type === 'workspace.deactivated')).toBe(true);
+    hub.closeAll();
+  });
+
+  it('writes a small event to at most SLICE_SUBSCRIBERS subscribers a turn', () => {
+    const hub = new EventHub(() => [segmentOf('[]')]);
+    const subscribers = Array.from({ length: SLICE_SUBSCRIBERS + 20 }, () => fakeSocket());
+    for (const { socket } of subscribers) hub.add(socket);
+    hub.publish('workspace.activated', workspace);
+    expect(subscribers.filter(({ sent }) => sent.length === 2)).toHaveLength(SLICE_SUBSCRIBERS);
+    vi.runAllTimers();
+    expect(subscribers.every(({ sent }) => sent.map((frame) => frame.type).join() === 'sync,workspace.activated')).toBe(true);
     hub.closeAll();
   });
 });
