@@ -1,4 +1,4 @@
-// When terminal frames go out: at once when output arrives after a quiet spell (keystroke echo), at most
+// When terminal frames go out: at once when output arrives after a quiet spell of 2 ms (keystroke echo), at most
 // one per coalescing interval while output keeps streaming (a longer one once the stream has lasted), and never more than two unacknowledged. With two outstanding it waits for
 // an ack, or for the ack timeout, after which the next frame is a full snapshot. A resync or resize asks
 // for a snapshot too. Pure: the clock and timers are injected, frames are produced by `flush`.
@@ -54,7 +54,7 @@ export class FramePacer {
 
   constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
     this.coalesceMs = options.coalesceMs ?? 16;
-    this.idleGapMs = options.idleGapMs ?? 5;
+    this.idleGapMs = options.idleGapMs ?? 2;
     this.sustainedAfterMs = options.sustainedAfterMs ?? 250;
     this.sustainedCoalesceMs = options.sustainedCoalesceMs ?? 50;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
