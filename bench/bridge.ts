@@ -19,7 +19,7 @@ import { cpuMs, cpuPerRequest } from './lib/cpu.js';
 import { BenchTerminal, modeLabel, socketOptions, typeMarkers, type BenchSocketOptions } from './lib/terminal-client.js';
 import { WireTap } from './lib/wire-tap.js';
 import { freePort } from './lib/ports.js';
-import { endFleetTmux, rssBytes, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { endFleetTmux, settledRss, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
@@ -28,18 +28,6 @@ const MiB = 1024 * 1024;
 const MODES = [false, true] as const;
 
 type LoadRun = { result: LoadResult; micros: Record<string, number> };
-
-/** RSS once it has stopped moving (within 1 MiB over a second): a start-up's memory settles first. */
-async function settledRss(pid: number): Promise<number> {
-  let previous = rssBytes(pid);
-  for (let i = 0; i < 30; i++) {
-    await sleep(1000);
-    const current = rssBytes(pid);
-    if (Math.abs(current - previous) < MiB) return current;
-    previous = current;
-  }
-  return previous;
-}
 
 async function post(url: string, body?: unknown, headers: Record<string, string> = {}): Promise<number> {
   const response = await fetch(url, {

@@ -43,7 +43,7 @@ import { startSubscribers, type SubscribersHandle, type Watch } from './lib/flee
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile } from './lib/load.js';
 import { freePort } from './lib/ports.js';
-import { rssBytes, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import { rssBytes, settledRss, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import { cpuMs } from './lib/cpu.js';
 import type { BenchRow } from './report.js';
 
@@ -94,18 +94,6 @@ interface Figures {
   routedFailures: number;
   subscriberCloses: Record<string, number>;
   bridgeCpuMs: Record<string, number>;
-}
-
-/** RSS once it has stopped moving (within 1 MiB over a second). */
-async function settledRss(pid: number): Promise<number> {
-  let previous = rssBytes(pid);
-  for (let i = 0; i < 30; i++) {
-    await sleep(1000);
-    const current = rssBytes(pid);
-    if (Math.abs(current - previous) < MiB) return current;
-    previous = current;
-  }
-  return previous;
 }
 
 /** RSS after a full garbage collection in the bridge (bench/lib/gc-on-signal.ts), settled. */

@@ -8,7 +8,7 @@
 // each): `startFakeFleet` forks this module, which starts them and takes commands over the IPC channel.
 // Send times are `process.hrtime.bigint()` (CLOCK_MONOTONIC, the same clock in every process of the
 // machine), so the benchmark can time a frame from this process's send to another process's receipt.
-import { fork, type ChildProcess } from 'node:child_process';
+import { forkWorker } from './fork-worker.js';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
@@ -169,40 +169,18 @@ export interface FleetHandle {
 
 /** Forks a process holding `count` fake ships named `<prefix>-000`…, `workspaces` each. */
 export async function startFakeFleet(count: number, workspaces: number, prefix = 'fake'): Promise<FleetHandle> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [JSON.stringify({ count, workspaces, prefix })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, (reply: unknown) => void>();
-  let nextId = 0;
-  const ready = new Promise<Array<{ name: string; url: string }>>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`fake fleet exited with ${code}`)));
-    child.on('message', (message: { id?: number; ready?: Array<{ name: string; url: string }>; reply?: unknown }) => {
-      if (message.ready) return resolve(message.ready);
-      if (message.id !== undefined) {
-        pending.get(message.id)?.(message.reply);
-        pending.delete(message.id);
-      }
-    });
-  });
-  const call = <T>(command: Command) =>
-    new Promise<T>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve as (reply: unknown) => void);
-      child.send({ id, command } satisfies Request);
-    });
-  const ships = await ready;
+  const worker = await forkWorker<Command, Array<{ name: string; url: string }>>(fileURLToPath(import.meta.url), { count, workspaces, prefix }, 'fake fleet');
+  const call = worker.call;
+  const ships = worker.ready;
   return {
     ships,
-    pid: child.pid!,
+    pid: worker.pid,
     emit: async (ship, workspace, description) => BigInt(await call<string>({ op: 'emit', ship, workspace, description })),
     drop: (list) => call<void>({ op: 'drop', ships: list }),
     syncs: async (list) =>
       (await call<Array<{ syncs: number; lastSyncAt: string; streams: number }>>({ op: 'syncs', ships: list })).map((s) => ({ ...s, lastSyncAt: BigInt(s.lastSyncAt) })),
     requests: () => call<number>({ op: 'stats' }),
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: worker.stop,
   };
 }
 

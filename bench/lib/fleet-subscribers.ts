@@ -12,7 +12,7 @@
 // 16 KB of a compressed message (enough for the benchmark's markers), each message on its own. That relies on
 // the bridge never referring to an earlier message (broadcast-frame.ts); if it did, the markers would not
 // be found and the benchmark would fail, not pass.
-import { fork } from 'node:child_process';
+import { forkWorker } from './fork-worker.js';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
@@ -57,41 +57,17 @@ export interface SubscribersHandle {
 }
 
 export async function startSubscribers(url: string, count: number, headers: Record<string, string>, deflate = true): Promise<SubscribersHandle> {
-  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify({ url, count, headers, deflate })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, (reply: unknown) => void>();
-  let nextId = 0;
-  const ready = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`subscribers exited with ${code}`)));
-    child.on('message', (message: { id?: number; ready?: boolean; error?: string; reply?: unknown }) => {
-      if (message.error) return reject(new Error(message.error));
-      if (message.ready) return resolve();
-      if (message.id !== undefined) {
-        pending.get(message.id)?.(message.reply);
-        pending.delete(message.id);
-      }
-    });
-  });
-  const call = <T>(command: Command) =>
-    new Promise<T>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve as (reply: unknown) => void);
-      child.send({ id, command });
-    });
-  await ready;
+  const worker = await forkWorker<Command, true>(fileURLToPath(import.meta.url), { url, count, headers, deflate }, 'subscribers');
+  const call = worker.call;
   return {
-    pid: child.pid!,
+    pid: worker.pid,
     arm: (watch) => call<void>({ op: 'arm', watch }),
     result: async (timeoutMs = 30_000) => {
       const reply = await call<Record<keyof WatchResult, string | number>>({ op: 'result', timeoutMs });
       return { first: BigInt(reply.first), last: BigInt(reply.last), complete: Number(reply.complete), open: Number(reply.open), frames: Number(reply.frames) };
     },
     stats: () => call<SubscriberStats>({ op: 'stats' }),
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: worker.stop,
   };
 }
 

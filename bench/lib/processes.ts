@@ -72,6 +72,18 @@ export function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/** RSS once it has stopped moving (within 1 MiB over a second): a start-up's memory settles first. */
+export async function settledRss(pid: number): Promise<number> {
+  let previous = rssBytes(pid);
+  for (let i = 0; i < 30; i++) {
+    await sleep(1000);
+    const current = rssBytes(pid);
+    if (Math.abs(current - previous) < 2 ** 20) return current;
+    previous = current;
+  }
+  return previous;
+}
+
 export async function startShipProcess(fleetDirectory: string, name = 'bench', options: ChildOptions = {}): Promise<Child> {
   const nodeArgs = [...nodeArgsFrom('SVC_BENCH_SHIP_NODE_ARGS'), ...(options.nodeArgs ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory], {
