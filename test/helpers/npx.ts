@@ -17,7 +17,7 @@ export interface NpxProcess {
   exited: Promise<number | null>;
   signalGroup(signal: NodeJS.Signals): void;
   /** SIGTERM to the group; once the leader exits, SIGKILL to whatever of the group is left. */
-  terminateThenKill(): Promise<void>;
+  terminateThenKill(graceMs?: number): Promise<void>;
 }
 
 export function startNpx(args: string[], env: Record<string, string | undefined> = {}): NpxProcess {
@@ -54,10 +54,14 @@ export function startNpx(args: string[], env: Record<string, string | undefined>
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    async terminateThenKill() {
+    /** SIGTERM to the group; SIGKILL to what is left once the leader exited or `graceMs` passed, as a supervisor does. */
+    async terminateThenKill(graceMs = 10_000) {
       signalGroup('SIGTERM');
-      await exited;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
       signalGroup('SIGKILL');
+      await exited;
     },
   };
 }

@@ -11,22 +11,20 @@
 // bridge retry interval (see OUTAGE_MS for why 25 s stands for the issue's minute).
 import { execFile } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERGE_PATCH } from '../../operator/kube/clients.js';
 import { startNpx, type NpxProcess } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
 import { until } from '../helpers/poll.js';
+import { K8S_TOOLS_HINT, KUBECTL, toolAvailable } from '../helpers/external-tools.js';
 import { ADMIN, condition, hasPostgres, shipObject, startHarness, type Harness } from './reconcile-harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-// The suite replaces HOME (global-setup.ts); the kubectl cache lives under the real one (see kubectl.test.ts).
-const cache = process.env.SVC_CI_CACHE ?? join(userInfo().homedir, '.cache', 'svc-ci');
-const kubectl = process.env.SVC_KUBECTL ?? join(cache, 'k8s-tools-v33-2.2.2', 'kubectl');
-const haveKubectl = existsSync(kubectl);
-if (!haveKubectl) console.warn(`test/operator/operator-e2e.test.ts: kubectl not found at ${kubectl}, skipping the kubectl black-box test (bash test/kube/install-kubectl.sh)`);
+const kubectl = KUBECTL;
+const haveKubectl = toolAvailable(kubectl, 'test/operator/operator-e2e.test.ts (kubectl)', K8S_TOOLS_HINT);
 
 const CONVERGE_MS = 60_000;
 /**

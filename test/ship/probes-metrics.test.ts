@@ -117,6 +117,8 @@ describe('ship probes and metrics', () => {
     } finally {
       process.kill(Number(pid), 'SIGUSR1'); // tmux: recreate the server socket
     }
+    // tmux recreates its socket on its own loop: ready again once it has.
+    await until(async () => (await call(url, 'GET', '/readyz')).status === 200, 'the tmux socket recreated', 10_000);
     expect(await call(url, 'GET', '/readyz')).toMatchObject({ status: 200, body: { ok: true } });
   });
 
