@@ -69,6 +69,24 @@ describe('subscriber delivery', () => {
     expect(socket.sent.map(label)).toEqual(['sync 1']);
   });
 
+  it('exempts a compressed snapshot by the bytes the socket holds for it, not by its uncompressed size', () => {
+    const socket = fakeSocket();
+    // A subscriber sharing a broadcast's compressed copy: the socket holds a tenth of the frame's length.
+    socket.send = (sent: EventFrame, done?: (error?: Error) => void) => {
+      const bytes = Math.ceil(sent.length / 10);
+      socket.sent.push(sent.data.toString());
+      socket.extra += bytes;
+      void done;
+      return bytes;
+    };
+    const delivery = new SubscriberDelivery(socket, () => undefined);
+    delivery.sync(bigSync(1));
+    // Events past 256 KiB on top of the compressed snapshot: over the bound, though less than its raw size.
+    socket.extra += EVENT_PENDING_BUFFER_LIMIT + 1;
+    delivery.event(frame('event a'));
+    expect(socket.closed).toEqual({ code: 1009, reason: 'Terminal buffer limit exceeded' });
+  });
+
   it('holds a newer sync until the one being written is out, replacing any older one waiting', () => {
     const socket = fakeSocket();
     const delivery = new SubscriberDelivery(socket, () => undefined);

@@ -56,7 +56,11 @@ export class SubscriberDelivery {
     }
     if (this.overBound(0)) return 0;
     this.syncWriting = frame.length;
-    return this.socket.send(frame, (error) => this.written(error));
+    const handed = this.socket.send(frame, (error) => this.written(error));
+    // What the socket holds for this sync is what it was handed: the compressed bytes for a subscriber that
+    // shares a broadcast's compressed copy, so the exemption never covers more than the sync itself.
+    if (this.syncWriting) this.syncWriting = handed;
+    return handed;
   }
 
   /** Answers the bytes handed to the socket (0 when it waits or the subscriber is closed). */
