@@ -7,6 +7,7 @@ import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSyste
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
+import { shipError } from '../ships/ship-replies.js';
 import { SingleFlight } from '../../protocol/single-flight.js';
 import { Type } from 'typebox';
 
@@ -37,7 +38,7 @@ export function shipRoutes(registry: ShipRegistry) {
     const sample = async (ship: LiveShip): Promise<SystemResources> => {
       const reply = await ship.client.call({ method: 'GET', path: '/system-resources' });
       const body = parseJson(reply);
-      if (reply.status !== 200) throw new BridgeError(reply.status, (body as { error?: string } | null)?.error ?? `ship answered ${reply.status}`);
+      if (reply.status !== 200) throw shipError(reply);
       if (!checkResources.Check(body)) throw new BridgeError(502, `ship "${ship.name}" returned invalid system resources`);
       return body;
     };
