@@ -19,6 +19,7 @@ type GitResult = 'ok' | 'failed' | 'timeout' | 'error';
 
 export class ShipMetrics extends ServerMetrics {
   private readonly frames: Counter<'type'>;
+  private readonly frameCounters: Record<'grid' | 'patch', { inc(): void }>;
   private readonly resyncs: Counter;
   private readonly gitSpawns: Counter<'command' | 'result'>;
   private readonly gitSeconds: Histogram<'command'>;
@@ -28,6 +29,8 @@ export class ShipMetrics extends ServerMetrics {
     super('svc_ship_', options);
     const registers = [this.registry];
     this.frames = new Counter({ name: 'svc_ship_terminal_frames_total', help: 'Terminal frames sent to clients, by type (grid, patch).', labelNames: ['type'], registers });
+    // Bound once: a frame is counted without prom-client hashing a label object on the terminal's hot path.
+    this.frameCounters = { grid: this.frames.labels('grid'), patch: this.frames.labels('patch') };
     this.resyncs = new Counter({ name: 'svc_ship_terminal_resyncs_total', help: 'Resyncs terminal clients asked for (each answered with a full grid).', registers });
     this.gitSpawns = new Counter({ name: 'svc_ship_git_spawns_total', help: 'git processes run, by subcommand and result (ok, failed: non-zero exit, timeout, error: could not start).', labelNames: ['command', 'result'], registers });
     this.gitSeconds = new Histogram({ name: 'svc_ship_git_duration_seconds', help: 'How long each git process ran, by subcommand.', labelNames: ['command'], buckets: GIT_BUCKETS, registers });
@@ -50,7 +53,7 @@ export class ShipMetrics extends ServerMetrics {
 
   /** For each terminal connection (terminal/terminal-connection.ts). */
   readonly terminal: TerminalMetrics = {
-    frameSent: (type) => this.frames.inc({ type }),
+    frameSent: (type) => this.frameCounters[type].inc(),
     resyncRequested: () => this.resyncs.inc(),
   };
 
