@@ -53,16 +53,15 @@ export class EventHub {
   constructor(private readonly workspaces: () => readonly FrameSegment[]) {}
 
   add(socket: WebSocket): void {
-    const delivery = new SubscriberDelivery(deliverySocket(socket), () => {
-      this.subscribers.delete(socket);
-      this.waiting.delete(delivery);
-      this.observer?.dropped();
-    });
-    this.subscribers.set(socket, delivery);
     const gone = () => {
       this.subscribers.delete(socket);
       this.waiting.delete(delivery);
     };
+    const delivery = new SubscriberDelivery(deliverySocket(socket), () => {
+      gone();
+      this.observer?.dropped();
+    });
+    this.subscribers.set(socket, delivery);
     socket.on('close', gone);
     socket.on('error', gone);
     delivery.sync(this.syncFrame());
