@@ -26,6 +26,14 @@ export class ControlClient {
   private foreignBlock = false;
   private partial: Buffer[] = [];
   private exited = false;
+  /**
+   * Command lines written before tmux finished the attach (it says so with `%session-changed`), or null
+   * once it has. tmux 3.3 can run a command that arrives during the attach before the client counts for
+   * the session's size, so a `refresh-client -C` sent then was lost and the pane kept its old width.
+   */
+  private beforeAttach: string[] | null = [];
+  /** close() was called: input ends once the lines held for the attach are written. */
+  private closing = false;
 
   constructor(args: string[], env: Record<string, string>, private readonly handlers: ControlHandlers) {
     this.child = spawn('tmux', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -44,8 +52,22 @@ export class ControlClient {
   command(line: string, onReply?: (lines: Buffer[], error: boolean) => void, commands = 1): void {
     if (this.exited) return;
     this.pending.push({ lines: [], error: false, blocks: commands, onReply });
-    this.child.stdin.write(`${line}\n`);
+    this.write(line);
   }
+
+  private write(line: string): void {
+    if (this.beforeAttach) this.beforeAttach.push(line);
+    else this.child.stdin.write(`${line}\n`);
+  }
+
+  private attached(): void {
+    const lines = this.beforeAttach;
+    if (!lines) return;
+    this.beforeAttach = null;
+    if (lines.length) this.child.stdin.write(lines.map((line) => `${line}\n`).join(''));
+    if (this.closing) this.child.stdin.end();
+  }
+
 
   /** The same, awaited. Rejects when tmux answers with an error. */
   ask(line: string): Promise<string[]> {
@@ -99,6 +121,9 @@ export class ControlClient {
       case 'exit':
         this.finish(line.reason);
         return;
+      case 'notification':
+        if (line.name === '%session-changed') this.attached();
+        return;
       default:
         return;
     }
@@ -117,8 +142,9 @@ export class ControlClient {
    */
   close(lastCommands: string[] = []): void {
     if (this.child.exitCode !== null || this.child.killed) return;
-    for (const line of lastCommands) this.child.stdin.write(`${line}\n`);
-    this.child.stdin.end();
+    for (const line of lastCommands) this.write(line);
+    this.closing = true;
+    if (!this.beforeAttach) this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
     timer.unref();
     this.child.once('close', () => clearTimeout(timer));
