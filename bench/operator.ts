@@ -83,6 +83,11 @@ export async function benchOperator(): Promise<BenchRow[]> {
     const calls = (await bridgeCalls(healthPort)) - before;
     const rssMiB = rssBytes(operator.pid!) / MiB;
     log(`${calls} bridge requests in ${WINDOW_MS / 1000} s; RSS ${rssMiB.toFixed(0)} MiB`);
+    if (verbose) {
+      // Where the RSS is: V8's heap (used, and what it holds), memory outside it (buffers, WebAssembly).
+      const memory = (await metrics(healthPort)).filter((line) => /heap_size|external_memory|heap_space_size_used/.test(line.name));
+      for (const line of memory) log(`  ${line.name}{${line.labels}} ${(line.value / MiB).toFixed(1)} MiB`);
+    }
     if (readyCount() !== count) throw new Error('a Ship left Ready during the steady-state window');
 
     return [

@@ -16,6 +16,7 @@ import { delimiter, join } from 'node:path';
 import {
   AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions,
 } from '@kubernetes/client-node';
+import { makeApiClient, SharedAgent } from './shared-agent.js';
 
 /** Options for a JSON merge patch (RFC 7386): pass as the last argument of any generated patch method. */
 export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -98,6 +99,8 @@ function contextNamespace(config: KubeConfig): string {
 /** The typed clients the reconcilers and leader election use; one set per operator process. */
 export interface KubeClients {
   config: KubeConfig;
+  /** The kept-alive connections every client (and the runtime's list/watch) shares. */
+  agent: SharedAgent;
   core: CoreV1Api;
   apps: AppsV1Api;
   custom: CustomObjectsApi;
@@ -105,11 +108,13 @@ export interface KubeClients {
 }
 
 export function makeKubeClients(config: KubeConfig): KubeClients {
+  const agent = new SharedAgent();
   return {
     config,
-    core: config.makeApiClient(CoreV1Api),
-    apps: config.makeApiClient(AppsV1Api),
-    custom: config.makeApiClient(CustomObjectsApi),
-    coordination: config.makeApiClient(CoordinationV1Api),
+    agent,
+    core: makeApiClient(config, agent, CoreV1Api),
+    apps: makeApiClient(config, agent, AppsV1Api),
+    custom: makeApiClient(config, agent, CustomObjectsApi),
+    coordination: makeApiClient(config, agent, CoordinationV1Api),
   };
 }

@@ -1,13 +1,14 @@
 // Raw GETs against the API server for what the generated clients cannot do: list any resource by its path
 // (core and custom alike, with pagination) and open a watch as a stream of JSON lines. Authentication and
 // TLS come from the KubeConfig (applyToHTTPSOptions: CA, client certificate, bearer token — re-read for
-// in-cluster token files on every request). Each request gets an AbortSignal that cancels it at any stage,
-// including before the response headers arrive (client-node's Watch cannot: it hands out its abort handle
-// only once the server has answered).
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+// in-cluster token files on every request), over the operator's one kept-alive agent (shared-agent.ts). Each
+// request gets an AbortSignal that cancels it at any stage, including before the response headers arrive
+// (client-node's Watch cannot: it hands out its abort handle only once the server has answered).
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ResourceRef } from '../runtime/controller.js';
+import { SharedAgent } from './shared-agent.js';
 
 /** A non-2xx answer from the API server, with the Status body's reason/code when it sent one. */
 export class KubeHttpError extends Error {
@@ -27,7 +28,7 @@ export function collectionPath(resource: ResourceRef, namespace: string | undefi
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export class KubeHttp {
-  constructor(private readonly config: KubeConfig) {}
+  constructor(private readonly config: KubeConfig, private readonly agent = new SharedAgent()) {}
 
   private async open(path: string, query: Query, signal: AbortSignal): Promise<IncomingMessage> {
     const cluster = this.config.getCurrentCluster();
@@ -36,6 +37,7 @@ export class KubeHttp {
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
     const options: RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
     await this.config.applyToHTTPSOptions(options);
+    options.agent = this.agent.replace(options.agent instanceof Agent ? options.agent : undefined);
     signal.throwIfAborted();
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise((resolve, reject) => {

@@ -66,7 +66,7 @@ export class OperatorRuntime {
       observeBridgeCall: (method, route, status, seconds) => config.metrics.observeBridgeCall(method, route, status, seconds),
     };
     this.reconcilers = config.reconcilers(context);
-    const http = new KubeHttp(config.kube.config);
+    const http = new KubeHttp(config.kube.config, config.kube.agent);
     for (const reconciler of this.reconcilers) {
       const queue = new WorkQueue({
         concurrency: config.queue?.concurrency,

@@ -1,14 +1,16 @@
 // Kubernetes access (operator/kube/clients.ts): the kubeconfig is taken in DESIGN §10's order — the pod's
 // service account, else KUBECONFIG, else ~/.kube/config — with the namespace defaulting to the pod's own, else
 // the context's; and a merge patch sent with MERGE_PATCH applies to a custom resource's status, where
-// client-node's default content type is refused.
+// client-node's default content type is refused; and every call, generated client or raw list, goes over one
+// kept-alive connection (client-node alone makes a new agent, so a new TLS handshake, per call).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadKubeConfig, makeKubeClients, MERGE_PATCH, SERVICE_ACCOUNT_DIR } from '../../operator/kube/clients.js';
-import { SHIP_API, ship, startFake } from './runtime-fixture.js';
+import { collectionPath, KubeHttp } from '../../operator/kube/http.js';
+import { SHIP_API, SHIPS, ship, startFake } from './runtime-fixture.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -89,5 +91,26 @@ describe('patch content types', () => {
     expect(fake.requests.filter((request) => request.method === 'PATCH').map((request) => request.contentType)).toEqual([
       'application/merge-patch+json', 'application/merge-patch+json', 'application/json-patch+json',
     ]);
+  });
+});
+
+describe('connections', () => {
+  it('generated clients and raw lists share one kept-alive connection to the API server', async () => {
+    const { fake, config } = await startFake();
+    cleanups.push(() => fake.close());
+    fake.create(ship('a'));
+    const kube = makeKubeClients(config);
+    const http = new KubeHttp(config, kube.agent);
+    cleanups.push(() => kube.agent.destroy());
+    const before = fake.connectionsAccepted;
+    const target = { group: 'svc.dev', version: 'v1alpha1', namespace: 'default', plural: 'ships', name: 'a' };
+    for (let call = 0; call < 10; call++) {
+      await kube.custom.getNamespacedCustomObject(target);
+      await kube.custom.patchNamespacedCustomObjectStatus({ ...target, body: { status: { bridgeStatus: `call-${call}` } } }, MERGE_PATCH);
+      const list = await http.getJson<{ items: unknown[] }>(collectionPath(SHIPS, 'default'), {}, AbortSignal.timeout(5000));
+      expect(list.items).toHaveLength(1);
+    }
+    expect(fake.read(SHIP_API, 'Ship', 'a', 'default')!.status).toMatchObject({ bridgeStatus: 'call-9' });
+    expect(fake.connectionsAccepted - before).toBe(1);
   });
 });

@@ -120,6 +120,8 @@ export class FakeKubeApi {
   readonly registry: ResourceRegistry;
   readonly lifecycle: Lifecycle;
   readonly requests: SeenRequest[] = [];
+  /** TCP connections accepted since start: how many handshakes the clients made. */
+  connectionsAccepted = 0;
   readonly token: string;
   readonly namespace: string;
   private readonly tokens = new Map<string, string>();
@@ -176,6 +178,7 @@ export class FakeKubeApi {
       void this.serve(request, response);
     });
     server.on('connection', (socket: Socket) => {
+      this.connectionsAccepted++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
