@@ -33,26 +33,39 @@ async function unpushedCount(git: GitRunner, dir: string, rev: string, exclude: 
   return Number(result.stdout.toString('utf8').trim()) || 0;
 }
 
-async function commitFindings(git: GitRunner, dir: string): Promise<string[]> {
-  const refs = await git.run(['for-each-ref', '--format=%(refname)', 'refs/heads/'], { cwd: dir });
-  if (refs.code !== 0) return [`local branches could not be checked (${firstLine(refs.stderr)})`];
-  const findings: string[] = [];
-  for (const ref of refs.stdout.toString('utf8').split('\n').filter((line) => line !== '')) {
+/**
+ * Commits and stashes from one ref listing, which says which local branches there are, whether HEAD is on
+ * one of them (`%(HEAD)`; on none: detached, or a branch not born yet) and whether a stash exists; a guarded
+ * delete of a clean clone with one branch runs three git processes in all (the sweep runs one per blocked
+ * record every pass).
+ */
+async function refFindings(git: GitRunner, dir: string): Promise<{ commits: string[]; stash: string | null }> {
+  const refs = await git.run(['for-each-ref', '--format=%(HEAD) %(refname)', 'refs/heads/', 'refs/stash'], { cwd: dir });
+  if (refs.code !== 0) return { commits: [`local branches could not be checked (${firstLine(refs.stderr)})`], stash: null };
+  const commits: string[] = [];
+  let onBranch = false;
+  let hasStash = false;
+  for (const line of refs.stdout.toString('utf8').split('\n').filter((entry) => entry !== '')) {
+    const ref = line.slice(2);
+    if (ref === 'refs/stash') {
+      hasStash = true;
+      continue;
+    }
+    onBranch ||= line.startsWith('*');
     const branch = ref.slice('refs/heads/'.length);
     const count = await unpushedCount(git, dir, ref, ['--remotes']);
-    if (typeof count === 'string') findings.push(`branch ${branch} could not be checked (${count})`);
-    else if (count > 0) findings.push(`${plural(count, 'commit')} on branch ${branch} not on any remote`);
+    if (typeof count === 'string') commits.push(`branch ${branch} could not be checked (${count})`);
+    else if (count > 0) commits.push(`${plural(count, 'commit')} on branch ${branch} not on any remote`);
   }
-  const detached = await git.run(['symbolic-ref', '--quiet', 'HEAD'], { cwd: dir });
-  if (detached.code !== 0) {
+  if (!onBranch) {
     const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });
     if (head.code === 0) {
       const count = await unpushedCount(git, dir, 'HEAD', ['--remotes', '--branches']);
-      if (typeof count === 'string') findings.push(`the detached HEAD could not be checked (${count})`);
-      else if (count > 0) findings.push(`${plural(count, 'commit')} on the detached HEAD not on any remote or branch`);
+      if (typeof count === 'string') commits.push(`the detached HEAD could not be checked (${count})`);
+      else if (count > 0) commits.push(`${plural(count, 'commit')} on the detached HEAD not on any remote or branch`);
     }
   }
-  return findings;
+  return { commits, stash: hasStash ? await stashFinding(git, dir) : null };
 }
 
 async function stashFinding(git: GitRunner, dir: string): Promise<string | null> {
@@ -63,6 +76,6 @@ async function stashFinding(git: GitRunner, dir: string): Promise<string | null>
 }
 
 export async function findUnpushedWork(git: GitRunner, dir: string): Promise<string[]> {
-  const [tree, commits, stash] = await Promise.all([workingTreeFinding(git, dir), commitFindings(git, dir), stashFinding(git, dir)]);
+  const [tree, { commits, stash }] = await Promise.all([workingTreeFinding(git, dir), refFindings(git, dir)]);
   return [tree, ...commits, stash].filter((finding): finding is string => finding !== null);
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, path } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
+import { sample } from '../helpers/metrics.js';
 
 const fx = shipFixture();
 let counter = 0;
@@ -25,6 +26,17 @@ describe('guarded delete (force=false)', () => {
     git(dir, 'switch', '--quiet', 'main');
     expect(await guardedDelete(name)).toMatchObject({ status: 200, body: { ok: true } });
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('checks a clean one-branch clone with three git processes (a sweep re-checks every blocked record each pass)', async () => {
+    const { name } = await workspace();
+    const spawns = async () => {
+      const text = (await call(fx.ship.url, 'GET', '/metrics')).text;
+      return ['status', 'for-each-ref', 'rev-list', 'symbolic-ref', 'rev-parse', 'stash'].reduce((sum, command) => sum + (sample(text, 'svc_ship_git_spawns_total', { command, result: 'ok' }) ?? 0) + (sample(text, 'svc_ship_git_spawns_total', { command, result: 'failed' }) ?? 0), 0);
+    };
+    const before = await spawns();
+    expect(await guardedDelete(name)).toMatchObject({ status: 200 });
+    expect((await spawns()) - before).toBe(3);
   });
 
   it('refuses a modified tracked file', async () => {
