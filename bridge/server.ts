@@ -61,6 +61,7 @@ import { armoryRoutes } from './routes/armory.js';
 import { sweepRoutes } from './routes/sweep.js';
 import { EphemeralRecords } from './ephemeral/ephemeral-records.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './ephemeral/sweeper.js';
+import { Foreground } from './http/foreground.js';
 import { join } from 'node:path';
 
 export interface BridgeOptions {
@@ -186,8 +187,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const forgeProviders = options.forgeProviders ?? {
     github: new GitHubProvider({ token: process.env.SVC_GITHUB_TOKEN, baseUrl: process.env.SVC_GITHUB_API_URL, log: (message, fields) => logger.warn(fields, message) }),
   };
+  const foreground = new Foreground();
   const sweeper = new Sweeper({
     records: ephemeral,
+    foreground,
     registry,
     repos: store.repos,
     providers: forgeProviders,
@@ -228,6 +231,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     });
     const port = options.port ?? BRIDGE_DEFAULT_PORT;
     const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
+    foreground.install(app);
     installBrowserGuard(app, { allowedOrigins: [new URL(provisionalPublic).origin], allowedHosts: guardHosts, authenticated: !insecure });
     routes = installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
     if (!insecure) {

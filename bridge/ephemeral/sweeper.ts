@@ -30,6 +30,18 @@ const FORGE_CONCURRENCY = 8;
 /** Guarded deletes in flight on one ship: each runs several git processes there. */
 const SHIP_DELETE_CONCURRENCY = 4;
 const SHIP_LIST_TIMEOUT_MS = 30_000;
+/**
+ * The longest a step of a pass waits for the bridge's requests in flight to be answered (Foreground): under
+ * a steady stream a pass still moves on, at most a step per worker every this long.
+ */
+const FOREGROUND_WAIT_MS = 20;
+/**
+ * While the bridge has answered a request within this window, a pass takes at most one step (a forge call's
+ * answer, a delete) per PACED_STEP_MS over all its workers: a pass then takes ~1 s of wall time instead of
+ * ~0.2 s, and leaves the CPU to the routed calls (with passes back to back, they shared it at ~60 %).
+ */
+const FOREGROUND_WINDOW_MS = 250;
+const PACED_STEP_MS = 2;
 const SHIP_DELETE_TIMEOUT_MS = 5 * 60_000;
 
 export interface SweeperOptions {
@@ -44,6 +56,8 @@ export interface SweeperOptions {
   log: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
   /** Records asked about at once over all repos (default FORGE_CONCURRENCY). */
   forgeConcurrency?: number;
+  /** The requests the bridge is answering: each step of a pass waits for them first (bridge/http/foreground.ts). */
+  foreground?: { whenIdle(maxWaitMs: number): Promise<void>; activeWithin(windowMs: number): boolean };
 }
 
 /**
@@ -172,6 +186,26 @@ class Pass {
 
   constructor(private readonly options: SweeperOptions) {}
 
+  /** The last paced step's turn: the next one starts PACED_STEP_MS after it. */
+  private paced: Promise<void> = Promise.resolve();
+
+  /**
+   * Waits for the bridge's requests in flight to be answered (briefly), for a paced slot while requests
+   * keep arriving, then for this pass's next turn.
+   */
+  private async step(): Promise<void> {
+    const foreground = this.options.foreground;
+    if (foreground) {
+      await foreground.whenIdle(FOREGROUND_WAIT_MS);
+      if (foreground.activeWithin(FOREGROUND_WINDOW_MS)) {
+        const slot = this.paced.then(() => new Promise<void>((resolve) => setTimeout(resolve, PACED_STEP_MS)));
+        this.paced = slot;
+        await slot;
+      }
+    }
+    await this.turns.next();
+  }
+
   async run(): Promise<SweepCounters> {
     const records = this.options.records.settled();
     const present = await this.shipViews(records);
@@ -193,7 +227,7 @@ class Pass {
     const queue = await this.forgeQueue(byRepo);
     const worker = async () => {
       for (let item = queue.shift(); item; item = queue.shift()) {
-        await this.turns.next();
+        await this.step();
         if (item.repo.failed) this.counters.skipped++;
         else await this.sweepRecord(item.record, item.repo);
       }
@@ -258,12 +292,12 @@ class Pass {
     let done: boolean;
     try {
       pulls = await repo.pullsFor(record.branch);
-      await this.turns.next();
+      await this.step();
       this.counters.checked++;
       if (pulls.length > 0) done = !pulls.some((pull) => pull.state === 'open');
       else {
         done = (await repo.issueState(record.issueNumber)) === 'closed';
-        await this.turns.next();
+        await this.step();
       }
     } catch (error) {
       if (!(error instanceof ForgeFailed)) throw error;
@@ -283,7 +317,10 @@ class Pass {
     }
     let limiter = this.deletes.get(ship.name);
     if (!limiter) this.deletes.set(ship.name, (limiter = new Limiter(SHIP_DELETE_CONCURRENCY)));
-    const destroy = limiter.run(() => this.destroy(ship, { ...record, pullRequest }));
+    const destroy = limiter.run(async () => {
+      await this.step();
+      await this.destroy(ship, { ...record, pullRequest });
+    });
     // Awaited when the forge workers are done (run), where a failure fails the pass; handled from now on.
     destroy.catch(() => undefined);
     this.destroying.push(destroy);
@@ -295,7 +332,7 @@ class Pass {
     let reply;
     try {
       reply = await ship.client.call({ method: 'DELETE', path: workspacePath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
-      await this.turns.next();
+      await this.step();
     } catch (error) {
       if (!(error instanceof ShipUnreachable)) throw error;
       registry.unreachable(ship, error.message);
