@@ -15,9 +15,9 @@ describe('SharedAgent', () => {
     expect(shared.replace(new https.Agent({ ca: Buffer.from('ca-1'), cert: 'cert-1', key: 'key-1' }))).toBe(first);
     const rotated = shared.replace(new https.Agent({ ca: Buffer.from('ca-1'), cert: 'cert-2', key: 'key-2' }))!;
     expect(rotated).not.toBe(first);
-    expect(rotated.options).toMatchObject({ cert: 'cert-2', key: 'key-2' });
+    expect((rotated as https.Agent).options).toMatchObject({ cert: 'cert-2', key: 'key-2' });
     expect(shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2' }))).not.toBe(rotated);
-    expect(shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2', rejectUnauthorized: false }))!.options).toMatchObject({ rejectUnauthorized: false });
+    expect((shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2', rejectUnauthorized: false })) as https.Agent).options).toMatchObject({ rejectUnauthorized: false });
     shared.destroy();
   });
 
