@@ -74,6 +74,8 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     // listing, bench/fleet.ts). Every ship is still asked on every listing.
     const applied = new Map<string, { text: string; version: number }>();
     const refresh = new SingleFlight(async () => {
+      // A ship removed since the last listing leaves its entry behind otherwise.
+      for (const name of applied.keys()) if (!registry.get(name)) applied.delete(name);
       await Promise.all(
         registry.list().filter((ship) => ship.status === 'online').map(async (info) => {
           const ship = registry.get(info.name);
