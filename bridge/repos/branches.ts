@@ -60,7 +60,7 @@ export function listBranches(url: string, options: { allowLocalRepos: boolean } 
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(parseHeads(out));
-      else reject(new BranchListingError(redactUrlCredentials(err.trim().split('\n').join(' ') || `git exited with code ${code}`)));
+      else reject(new BranchListingError(redactUrlCredentials(err.split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join(' ') || `git exited with code ${code}`)));
     });
   });
 }
