@@ -1,12 +1,12 @@
 // ShipClient over a real node:http server that drops a kept-alive connection the moment it is reused, as a
 // ship whose keep-alive ended does when the bridge's next call races its close: a GET is sent once more on a
 // fresh connection, any other method is ShipUnreachable (it may have reached the ship); an idle connection
-// is let go before the ship's keep-alive would end it.
+// is let go before the ship's keep-alive would end it; a call cut short by the client's own close says so.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HTTP_LIMITS } from '../../protocol/index.js';
-import { ShipClient, ShipUnreachable } from './ship-client.js';
+import { ShipClient, ShipClientClosed, ShipUnreachable } from './ship-client.js';
 
 interface DroppingServer {
   url: string;
@@ -80,5 +80,32 @@ describe('ShipClient on a connection the ship closed', () => {
     const idle = Object.values(agent.freeSockets).flat();
     expect(idle).toHaveLength(1);
     expect(idle[0]!.timeout).toBe(HTTP_LIMITS.keepAliveTimeoutMs - 1_000);
+  });
+});
+
+describe('ShipClient closed while a call is in flight', () => {
+  it('fails that call as ShipClientClosed, saying why, and a call the ship drops as plain ShipUnreachable', async () => {
+    const held: Array<() => void> = [];
+    const holding = createServer((request) => {
+      if (request.url === '/drop') request.socket.destroy();
+      else held.push(() => request.socket.destroy());
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(holding.address() as AddressInfo).port}`;
+    try {
+      client = new ShipClient(url, null);
+      const dropped = await client.call({ method: 'POST', path: '/drop', body: {} }).catch((error: unknown) => error);
+      expect(dropped).toBeInstanceOf(ShipUnreachable);
+      expect(dropped).not.toBeInstanceOf(ShipClientClosed);
+      const pending = client.call({ method: 'POST', path: '/armory/sync', body: {} }).catch((error: unknown) => error);
+      await expect.poll(() => held.length).toBe(1);
+      client.close();
+      const failed = await pending;
+      expect(failed).toBeInstanceOf(ShipClientClosed);
+      expect((failed as Error).message).toBe(`call to ${url} abandoned: the ship was removed or the bridge is stopping`);
+    } finally {
+      held.forEach((release) => release());
+      holding.close();
+    }
   });
 });

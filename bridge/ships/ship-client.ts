@@ -4,7 +4,8 @@
 // is ShipUnreachable; whatever status the ship answers is returned as is. An idle connection is dropped a
 // second before the ship's keep-alive ends (Node honours the ship's `Keep-Alive: timeout` hint only when the
 // agent has a timeout of its own), and a GET that finds its reused connection already closed by the ship is
-// sent once more on a fresh one: that race is not the ship being unreachable.
+// sent once more on a fresh one: that race is not the ship being unreachable. A call still in flight when the
+// client is closed (the ship removed, the bridge stopping) fails as ShipClientClosed, which says so.
 import http from 'node:http';
 import https from 'node:https';
 import { HTTP_LIMITS } from '../../protocol/index.js';
@@ -15,6 +16,9 @@ const IDLE_SOCKET_MS = HTTP_LIMITS.keepAliveTimeoutMs - 1_000;
 const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 export class ShipUnreachable extends Error {}
+
+/** The call was cut short by this client's close (the ship was removed or the bridge is stopping). */
+export class ShipClientClosed extends ShipUnreachable {}
 
 export interface ShipReply {
   status: number;
@@ -33,6 +37,7 @@ export class ShipClient {
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
   private readonly target: { hostname: string; port: string };
+  private closed = false;
 
   constructor(readonly url: string, private readonly bridgeToken: string | null) {
     const parsed = new URL(url);
@@ -90,13 +95,14 @@ export class ShipClient {
           resolve(this.send(request, false));
           return;
         }
-        reject(new ShipUnreachable(error.message));
+        reject(this.closed ? new ShipClientClosed(`call to ${this.url} abandoned: the ship was removed or the bridge is stopping`) : new ShipUnreachable(error.message));
       });
       outgoing.end(payload);
     });
   }
 
   close(): void {
+    this.closed = true;
     this.agent.destroy();
   }
 }
