@@ -64,6 +64,10 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
     const local: LaunchedShip[] = [];
     for (const planned of plan.localShips) {
       const { tokens, kind } = await tokensFor(bridge, planned);
+      // The stored entry (old tokens, same URL) goes before the new ship listens: left in place, it would
+      // reconnect to the new ship, come online and be pushed to, only to be replaced a moment later.
+      // Registering below stores the new pair and URL in one step.
+      if (bridge.registry.get(planned.name)) await bridge.registry.remove(planned.name);
       const ship = await startShip({
         port: planned.port,
         name: planned.name,
@@ -75,8 +79,6 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
         logger: logger.child({ component: 'ship', ship: planned.name }),
       });
       ships.push(ship);
-      // Re-registering replaces the stored pair and URL in one step (the roster entry may name old ones).
-      if (bridge.registry.get(planned.name)) await bridge.registry.remove(planned.name);
       await bridge.registry.register({ url: ship.url, ...tokens });
       local.push({ name: ship.name, url: ship.url, fleetDirectory: ship.fleetDirectory, tokens: kind, bridgeToken: tokens.bridgeToken });
     }
