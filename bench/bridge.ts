@@ -75,6 +75,15 @@ async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknow
   return performance.now() - started;
 }
 
+/**
+ * Concurrency 16 is measured in steady state. Each target first takes this much c16 traffic untimed: in six
+ * 2-second rounds after a 0.5 s warm-up, the bridge spent 199 and 189 µs per request in the first two and
+ * 166–181 µs from then on (its p50 2.8 → 2.5 ms), while the bare pass-through was flat from the first (bench/RESULTS.md).
+ */
+const C16_WARM_UP_MS = 4000;
+const C16_ROUNDS = 3;
+const C16_ROUND_MS = 4000;
+
 export async function benchBridge(): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'svc-bench-'));
   const rows: BenchRow[] = [];
@@ -100,14 +109,15 @@ export async function benchBridge(): Promise<BenchRow[]> {
 
     // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
     // interleaved rounds (what any Node HTTP hop costs on this machine). One untimed round first: the first
-    // few hundred calls of each process run cold code (the ship directly takes 0.40 ms then, 0.12 ms after).
+    // few hundred calls of each process run cold code (the ship directly takes 0.40 ms then, 0.12 ms after),
+    // and at c16 the bridge's longer path takes seconds to settle (C16_WARM_UP_MS).
     const floor = await startBareProxy(ship.url);
     children.push(floor);
     const targets = { direct: `${ship.url}/workspaces/r0/w`, routed: `${bridge.url}/workspaces/r0/w`, warn: `${quiet.url}/workspaces/r0/w`, floor: `${floor.url}/workspaces/r0/w` };
     const headersFor = (target: keyof typeof targets) => (target === 'routed' ? auth : target === 'warn' ? quietAuth : {});
     for (const target of ['direct', 'routed', 'warn', 'floor'] as const) {
       await sequential(targets[target], 250, headersFor(target));
-      await runLoad(targets[target], { concurrency: 16, durationMs: 500, headers: headersFor(target) });
+      await runLoad(targets[target], { concurrency: 16, durationMs: C16_WARM_UP_MS, headers: headersFor(target) });
     }
     const sequentialTimes = { direct: [] as number[], routed: [] as number[], warn: [] as number[], floor: [] as number[] };
     for (let round = 0; round < 4; round++) {
@@ -122,9 +132,9 @@ export async function benchBridge(): Promise<BenchRow[]> {
     // Concurrency 16, with the CPU each process spends per request (the load generator is this process).
     const pids = { bridge: bridge.process.pid!, floor: floor.process.pid!, ship: ship.process.pid!, load: process.pid };
     const loaded = { direct: [] as LoadRun[], routed: [] as LoadRun[], floor: [] as LoadRun[] };
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < C16_ROUNDS; round++) {
       for (const target of ['direct', 'routed', 'floor'] as const) {
-        const run = () => runLoad(targets[target], { concurrency: 16, durationMs: 2000, headers: headersFor(target) });
+        const run = () => runLoad(targets[target], { concurrency: 16, durationMs: C16_ROUND_MS, headers: headersFor(target) });
         loaded[target].push(await cpuPerRequest(pids, run, (result) => result.requests));
       }
     }
