@@ -81,7 +81,8 @@ async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknow
  * 166–181 µs from then on (its p50 2.8 → 2.5 ms), while the bare pass-through was flat from the first (bench/RESULTS.md).
  */
 const C16_WARM_UP_MS = 4000;
-const C16_ROUNDS = 3;
+/** Five rounds: in steady state single rounds spread 0.93–1.09× around the floor; the median of five holds still. */
+const C16_ROUNDS = 5;
 const C16_ROUND_MS = 4000;
 
 export async function benchBridge(): Promise<BenchRow[]> {
@@ -136,6 +137,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
       for (const target of ['direct', 'routed', 'floor'] as const) {
         const run = () => runLoad(targets[target], { concurrency: 16, durationMs: C16_ROUND_MS, headers: headersFor(target) });
         loaded[target].push(await cpuPerRequest(pids, run, (result) => result.requests));
+        if (process.env.SVC_BENCH_ROUNDS_LOG) console.error(`c16 round ${round} ${target}: p50 ${loaded[target].at(-1)!.result.p50.toFixed(2)} ms`);
       }
     }
     const p50Of = (runs: LoadRun[]) => median(runs.map((run) => run.result.p50));
