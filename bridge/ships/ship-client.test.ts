@@ -84,10 +84,13 @@ describe('ShipClient on a connection the ship closed', () => {
 });
 
 describe('ShipClient closed while a call is in flight', () => {
-  it('fails that call as ShipClientClosed, saying why, and a call the ship drops as plain ShipUnreachable', async () => {
+  it('fails that call as ShipClientClosed, saying why, never resends it, and a call the ship drops is plain ShipUnreachable', async () => {
     const held: Array<() => void> = [];
-    const holding = createServer((request) => {
+    const requests: string[] = [];
+    const holding = createServer((request, response) => {
+      requests.push(request.url!);
       if (request.url === '/drop') request.socket.destroy();
+      else if (request.url === '/answer') response.end('{}');
       else held.push(() => request.socket.destroy());
     });
     await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
@@ -103,6 +106,13 @@ describe('ShipClient closed while a call is in flight', () => {
       const failed = await pending;
       expect(failed).toBeInstanceOf(ShipClientClosed);
       expect((failed as Error).message).toBe(`call to ${url} abandoned: the ship was removed or the bridge is stopping`);
+      // A GET on a reused connection is not sent again once the client is closed: the ship is gone.
+      expect((await client.call({ method: 'GET', path: '/answer' }).catch((error: unknown) => error)) as unknown).toMatchObject({ status: 200 });
+      const pendingGet = client.call({ method: 'GET', path: '/hold' }).catch((error: unknown) => error);
+      await expect.poll(() => held.length).toBe(2);
+      client.close();
+      expect(await pendingGet).toBeInstanceOf(ShipClientClosed);
+      expect(requests).toEqual(['/drop', '/armory/sync', '/answer', '/hold']);
     } finally {
       held.forEach((release) => release());
       holding.close();

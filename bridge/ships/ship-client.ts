@@ -91,11 +91,9 @@ export class ShipClient {
       );
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${request.timeoutMs ?? 10_000} ms`)));
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        if (retryOnStaleConnection && outgoing.reusedSocket && STALE_CONNECTION_CODES.has(error.code ?? '')) {
-          resolve(this.send(request, false));
-          return;
-        }
-        reject(this.closed ? new ShipClientClosed(`call to ${this.url} abandoned: the ship was removed or the bridge is stopping`) : new ShipUnreachable(error.message));
+        if (this.closed) reject(new ShipClientClosed(`call to ${this.url} abandoned: the ship was removed or the bridge is stopping`));
+        else if (retryOnStaleConnection && outgoing.reusedSocket && STALE_CONNECTION_CODES.has(error.code ?? '')) resolve(this.send(request, false));
+        else reject(new ShipUnreachable(error.message));
       });
       outgoing.end(payload);
     });
