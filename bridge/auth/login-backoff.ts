@@ -6,7 +6,7 @@
 import type { Clock } from '../../protocol/clock.js';
 
 const FREE_FAILURES_PER_USER = 5;
-const FREE_FAILURES_PER_ADDRESS = 20;
+export const FREE_FAILURES_PER_ADDRESS = 20;
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 60_000;
 /** A key with no failure for this long is forgotten. */
