@@ -1,8 +1,9 @@
 // Issue #15 items 9–12, "telling the user what happened", as a user meets them: `npx svc bridge` (with a first
 // admin) and `npx svc ship` as processes, every command as `npx svc …` over HTTP, and the exact text printed.
 // 9: a branch the remote does not have becomes a new branch, and the CLI says so (create and branch, through
-// the bridge and with --url). 10: `repos add` warns about a URL nobody can list, and a clone of a URL that is
-// no repository is the caller's 400 with git's message. 11: an invalid repo name is refused with its reason.
+// the bridge and with --url). 10: `repos add` warns about a URL nobody can list (its branch listing is one
+// clean line even from ssh's CR LF output), and a clone of a URL that is no repository is the caller's 400
+// with git's message. 11: an invalid repo name is refused with its reason.
 // 12: `users add` refuses a duplicate before asking for a password, and a piped stdin says why.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -127,6 +128,13 @@ describe('10. a clone URL nobody can list', () => {
       stdout: '',
       stderr: "svc: request failed (400): git clone of not-a-url failed: fatal: repository 'not-a-url' does not exist\n",
     });
+    // ssh ends its lines with CR LF and git adds blank lines; the bridge's 502 is still one clean line.
+    const added = await client('repos', 'add', 'far', 'ssh://git@host.invalid/r.git');
+    expect(added).toMatchObject({ code: 0, stdout: 'registered repo far (custom) ssh://git@host.invalid/r.git\n' });
+    expect(added.stderr).toMatch(/^svc: warning: could not list branches of ssh:\/\/\*\*\*@host\.invalid\/r\.git: ssh: Could not resolve hostname host\.invalid: [^;\r\n]+; ships may still reach it with their own credentials\n$/);
+    const listing = await client('repos', 'branches', 'far');
+    expect(listing).toMatchObject({ code: 1, stdout: '' });
+    expect(listing.stderr).toMatch(/^svc: request failed \(502\): could not list branches for repo "far": ssh: Could not resolve hostname host\.invalid: [^\r\n]+ fatal: Could not read from remote repository\. Please make sure you have the correct access rights and the repository exists\.\n$/);
     // A URL that lists is registered without a word more.
     expect(await client('repos', 'add', 'good', remote.url)).toEqual({ code: 0, stdout: `registered repo good (custom) ${remote.url}\n`, stderr: '' });
   }, 60_000);
