@@ -46,7 +46,12 @@ export class FaultProxy {
     this.blackholed = true;
   }
 
-  heal(): void {
+  /** What the link holds undelivered right now (either way), as text: lets a test see a request in flight. */
+  heldText(): string {
+    return [...this.directions].flatMap((direction) => direction.queue.map(({ chunk }) => chunk.toString('latin1'))).join('');
+  }
+
+    heal(): void {
     this.blackholed = false;
     this.latencyMs = 0;
     this.bytesPerSecond = 0;
