@@ -137,7 +137,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
       for (const target of ['direct', 'routed', 'floor'] as const) {
         const run = () => runLoad(targets[target], { concurrency: 16, durationMs: C16_ROUND_MS, headers: headersFor(target) });
         loaded[target].push(await cpuPerRequest(pids, run, (result) => result.requests));
-        if (process.env.SVC_BENCH_ROUNDS_LOG) console.error(`c16 round ${round} ${target}: p50 ${loaded[target].at(-1)!.result.p50.toFixed(2)} ms`);
+        if (process.env.SVC_BENCH_VERBOSE) process.stderr.write(`c16 round ${round} ${target}: p50 ${loaded[target].at(-1)!.result.p50.toFixed(2)} ms\n`);
       }
     }
     const p50Of = (runs: LoadRun[]) => median(runs.map((run) => run.result.p50));
