@@ -94,11 +94,14 @@ describe('bridge repos', () => {
 
   it("reports a remote git cannot reach as one clean line (ssh's stray \\r and git's blank lines dropped)", async () => {
     await call(bridge.url, 'POST', '/repos', { name: 'unresolvable', url: 'ssh://git@host.invalid/r.git' });
-    const reply = await call(bridge.url, 'GET', '/repos/unresolvable/branches');
-    expect(reply.status).toBe(502);
-    expect(reply.body.error).toMatch(/^could not list branches for repo "unresolvable": ssh: Could not resolve hostname host\.invalid: .+ fatal: Could not read from remote repository\. Please make sure/);
-    expect(reply.body.error).not.toMatch(/[\r\n]|  /);
-    await call(bridge.url, 'DELETE', '/repos/unresolvable');
+    try {
+      const reply = await call(bridge.url, 'GET', '/repos/unresolvable/branches');
+      expect(reply.status).toBe(502);
+      expect(reply.body.error).toMatch(/^could not list branches for repo "unresolvable": ssh: Could not resolve hostname host\.invalid: .+ fatal: Could not read from remote repository\. Please make sure/);
+      expect(reply.body.error).not.toMatch(/[\r\n]|  /);
+    } finally {
+      await call(bridge.url, 'DELETE', '/repos/unresolvable');
+    }
   });
 
   it('keeps the registry across a restart', async () => {
