@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { validatorCompiler } from '../protocol/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
   BRIDGE_DEFAULT_PORT,
@@ -23,7 +23,7 @@ import {
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
-import { createLogger, requestSerializers } from './logger.js';
+import { createLogger, requestLine, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import { forgeRoutes } from './routes/forge.js';
 import { GitHubProvider } from './providers/github.js';
@@ -221,7 +221,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   try {
     // Before any route: each route gets its request observer as it is registered.
     metrics.observeHttp(app);
-    app.setValidatorCompiler(TypeBoxValidatorCompiler);
+    app.setValidatorCompiler(validatorCompiler);
     installErrorHandler(app);
     // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
     const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
@@ -239,9 +239,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       if (created) logger.info({ username: created }, 'created the first admin');
     }
     // Callback-style hooks: no promise per request on the routed path.
-    const logRequests = logger.isLevelEnabled('info');
+    const logRequest = logger.isLevelEnabled('info') ? requestLine(logger) : null;
     app.addHook('onResponse', (request, reply, done) => {
-      if (logRequests) request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      if (logRequest && request.log !== silent) logRequest(request, reply.statusCode, reply.elapsedTime);
       if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
       done();
     });

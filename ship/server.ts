@@ -11,7 +11,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { validatorCompiler } from '../protocol/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
   HTTP_LIMITS,
@@ -250,7 +250,7 @@ async function assembleShip(
   // Before any route: each route gets its request observer as it is registered.
   metrics.observeHttp(app);
   metrics.watchWorkspaces(() => service.list());
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   installErrorHandler(app);
   // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
   const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
