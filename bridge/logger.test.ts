@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -36,5 +39,39 @@ describe('the request line', () => {
     logger.level = 'warn';
     requestLine(logger)({ method: 'GET', url: '/workspaces' }, 200, 1);
     expect(lines).toHaveLength(0);
+  });
+});
+
+describe('the bridge logger\'s batched output', () => {
+  const logger = resolve(import.meta.dirname, '../dist/bridge/logger.js');
+  // A child process logging through createLogger: its stdout is the log, stderr carries markers.
+  function run(script: string): Promise<Array<{ stream: 'out' | 'err'; text: string }>> {
+    if (!existsSync(logger)) throw new Error('run `npm run build` first (npm test does)');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(logger)};\nconst log = createLogger('info');\n${script}`]);
+    const events: Array<{ stream: 'out' | 'err'; text: string }> = [];
+    child.stdout.on('data', (chunk: Buffer) => events.push({ stream: 'out', text: chunk.toString() }));
+    child.stderr.on('data', (chunk: Buffer) => events.push({ stream: 'err', text: chunk.toString() }));
+    return new Promise((resolveRun) => child.on('close', () => resolveRun(events)));
+  }
+
+  it('writes a warning at once, with the lines pending before it, even while the event loop is blocked', async () => {
+    const events = await run(`
+      log.info('pending info');
+      log.warn('the warning');
+      const until = Date.now() + 1500;
+      while (Date.now() < until);
+      process.stderr.write('blocked-loop-ended\\n');
+      process.exit(0);`);
+    const ended = events.findIndex((event) => event.stream === 'err' && event.text.includes('blocked-loop-ended'));
+    const before = events.slice(0, ended).filter((event) => event.stream === 'out').map((event) => event.text).join('');
+    expect(ended).toBeGreaterThan(0);
+    expect(before).toContain('"msg":"pending info"');
+    expect(before).toContain('"msg":"the warning"');
+  });
+
+  it('loses no batched line at exit', async () => {
+    const events = await run(`for (let i = 0; i < 5; i++) log.info('line ' + i);\nprocess.exit(0);`);
+    const lines = events.filter((event) => event.stream === 'out').map((event) => event.text).join('').trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
   });
 });

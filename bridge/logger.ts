@@ -1,16 +1,48 @@
 // The bridge's pino logger: JSON lines, level from SVC_LOG_LEVEL, request logs without bodies or secrets.
 // Lines go to stdout asynchronously (sonic-boom, flushed at exit), so a request never waits on the pipe a
 // supervisor reads its logs from; the one line per request is written by the server's onResponse hook.
+// Lines are written in batches (issue #18): each write to stdout is a hand-off to libuv's thread pool and
+// back, and one per request line cost the routed path more than the rest of its logging (measured as 14 %
+// of the bridge's CPU per request at c16, where not logging at all saved 18 %). A batch goes out once it
+// holds BATCH_BYTES or is FLUSH_MS old, and a line at warn or above goes out at once with what is pending,
+// so what matters reaches the terminal without delay; SIGKILL can lose at most one batch of lines.
 // The operator's logger is this one with its own component and redacted fields (operator/runtime/start.ts).
 import { pino, type Logger } from 'pino';
 import { redactTicket } from '../protocol/index.js';
+
+/** About twenty request lines. */
+const BATCH_BYTES = 4096;
+const FLUSH_MS = 100;
+const WARN = 40;
+
+function flushNow(destination: ReturnType<typeof pino.destination>): void {
+  try {
+    destination.flush();
+  } catch {
+    // destroyed: the process is exiting, and the exit hook has written what was pending
+  }
+}
 
 export function createLogger(
   level = process.env.SVC_LOG_LEVEL ?? 'info',
   component = 'bridge',
   redact: string[] = ['req.headers.authorization'],
 ): Logger {
-  return pino({ level, base: { component }, redact: { paths: redact, censor: '***' } }, pino.destination({ dest: 1, sync: false }));
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
+  return pino(
+    {
+      level,
+      base: { component },
+      redact: { paths: redact, censor: '***' },
+      hooks: {
+        logMethod(args, method, lineLevel) {
+          method.apply(this, args);
+          if (lineLevel >= WARN) flushNow(destination);
+        },
+      },
+    },
+    destination,
+  );
 }
 
 /**
