@@ -23,6 +23,7 @@ import {
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
+import { defaultWebDirectory, installGui } from './http/gui.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import { forgeRoutes } from './routes/forge.js';
@@ -98,6 +99,8 @@ export interface BridgeOptions {
   sweepIntervalMs?: number;
   /** A second port serving only GET /metrics, without a credential (--metrics-port; none: not served). */
   metricsPort?: number;
+  /** The GUI's static build served at /ui/ (default: dist/web of this checkout or image). */
+  webDirectory?: string;
 }
 
 export interface Bridge {
@@ -254,6 +257,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     metrics.countClientSockets(app.websocketServer);
     app.server.maxConnections = limits.maxConnections;
     await installOpenApi(app);
+    await installGui(app, options.webDirectory ?? defaultWebDirectory());
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({
