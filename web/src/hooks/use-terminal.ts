@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
 import { errorText } from '../api/api-error.js';
 import { useApi } from '../state/session.js';
+import { closeMessage, exitMessage } from '../terminal/terminal-messages.js';
 import { TerminalSession, type TerminalSize } from '../terminal/terminal-session.js';
 
 export type TerminalStatus =
@@ -17,14 +18,6 @@ export interface TerminalFeed {
   start(size: TerminalSize, draw: (screen: TerminalScreen) => void): void;
   input(data: string): void;
   resize(size: TerminalSize): void;
-}
-
-export const OPEN_ELSEWHERE = "This workspace's terminal is open elsewhere.";
-
-export function closeMessage(code: number, reason: string): string | null {
-  if (code === 1000 || code === 1005) return null;
-  if (code === 1006) return 'The connection to the bridge was lost (1006).';
-  return `The terminal was closed: ${reason || 'no reason given'} (${code}).`;
 }
 
 export function useTerminal(repo: string, name: string, generation: number): { status: TerminalStatus; feed: TerminalFeed } {
@@ -61,7 +54,7 @@ export function useTerminal(repo: string, name: string, generation: number): { s
                 if (!mine.ended) setStatus({ kind: 'open' });
                 draw(screen);
               },
-              exit: (code, beforeFirstFrame) => end(beforeFirstFrame && code === 1 ? OPEN_ELSEWHERE : `The shell exited (code ${code}).`),
+              exit: (code, beforeFirstFrame) => end(exitMessage(code, beforeFirstFrame)),
               closed: (code, reason) => end(closeMessage(code, reason) ?? 'The terminal was closed.'),
             });
           },

@@ -9,6 +9,7 @@ import { useEffect, useRef } from 'react';
 import { TerminalRenderer } from '../../../protocol/terminal-renderer.js';
 import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
 import type { TerminalFeed } from '../hooks/use-terminal.js';
+import { withCspSafeStyles } from './csp-safe-styles.js';
 
 export function TerminalView({ feed }: { feed: TerminalFeed }) {
   const container = useRef<HTMLDivElement>(null);
@@ -18,8 +19,10 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
     const term = new Terminal({ scrollback: 0, cursorBlink: false, fontSize: 14, fontFamily: 'ui-monospace, Menlo, Consolas, monospace' });
     const fit = new FitAddon();
     term.loadAddon(fit);
-    term.open(element);
-    fit.fit();
+    withCspSafeStyles(document, () => {
+      term.open(element);
+      fit.fit();
+    });
     const renderer = new TerminalRenderer();
     let shown: TerminalScreen | null = null;
     const draw = (screen: TerminalScreen) => {
