@@ -1,10 +1,9 @@
 // A fleet for the GUI tests, started the way a user starts one: `npx svc bridge` (authentication on, the
 // first admin from the environment) and `npx svc ship`, with a real bare git repo registered, plus Chromium.
 // Helpers sign the browser in through the real sign-in gate and call the API as the admin.
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
-import { FLEET_ADMIN, startNpxFleet, type NpxFleet } from '../helpers/npx-fleet.js';
+import { FLEET_ADMIN, startNpxFleet, type NpxFleet, type NpxFleetEnv } from '../helpers/npx-fleet.js';
 import { call, makeTempRoot, removeRoot, type Reply } from '../helpers/ship.js';
 import { launchChromium, watchPage, type PageWatch } from '../helpers/browser.js';
 
@@ -22,13 +21,15 @@ export interface GuiFleet {
   stop(): Promise<void>;
 }
 
-export async function startGuiFleet(ship: string, repo = 'demo'): Promise<GuiFleet> {
+/** `prepare` runs in the temp root before the processes start and may give them extra environment. */
+export async function startGuiFleet(ship: string, prepare?: (root: string, remote: RemoteFixture) => Promise<NpxFleetEnv>): Promise<GuiFleet> {
   const root = await makeTempRoot();
   const remote = makeRemote(root);
   let fleet: NpxFleet | undefined;
   let browser: Browser | undefined;
   try {
-    fleet = await startNpxFleet(root, ship, { [repo]: remote.url });
+    const env = prepare ? await prepare(root, remote) : {};
+    fleet = await startNpxFleet(root, ship, { demo: remote.url }, env);
     browser = await launchChromium();
   } catch (error) {
     await browser?.close();
@@ -64,7 +65,7 @@ export async function startGuiFleet(ship: string, repo = 'demo'): Promise<GuiFle
       for (const context of contexts) await context.close().catch(() => undefined);
       await chromium.close().catch(() => undefined);
       await started.stop();
-      await removeRoot(join(root));
+      await removeRoot(root);
     },
   };
 }
