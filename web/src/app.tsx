@@ -1,5 +1,6 @@
 // The GUI's frame: the sign-in gate while signed out (state/session.tsx), else the navigation (admin-only
 // pages hidden from members), who is signed in, sign out, and the page for the current route.
+import { lazy, Suspense } from 'react';
 import { Link } from './components/link.js';
 import { Text } from './components/text.js';
 import { useRoute } from './hooks/use-route.js';
@@ -11,11 +12,13 @@ import { ReposPage } from './pages/repos.js';
 import { ResourcesPage } from './pages/resources.js';
 import { ShipsPage } from './pages/ships.js';
 import { SignIn } from './pages/sign-in.js';
-import { TerminalPage } from './pages/terminal-page.js';
 import { UsersPage } from './pages/users.js';
 import { WorkspaceDetailPage } from './pages/workspace-detail.js';
 import { WorkspacesPage } from './pages/workspaces.js';
 import { useSession, useViewer } from './state/session.js';
+
+// xterm.js is most of the bundle: loaded when a terminal is first opened.
+const TerminalPage = lazy(() => import('./pages/terminal-page.js').then((module) => ({ default: module.TerminalPage })));
 
 export function App() {
   const { state, retry } = useSession();
@@ -49,7 +52,11 @@ function Page({ route }: { route: Route }) {
     case 'workspace':
       return <WorkspaceDetailPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />;
     case 'terminal':
-      return <TerminalPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />;
+      return (
+        <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+          <TerminalPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />
+        </Suspense>
+      );
     case 'ships':
       return <ShipsPage />;
     case 'repos':
