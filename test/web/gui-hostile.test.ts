@@ -3,7 +3,8 @@
 // with `<script>` and an `<img onerror>`, and an ephemeral workspace whose pull request URL (from the
 // forge, here the fake GitHub behind `npx svc bridge`) is `javascript:`. In Chromium: no dialog, no
 // script or image element appears, no request for `x`, every string shows literally, the bidi override as
-// a visible mark, and the `javascript:` URL as text, not a link.
+// a visible mark, and the `javascript:` URL as text, not a link. With the forge there, the create form's
+// issue path (issue number + ephemeral) is tested here too.
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../fakes/github.js';
@@ -102,4 +103,23 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     expect(await watch.cspViolations()).toEqual([]);
     expect(requests.filter((p) => p.endsWith('/x'))).toEqual([]);
   }, 120_000);
+
+  // The forge is here anyway: the form's issue path (spec "POST /workspaces (bridge)" with issueNumber).
+  it('creates an ephemeral workspace from an issue through the form', async () => {
+    const issue = fake!.addIssue({ title: 'Add dark mode' });
+    const { page } = await gui.open();
+    await gui.signIn(page);
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/new`);
+    const form = page.getByRole('form', { name: 'create workspace' });
+    await form.getByLabel('Ship').selectOption('hostile-ship');
+    await form.getByLabel('Repo').selectOption('widget');
+    await form.getByLabel('Name').fill('dark');
+    await form.getByRole('radio', { name: 'an issue' }).check();
+    await form.getByLabel('Issue number').fill(String(issue.number));
+    await form.getByLabel(/ephemeral/).check();
+    await form.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.getByTestId('branch').textContent(), { timeout: 15_000 }).toBe(`${issue.number}-add-dark-mode`);
+    expect(await page.locator('.ephemeral').textContent()).toBe(`issue #${issue.number}, watching`);
+    expect((await gui.api('GET', path('widget', 'dark'))).body.ephemeral).toMatchObject({ issueNumber: issue.number, cleanup: 'watching' });
+  }, 60_000);
 });
