@@ -37,7 +37,7 @@ export function useAsync<T>(load: () => Promise<T>, deps: DependencyList): Async
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is read through a ref: the caller's `deps` say when to load again, not the closure's identity.
   }, [...deps, generation]);
 
   const reload = useCallback(() => setGeneration((n) => n + 1), []);

@@ -65,7 +65,6 @@ export function useTerminal(repo: string, name: string, generation: number): { s
       resize: (size) => current.current?.session?.resize(size),
     }),
     // generation: a reconnect gives the new view a new feed
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [api, repo, name, generation],
   );
 
