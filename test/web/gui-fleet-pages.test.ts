@@ -11,7 +11,7 @@ import { killFleetTmux } from '../helpers/cli.js';
 import { startNpx, type NpxProcess } from '../helpers/npx.js';
 import { until } from '../helpers/poll.js';
 import { call } from '../helpers/ship.js';
-import { startGuiFleet, type GuiFleet } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-fleet-pages');
 let gui: GuiFleet;
@@ -47,9 +47,9 @@ describe.skipIf(!found)('fleet pages', () => {
     expect(Buffer.from(shipToken, 'base64url')).toHaveLength(32);
     expect(shipToken).not.toBe(bridgeToken);
     await form.getByRole('button', { name: 'Copy Ship token' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(shipToken);
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(shipToken);
     await form.getByRole('button', { name: 'Copy Bridge token' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(bridgeToken);
+    await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(bridgeToken);
 
     // A real ship that requires the bridge token and presents the ship token.
     extraFleet = join(gui.root, 'fleet-tokened');
@@ -63,13 +63,13 @@ describe.skipIf(!found)('fleet pages', () => {
     await form.getByLabel('URL').fill(shipUrl);
     await bridgeField.fill('');
     await form.getByRole('button', { name: 'Register' }).click();
-    await expect.poll(() => form.getByRole('alert').textContent()).toBe('a ship is registered with both a shipToken and a bridgeToken, or neither');
+    await eventually(() => form.getByRole('alert').textContent()).toBe('a ship is registered with both a shipToken and a bridgeToken, or neither');
 
     await bridgeField.fill(bridgeToken);
     await form.getByRole('button', { name: 'Register' }).click();
-    await expect.poll(() => form.getByRole('status').textContent(), { timeout: 15_000 }).toBe('Registered ship tokened (online).');
+    await eventually(() => form.getByRole('status').textContent(), 15_000).toBe('Registered ship tokened (online).');
     const row = page.locator('tr[data-ship="tokened"]');
-    await expect.poll(() => row.locator('td.status').textContent()).toBe('online');
+    await eventually(() => row.locator('td.status').textContent()).toBe('online');
     expect(await shipField.inputValue()).toBe('');
     const ships = (await gui.api('GET', '/ships')).body as Array<{ name: string; status: string }>;
     expect(ships.find((ship) => ship.name === 'tokened')).toMatchObject({ status: 'online' });
@@ -87,15 +87,15 @@ describe.skipIf(!found)('fleet pages', () => {
     await gui.signIn(page);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/armory`);
     const manifest = (await gui.api('GET', '/armory')).body as { revision: string };
-    await expect.poll(() => page.getByTestId('revision').textContent()).toBe(manifest.revision);
-    await expect.poll(() => page.locator('tr[data-ship="tokened"] td').nth(2).textContent()).toBe(`${manifest.revision.slice(0, 12)} (current)`);
+    await eventually(() => page.getByTestId('revision').textContent()).toBe(manifest.revision);
+    await eventually(() => page.locator('tr[data-ship="tokened"] td').nth(2).textContent()).toBe(`${manifest.revision.slice(0, 12)} (current)`);
 
     await extra!.terminateThenKill();
     extra = undefined;
     await until(async () => ((await gui.api('GET', '/ships')).body as Array<{ name: string; status: string }>).some((s) => s.name === 'tokened' && s.status === 'offline'), 'tokened offline', 15_000);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/resources`);
     const online = page.locator('tr[data-ship="main-ship"]');
-    await expect.poll(() => online.locator('td').nth(2).textContent(), { timeout: 10_000 }).toMatch(/^\d+% of \d+ cores$/);
+    await eventually(() => online.locator('td').nth(2).textContent(), 10_000).toMatch(/^\d+% of \d+ cores$/);
     expect(await online.locator('td').nth(3).textContent()).toMatch(/^\d+\.\d GiB \/ \d+\.\d GiB \(\d+%\)$/);
     expect(await page.locator('tr[data-ship="tokened"]').textContent()).toBe('tokenedofflineoffline: no data');
 
@@ -104,7 +104,7 @@ describe.skipIf(!found)('fleet pages', () => {
     await row.getByRole('button', { name: 'Remove' }).click();
     expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain('Remove ship tokened?');
     await row.getByRole('button', { name: 'Yes, remove' }).click();
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    await eventually(() => row.count(), 10_000).toBe(0);
     expect(((await gui.api('GET', '/ships')).body as Array<{ name: string }>).map((s) => s.name)).toEqual(['main-ship']);
   }, 90_000);
 
@@ -122,17 +122,17 @@ describe.skipIf(!found)('fleet pages', () => {
     expect((await gui.api('GET', '/repos')).body).toContainEqual({ name: 'second', url: gui.remote.url, provider: 'custom' });
     await row.getByRole('button', { name: 'Branches' }).click();
     const branches = page.getByLabel('branches');
-    await expect.poll(() => branches.locator('li').evaluateAll((items) => items.map((li) => li.textContent?.split(' ')[0]))).toEqual(['feature', 'main', 'other']);
+    await eventually(() => branches.locator('li').evaluateAll((items) => items.map((li) => li.textContent?.split(' ')[0]))).toEqual(['feature', 'main', 'other']);
 
     // The bridge's refusal of a duplicate, as written.
     await form.getByLabel('Name').fill('second');
     await form.getByLabel('Clone URL').fill(gui.remote.url);
     await form.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(() => form.getByRole('alert').textContent()).toBe('repo already registered: second');
+    await eventually(() => form.getByRole('alert').textContent()).toBe('repo already registered: second');
 
     await row.getByRole('button', { name: 'Remove' }).click();
     await row.getByRole('button', { name: 'Yes, remove' }).click();
-    await expect.poll(() => row.count()).toBe(0);
+    await eventually(() => row.count()).toBe(0);
     expect(((await gui.api('GET', '/repos')).body as Array<{ name: string }>).map((r) => r.name)).toEqual(['demo']);
   }, 60_000);
 
@@ -164,7 +164,7 @@ describe.skipIf(!found)('fleet pages', () => {
     expect(await member.page.getByRole('form', { name: 'new ship' }).count()).toBe(0);
     expect(await member.page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await member.page.goto(`${gui.fleet.bridgeUrl}/ui/users`);
-    await expect.poll(() => member.page.getByRole('alert').first().textContent()).toBe('this endpoint requires an admin');
+    await eventually(() => member.page.getByRole('alert').first().textContent()).toBe('this endpoint requires an admin');
 
     await member.page.goto(`${gui.fleet.bridgeUrl}/ui/account`);
     const change = member.page.getByRole('form', { name: 'change password' });
@@ -177,7 +177,7 @@ describe.skipIf(!found)('fleet pages', () => {
 
     await mia.getByRole('button', { name: 'Remove' }).click();
     await mia.getByRole('button', { name: 'Yes, remove' }).click();
-    await expect.poll(() => mia.count()).toBe(0);
+    await eventually(() => mia.count()).toBe(0);
     expect(((await gui.api('GET', '/users')).body as Array<{ username: string }>).map((u) => u.username)).not.toContain('mia');
   }, 90_000);
 });

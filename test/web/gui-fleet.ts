@@ -2,6 +2,7 @@
 // first admin from the environment) and `npx svc ship`, with a real bare git repo registered, plus Chromium.
 // Helpers sign the browser in through the real sign-in gate and call the API as the admin.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { FLEET_ADMIN, startNpxFleet, type NpxFleet, type NpxFleetEnv } from '../helpers/npx-fleet.js';
 import { call, makeTempRoot, removeRoot, type Reply } from '../helpers/ship.js';
@@ -68,4 +69,12 @@ export async function startGuiFleet(ship: string, prepare?: (root: string, remot
       await removeRoot(root);
     },
   };
+}
+
+/**
+ * `expect.poll` with room for a loaded 2-core CI machine (vitest's default gives up after 1 s): the browser,
+ * the bridge and the ship share the cores with the rest of the suite.
+ */
+export function eventually<T>(read: () => T | Promise<T>, timeoutMs = 15_000) {
+  return expect.poll(read, { timeout: timeoutMs, interval: 100 });
 }

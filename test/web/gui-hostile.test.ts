@@ -11,7 +11,7 @@ import type { FakeGitHub } from '../fakes/github.js';
 import { chromiumAvailable } from '../helpers/browser.js';
 import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 import { call, path } from '../helpers/ship.js';
-import { startGuiFleet, type GuiFleet } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-hostile');
 const TOKEN = 'ghp_gui_hostile_token_24680';
@@ -70,7 +70,7 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     page.on('request', (request: Request) => requests.push(new URL(request.url()).pathname));
     await gui.signIn(page);
     const rows = page.locator('tbody tr');
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+    await eventually(() => rows.count(), 10_000).toBe(3);
 
     const img = page.locator(`tr[data-key="${`demo/${IMG_NAME}`.replace(/"/g, '\\"')}"]`);
     expect(await img.locator('td.workspace-name').textContent()).toBe(`demo/${IMG_NAME}`);
@@ -90,10 +90,10 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
 
     // The detail views of the hostile names route and render too.
     await img.getByRole('link', { name: `demo/${IMG_NAME}` }).click();
-    await expect.poll(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(`demo/${IMG_NAME}`);
-    await expect.poll(() => page.locator('dd .description').textContent()).toBe(DESCRIPTION);
+    await eventually(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(`demo/${IMG_NAME}`);
+    await eventually(() => page.locator('dd .description').textContent()).toBe(DESCRIPTION);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/widget/eph`);
-    await expect.poll(() => page.locator('.pull-request').textContent()).toContain(HOSTILE_PR);
+    await eventually(() => page.locator('.pull-request').textContent()).toContain(HOSTILE_PR);
     expect(await page.locator('.pull-request a').count()).toBe(0);
 
     expect(await injected(page)).toEqual({ scripts: 1, images: 0, javascriptLinks: [] });
@@ -118,7 +118,7 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     await form.getByLabel('Issue number').fill(String(issue.number));
     await form.getByLabel(/ephemeral/).check();
     await form.getByRole('button', { name: 'Create' }).click();
-    await expect.poll(() => page.getByTestId('branch').textContent(), { timeout: 15_000 }).toBe(`${issue.number}-add-dark-mode`);
+    await eventually(() => page.getByTestId('branch').textContent(), 15_000).toBe(`${issue.number}-add-dark-mode`);
     expect(await page.locator('.ephemeral').textContent()).toBe(`issue #${issue.number}, watching`);
     expect((await gui.api('GET', path('widget', 'dark'))).body.ephemeral).toMatchObject({ issueNumber: issue.number, cleanup: 'watching' });
   }, 60_000);

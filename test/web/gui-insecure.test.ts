@@ -3,6 +3,7 @@
 // the tickets such a bridge ignores.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './gui-fleet.js';
 import type { Browser } from 'playwright-core';
 import { chromiumAvailable, launchChromium, watchPage } from '../helpers/browser.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
@@ -39,10 +40,10 @@ describe.skipIf(!found)('the GUI without authentication', () => {
     expect(await nav.getByText('no authentication').count()).toBe(1);
     expect(await nav.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await page.getByTestId('whoami').textContent()).toBe('admin');
-    await expect.poll(() => page.getByTestId('live').textContent(), { timeout: 10_000 }).toBe('live');
+    await eventually(() => page.getByTestId('live').textContent(), 10_000).toBe('live');
     expect(await page.evaluate(() => window.localStorage.getItem('svc.bridge.token'))).toBeNull();
     await nav.getByRole('link', { name: 'Users' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'users' }).textContent()).toContain('Add user');
+    await eventually(() => page.getByRole('region', { name: 'users' }).textContent()).toContain('Add user');
     expect(await watch.cspViolations()).toEqual([]);
     expect(watch.pageErrors).toEqual([]);
   }, 60_000);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
 import { FLEET_ADMIN } from '../helpers/npx-fleet.js';
-import { startGuiFleet, type GuiFleet } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-session');
 let gui: GuiFleet;
@@ -30,7 +30,7 @@ describe.skipIf(!found)('the GUI session', () => {
     await form.getByLabel('Username').fill(FLEET_ADMIN.username);
     await form.getByLabel('Password').fill('not-the-password');
     await form.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => form.getByRole('alert').textContent()).toBe('invalid username or password');
+    await eventually(() => form.getByRole('alert').textContent()).toBe('invalid username or password');
     expect(await storedToken(page)).toBeNull();
 
     const created = await gui.api('POST', '/workspaces', { ship: 'session-ship', repoName: 'demo', name: 'live-one', branch: 'feature' });
@@ -45,18 +45,18 @@ describe.skipIf(!found)('the GUI session', () => {
     expect(await row.locator('td').nth(1).textContent()).toBe('session-ship');
     expect(await row.locator('td').nth(2).textContent()).toBe('feature');
     expect(await row.locator('td.state').textContent()).toBe('inactive');
-    await expect.poll(() => page.getByTestId('live').textContent()).toBe('live');
+    await eventually(() => page.getByTestId('live').textContent()).toBe('live');
 
     // No reload from here on: a marker on window survives only in the same document.
     await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same document'));
     expect((await gui.api('POST', '/workspaces/demo/live-one/activate')).status).toBe(200);
-    await expect.poll(() => row.locator('td.state').textContent(), { timeout: 10_000 }).toBe('active');
+    await eventually(() => row.locator('td.state').textContent(), 10_000).toBe('active');
     expect(await row.getByRole('link', { name: 'Terminal' }).count()).toBe(1);
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same document');
 
     // Removed through the API: gone from the list, still without a reload.
     expect((await gui.api('DELETE', '/workspaces/demo/live-one')).status).toBe(200);
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    await eventually(() => row.count(), 10_000).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same document');
     expect(watch.dialogs).toEqual([]);
     expect(watch.pageErrors).toEqual([]);
@@ -66,7 +66,7 @@ describe.skipIf(!found)('the GUI session', () => {
   it('returns to the gate when its session is revoked through the API, and forgets the token', async () => {
     const { page } = await gui.open();
     await gui.signIn(page);
-    await expect.poll(() => page.getByTestId('live').textContent()).toBe('live');
+    await eventually(() => page.getByTestId('live').textContent()).toBe('live');
     const token = (await storedToken(page))!;
     expect((await gui.api('GET', '/auth/me', undefined, token)).status).toBe(200);
     await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same document'));

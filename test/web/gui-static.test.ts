@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './gui-fleet.js';
 import { chromiumAvailable, launchChromium, watchPage } from '../helpers/browser.js';
 import { FLEET_ADMIN } from '../helpers/npx-fleet.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
@@ -104,7 +105,7 @@ describe('the GUI on a bridge process', () => {
       await page.getByLabel('Username').fill(FLEET_ADMIN.username);
       await page.getByLabel('Password').fill(FLEET_ADMIN.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await expect.poll(() => page.getByTestId('live').textContent(), { timeout: 10_000 }).toBe('live');
+      await eventually(() => page.getByTestId('live').textContent(), 10_000).toBe('live');
       expect(await watch.cspViolations()).toEqual([]);
       expect(watch.pageErrors).toEqual([]);
       expect(watch.foreignRequests).toEqual([]);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { startGuiFleet, type GuiFleet } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-terminal');
 let gui: GuiFleet;
@@ -30,7 +30,7 @@ const screenRows = (page: Page) =>
 async function openTerminal(page: Page, name: string): Promise<void> {
   await gui.signIn(page);
   await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/${name}/terminal`);
-  await expect.poll(() => page.getByTestId('terminal-status').textContent(), { timeout: 15_000 }).toBe('Connected.');
+  await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toBe('Connected.');
 }
 
 async function typeLine(page: Page, line: string): Promise<void> {
@@ -46,7 +46,7 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     const marker = `hi-${randomBytes(4).toString('hex')}`;
     await typeLine(page, `echo ${marker}`);
     // The command line holds `echo hi-…`; only the output row is the marker alone.
-    await expect.poll(async () => (await screenRows(page)).includes(marker), { timeout: 10_000 }).toBe(true);
+    await eventually(async () => (await screenRows(page)).includes(marker), 10_000).toBe(true);
 
     // Colours travel as cells and are drawn with the SGR the renderer generates; xterm.js's theme CSS applies
     // under the CSP (web/src/terminal/csp-safe-styles.ts): the red cells are red on screen.
@@ -76,7 +76,7 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     const before = await size();
     expect(before.rows).toBe(before.drawnRows);
     await page.setViewportSize({ width: 700, height: 500 });
-    await expect.poll(async () => (await screenRows(page)).length, { timeout: 10_000 }).toBeLessThan(before.drawnRows);
+    await eventually(async () => (await screenRows(page)).length, 10_000).toBeLessThan(before.drawnRows);
     const after = await size();
     expect(after.rows).toBe(after.drawnRows);
     expect(after.cols).toBeLessThan(before.cols);
@@ -91,12 +91,12 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     // The first is unaffected.
     const again = `again-${randomBytes(4).toString('hex')}`;
     await typeLine(page, `echo ${again}`);
-    await expect.poll(async () => (await screenRows(page)).includes(again), { timeout: 10_000 }).toBe(true);
+    await eventually(async () => (await screenRows(page)).includes(again), 10_000).toBe(true);
 
     // Leaving the page closes its socket, so the second can now reconnect.
     await page.goto(`${gui.fleet.bridgeUrl}/ui/`);
     await second.page.getByRole('button', { name: 'Reconnect' }).click();
-    await expect.poll(() => second.page.getByTestId('terminal-status').textContent(), { timeout: 15_000 }).toBe('Connected.');
+    await eventually(() => second.page.getByTestId('terminal-status').textContent(), 15_000).toBe('Connected.');
     expect(watch.pageErrors).toEqual([]);
     expect(await watch.cspViolations()).toEqual([]);
     expect(await second.watch.cspViolations()).toEqual([]);
@@ -106,7 +106,7 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     const { page } = await gui.open();
     await openTerminal(page, 'exits');
     await typeLine(page, 'exit 3');
-    await expect.poll(() => page.getByTestId('terminal-status').textContent(), { timeout: 15_000 }).toMatch(/^The shell exited \(code \d+\)\. Reconnect$/);
+    await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toMatch(/^The shell exited \(code \d+\)\. Reconnect$/);
     const status = await gui.api('GET', '/workspaces/demo/exits');
     expect(status.body.state).toBe('inactive');
   }, 60_000);

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { startGuiFleet, type GuiFleet } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-workspaces');
 let gui: GuiFleet;
@@ -32,7 +32,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const form = page.getByRole('form', { name: 'create workspace' });
     await form.getByLabel('Ship').selectOption('ws-ship');
     await form.getByLabel('Repo').selectOption('demo');
-    await expect.poll(() => page.locator('#branch-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual([
+    await eventually(() => page.locator('#branch-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual([
       'feature',
       'main',
       'other',
@@ -42,7 +42,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('region', { name: 'workspace', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/workspaces/demo/from-gui');
-    await expect.poll(() => page.getByTestId('state').textContent()).toBe('inactive');
+    await eventually(() => page.getByTestId('state').textContent()).toBe('inactive');
     expect(await page.getByTestId('branch').textContent()).toBe('feature');
     expect(existsSync(join(directory, '.git'))).toBe(true);
     expect(headOf(directory)).toBe('feature');
@@ -50,7 +50,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
 
     // Activate.
     await page.getByRole('button', { name: 'Activate' }).click();
-    await expect.poll(() => page.getByTestId('state').textContent(), { timeout: 10_000 }).toBe('active');
+    await eventually(() => page.getByTestId('state').textContent(), 10_000).toBe('active');
     expect((await gui.api('GET', '/workspaces/demo/from-gui')).body).toMatchObject({ state: 'active' });
     expect(await page.getByTestId('diff-counts').textContent()).toBe('+0 −0, 0 commits ahead');
 
@@ -58,21 +58,21 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const switching = page.getByRole('form', { name: 'switch branch' });
     await switching.getByLabel('Switch branch').fill('other');
     await switching.getByRole('button', { name: 'Switch' }).click();
-    await expect.poll(() => page.getByTestId('branch').textContent(), { timeout: 10_000 }).toBe('other');
+    await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
     expect(headOf(directory)).toBe('other');
 
     // The diff, as text, with its toggles.
     appendFileSync(join(directory, 'README.md'), 'a line from the GUI test <b>not bold</b>\n');
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => page.getByTestId('diff').textContent()).toContain('+a line from the GUI test <b>not bold</b>');
+    await eventually(() => page.getByTestId('diff').textContent()).toContain('+a line from the GUI test <b>not bold</b>');
     expect(await page.getByTestId('diff').locator('b').count()).toBe(0);
     await page.getByLabel('stat').check();
-    await expect.poll(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+\n 1 file changed, 1 insertion\(\+\)/);
+    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+\n 1 file changed, 1 insertion\(\+\)/);
     await page.getByLabel('staged').check();
-    await expect.poll(() => page.getByTestId('diff').textContent()).toBe('(no changes)');
+    await eventually(() => page.getByTestId('diff').textContent()).toBe('(no changes)');
     execFileSync('git', ['-C', directory, 'add', 'README.md']);
     await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect.poll(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+/);
+    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+/);
 
     // A failing action shows the bridge's own message.
     const duplicate = await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name: 'from-gui', branch: 'main' });
@@ -84,7 +84,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await again.getByLabel('Name').fill('from-gui');
     await again.getByLabel('Branch', { exact: true }).fill('main');
     await again.getByRole('button', { name: 'Create' }).click();
-    await expect.poll(() => again.getByRole('alert').textContent()).toBe(duplicate.body.error);
+    await eventually(() => again.getByRole('alert').textContent()).toBe(duplicate.body.error);
 
     // Delete, behind its confirmation, from the list.
     await page.getByRole('link', { name: 'Workspaces' }).click();
@@ -95,7 +95,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     expect(existsSync(directory)).toBe(true);
     await row.getByRole('button', { name: 'Delete' }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    await eventually(() => row.count(), 10_000).toBe(0);
     expect(existsSync(directory)).toBe(false);
     expect((await gui.api('GET', '/workspaces/demo/from-gui')).status).toBe(404);
     expect(watch.dialogs).toEqual([]);
@@ -110,26 +110,26 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const { page } = await gui.open();
     await gui.signIn(page);
     const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
-    await expect.poll(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);
+    await eventually(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);
     await page.getByLabel('Show').selectOption('active');
-    await expect.poll(keys).toEqual(['demo/beta-two']);
+    await eventually(keys).toEqual(['demo/beta-two']);
     await page.getByLabel('Show').selectOption('inactive');
-    await expect.poll(keys).toEqual(['demo/alpha-one']);
+    await eventually(keys).toEqual(['demo/alpha-one']);
     await page.getByLabel('Show').selectOption('all');
     await page.getByLabel('Filter').fill('BETA');
-    await expect.poll(keys).toEqual(['demo/beta-two']);
+    await eventually(keys).toEqual(['demo/beta-two']);
     await page.getByLabel('Filter').fill('');
 
     const row = page.locator('tr[data-key="demo/beta-two"]');
     await row.getByRole('button', { name: 'Deactivate' }).click();
-    await expect.poll(() => row.locator('td.state').textContent(), { timeout: 10_000 }).toBe('inactive');
+    await eventually(() => row.locator('td.state').textContent(), 10_000).toBe('inactive');
     expect((await gui.api('GET', '/workspaces/demo/beta-two')).body).toMatchObject({ state: 'inactive' });
     // A stale page (the detail view is not live) acting on what changed meanwhile gets the ship's 400, as written.
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
-    await expect.poll(() => page.getByTestId('state').textContent()).toBe('active');
+    await eventually(() => page.getByTestId('state').textContent()).toBe('active');
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/deactivate')).status).toBe(200);
     await page.getByRole('button', { name: 'Deactivate' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('workspace not active: demo/alpha-one');
+    await eventually(() => page.getByRole('alert').textContent()).toBe('workspace not active: demo/alpha-one');
   }, 120_000);
 });
