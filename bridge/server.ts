@@ -23,7 +23,6 @@ import {
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
-import { defaultWebDirectory, installGui } from './http/gui.js';
 import { createLogger, requestSerializers } from './logger.js';
 import { repoRoutes } from './routes/repos.js';
 import { forgeRoutes } from './routes/forge.js';
@@ -63,6 +62,7 @@ import { sweepRoutes } from './routes/sweep.js';
 import { EphemeralRecords } from './ephemeral/ephemeral-records.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './ephemeral/sweeper.js';
 import { Foreground } from './http/foreground.js';
+import { defaultWebDirectory, installGui } from './http/gui.js';
 import { join } from 'node:path';
 
 export interface BridgeOptions {
