@@ -4,7 +4,8 @@
 # image"). Node 24 LTS, not the issue's Node 20: Node 20 is past end of life (docs/DECISIONS.md).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# Stage 1: compile the TypeScript with the dev dependencies (tsc).
+# Stage 1: compile the TypeScript with the dev dependencies (tsc), and build the GUI (web/ → dist/web, which
+# the bridge serves at /ui/) with Vite.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -16,7 +17,9 @@ COPY ship ship
 COPY bridge bridge
 COPY cli cli
 COPY operator operator
+COPY web web
 RUN npx tsc -p tsconfig.json
+RUN npx vite build --config web/vite.config.ts
 
 # Stage 2: the production dependencies alone.
 FROM ${NODE_IMAGE} AS deps

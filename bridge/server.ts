@@ -62,6 +62,7 @@ import { sweepRoutes } from './routes/sweep.js';
 import { EphemeralRecords } from './ephemeral/ephemeral-records.js';
 import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './ephemeral/sweeper.js';
 import { Foreground } from './http/foreground.js';
+import { defaultWebDirectory, installGui } from './http/gui.js';
 import { join } from 'node:path';
 
 export interface BridgeOptions {
@@ -98,6 +99,8 @@ export interface BridgeOptions {
   sweepIntervalMs?: number;
   /** A second port serving only GET /metrics, without a credential (--metrics-port; none: not served). */
   metricsPort?: number;
+  /** The GUI's static build served at /ui/ (default: dist/web of this checkout or image). */
+  webDirectory?: string;
 }
 
 export interface Bridge {
@@ -254,6 +257,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     metrics.countClientSockets(app.websocketServer);
     app.server.maxConnections = limits.maxConnections;
     await installOpenApi(app);
+    await installGui(app, options.webDirectory ?? defaultWebDirectory());
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
     await app.register(repoRoutes({

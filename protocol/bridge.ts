@@ -95,3 +95,28 @@ export const ShipSystemResources = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
 });
 export type ShipSystemResources = Static<typeof ShipSystemResources>;
+
+/** The bridge's `/events` stream (spec "Bridge stream"): a fleet-wide `sync`, then one frame per change. */
+export const BridgeSyncEvent = Type.Object({
+  type: Type.Literal('sync'),
+  at: Type.String(),
+  workspaces: Type.Array(BridgeWorkspaceSummary),
+});
+export type BridgeSyncEvent = Static<typeof BridgeSyncEvent>;
+
+export const BridgeWorkspaceChange = Type.Object({
+  type: Type.Union([
+    Type.Literal('workspace.created'),
+    Type.Literal('workspace.branch_changed'),
+    Type.Literal('workspace.activated'),
+    Type.Literal('workspace.deactivated'),
+    Type.Literal('workspace.agent_status_changed'),
+    Type.Literal('workspace.removed'),
+  ]),
+  at: Type.String(),
+  workspace: BridgeWorkspaceSummary,
+});
+export type BridgeWorkspaceChange = Static<typeof BridgeWorkspaceChange>;
+
+export const BridgeWorkspaceEvent = Type.Union([BridgeSyncEvent, BridgeWorkspaceChange]);
+export type BridgeWorkspaceEvent = BridgeSyncEvent | BridgeWorkspaceChange;

@@ -13,6 +13,7 @@ export * from './redact.js';
 export * from './clone-url.js';
 export * from './terminal.js';
 export * from './terminal-screen.js';
+export * from './terminal-renderer.js';
 export * from './url-credentials.js';
 export * from './bridge.js';
 export * from './request-origin.js';

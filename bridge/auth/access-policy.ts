@@ -22,6 +22,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /openapi.json': 'open',
   // Probes (issue #20): whether the bridge serves and is ready; no data in them, and a kubelet has no credential.
   'GET /healthz': 'open',
+  // The GUI's static files and the redirects to them (DESIGN §5, a deliberate addition): no data in them.
+  'GET /': 'open',
+  'GET /ui': 'open',
+  'GET /ui/*': 'open',
   'GET /readyz': 'open',
   // Prometheus metrics: any user (the unauthenticated copy is on --metrics-port, alone).
   'GET /metrics': 'user',

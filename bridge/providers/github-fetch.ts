@@ -59,8 +59,14 @@ export class BufferedResponse extends ResponseBase {
     return this.#url;
   }
 
+  // A Buffer is always backed by an ArrayBuffer here (never shared); the DOM's BlobPart type (present when
+  // @xterm/xterm's typings pull lib.dom in) asks for that in the type.
+  #blobPart(): Uint8Array<ArrayBuffer> {
+    return this.#body as Uint8Array<ArrayBuffer>;
+  }
+
   get body(): ReadableStream<Uint8Array> {
-    return new Blob([this.#body]).stream();
+    return new Blob([this.#blobPart()]).stream();
   }
 
   async text(): Promise<string> {
@@ -76,7 +82,7 @@ export class BufferedResponse extends ResponseBase {
   }
 
   async blob(): Promise<Blob> {
-    return new Blob([this.#body], { type: this.headers.get('content-type') ?? '' });
+    return new Blob([this.#blobPart()], { type: this.headers.get('content-type') ?? '' });
   }
 
   clone(): BufferedResponse {

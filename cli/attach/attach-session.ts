@@ -10,7 +10,7 @@ import {
   type TerminalServerFrame,
 } from '../../protocol/index.js';
 import { DETACH_DESCRIPTION, splitAtDetach } from './chord.js';
-import { TerminalRenderer } from './renderer.js';
+import { TerminalRenderer } from '../../protocol/terminal-renderer.js';
 
 export interface AttachOptions {
   /** ws:// or wss:// URL of the terminal socket. */

@@ -32,6 +32,10 @@ const ROWS: Row[] = [
   row('GET /openapi.json', 'open', '/openapi.json', 200),
   row('GET /healthz', 'open', '/healthz', 200),
   row('GET /readyz', 'open', '/readyz', 200),
+  // The GUI (DESIGN §5): its static files and the redirects to them are open; `npm test` builds dist/web.
+  row('GET /', 'open', '/', 302),
+  row('GET /ui', 'open', '/ui', 302),
+  row('GET /ui/*', 'open', '/ui/workspaces', 200),
   row('GET /metrics', 'user', '/metrics', 200),
   row('GET /auth/me', 'user', '/auth/me', 200),
   row('POST /auth/ws-ticket', 'user', '/auth/ws-ticket', 200),
@@ -132,7 +136,12 @@ describe('authorization matrix', () => {
       const cells: Record<string, unknown> = {};
       const wanted: Record<string, unknown> = {};
       for (const credential of CREDENTIALS) {
-        const reply = await harness.as(tokens[credential], entry.request.method, entry.request.path, entry.request.body);
+        const token = tokens[credential];
+        // The GUI's redirects are answered, not followed (fetch here refuses redirects).
+        const reply =
+          entry.passes >= 300 && entry.passes < 400
+            ? await rawCall(harness.bridge.url, entry.request.method, entry.request.path, token === null ? {} : { authorization: `Bearer ${token}` })
+            : await harness.as(token, entry.request.method, entry.request.path, entry.request.body);
         const want = expected(entry.access, credential, entry.passes);
         cells[credential] = want.error ? { status: reply.status, error: reply.body?.error } : reply.status;
         wanted[credential] = want.error ? { status: want.status, error: want.error } : want.status;

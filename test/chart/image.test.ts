@@ -50,6 +50,14 @@ describe('the Dockerfile', () => {
     }
   });
 
+  it('builds the GUI into dist/web (served by the bridge at /ui/), which the runtime stage copies with dist', () => {
+    const build = stages.find((stage) => stage[0]!.endsWith('AS build'))!;
+    expect(build).toContain('COPY web web');
+    expect(build).toContain('RUN npx vite build --config web/vite.config.ts');
+    expect(dockerignore, '.dockerignore drops web, which the build needs').not.toContain('web');
+    expect(runtime).toContain('COPY --from=build /src/dist dist');
+  });
+
   it('installs git, tmux, ca-certificates and tini, with a UTF-8 locale', () => {
     expect(aptPackages.sort()).toEqual(['ca-certificates', 'git', 'tini', 'tmux']);
     expect(runtime.find((line) => line.startsWith('ENV '))).toMatch(/LANG=C\.UTF-8 +LC_ALL=C\.UTF-8/);

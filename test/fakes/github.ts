@@ -14,7 +14,7 @@ import { answerGraphql, type GraphqlInjected } from './github-graphql.js';
 
 export interface FakeUser { login: string }
 export interface FakeIssue { number: number; title: string; state: 'open' | 'closed'; body: string | null; user: string; createdAt: string; updatedAt: string }
-export interface FakePull extends FakeIssue { draft: boolean; base: string; head: string; /** The head branch's owner (a fork's login); default the repo's owner. */ headOwner?: string; headSha: string; merged: boolean; mergeable: boolean | null; additions: number; deletions: number; changedFiles: number }
+export interface FakePull extends FakeIssue { /** What `html_url` says instead of the github.example page (hostile-link tests). */ htmlUrl?: string; draft: boolean; base: string; head: string; /** The head branch's owner (a fork's login); default the repo's owner. */ headOwner?: string; headSha: string; merged: boolean; mergeable: boolean | null; additions: number; deletions: number; changedFiles: number }
 export interface FakeComment { id: number; user: string; body: string; createdAt: string }
 export interface FakeReview { id: number; user: string; body: string; state: string }
 export interface FakeCheckRun { name: string; status: string; conclusion: string | null; startedAt: string | null; completedAt: string | null }
@@ -190,7 +190,7 @@ export class FakeGitHub {
   }
   private pullJson(pull: FakePull, full: boolean) {
     return {
-      ...this.issueJson(pull), html_url: this.html(`/pull/${pull.number}`), draft: pull.draft,
+      ...this.issueJson(pull), html_url: pull.htmlUrl ?? this.html(`/pull/${pull.number}`), draft: pull.draft,
       base: { ref: pull.base, sha: 'b'.repeat(40) }, head: { ref: pull.head, sha: pull.headSha },
       ...(full ? { merged: pull.merged, mergeable: pull.mergeable, additions: pull.additions, deletions: pull.deletions, changed_files: pull.changedFiles } : {}),
     };

@@ -20,8 +20,14 @@ export interface NpxFleet {
   stop(): Promise<void>;
 }
 
+/** Extra environment for the two processes (a forge's API URL for the bridge, a HOME for the ship). */
+export interface NpxFleetEnv {
+  bridge?: Record<string, string>;
+  ship?: Record<string, string>;
+}
+
 /** Starts the bridge and ship `ship` under `root`, registers the ship and `repos` (name → clone URL). */
-export async function startNpxFleet(root: string, ship: string, repos: Record<string, string>): Promise<NpxFleet> {
+export async function startNpxFleet(root: string, ship: string, repos: Record<string, string>, env: NpxFleetEnv = {}): Promise<NpxFleet> {
   const fleetDirectory = join(root, `fleet-${ship}`);
   const started: NpxProcess[] = [];
   const stop = async () => {
@@ -33,9 +39,10 @@ export async function startNpxFleet(root: string, ship: string, repos: Record<st
       SVC_BRIDGE_ADMIN_USER: FLEET_ADMIN.username,
       SVC_BRIDGE_ADMIN_EMAIL: FLEET_ADMIN.email,
       SVC_BRIDGE_ADMIN_PASSWORD: FLEET_ADMIN.password,
+      ...env.bridge,
     });
     started.push(bridge);
-    const shipProcess = startNpx(['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory]);
+    const shipProcess = startNpx(['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory], env.ship);
     started.push(shipProcess);
     await Promise.all([bridge.waitFor('bridge listening on', 60_000), shipProcess.waitFor('ship listening', 60_000)]);
     const bridgeUrl = bridgeUrlIn(bridge.output());

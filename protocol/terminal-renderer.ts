@@ -1,9 +1,11 @@
-// Draws a TerminalScreen onto a real terminal with minimal output: only cells that differ from what was
+// Draws a TerminalScreen onto a terminal emulator with minimal output: only cells that differ from what was
 // last drawn are written, each run positioned with CUP and styled with SGR. Every byte it emits is a
 // sequence it generates itself (CUP, SGR, cursor visibility/shape, clear): cell text is stripped of control
 // characters, so nothing a workspace prints (OSC 52 clipboard writes, titles, DCS queries) reaches the
-// user's terminal (security notes H12).
-import { ATTRIBUTE, WIDTH, type Cell, type CellColor, type Cursor, type TerminalScreen } from '../../protocol/index.js';
+// user's terminal (security notes H12). Browser-safe: the CLI's attach draws a real terminal with it and the
+// GUI draws xterm.js with it, so both show a workspace the same way.
+import { ATTRIBUTE, WIDTH, type Cell, type CellColor, type Cursor } from './terminal.js';
+import type { TerminalScreen } from './terminal-screen.js';
 
 const ESC = '\x1b';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import xterm from '@xterm/headless';
-import { TerminalScreen, type GridFrame } from '../../protocol/index.js';
-import { sgrFor, TerminalRenderer } from './renderer.js';
-import { splitAtDetach } from './chord.js';
+import { TerminalScreen, type GridFrame } from './index.js';
+import { sgrFor, TerminalRenderer } from './terminal-renderer.js';
 
 const { Terminal } = xterm;
 
@@ -54,10 +53,5 @@ describe('terminal renderer', () => {
     expect(sgrFor(0)).toBe('\x1b[0m');
     expect(sgrFor({ t: 'x', f: 1, b: 9, a: 1 | 16 })).toBe('\x1b[0;1;7;31;101m');
     expect(sgrFor({ f: 202, b: [1, 2, 3], u: 3 })).toBe('\x1b[0;4:3;38;5;202;48;2;1;2;3m');
-  });
-
-  it('splits input at the detach chord', () => {
-    expect(splitAtDetach(Buffer.from('ab\x1dcd'))).toEqual({ before: Buffer.from('ab'), detach: true });
-    expect(splitAtDetach(Buffer.from('abc'))).toEqual({ before: Buffer.from('abc'), detach: false });
   });
 });

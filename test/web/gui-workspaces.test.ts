@@ -1,0 +1,135 @@
+// Workspaces driven from the GUI in Chromium against `npx svc` processes, checked on disk (the ship's fleet
+// directory, real git) and through the API: create with a branch suggested from the remote, activate,
+// switch branch, the diff view and its toggles, the bridge's error messages, deactivate, and delete behind
+// its confirmation.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from '../helpers/browser.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
+
+const found = chromiumAvailable('test/web/gui-workspaces');
+let gui: GuiFleet;
+
+beforeAll(async () => {
+  if (found) gui = await startGuiFleet('ws-ship');
+}, 180_000);
+afterAll(async () => {
+  await gui?.stop();
+});
+
+const headOf = (directory: string) => execFileSync('git', ['-C', directory, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
+
+describe.skipIf(!found)('workspaces in the GUI', () => {
+  it('creates, activates, switches branch, shows the diff, and deletes, as the disk and the API see it', async () => {
+    const { page, watch } = await gui.open();
+    await gui.signIn(page);
+    const directory = join(gui.fleet.fleetDirectory, 'demo', 'from-gui');
+
+    // Create: ship and repo pickers from the API, branch suggestions from the remote.
+    await page.getByRole('link', { name: 'New workspace' }).click();
+    const form = page.getByRole('form', { name: 'create workspace' });
+    await form.getByLabel('Ship').selectOption('ws-ship');
+    await form.getByLabel('Repo').selectOption('demo');
+    await eventually(() => page.locator('#branch-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual([
+      'feature',
+      'main',
+      'other',
+    ]);
+    await form.getByLabel('Name').fill('from-gui');
+    await form.getByLabel('Branch', { exact: true }).fill('feature');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('region', { name: 'workspace', exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/workspaces/demo/from-gui');
+    await eventually(() => page.getByTestId('state').textContent()).toBe('inactive');
+    expect(await page.getByTestId('branch').textContent()).toBe('feature');
+    expect(existsSync(join(directory, '.git'))).toBe(true);
+    expect(headOf(directory)).toBe('feature');
+    expect((await gui.api('GET', '/workspaces/demo/from-gui')).body).toMatchObject({ state: 'inactive', branch: 'feature', ship: 'ws-ship' });
+
+    // Activate.
+    await page.getByRole('button', { name: 'Activate' }).click();
+    await eventually(() => page.getByTestId('state').textContent(), 10_000).toBe('active');
+    expect((await gui.api('GET', '/workspaces/demo/from-gui')).body).toMatchObject({ state: 'active' });
+    expect(await page.getByTestId('diff-counts').textContent()).toBe('+0 −0, 0 commits ahead');
+
+    // Switch branch.
+    const switching = page.getByRole('form', { name: 'switch branch' });
+    await switching.getByLabel('Switch branch').fill('other');
+    await switching.getByRole('button', { name: 'Switch' }).click();
+    await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
+    expect(headOf(directory)).toBe('other');
+
+    // The diff, as text, with its toggles.
+    appendFileSync(join(directory, 'README.md'), 'a line from the GUI test <b>not bold</b>\n');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await eventually(() => page.getByTestId('diff').textContent()).toContain('+a line from the GUI test <b>not bold</b>');
+    expect(await page.getByTestId('diff').locator('b').count()).toBe(0);
+    await page.getByLabel('stat').check();
+    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+\n 1 file changed, 1 insertion\(\+\)/);
+    await page.getByLabel('staged').check();
+    await eventually(() => page.getByTestId('diff').textContent()).toBe('(no changes)');
+    execFileSync('git', ['-C', directory, 'add', 'README.md']);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+/);
+
+    // A failing action shows the bridge's own message.
+    const duplicate = await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name: 'from-gui', branch: 'main' });
+    expect(duplicate.status).toBe(409);
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/new`);
+    const again = page.getByRole('form', { name: 'create workspace' });
+    await again.getByLabel('Ship').selectOption('ws-ship');
+    await again.getByLabel('Repo').selectOption('demo');
+    await again.getByLabel('Name').fill('from-gui');
+    await again.getByLabel('Branch', { exact: true }).fill('main');
+    await again.getByRole('button', { name: 'Create' }).click();
+    await eventually(() => again.getByRole('alert').textContent()).toBe(duplicate.body.error);
+
+    // Delete, behind its confirmation, from the list.
+    await page.getByRole('link', { name: 'Workspaces' }).click();
+    const row = page.locator('tr[data-key="demo/from-gui"]');
+    await row.getByRole('button', { name: 'Delete' }).click();
+    expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain('Delete demo/from-gui and its directory?');
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    expect(existsSync(directory)).toBe(true);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await eventually(() => row.count(), 10_000).toBe(0);
+    expect(existsSync(directory)).toBe(false);
+    expect((await gui.api('GET', '/workspaces/demo/from-gui')).status).toBe(404);
+    expect(watch.dialogs).toEqual([]);
+    expect(watch.pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('filters the list and deactivates from it', async () => {
+    for (const name of ['alpha-one', 'beta-two']) {
+      expect((await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    }
+    expect((await gui.api('POST', '/workspaces/demo/beta-two/activate')).status).toBe(200);
+    const { page } = await gui.open();
+    await gui.signIn(page);
+    const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
+    await eventually(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);
+    await page.getByLabel('Show').selectOption('active');
+    await eventually(keys).toEqual(['demo/beta-two']);
+    await page.getByLabel('Show').selectOption('inactive');
+    await eventually(keys).toEqual(['demo/alpha-one']);
+    await page.getByLabel('Show').selectOption('all');
+    await page.getByLabel('Filter').fill('BETA');
+    await eventually(keys).toEqual(['demo/beta-two']);
+    await page.getByLabel('Filter').fill('');
+
+    const row = page.locator('tr[data-key="demo/beta-two"]');
+    await row.getByRole('button', { name: 'Deactivate' }).click();
+    await eventually(() => row.locator('td.state').textContent(), 10_000).toBe('inactive');
+    expect((await gui.api('GET', '/workspaces/demo/beta-two')).body).toMatchObject({ state: 'inactive' });
+    // A stale page (the detail view is not live) acting on what changed meanwhile gets the ship's 400, as written.
+    expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
+    await eventually(() => page.getByTestId('state').textContent()).toBe('active');
+    expect((await gui.api('POST', '/workspaces/demo/alpha-one/deactivate')).status).toBe(200);
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await eventually(() => page.getByRole('alert').textContent()).toBe('workspace not active: demo/alpha-one');
+  }, 120_000);
+});

@@ -1,0 +1,118 @@
+// The GUI's terminal protocol client (web/src/terminal/terminal-session.ts) over a scripted socket: init
+// with the fitted size on open, ack per applied frame, one resync on a gap, input and resize, and what the
+// page says when the terminal ends (terminal-messages.ts).
+import { describe, expect, it } from 'vitest';
+import type { Cell, GridFrame, PatchFrame } from '../../protocol/terminal.js';
+import { closeMessage, exitMessage, OPEN_ELSEWHERE } from '../../web/src/terminal/terminal-messages.js';
+import { TerminalSession, type SocketLike } from '../../web/src/terminal/terminal-session.js';
+
+class ScriptedSocket implements SocketLike {
+  readyState = 0;
+  sent: unknown[] = [];
+  private listeners: Record<string, ((event: any) => void)[]> = {};
+  send(data: string) {
+    this.sent.push(JSON.parse(data));
+  }
+  close(code = 1000, reason = '') {
+    this.readyState = 3;
+    this.emit('close', { code, reason });
+  }
+  addEventListener(type: string, listener: (event: any) => void) {
+    (this.listeners[type] ??= []).push(listener);
+  }
+  emit(type: string, event: unknown) {
+    for (const listener of this.listeners[type] ?? []) listener(event);
+  }
+  open() {
+    this.readyState = 1;
+    this.emit('open', {});
+  }
+  frame(frame: unknown) {
+    this.emit('message', { data: JSON.stringify(frame) });
+  }
+}
+
+const cursor = { x: 0, y: 0, visible: true };
+const grid = (seq: number, text: string): GridFrame => ({ type: 'grid', seq, cols: 4, rows: 1, cursor, cells: [[...text].map((t): Cell => ({ t }))] });
+const patch = (seq: number, col: number, t: string): PatchFrame => ({ type: 'patch', seq, cols: 4, rows: 1, cursor, runs: [[0, col, [{ t }]]] });
+
+function session() {
+  const socket = new ScriptedSocket();
+  const seen = { screens: [] as string[], exits: [] as [number, boolean][], closes: [] as [number, string][] };
+  const terminal = new TerminalSession(socket, { cols: 90, rows: 30 }, {
+    screen: (screen) => seen.screens.push(screen.text()),
+    exit: (code, before) => seen.exits.push([code, before]),
+    closed: (code, reason) => seen.closes.push([code, reason]),
+  });
+  return { socket, terminal, seen };
+}
+
+describe('the GUI terminal session', () => {
+  it('sends init with the fitted size once open, nothing before', () => {
+    const { socket, terminal } = session();
+    terminal.input('early');
+    expect(socket.sent).toEqual([]);
+    socket.open();
+    expect(socket.sent).toEqual([{ type: 'init', cols: 90, rows: 30 }]);
+  });
+
+  it('acks each applied frame, draws it, and sends one resync on a gap, then recovers on the next grid', () => {
+    const { socket, seen } = session();
+    socket.open();
+    socket.frame(grid(0, 'abcd'));
+    socket.frame(patch(1, 1, 'X'));
+    socket.frame(patch(3, 2, 'Y'));
+    socket.frame(patch(4, 3, 'Z'));
+    socket.frame(grid(5, 'wxyz'));
+    expect(socket.sent.slice(1)).toEqual([{ type: 'ack', seq: 0 }, { type: 'ack', seq: 1 }, { type: 'resync' }, { type: 'ack', seq: 5 }]);
+    expect(seen.screens).toEqual(['abcd', 'aXcd', 'wxyz']);
+  });
+
+  it('forwards input and resizes (a resize to the same size is not sent)', () => {
+    const { socket, terminal } = session();
+    socket.open();
+    terminal.input('ls\r');
+    terminal.input('');
+    terminal.resize({ cols: 90, rows: 30 });
+    terminal.resize({ cols: 100, rows: 20 });
+    expect(socket.sent.slice(1)).toEqual([{ type: 'input', data: 'ls\r' }, { type: 'resize', cols: 100, rows: 20 }]);
+  });
+
+  it('tells a refused socket (exit 1 before any frame) from a shell exit, and reports the close', () => {
+    const refused = session();
+    refused.socket.open();
+    refused.socket.frame({ type: 'exit', code: 1 });
+    refused.socket.close(1000, '');
+    expect(refused.seen.exits).toEqual([[1, true]]);
+    expect(refused.seen.closes).toEqual([[1000, '']]);
+    const exited = session();
+    exited.socket.open();
+    exited.socket.frame(grid(0, '$   '));
+    exited.socket.frame({ type: 'exit', code: 1 });
+    expect(exited.seen.exits).toEqual([[1, false]]);
+  });
+
+  it('ignores frames that are not JSON or not terminal frames', () => {
+    const { socket, seen } = session();
+    socket.open();
+    socket.emit('message', { data: 'not json' });
+    socket.emit('message', { data: new ArrayBuffer(3) });
+    socket.frame({ type: 'bogus' });
+    expect(socket.sent).toEqual([{ type: 'init', cols: 90, rows: 30 }]);
+    expect(seen.screens).toEqual([]);
+  });
+});
+
+describe('terminal messages', () => {
+  it('words exits and closes', () => {
+    expect(exitMessage(1, true)).toBe(OPEN_ELSEWHERE);
+    expect(OPEN_ELSEWHERE).toBe("This workspace's terminal is open elsewhere.");
+    expect(exitMessage(1, false)).toBe('The shell exited (code 1).');
+    expect(exitMessage(0, true)).toBe('The shell exited (code 0).');
+    expect(closeMessage(1008, 'Invalid terminal message')).toBe('The terminal was closed: Invalid terminal message (1008).');
+    expect(closeMessage(1009, 'Terminal buffer limit exceeded')).toBe('The terminal was closed: Terminal buffer limit exceeded (1009).');
+    expect(closeMessage(1011, '')).toBe('The terminal was closed: no reason given (1011).');
+    expect(closeMessage(1006, '')).toBe('The connection to the bridge was lost (1006).');
+    expect(closeMessage(1000, 'bye')).toBeNull();
+  });
+});

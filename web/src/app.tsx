@@ -1,0 +1,111 @@
+// The GUI's frame: the sign-in gate while signed out (state/session.tsx), else the navigation (admin-only
+// pages hidden from members), who is signed in, sign out, and the page for the current route.
+import { lazy, Suspense } from 'react';
+import { Link } from './components/link.js';
+import { Text } from './components/text.js';
+import { useRoute } from './hooks/use-route.js';
+import type { Route } from './lib/routes.js';
+import { AccountPage } from './pages/account.js';
+import { ArmoryPage } from './pages/armory.js';
+import { NewWorkspacePage } from './pages/new-workspace.js';
+import { ReposPage } from './pages/repos.js';
+import { ResourcesPage } from './pages/resources.js';
+import { ShipsPage } from './pages/ships.js';
+import { SignIn } from './pages/sign-in.js';
+import { UsersPage } from './pages/users.js';
+import { WorkspaceDetailPage } from './pages/workspace-detail.js';
+import { WorkspacesPage } from './pages/workspaces.js';
+import { useSession, useViewer } from './state/session.js';
+
+// xterm.js is most of the bundle: loaded when a terminal is first opened.
+const TerminalPage = lazy(() => import('./pages/terminal-page.js').then((module) => ({ default: module.TerminalPage })));
+
+export function App() {
+  const { state, retry } = useSession();
+  switch (state.status) {
+    case 'loading':
+      return <p className="muted center">Loading…</p>;
+    case 'unreachable':
+      return (
+        <main className="gate">
+          <p className="error" role="alert">
+            The bridge did not answer: <Text value={state.message} />
+          </p>
+          <button type="button" onClick={retry}>
+            Retry
+          </button>
+        </main>
+      );
+    case 'signed-out':
+      return <SignIn notice={state.notice} />;
+    case 'signed-in':
+      return <Shell />;
+  }
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'workspaces':
+      return <WorkspacesPage />;
+    case 'new-workspace':
+      return <NewWorkspacePage />;
+    case 'workspace':
+      return <WorkspaceDetailPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />;
+    case 'terminal':
+      return (
+        <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+          <TerminalPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />
+        </Suspense>
+      );
+    case 'ships':
+      return <ShipsPage />;
+    case 'repos':
+      return <ReposPage />;
+    case 'resources':
+      return <ResourcesPage />;
+    case 'armory':
+      return <ArmoryPage />;
+    case 'users':
+      return <UsersPage />;
+    case 'account':
+      return <AccountPage />;
+    case 'not-found':
+      return <p>There is no such page.</p>;
+  }
+}
+
+function Shell() {
+  const route = useRoute();
+  const { signOut } = useSession();
+  const { user, isAdmin, authRequired } = useViewer();
+  return (
+    <div className="shell">
+      <nav aria-label="main">
+        <span className="brand">svc</span>
+        <Link to={{ page: 'workspaces' }}>Workspaces</Link>
+        <Link to={{ page: 'ships' }}>Ships</Link>
+        <Link to={{ page: 'repos' }}>Repos</Link>
+        <Link to={{ page: 'resources' }}>Resources</Link>
+        <Link to={{ page: 'armory' }}>Armory</Link>
+        {isAdmin && <Link to={{ page: 'users' }}>Users</Link>}
+        <span className="spacer" />
+        <Link to={{ page: 'account' }}>
+          <span data-testid="whoami">{user ? <Text value={user.username} /> : null}</span>
+          {user ? ` (${user.role})` : ''}
+        </Link>
+        {authRequired ? (
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        ) : (
+          <span className="badge insecure" title="the bridge runs with --insecure-no-auth">
+            no authentication
+          </span>
+        )}
+      </nav>
+      <main>
+        <Page route={route} />
+      </main>
+    </div>
+  );
+}
