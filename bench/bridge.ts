@@ -56,23 +56,32 @@ async function openSubscribers(url: string, count: number, headers: Record<strin
   return sockets;
 }
 
-/** Time from `trigger` until every socket has received one more message (that passes `accept`). */
-async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknown>, accept: (text: string) => boolean): Promise<number> {
+/** When every socket has received one more message (that passes `accept`), from `trigger` and from the first arrival. */
+interface FanOutTimes {
+  /** From the trigger to the last arrival. */
+  total: number;
+  /** From the first arrival to the last: the fan-out itself, without what it took the change to reach the server. */
+  spread: number;
+}
+
+async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknown>, accept: (text: string) => boolean): Promise<FanOutTimes> {
   let remaining = sockets.length;
-  const done = new Promise<void>((resolve) => {
+  let first = 0;
+  const done = new Promise<number>((resolve) => {
     for (const socket of sockets) {
       const onMessage = (data: WebSocket.RawData) => {
         if (!accept(data.toString())) return;
         socket.off('message', onMessage);
-        if (--remaining === 0) resolve();
+        first ||= performance.now();
+        if (--remaining === 0) resolve(performance.now());
       };
       socket.on('message', onMessage);
     }
   });
   const started = performance.now();
   await trigger();
-  await done;
-  return performance.now() - started;
+  const last = await done;
+  return { total: last - started, spread: last - first };
 }
 
 /**
@@ -175,8 +184,8 @@ export async function benchBridge(): Promise<BenchRow[]> {
         const subscribers = await openSubscribers(`${base.replace('http', 'ws')}/events`, 500, headers, { deflate });
         if (deflate !== subscribers[0]!.extensions.includes('permessage-deflate')) throw new Error(`${server} /events: deflate offered ${deflate}, extensions "${subscribers[0]!.extensions}"`);
         const rssAfter = server === 'bridge' ? await settledRss(bridge.process.pid!) : 0;
-        const times: number[] = [];
-        const referenceTimes: number[] = [];
+        const times: FanOutTimes[] = [];
+        const referenceTimes: FanOutTimes[] = [];
         let frame = '';
         for (let i = 0; i < 9; i++) {
           // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
@@ -190,7 +199,13 @@ export async function benchBridge(): Promise<BenchRow[]> {
           );
           referenceTimes.push(await fanOut(referenceSubscribers, () => reference.clients.forEach((client) => client.send(frame)), () => true));
         }
-        rows.push({ name: `one change to 500 ${server} /events subscribers (${modeLabel(deflate)})`, value: median(times), reference: median(referenceTimes), unit: 'ms', target: 1.5 });
+        // The issue's measure: the spread after the first arrival, against the bare broadcast's. The time from
+        // the trigger adds the change's way to the server (the POST to the ship, the ship's event, for the
+        // bridge the ship→bridge hop), which the reference does not have: shown, not held to the bar.
+        const spread = (runs: FanOutTimes[]) => median(runs.map((run) => run.spread));
+        const total = (runs: FanOutTimes[]) => median(runs.map((run) => run.total));
+        rows.push({ name: `one change to 500 ${server} /events subscribers, spread after the first arrival (${modeLabel(deflate)})`, value: spread(times), reference: spread(referenceTimes), unit: 'ms', target: 1.5 });
+        rows.push({ name: `  the same from the change's POST to the ship to the last arrival`, value: total(times), reference: total(referenceTimes), unit: 'ms' });
         if (server === 'bridge') rows.push({ name: `bridge RSS for 500 /events subscribers (${modeLabel(deflate)})`, value: (rssAfter - rssBefore) / MiB, unit: 'MiB', absoluteLimit: 20 });
         await closeAll(subscribers);
       }
@@ -341,7 +356,7 @@ async function fleetSync(bridge: Child & { token: string }, auth: Record<string,
     for (let i = 0; i < 6; i++) {
       const trigger = i % 2 === 0 ? () => fetch(`${bridge.url}/ships/ship-5`, { method: 'DELETE', headers: auth }).then((r) => r.text()) : () => post(`${bridge.url}/ships`, { url: shipUrl }, auth);
       const before = cpuMs(bridge.process.pid!);
-      times.get(deflate)!.push(await fanOut(subscribers, trigger, (text) => text.startsWith('{"type":"sync"')));
+      times.get(deflate)!.push((await fanOut(subscribers, trigger, (text) => text.startsWith('{"type":"sync"'))).total);
       await sleep(500);
       cpu.get(deflate)!.push(cpuMs(bridge.process.pid!) - before);
     }
