@@ -12,12 +12,13 @@ import http from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
 import { cpuMs, cpuPerRequest } from './lib/cpu.js';
 import { BenchTerminal, modeLabel, socketOptions, typeMarkers, type BenchSocketOptions } from './lib/terminal-client.js';
 import { WireTap } from './lib/wire-tap.js';
+import { forkWorker } from './lib/fork-worker.js';
 import { freePort } from './lib/ports.js';
 import { endFleetTmux, settledRss, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
 import type { BenchRow } from './report.js';
@@ -167,16 +168,13 @@ export async function benchBridge(): Promise<BenchRow[]> {
     rows.push({ name: `  c16 lowest ratio ${cores} cores allow a hop as cheap as the floor`, value: (directRate * floorPath) / 1e6 / cores, unit: '×' });
     await floor.stop();
 
-    // Event fan-out to 500 subscribers; reference: a bare ws server broadcasting the same frame without
-    // compression (what any broadcast of it costs). One set of 500 at a time, so a broadcast to one set is
+    // Event fan-out to 500 subscribers; reference: a bare ws server in its own process broadcasting the same
+    // frame without compression (what any broadcast of it costs). One set of 500 at a time, so a broadcast to one set is
     // never slowed by another's; each set's rounds interleave with the reference's.
     await post(`${ship.url}/workspaces/r0/w/activate`);
     await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
-    const reference = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
-    await new Promise((resolve) => reference.once('listening', resolve));
-    const referenceUrl = `ws://127.0.0.1:${(reference.address() as { port: number }).port}`;
-    reference.on('connection', (socket) => socket.send('{"type":"hello"}'));
-    const referenceSubscribers = await openSubscribers(referenceUrl, 500);
+    const reference = await forkWorker<{ broadcast: string }, { port: number }>(join(import.meta.dirname, 'lib/bare-broadcast.js'), null, 'bare broadcast');
+    const referenceSubscribers = await openSubscribers(`ws://127.0.0.1:${reference.ready.port}`, 500);
     let round = 0;
     for (const [server, base, headers] of [['bridge', bridge.url, auth], ['ship', ship.url, {}]] as const) {
       for (const deflate of MODES) {
@@ -197,7 +195,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
               return true;
             }),
           );
-          referenceTimes.push(await fanOut(referenceSubscribers, () => reference.clients.forEach((client) => client.send(frame)), () => true));
+          referenceTimes.push(await fanOut(referenceSubscribers, () => reference.call({ broadcast: frame }), () => true));
         }
         // The issue's measure: the spread after the first arrival, against the bare broadcast's. The time from
         // the trigger adds the change's way to the server (the POST to the ship, the ship's event, for the
@@ -211,7 +209,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
       }
     }
     await closeAll(referenceSubscribers);
-    reference.close();
+    await reference.stop();
 
     rows.push(...(await terminalsThroughTheBridge(bridge.url, ship.url, auth, root)));
 
