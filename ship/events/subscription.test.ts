@@ -6,8 +6,8 @@ class FakeSocket implements SubscriberSocket {
   sent: any[] = [];
   closedWith: { code: number; reason: string } | null = null;
   bufferedAmount = 0;
-  send(text: string) {
-    this.sent.push(JSON.parse(text));
+  send(data: Buffer) {
+    this.sent.push(JSON.parse(data.toString()));
   }
   close(code: number, reason: string) {
     this.closedWith = { code, reason };

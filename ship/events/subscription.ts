@@ -4,20 +4,20 @@
 // Only large frames (a `sync` of many workspaces) are compressed when the subscriber negotiated deflate
 // (protocol/websocket-compression.ts).
 import { EVENT_CLOSE, EVENT_PENDING_BUFFER_LIMIT, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
-import { compressionFor } from '../../protocol/websocket-compression.js';
+import { encodeFrame, type EncodedFrame } from './event-bus.js';
 
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024;
 
 export interface SubscriberSocket {
-  /** `options.compress`: whether this message is worth compressing (ignored without permessage-deflate). */
-  send(text: string, options: { compress: boolean }): void;
+  /** A text frame; `options.compress`: whether it is worth compressing (ignored without permessage-deflate). */
+  send(data: Buffer, options: EncodedFrame['options']): void;
   close(code: number, reason: string): void;
   /** Bytes queued in the socket and not yet written. */
   readonly bufferedAmount: number;
 }
 
 export class EventSubscription {
-  private pending: string[] | null = [];
+  private pending: EncodedFrame[] | null = [];
   private pendingBytes = 0;
   private closed = false;
 
@@ -35,29 +35,29 @@ export class EventSubscription {
     if (this.closed) return;
     const held = this.pending ?? [];
     this.pending = null;
-    this.send(JSON.stringify(sync));
-    for (const text of held) this.send(text);
+    this.send(encodeFrame(JSON.stringify(sync)));
+    for (const frame of held) this.send(frame);
   }
 
-  deliver(event: WorkspaceEvent): void {
+  /** `frame`: the event as the bus encoded it once for every subscriber. */
+  deliver(event: WorkspaceEvent, frame: EncodedFrame = encodeFrame(JSON.stringify(event))): void {
     if (this.closed) return;
-    const text = JSON.stringify(event);
     if (this.pending) {
-      this.pending.push(text);
-      this.pendingBytes += Buffer.byteLength(text);
+      this.pending.push(frame);
+      this.pendingBytes += frame.data.length;
       if (this.pendingBytes > EVENT_PENDING_BUFFER_LIMIT) this.close(EVENT_CLOSE.bufferLimit);
       return;
     }
-    this.send(text);
+    this.send(frame);
   }
 
-  private send(text: string): void {
+  private send(frame: EncodedFrame): void {
     if (this.closed) return;
     if (this.socket.bufferedAmount > SUBSCRIBER_BUFFER_LIMIT) {
       this.close(EVENT_CLOSE.slowConsumer);
       return;
     }
-    this.socket.send(text, compressionFor(text));
+    this.socket.send(frame.data, frame.options);
   }
 
   private close(how: { code: number; reason: string }): void {
