@@ -82,6 +82,7 @@ describe('ephemeral cleanup in a `svc bridge` process', () => {
     await until(async () => (await call(ship.url, 'GET', path('widget', 'fix'))).status === 404, 'the workspace deleted on the ship by a timed sweep', 15_000);
     await sync((workspaces) => !workspaces.some((w) => w.name === 'fix'));
     expect((await call(bridgeUrl, 'GET', path('widget', 'fix'))).status).toBe(404);
-    expect(bridge!.output()).toContain('sweep destroyed widget/fix');
+    // An info line: the bridge writes its log in batches, within 100 ms (bridge/logger.ts).
+    await expect.poll(() => bridge!.output(), { timeout: 5000 }).toContain('sweep destroyed widget/fix');
   }, 90_000);
 });
