@@ -16,6 +16,7 @@ import type {
   ShipInfo,
   ShipSystemResources,
 } from '../../../protocol/bridge.js';
+import { workspacePath } from '../../../protocol/workspace-path.js';
 import { ApiError, messageOf } from './api-error.js';
 import type { TokenStore } from './token-store.js';
 
@@ -43,7 +44,6 @@ export interface ApiClientOptions {
 }
 
 const segment = encodeURIComponent;
-const workspacePath = (repo: string, name: string) => `/workspaces/${segment(repo)}/${segment(name)}`;
 
 export class ApiClient {
   private readonly origin: string;
