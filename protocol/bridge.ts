@@ -1,5 +1,6 @@
 // Shapes of the bridge's own surface: repos, ships, the bridge's workspace records and events.
 import { Type, type Static } from 'typebox';
+import { WorkspaceEventTypeSchema } from './events.js';
 import { Identifier } from './identifier.js';
 import { SystemResources } from './resources.js';
 import { ActiveWorkspaceStatus, InactiveWorkspaceStatus, WorkspaceSummary } from './workspace.js';
@@ -105,14 +106,7 @@ export const BridgeSyncEvent = Type.Object({
 export type BridgeSyncEvent = Static<typeof BridgeSyncEvent>;
 
 export const BridgeWorkspaceChange = Type.Object({
-  type: Type.Union([
-    Type.Literal('workspace.created'),
-    Type.Literal('workspace.branch_changed'),
-    Type.Literal('workspace.activated'),
-    Type.Literal('workspace.deactivated'),
-    Type.Literal('workspace.agent_status_changed'),
-    Type.Literal('workspace.removed'),
-  ]),
+  type: WorkspaceEventTypeSchema,
   at: Type.String(),
   workspace: BridgeWorkspaceSummary,
 });

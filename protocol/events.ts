@@ -13,6 +13,16 @@ export const WORKSPACE_EVENT_TYPES = [
 ] as const;
 export type WorkspaceEventType = (typeof WORKSPACE_EVENT_TYPES)[number];
 
+/** The `type` of a change event, on the ship's stream and the bridge's alike (WORKSPACE_EVENT_TYPES). */
+export const WorkspaceEventTypeSchema = Type.Union([
+  Type.Literal('workspace.created'),
+  Type.Literal('workspace.branch_changed'),
+  Type.Literal('workspace.activated'),
+  Type.Literal('workspace.deactivated'),
+  Type.Literal('workspace.agent_status_changed'),
+  Type.Literal('workspace.removed'),
+]);
+
 export const SyncEvent = Type.Object({
   type: Type.Literal('sync'),
   ship: Identifier,
@@ -22,14 +32,7 @@ export const SyncEvent = Type.Object({
 export type SyncEvent = Static<typeof SyncEvent>;
 
 export const WorkspaceEvent = Type.Object({
-  type: Type.Union([
-    Type.Literal('workspace.created'),
-    Type.Literal('workspace.branch_changed'),
-    Type.Literal('workspace.activated'),
-    Type.Literal('workspace.deactivated'),
-    Type.Literal('workspace.agent_status_changed'),
-    Type.Literal('workspace.removed'),
-  ]),
+  type: WorkspaceEventTypeSchema,
   ship: Identifier,
   at: Type.String(),
   workspace: WorkspaceSummary,
