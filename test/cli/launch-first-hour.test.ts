@@ -4,6 +4,7 @@
 // each answer given the instant its prompt appears (item 3b). `svc client --url` reaches a ship the launch
 // gave a token, with the token the launch keeps in a 0600 file, from any directory (item 6). In a git
 // checkout, `launch init` and the first launch add what they write to .gitignore, and nothing else (item 8).
+// A launch serves the GUI at /ui/ on its bridge's port.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,6 +99,13 @@ describe('svc launch at a terminal', () => {
     try {
       await cli.waitFor('Ctrl-C stops everything.', 30_000);
       expect((await cli.screen()).split('\n').slice(0, 2)).toEqual(['opening the embedded store in ./.svc/bridge…', `svc is running (from ${join(first.dir, 'svc.yaml')})`]);
+      // The launch serves the GUI, as `svc bridge` does: `/` sends the browser to it, with its headers.
+      const opened = await fetch(`http://localhost:${first.bridge}/`, { redirect: 'manual' });
+      expect([opened.status, opened.headers.get('location')]).toEqual([302, '/ui/']);
+      const page = await fetch(`http://localhost:${first.bridge}/ui/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(await page.text()).toContain('<div id="root"></div>');
     } finally {
       await stop(cli);
     }
