@@ -3,17 +3,7 @@ import { Type, type Static } from 'typebox';
 import { Identifier } from './identifier.js';
 import { WorkspaceSummary } from './workspace.js';
 
-export const WORKSPACE_EVENT_TYPES = [
-  'workspace.created',
-  'workspace.branch_changed',
-  'workspace.activated',
-  'workspace.deactivated',
-  'workspace.agent_status_changed',
-  'workspace.removed',
-] as const;
-export type WorkspaceEventType = (typeof WORKSPACE_EVENT_TYPES)[number];
-
-/** The `type` of a change event, on the ship's stream and the bridge's alike (WORKSPACE_EVENT_TYPES). */
+/** The `type` of a change event, on the ship's stream and the bridge's alike. */
 export const WorkspaceEventTypeSchema = Type.Union([
   Type.Literal('workspace.created'),
   Type.Literal('workspace.branch_changed'),
@@ -22,6 +12,7 @@ export const WorkspaceEventTypeSchema = Type.Union([
   Type.Literal('workspace.agent_status_changed'),
   Type.Literal('workspace.removed'),
 ]);
+export type WorkspaceEventType = Static<typeof WorkspaceEventTypeSchema>;
 
 export const SyncEvent = Type.Object({
   type: Type.Literal('sync'),
