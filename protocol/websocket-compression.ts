@@ -22,5 +22,10 @@ const UNCOMPRESSED = Object.freeze({ compress: false });
  * permessage-deflate (without it `ws` ignores the flag). One rule for every send site.
  */
 export function compressionFor(text: string): { readonly compress: boolean } {
-  return text.length >= WEBSOCKET_COMPRESS_MIN_LENGTH ? COMPRESSED : UNCOMPRESSED;
+  return worthCompressing(text.length) ? COMPRESSED : UNCOMPRESSED;
+}
+
+/** The same rule on a text's length in UTF-16 code units (for a text kept in pieces). */
+export function worthCompressing(length: number): boolean {
+  return length >= WEBSOCKET_COMPRESS_MIN_LENGTH;
 }

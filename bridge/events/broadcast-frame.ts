@@ -31,7 +31,7 @@
 import { deflateRawSync, constants } from 'node:zlib';
 import * as wsModule from 'ws';
 import WebSocket from 'ws';
-import { compressionFor, WEBSOCKET_COMPRESS_MIN_LENGTH } from '../../protocol/websocket-compression.js';
+import { worthCompressing } from '../../protocol/websocket-compression.js';
 import type { DeliverySocket } from './subscriber-delivery.js';
 
 /**
@@ -73,23 +73,9 @@ function compressedFrame(flushed: Buffer): Buffer[] {
   return wsFrame(payload, { fin: true, rsv1: true, opcode: 0x01, mask: false, readOnly: true });
 }
 
+/** The frame of one text: a frame of one segment. */
 export function frameOf(text: string): EventFrame {
-  const data = Buffer.from(text);
-  let deflated: Buffer[] | null = null;
-  let plain: Buffer[] | null = null;
-  return {
-    data,
-    length: data.length,
-    compress: compressionFor(text).compress,
-    deflated() {
-      deflated ??= compressedFrame(deflatedRaw(data));
-      return deflated;
-    },
-    plain() {
-      plain ??= plainFrame(data);
-      return plain;
-    },
-  };
+  return frameOfSegments([segmentOf(text)]);
 }
 
 /** A run of a frame's text kept between broadcasts, with its compressed bytes made on first use. */
@@ -113,6 +99,9 @@ export function segmentOf(text: string): FrameSegment {
   };
 }
 
+/** The buffers one after another; one buffer as it is (Buffer.concat copies even one). */
+const joined = (buffers: Buffer[]): Buffer => (buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers));
+
 /** The frame whose text is the segments' texts one after another (the same frame as `frameOf` of it). */
 export function frameOfSegments(segments: readonly FrameSegment[]): EventFrame {
   let length = 0;
@@ -126,14 +115,13 @@ export function frameOfSegments(segments: readonly FrameSegment[]): EventFrame {
   let plain: Buffer[] | null = null;
   return {
     get data() {
-      data ??= Buffer.concat(segments.map((segment) => segment.data), length);
+      data ??= joined(segments.map((segment) => segment.data));
       return data;
     },
     length,
-    // compressionFor's rule, on the length of the whole text.
-    compress: chars >= WEBSOCKET_COMPRESS_MIN_LENGTH,
+    compress: worthCompressing(chars),
     deflated() {
-      deflated ??= compressedFrame(Buffer.concat(segments.map((segment) => segment.deflated())));
+      deflated ??= compressedFrame(joined(segments.map((segment) => segment.deflated())));
       return deflated;
     },
     plain() {
