@@ -69,6 +69,15 @@ describe('the bridge logger\'s batched output', () => {
     expect(before).toContain('"msg":"the warning"');
   });
 
+  it('writes an info line within the flush interval while the process runs on', async () => {
+    const events = await run(`
+      log.info('alone');
+      setTimeout(() => { process.stderr.write('a-second-later\\n'); process.exit(0); }, 1000);`);
+    const marker = events.findIndex((event) => event.stream === 'err' && event.text.includes('a-second-later'));
+    expect(marker).toBeGreaterThan(0);
+    expect(events.slice(0, marker).some((event) => event.stream === 'out' && event.text.includes('"msg":"alone"'))).toBe(true);
+  });
+
   it('loses no batched line at exit', async () => {
     const events = await run(`for (let i = 0; i < 5; i++) log.info('line ' + i);\nprocess.exit(0);`);
     const lines = events.filter((event) => event.stream === 'out').map((event) => event.text).join('').trim().split('\n');

@@ -4,8 +4,11 @@
 // Lines are written in batches (issue #18): each write to stdout is a hand-off to libuv's thread pool and
 // back, and one per request line cost the routed path more than the rest of its logging (measured as 14 %
 // of the bridge's CPU per request at c16, where not logging at all saved 18 %). A batch goes out once it
-// holds BATCH_BYTES or is FLUSH_MS old, and a line at warn or above goes out at once with what is pending,
-// so what matters reaches the terminal without delay; SIGKILL can lose at most one batch of lines.
+// holds BATCH_BYTES or is FLUSH_MS old (a timer armed only while lines wait: sonic-boom's own periodicFlush
+// writes an empty string every period, idle or not), and a line at warn or above goes out at once with what
+// is pending, so what matters reaches the terminal without delay. The bridge's close flushes first thing
+// (a SIGTERM under npx is followed by SIGKILL as soon as npm has exited); a SIGKILL alone can lose at most
+// one batch of lines.
 // The operator's logger is this one with its own component and redacted fields (operator/runtime/start.ts).
 import { pino, type Logger } from 'pino';
 import { redactTicket } from '../protocol/index.js';
@@ -28,7 +31,14 @@ export function createLogger(
   component = 'bridge',
   redact: string[] = ['req.headers.authorization'],
 ): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
+  let flushing: NodeJS.Timeout | null = null;
+  const flushSoon = () => {
+    flushing ??= setTimeout(() => {
+      flushing = null;
+      flushNow(destination);
+    }, FLUSH_MS).unref();
+  };
   return pino(
     {
       level,
@@ -38,6 +48,7 @@ export function createLogger(
         logMethod(args, method, lineLevel) {
           method.apply(this, args);
           if (lineLevel >= WARN) flushNow(destination);
+          else flushSoon();
         },
       },
     },

@@ -325,6 +325,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     routes: routes.map((route) => `${route.method} ${route.url}`),
     routeCatalog: routes,
     async close() {
+      // What the log holds goes out before anything else: a supervisor's SIGKILL may follow the SIGTERM closely.
+      logger.flush();
       stopBanner();
       await metricsPort?.close();
       await sweeper.stop();
