@@ -78,6 +78,8 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     runtime,
     healthPort: health.port,
     async close() {
+      // The log's pending batch first (bridge/logger.ts): a supervisor's SIGKILL may follow the SIGTERM closely.
+      log.flush();
       await runtime.stop({ release: true });
       await health.close();
       log.info('svc operator stopped');

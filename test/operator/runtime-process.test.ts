@@ -67,7 +67,8 @@ describe('svc operator (process)', () => {
       // Nothing exists and nothing changes: only the operator's start can bring them about.
       await until(async () => secretsIn(fake).length === chartSecrets.length, `the chart Secrets in ${namespace} (${args.join(' ') || 'no flags'})`, 20_000);
       expect(secretsIn(fake)).toEqual(chartSecrets.map((name) => `${namespace}/${name}`));
-      expect(operator.output()).toContain('created the first-admin credentials');
+      // Info lines: the log is written in batches, within 100 ms (bridge/logger.ts).
+      await expect.poll(() => operator.output(), { timeout: 5000 }).toContain('created the first-admin credentials');
       expect(operator.output()).toContain(`"daemonsetGraceMs":${graceMs}`);
       await operator.terminateThenKill();
     }
