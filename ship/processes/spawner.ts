@@ -5,6 +5,8 @@
 // what DirectSpawner does from a small process of its own. DirectSpawner stays for what has no helper (a
 // `Tmux` built by a test or a CLI tool) and as the helper's fallback.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { HAS_PROC } from './proc-table.js';
 
 export interface SpawnRequest {
   command: string;
@@ -45,11 +47,23 @@ export interface Spawner {
   close(): void;
 }
 
+/**
+ * Whether `-pid` still names the group `child` leads. Until the leader is reaped its number is its own; after,
+ * members left keep the number as their group, but once the whole group ended Linux may hand the number to a
+ * stranger that leads a group of its own (a tmux server, another git), which a group kill would then end.
+ * A process holding the number means exactly that; without /proc there is no telling, so no group kill.
+ */
+export function groupStillOurs(child: ChildProcess): boolean {
+  if (child.pid === undefined) return false;
+  if (child.exitCode === null && child.signalCode === null) return true;
+  return HAS_PROC && !existsSync(`/proc/${child.pid}`);
+}
+
 /** Kills a command, with its whole process group when it leads one; one already gone is fine. */
 export function killCommand(child: ChildProcess, detached: boolean): void {
   if (child.pid === undefined) return;
   try {
-    if (detached) process.kill(-child.pid, 'SIGKILL');
+    if (detached && groupStillOurs(child)) process.kill(-child.pid, 'SIGKILL');
     else child.kill('SIGKILL');
   } catch {
     child.kill('SIGKILL');

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports.js';
 import { until } from '../helpers/poll.js';
+import { groupAlive, signalGroupOf } from '../helpers/process-group.js';
 import { ROOT } from './render.js';
 
 type Json = Record<string, any>;
@@ -294,27 +295,22 @@ export function startContainer(name: string, launch: Pick<Launch, 'argv' | 'cwd'
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const gone = () => child.exitCode !== null || child.signalCode !== null;
-  const signal = (which: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, which);
-    } catch {
-      // the group is gone
-    }
-  };
+  const signal = (which: NodeJS.Signals) => void signalGroupOf(child, which);
+  const membersLeft = () => (groupAlive(child) ? groupMembers(child.pid!) : []);
   return {
     name,
     child,
     output: () => output,
     gone,
     async stop(graceMs = 15_000) {
-      if (gone() && groupMembers(child.pid!).length === 0) return 'had exited';
+      if (gone() && membersLeft().length === 0) return 'had exited';
       signal('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
       const outcome = gone() ? 'terminated' : 'killed';
       signal('SIGKILL');
-      await until(async () => groupMembers(child.pid!).length === 0, `process group of ${name} gone`, 10_000);
+      await until(async () => membersLeft().length === 0, `process group of ${name} gone`, 10_000);
       return outcome;
     },
   };

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { signalGroupOf } from './process-group.js';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -31,13 +32,7 @@ export function startNpx(args: string[], env: Record<string, string | undefined>
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // the whole group is gone
-    }
-  };
+  const signalGroup = (signal: NodeJS.Signals) => void signalGroupOf(child, signal);
   return {
     child,
     output: () => output,

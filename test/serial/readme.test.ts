@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
+import { groupAlive, signalGroupOf } from '../helpers/process-group.js';
 import type { FakeGitHub } from '../fakes/github.js';
 import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
@@ -105,23 +106,6 @@ function startServer(world: World, cwd: string, line: string, ready: string, fle
   });
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // the whole group is gone
-  }
-}
-
-function groupAlive(child: ChildProcess): boolean {
-  try {
-    process.kill(-child.pid!, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Stops a server as a supervisor would: SIGTERM to its group, SIGKILL after 10 s; resolves once the whole
  * group is gone (the shell running the line exits at once, the svc under it only when it has closed, and
@@ -129,10 +113,10 @@ function groupAlive(child: ChildProcess): boolean {
  */
 async function stopServer(child: ChildProcess): Promise<void> {
   child.removeAllListeners('exit');
-  signalGroup(child, 'SIGTERM');
+  signalGroupOf(child, 'SIGTERM');
   const deadline = Date.now() + 10_000;
   while (groupAlive(child)) {
-    if (Date.now() > deadline) signalGroup(child, 'SIGKILL');
+    if (Date.now() > deadline) signalGroupOf(child, 'SIGKILL');
     await new Promise((r) => setTimeout(r, 25));
   }
 }

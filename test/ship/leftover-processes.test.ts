@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlClientsOf, endProcesses, endProcessesUsing, isRunning, processesUsing } from '../../ship/processes/leftover-processes.js';
+import { signalGroupOf } from '../helpers/process-group.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 
 let root: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   mkdirSync(join(root, 'staging-other'));
 });
 afterAll(async () => {
-  for (const child of started) if (child.pid) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const child of started) signalGroupOf(child, 'SIGKILL');
   await removeRoot(root);
 });
 

@@ -20,13 +20,21 @@ export const HELPER_MARKER = 'svc-spawn-helper';
 export const HELPER_SCRIPT = String.raw`
 'use strict';
 const { spawn } = require('node:child_process');
+const { existsSync } = require('node:fs');
 const running = new Map();
+const hasProc = existsSync('/proc/self/stat');
+
+// As groupStillOurs in ../spawner.ts: once the leader is reaped, its number may be a stranger's group.
+function groupStillOurs(child) {
+  if (child.exitCode === null && child.signalCode === null) return true;
+  return hasProc && !existsSync('/proc/' + child.pid);
+}
 
 function kill(entry) {
   const pid = entry.child.pid;
   if (pid === undefined) return;
   try {
-    if (entry.detached) process.kill(-pid, 'SIGKILL');
+    if (entry.detached && groupStillOurs(entry.child)) process.kill(-pid, 'SIGKILL');
     else entry.child.kill('SIGKILL');
   } catch {
     entry.child.kill('SIGKILL');
