@@ -108,10 +108,12 @@ export async function benchTerminal(): Promise<BenchRow[]> {
     tmux(socket, 'set-option', '-g', 'status', 'off');
 
     const pids = { ship: ship.process.pid!, tmux: tmuxServerPid(tmuxSocketFor(realpathSync(join(root, 'fleet')))) };
+    const bareTmuxPid = tmuxServerPid(socket);
     for (const megabytes of [4, 16]) {
       const svcTimes = new Map<Mode, number[]>(MODES.map((mode) => [mode, []]));
       const cpu = new Map<Mode, typeof cpuSpent>(MODES.map((mode) => [mode, { ship: 0, client: 0, tmux: 0 }]));
       const bareTimes: number[] = [];
+      let bareTmuxCpu = 0;
       for (let round = 0; round < (Number(process.env.SVC_BENCH_ROUNDS) || (megabytes === 4 ? 5 : 3)); round++) {
         const marker = `MARK-${megabytes}-${round}-${Date.now()}`;
         const file = join(root, `out-${megabytes}-${round}.txt`);
@@ -121,7 +123,9 @@ export async function benchTerminal(): Promise<BenchRow[]> {
         for (let turn = 0; turn < round % runs.length; turn++) runs.push(runs.shift()!);
         for (const run of runs) {
           if (run === 'bare') {
+            const before = bareTmuxPid ? cpuMs(bareTmuxPid) : 0;
             bareTimes.push(await bareTmuxRun(socket, file, marker));
+            bareTmuxCpu += bareTmuxPid ? cpuMs(bareTmuxPid) - before : 0;
             continue;
           }
           Object.assign(cpuSpent, { ship: 0, client: 0, tmux: 0 });
@@ -134,7 +138,7 @@ export async function benchTerminal(): Promise<BenchRow[]> {
         for (const mode of MODES) {
           const times = svcTimes.get(mode)!;
           const perRun = Object.entries(cpu.get(mode)!).map(([who, ms]) => `${who} ${Math.round(ms / times.length)} ms`).join(', ');
-          process.stderr.write(`${megabytes} MB (${modeLabel(mode)}): svc ${times.map(Math.round)} bare ${bareTimes.map(Math.round)}; CPU per svc run: ${perRun}\n`);
+          process.stderr.write(`${megabytes} MB (${modeLabel(mode)}): svc ${times.map(Math.round)} bare ${bareTimes.map(Math.round)}; CPU per svc run: ${perRun}; bare tmux per run ${Math.round(bareTmuxCpu / bareTimes.length)} ms\n`);
         }
       }
       for (const mode of MODES) {

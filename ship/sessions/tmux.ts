@@ -124,7 +124,9 @@ export class Tmux {
     await this.ok(['set-option', '-g', 'update-environment', SESSION_VARIABLES.join(' ')]);
     await this.ok(['set-option', '-g', 'status', 'off']);
     await this.ok(['set-option', '-g', 'escape-time', '10']);
-    await this.ok(['set-option', '-g', 'history-limit', '10000']);
+    // tmux's own default, said explicitly. Nothing of svc reads tmux's history (terminals show the screen);
+    // only someone attaching to this server sees it, and 10,000 lines cost tmux ~10% more CPU on a flood.
+    await this.ok(['set-option', '-g', 'history-limit', '2000']);
     await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
     // The attached client's terminal (our pty, TERM=xterm-256color) renders everything the emulator
     // understands: without these, tmux would downgrade truecolor to the 256 palette and drop styles.

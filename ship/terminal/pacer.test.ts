@@ -147,6 +147,64 @@ describe('frame pacer', () => {
     expect(sent.map((frame) => frame.full)).toEqual([true, false, false, true]);
   });
 
+  it('paces a flood by the interval even when its parses come a few milliseconds apart', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    timers.advance(200);
+    // 64 KiB parsed every 3 ms: each gap is past the 2 ms quiet spell, yet the stream is one flood.
+    for (let t = 0; t < 100; t++) {
+      pacer.markDirty(64 * 1024);
+      pacer.ack(sent.at(-1)!.seq);
+      timers.advance(3);
+    }
+    // 300 ms: every 16 ms for the first 250, every 50 after, instead of a frame per parse.
+    expect(sent.length - 1).toBeLessThanOrEqual(18);
+    expect(sent.length - 1).toBeGreaterThanOrEqual(12);
+  });
+
+  it('draws output at once again only after a flood has paused for the stream gap', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    const flood = () => {
+      for (let t = 0; t < 20; t++) {
+        pacer.markDirty(64 * 1024);
+        pacer.ack(sent.at(-1)!.seq);
+        timers.advance(3);
+      }
+      timers.advance(100);
+      pacer.ack(sent.at(-1)!.seq);
+    };
+    const echoTwice = (pauseMs: number) => {
+      timers.advance(pauseMs);
+      pacer.markDirty(10);
+      pacer.ack(sent.at(-1)!.seq);
+      timers.advance(3);
+      pacer.markDirty(10);
+      return sent.at(-1)!.at === timers.time;
+    };
+    flood();
+    // 60 ms after the flood's last output: still the flood, so the second echo waits for the interval.
+    pacer.markDirty(64 * 1024);
+    expect(echoTwice(60)).toBe(false);
+    flood();
+    pacer.markDirty(64 * 1024);
+    expect(echoTwice(100)).toBe(true);
+  });
+
+  it('keeps drawing keystroke echoes at once, however long the typing lasts', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    for (let key = 0; key < 100; key++) {
+      timers.advance(7);
+      pacer.markDirty(3);
+      expect(sent.at(-1)).toMatchObject({ seq: key + 1, at: timers.time });
+      pacer.ack(key + 1);
+    }
+  });
+
   it('stop() cancels everything pending', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();

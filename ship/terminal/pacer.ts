@@ -1,7 +1,10 @@
 // When terminal frames go out: at once when output arrives after a quiet spell of 2 ms (keystroke echo), at most
-// one per coalescing interval while output keeps streaming (a longer one once the stream has lasted), and never more than two unacknowledged. With two outstanding it waits for
-// an ack, or for the ack timeout, after which the next frame is a full snapshot. A resync or resize asks
-// for a snapshot too. Pure: the clock and timers are injected, frames are produced by `flush`.
+// one per coalescing interval while output keeps streaming (a longer one once the stream has lasted), and never
+// more than two unacknowledged. A stream is output without a 100 ms pause; once it has brought 64 KiB it is a
+// flood, whose short pauses (the emulator or tmux busy for a few milliseconds) no longer count as quiet: only
+// the interval paces it. With two outstanding it waits for an ack, or for the ack timeout, after which the next
+// frame is a full snapshot. A resync or resize asks for a snapshot too. Pure: the clock and timers are
+// injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
 
 export interface PacerTimers {
@@ -19,8 +22,12 @@ export const realTimers: PacerTimers = {
 export interface PacerOptions {
   /** While output streams, at most one frame per this interval. */
   coalesceMs?: number;
-  /** Output arriving after this long without any is drawn at once. */
+  /** Output arriving after this long without any is drawn at once (unless it continues a flood). */
   idleGapMs?: number;
+  /** A pause this long ends a stream: what follows starts a new one. */
+  streamEndGapMs?: number;
+  /** A stream that has brought more than this many bytes is a flood: paced by the interval alone. */
+  floodBytes?: number;
   /** A stream that has lasted this long is drawn at most once per `sustainedCoalesceMs`. */
   sustainedAfterMs?: number;
   sustainedCoalesceMs?: number;
@@ -35,10 +42,14 @@ export type FrameSender = (full: boolean) => number | null;
 export class FramePacer {
   private readonly coalesceMs: number;
   private readonly idleGapMs: number;
+  private readonly streamEndGapMs: number;
+  private readonly floodBytes: number;
   private readonly sustainedAfterMs: number;
   private readonly sustainedCoalesceMs: number;
-  /** When the current stream of output began (the first change after a quiet spell). */
+  /** When the current stream of output began (the first change after a pause of `streamEndGapMs`). */
   private streamStartedAt = -Infinity;
+  /** Output bytes the current stream has brought. */
+  private streamBytes = 0;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
   private readonly timers: PacerTimers;
@@ -55,6 +66,8 @@ export class FramePacer {
   constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
     this.coalesceMs = options.coalesceMs ?? 16;
     this.idleGapMs = options.idleGapMs ?? 2;
+    this.streamEndGapMs = options.streamEndGapMs ?? 100;
+    this.floodBytes = options.floodBytes ?? 64 * 1024;
     this.sustainedAfterMs = options.sustainedAfterMs ?? 250;
     this.sustainedCoalesceMs = options.sustainedCoalesceMs ?? 50;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
@@ -70,15 +83,19 @@ export class FramePacer {
     return this.unacked >= this.maxUnacked;
   }
 
-  /** The screen changed. */
-  markDirty(): void {
+  /** The screen changed, through `bytes` of output. */
+  markDirty(bytes = 0): void {
     const now = this.timers.now();
-    // Output after a quiet spell (a keystroke's echo) is drawn at once; only a stream is batched.
-    const afterQuiet = now - this.lastDirtyAt >= this.idleGapMs;
+    const gap = now - this.lastDirtyAt;
     this.lastDirtyAt = now;
-    if (afterQuiet) this.streamStartedAt = now;
+    if (gap >= this.streamEndGapMs) {
+      this.streamStartedAt = now;
+      this.streamBytes = 0;
+    }
+    this.streamBytes += bytes;
     this.dirty = true;
-    if (afterQuiet && !this.blocked) {
+    // Output after a quiet spell (a keystroke's echo) is drawn at once; a flood, gaps and all, is batched.
+    if (gap >= this.idleGapMs && this.streamBytes <= this.floodBytes && !this.blocked) {
       if (this.flushTimer !== null) {
         this.timers.clearTimeout(this.flushTimer);
         this.flushTimer = null;

@@ -84,6 +84,8 @@ export class TerminalConnection {
   private readonly interner = new CellInterner();
   private nextSeq = 0;
   private inFlight = 0;
+  /** Pane output fed to the emulator since it last reported a parse: what the pacer counts a flood by. */
+  private unparsedBytes = 0;
   private paused = false;
   private holdsGuard = false;
 
@@ -157,7 +159,10 @@ export class TerminalConnection {
     term.unicode.activeVersion = '11';
     this.term = term;
     this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
-    term.onWriteParsed(() => this.pacer?.markDirty());
+    term.onWriteParsed(() => {
+      this.pacer?.markDirty(this.unparsedBytes);
+      this.unparsedBytes = 0;
+    });
     this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
       onExit: () => void this.finish(),
     });
@@ -247,6 +252,7 @@ export class TerminalConnection {
     if (!term) return;
     const size = data.length;
     this.inFlight += size;
+    this.unparsedBytes += size;
     if (!this.paused && this.inFlight > HIGH_WATER) {
       this.paused = true;
       this.stream?.pause();
