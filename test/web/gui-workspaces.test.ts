@@ -7,6 +7,7 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
+import { call, path } from '../helpers/ship.js';
 import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-workspaces');
@@ -124,12 +125,29 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await row.getByRole('button', { name: 'Deactivate' }).click();
     await eventually(() => row.locator('td.state').textContent(), 10_000).toBe('inactive');
     expect((await gui.api('GET', '/workspaces/demo/beta-two')).body).toMatchObject({ state: 'inactive' });
-    // A stale page (the detail view is not live) acting on what changed meanwhile gets the ship's 400, as written.
+    // The detail view is live: what changes elsewhere (the API, the agent through its ship) shows without a
+    // reload, and an action offered is the one the workspace's state allows now.
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
     await eventually(() => page.getByTestId('state').textContent()).toBe('active');
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(new URL(request.url()).pathname));
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/deactivate')).status).toBe(200);
-    await page.getByRole('button', { name: 'Deactivate' }).click();
-    await eventually(() => page.getByRole('alert').textContent()).toBe('workspace not active: demo/alpha-one');
+    await eventually(() => page.getByTestId('state').textContent(), 10_000).toBe('inactive');
+    await page.getByRole('button', { name: 'Activate' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Deactivate' }).count()).toBe(0);
+    expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
+    await eventually(() => page.getByTestId('state').textContent(), 10_000).toBe('active');
+    expect((await gui.api('POST', '/workspaces/demo/alpha-one/branch', { branch: 'other' })).status).toBe(200);
+    await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
+    const ship = gui.fleet.shipUrl;
+    expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
+    expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/status`, { state: 'building', description: 'compiling, seen live' })).status).toBe(200);
+    await eventually(() => page.locator('.agent').textContent(), 10_000).toBe('building compiling, seen live');
+    // Nothing but the workspace's own status and diff was fetched for it: no page reload.
+    expect(requests.filter((request) => !request.startsWith('/workspaces/demo/alpha-one'))).toEqual([]);
+    expect((await gui.api('DELETE', '/workspaces/demo/alpha-one')).status).toBe(200);
+    await eventually(() => page.getByRole('status').textContent(), 10_000).toBe('This workspace was removed.');
+    expect(await page.getByRole('button', { name: 'Activate' }).count()).toBe(0);
   }, 120_000);
 });

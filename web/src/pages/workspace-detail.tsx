@@ -1,5 +1,7 @@
 // One workspace: its status from the bridge (state, branch, diff counts, agent, ephemeral record), its diff
-// as text with the stat/staged toggles, switching its branch, and the workspace actions.
+// as text with the stat/staged toggles, switching its branch, and the workspace actions. Live: each change
+// the bridge's event stream brings for it (activation, branch, agent status, from anywhere) reloads its
+// status, and the diff too when the branch or the activation changed; a workspace removed meanwhile says so.
 import { useState, type FormEvent } from 'react';
 import { ErrorMessage } from '../components/error-message.js';
 import { Link } from '../components/link.js';
@@ -8,6 +10,7 @@ import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
 import { useAction } from '../hooks/use-action.js';
 import { navigate } from '../hooks/use-route.js';
+import { useLiveWorkspace } from '../hooks/use-live-workspace.js';
 import { useDiff, useWorkspaceStatus } from '../hooks/use-workspace.js';
 import { pathOf } from '../lib/routes.js';
 import { useApi } from '../state/session.js';
@@ -20,7 +23,11 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
   const diff = useDiff(repo, name, stat, staged);
   const [branch, setBranch] = useState('');
   const switching = useAction();
-  const workspace = status.data;
+  const live = useLiveWorkspace(repo, name, (previous, next) => {
+    status.reload();
+    if (previous.branch !== next.branch || previous.active !== next.active) diff.reload();
+  });
+  const workspace = live.gone ? undefined : status.data;
 
   const switchBranch = (event: FormEvent) => {
     event.preventDefault();
@@ -42,6 +49,8 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
         <Text value={repo} />/<Text value={name} />
       </h2>
       <ErrorMessage error={status.error} />
+      {live.gone && status.data && <p role="status">This workspace was removed.</p>}
+      {live.problem && <p className="notice">{live.problem}</p>}
       {workspace && (
         <>
           <dl className="facts">
