@@ -75,13 +75,13 @@ describe('frame pacer', () => {
     expect(sent.at(-1)).toEqual({ seq: 2, full: false, at: 116 });
   });
 
-  it('draws a sustained stream less often', () => {
+  it('draws a sustained flood less often', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();
     const stream = () => {
       for (let t = 0; t < 100; t++) {
         timers.advance(1);
-        pacer.markDirty();
+        pacer.markDirty(4096);
         pacer.ack(sent.at(-1)!.seq);
       }
     };
@@ -163,7 +163,7 @@ describe('frame pacer', () => {
     expect(sent.length - 1).toBeGreaterThanOrEqual(12);
   });
 
-  it('draws output at once again only after a flood has paused for the stream gap', () => {
+  it('draws output at once again only once a flood has died down', () => {
     const { timers, sent, pacer } = setup();
     pacer.requestSnapshot();
     pacer.ack(0);
@@ -176,6 +176,7 @@ describe('frame pacer', () => {
       timers.advance(100);
       pacer.ack(sent.at(-1)!.seq);
     };
+    /** Two small outputs 3 ms apart after `pauseMs`: whether the second was drawn at once. */
     const echoTwice = (pauseMs: number) => {
       timers.advance(pauseMs);
       pacer.markDirty(10);
@@ -185,12 +186,43 @@ describe('frame pacer', () => {
       return sent.at(-1)!.at === timers.time;
     };
     flood();
-    // 60 ms after the flood's last output: still the flood, so the second echo waits for the interval.
-    pacer.markDirty(64 * 1024);
+    // 160 ms after the flood's last output (1.3 MB in 60 ms): still the flood, so the second echo waits.
     expect(echoTwice(60)).toBe(false);
     flood();
-    pacer.markDirty(64 * 1024);
-    expect(echoTwice(100)).toBe(true);
+    expect(echoTwice(500)).toBe(true);
+  });
+
+  it('never counts a slow stream as a flood, however long it lasts', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    // A status line redrawn 50 times a second: 500 bytes every 20 ms for a minute, 1.5 MB in all, each
+    // drawn at once.
+    for (let tick = 0; tick < 3000; tick++) {
+      timers.advance(20);
+      pacer.markDirty(500);
+      expect(sent.at(-1)!.at).toBe(timers.time);
+      pacer.ack(sent.at(-1)!.seq);
+    }
+  });
+
+  it('keeps the short interval for output that is no flood, however long it lasts', () => {
+    const { timers, sent, pacer } = setup();
+    pacer.requestSnapshot();
+    pacer.ack(0);
+    // A keystroke every 30 ms for 600 ms, each redrawn in two writes 1 ms apart (a TUI): the second write
+    // waits for the 16 ms interval, never the 50 ms of a flood.
+    for (let key = 0; key < 20; key++) {
+      timers.advance(29);
+      pacer.markDirty(200);
+      pacer.ack(sent.at(-1)!.seq);
+      timers.advance(1);
+      pacer.markDirty(200);
+      const pending = sent.length;
+      timers.advance(16);
+      expect(sent.length).toBe(pending + 1);
+      pacer.ack(sent.at(-1)!.seq);
+    }
   });
 
   it('keeps drawing keystroke echoes at once, however long the typing lasts', () => {

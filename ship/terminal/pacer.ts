@@ -1,10 +1,10 @@
 // When terminal frames go out: at once when output arrives after a quiet spell of 2 ms (keystroke echo), at most
-// one per coalescing interval while output keeps streaming (a longer one once the stream has lasted), and never
-// more than two unacknowledged. A stream is output without a 100 ms pause; once it has brought 64 KiB it is a
-// flood, whose short pauses (the emulator or tmux busy for a few milliseconds) no longer count as quiet: only
-// the interval paces it. With two outstanding it waits for an ack, or for the ack timeout, after which the next
-// frame is a full snapshot. A resync or resize asks for a snapshot too. Pure: the clock and timers are
-// injected, frames are produced by `flush`.
+// one per coalescing interval while output keeps streaming, and never more than two unacknowledged. A flood is
+// output at a rate: its byte count, decaying by e every 100 ms, is above 64 KiB. A flood's short pauses (the
+// emulator or tmux busy for a few milliseconds) do not count as quiet: only the interval paces it, and a
+// longer one once it has lasted 250 ms. With two outstanding it waits for an ack, or for the ack timeout,
+// after which the next frame is a full snapshot. A resync or resize asks for a snapshot too. Pure: the clock
+// and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
 
 export interface PacerTimers {
@@ -22,13 +22,12 @@ export const realTimers: PacerTimers = {
 export interface PacerOptions {
   /** While output streams, at most one frame per this interval. */
   coalesceMs?: number;
-  /** Output arriving after this long without any is drawn at once (unless it continues a flood). */
+  /** Output arriving after this long without any is drawn at once (unless it is part of a flood). */
   idleGapMs?: number;
-  /** A pause this long ends a stream: what follows starts a new one. */
-  streamEndGapMs?: number;
-  /** A stream that has brought more than this many bytes is a flood: paced by the interval alone. */
+  /** Output is a flood while its byte count, decaying by e every `floodDecayMs`, is above `floodBytes`. */
   floodBytes?: number;
-  /** A stream that has lasted this long is drawn at most once per `sustainedCoalesceMs`. */
+  floodDecayMs?: number;
+  /** A flood that has lasted this long is drawn at most once per `sustainedCoalesceMs`. */
   sustainedAfterMs?: number;
   sustainedCoalesceMs?: number;
   ackTimeoutMs?: number;
@@ -42,14 +41,14 @@ export type FrameSender = (full: boolean) => number | null;
 export class FramePacer {
   private readonly coalesceMs: number;
   private readonly idleGapMs: number;
-  private readonly streamEndGapMs: number;
   private readonly floodBytes: number;
+  private readonly floodDecayMs: number;
   private readonly sustainedAfterMs: number;
   private readonly sustainedCoalesceMs: number;
-  /** When the current stream of output began (the first change after a pause of `streamEndGapMs`). */
-  private streamStartedAt = -Infinity;
-  /** Output bytes the current stream has brought. */
-  private streamBytes = 0;
+  /** Recent output in bytes, decaying by e every `floodDecayMs` (at `lastDirtyAt`). */
+  private floodLevel = 0;
+  /** When the current flood began, or null while there is none. */
+  private floodStartedAt: number | null = null;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
   private readonly timers: PacerTimers;
@@ -66,8 +65,8 @@ export class FramePacer {
   constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
     this.coalesceMs = options.coalesceMs ?? 16;
     this.idleGapMs = options.idleGapMs ?? 2;
-    this.streamEndGapMs = options.streamEndGapMs ?? 100;
     this.floodBytes = options.floodBytes ?? 64 * 1024;
+    this.floodDecayMs = options.floodDecayMs ?? 100;
     this.sustainedAfterMs = options.sustainedAfterMs ?? 250;
     this.sustainedCoalesceMs = options.sustainedCoalesceMs ?? 50;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
@@ -88,14 +87,13 @@ export class FramePacer {
     const now = this.timers.now();
     const gap = now - this.lastDirtyAt;
     this.lastDirtyAt = now;
-    if (gap >= this.streamEndGapMs) {
-      this.streamStartedAt = now;
-      this.streamBytes = 0;
-    }
-    this.streamBytes += bytes;
+    this.floodLevel = this.floodLevel * Math.exp(-gap / this.floodDecayMs) + bytes;
+    const flooding = this.floodLevel > this.floodBytes;
+    if (!flooding) this.floodStartedAt = null;
+    else this.floodStartedAt ??= now;
     this.dirty = true;
     // Output after a quiet spell (a keystroke's echo) is drawn at once; a flood, gaps and all, is batched.
-    if (gap >= this.idleGapMs && this.streamBytes <= this.floodBytes && !this.blocked) {
+    if (gap >= this.idleGapMs && !flooding && !this.blocked) {
       if (this.flushTimer !== null) {
         this.timers.clearTimeout(this.flushTimer);
         this.flushTimer = null;
@@ -136,8 +134,9 @@ export class FramePacer {
     if (this.stopped || !this.dirty || this.blocked || this.flushTimer !== null) return;
     const now = this.timers.now();
     // A flood (a build log, `cat` of a large file) needs no 60 frames a second: after a while, fewer
-    // frames leave the cores to the program and to tmux.
-    const interval = now - this.streamStartedAt >= this.sustainedAfterMs ? this.sustainedCoalesceMs : this.coalesceMs;
+    // frames leave the cores to the program and to tmux. Typing, however long, keeps the short interval.
+    const sustained = this.floodStartedAt !== null && now - this.floodStartedAt >= this.sustainedAfterMs;
+    const interval = sustained ? this.sustainedCoalesceMs : this.coalesceMs;
     const wait = this.lastSentAt + interval - now;
     if (wait <= 0) {
       this.flush();
