@@ -84,8 +84,8 @@ export class TerminalConnection {
   private readonly interner = new CellInterner();
   private nextSeq = 0;
   private inFlight = 0;
-  /** Pane output fed to the emulator since it last reported a parse: what the pacer counts a flood by. */
-  private unparsedBytes = 0;
+  /** Pane output the emulator has parsed since it last reported a parse: what the pacer measures a flood by. */
+  private parsedBytes = 0;
   private paused = false;
   private holdsGuard = false;
 
@@ -160,8 +160,8 @@ export class TerminalConnection {
     this.term = term;
     this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
     term.onWriteParsed(() => {
-      this.pacer?.markDirty(this.unparsedBytes);
-      this.unparsedBytes = 0;
+      this.pacer?.markDirty(this.parsedBytes);
+      this.parsedBytes = 0;
     });
     this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
       onExit: () => void this.finish(),
@@ -252,13 +252,13 @@ export class TerminalConnection {
     if (!term) return;
     const size = data.length;
     this.inFlight += size;
-    this.unparsedBytes += size;
     if (!this.paused && this.inFlight > HIGH_WATER) {
       this.paused = true;
       this.stream?.pause();
     }
     term.write(data, () => {
       this.inFlight -= size;
+      this.parsedBytes += size;
       if (this.paused && this.inFlight < LOW_WATER) {
         this.paused = false;
         this.stream?.resume();
