@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SyncEvent, WorkspaceEvent } from '../../protocol/index.js';
+import { encodeFrame } from './event-bus.js';
 import { EventSubscription, type SubscriberSocket } from './subscription.js';
 
 class FakeSocket implements SubscriberSocket {
@@ -15,12 +16,16 @@ class FakeSocket implements SubscriberSocket {
 }
 
 const sync = (): SyncEvent => ({ type: 'sync', ship: 's', at: new Date().toISOString(), workspaces: [] });
-const event = (name: string, description = ''): WorkspaceEvent => ({
-  type: 'workspace.created',
-  ship: 's',
-  at: new Date().toISOString(),
-  workspace: { repoName: 'r', name, branch: description || 'main', active: false, agent: null },
-});
+/** A change event as the bus hands it to each subscription: encoded once. */
+const event = (name: string, description = '') =>
+  encodeFrame(
+    JSON.stringify({
+      type: 'workspace.created',
+      ship: 's',
+      at: new Date().toISOString(),
+      workspace: { repoName: 'r', name, branch: description || 'main', active: false, agent: null },
+    } satisfies WorkspaceEvent),
+  );
 
 describe('event subscription', () => {
   it('sends sync first, then the events raised while the snapshot was built, in order, then live events', async () => {

@@ -3,7 +3,7 @@
 // once more than 1 MiB waits in its socket, so no subscriber can grow the ship's memory without bound.
 // Only large frames (a `sync` of many workspaces) are compressed when the subscriber negotiated deflate
 // (protocol/websocket-compression.ts).
-import { EVENT_CLOSE, EVENT_PENDING_BUFFER_LIMIT, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
+import { EVENT_CLOSE, EVENT_PENDING_BUFFER_LIMIT, type SyncEvent } from '../../protocol/index.js';
 import { encodeFrame, type EncodedFrame } from './event-bus.js';
 
 export const SUBSCRIBER_BUFFER_LIMIT = 1024 * 1024;
@@ -39,8 +39,8 @@ export class EventSubscription {
     for (const frame of held) this.send(frame);
   }
 
-  /** `frame`: the event as the bus encoded it once for every subscriber. */
-  deliver(event: WorkspaceEvent, frame: EncodedFrame = encodeFrame(JSON.stringify(event))): void {
+  /** One change event, as the bus encoded it once for every subscriber. */
+  deliver(frame: EncodedFrame): void {
     if (this.closed) return;
     if (this.pending) {
       this.pending.push(frame);

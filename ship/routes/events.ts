@@ -10,7 +10,7 @@ export function eventRoutes(service: WorkspaceService, bus: EventBus, shipName: 
   return async (app: FastifyInstance) => {
     app.get('/events', { websocket: true }, (socket) => {
       const subscription = new EventSubscription(socket);
-      const unsubscribe = bus.subscribe((event, frame) => subscription.deliver(event, frame));
+      const unsubscribe = bus.subscribe((_event, frame) => subscription.deliver(frame));
       socket.on('close', unsubscribe);
       socket.on('error', unsubscribe);
       const snapshot = async (): Promise<SyncEvent> => {
