@@ -7,8 +7,6 @@ import { keyOf } from '../state/workspace-list.js';
 import { useWorkspaces } from './use-workspaces.js';
 
 export interface LiveWorkspace {
-  /** The workspace as the last event or `sync` showed it; undefined before the first `sync` and once gone. */
-  entry: BridgeWorkspaceSummary | undefined;
   /** A `sync` has arrived and the workspace is not in it (or a `workspace.removed` dropped it). */
   gone: boolean;
   /** Why the stream is down, while it is. */
@@ -37,5 +35,5 @@ export function useLiveWorkspace(
     if (previous !== undefined && previous.json !== json) onChangeRef.current(previous.entry, entry);
   }, [entry]);
 
-  return { entry, gone: list.synced && entry === undefined, problem };
+  return { gone: list.synced && entry === undefined, problem };
 }
