@@ -39,7 +39,25 @@ function setup(options: { coalesceMs?: number; ackTimeoutMs?: number } = {}) {
     },
     { timers, coalesceMs: options.coalesceMs ?? 16, ackTimeoutMs: options.ackTimeoutMs ?? 5000 },
   );
-  return { timers, sent, pacer };
+  /** Acknowledges the last frame sent, as a client keeping up does. */
+  const ackLast = (): void => pacer.ack(sent.at(-1)!.seq);
+  /** `parses` parses of 64 KiB `gapMs` apart, each frame acknowledged at once: a flood. */
+  const flood = (parses: number, gapMs: number) => {
+    for (let i = 0; i < parses; i++) {
+      pacer.markDirty(64 * 1024);
+      ackLast();
+      timers.advance(gapMs);
+    }
+  };
+  return { timers, sent, pacer, ackLast, flood };
+}
+
+/** A pacer whose first snapshot went out and was acknowledged: an attached, idle terminal. */
+function attached() {
+  const paced = setup();
+  paced.pacer.requestSnapshot();
+  paced.pacer.ack(0);
+  return paced;
 }
 
 describe('frame pacer', () => {
@@ -50,18 +68,14 @@ describe('frame pacer', () => {
   });
 
   it('draws output after a quiet spell at once, even right after a frame', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer } = attached();
     timers.advance(3);
     pacer.markDirty();
     expect(sent.at(-1)).toEqual({ seq: 1, full: false, at: 3 });
   });
 
   it('draws at once after idle, and at most once per coalescing interval while output streams', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer } = attached();
     timers.advance(100);
     pacer.markDirty(); // idle: immediate
     expect(sent.at(-1)).toEqual({ seq: 1, full: false, at: 100 });
@@ -76,13 +90,13 @@ describe('frame pacer', () => {
   });
 
   it('draws a sustained flood less often', () => {
-    const { timers, sent, pacer } = setup();
+    const { timers, sent, pacer, ackLast } = setup();
     pacer.requestSnapshot();
     const stream = () => {
       for (let t = 0; t < 100; t++) {
         timers.advance(1);
         pacer.markDirty(4096);
-        pacer.ack(sent.at(-1)!.seq);
+        ackLast();
       }
     };
     stream(); // 0-100 ms: every 16 ms
@@ -148,87 +162,69 @@ describe('frame pacer', () => {
   });
 
   it('paces a flood by the interval even when its parses come a few milliseconds apart', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer, flood } = attached();
     timers.advance(200);
     // 64 KiB parsed every 3 ms: each gap is past the 2 ms quiet spell, yet the stream is one flood.
-    for (let t = 0; t < 100; t++) {
-      pacer.markDirty(64 * 1024);
-      pacer.ack(sent.at(-1)!.seq);
-      timers.advance(3);
-    }
+    flood(100, 3);
     // 300 ms: every 16 ms for the first 250, every 50 after, instead of a frame per parse.
     expect(sent.length - 1).toBeLessThanOrEqual(18);
     expect(sent.length - 1).toBeGreaterThanOrEqual(12);
   });
 
   it('draws output at once again only once a flood has died down', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
-    const flood = () => {
-      for (let t = 0; t < 20; t++) {
-        pacer.markDirty(64 * 1024);
-        pacer.ack(sent.at(-1)!.seq);
-        timers.advance(3);
-      }
+    const { timers, sent, pacer, ackLast, flood } = attached();
+    const floodThenPause = () => {
+      flood(20, 3);
       timers.advance(100);
-      pacer.ack(sent.at(-1)!.seq);
+      ackLast();
     };
     /** Two small outputs 3 ms apart after `pauseMs`: whether the second was drawn at once. */
     const echoTwice = (pauseMs: number) => {
       timers.advance(pauseMs);
       pacer.markDirty(10);
-      pacer.ack(sent.at(-1)!.seq);
+      ackLast();
       timers.advance(3);
       pacer.markDirty(10);
       return sent.at(-1)!.at === timers.time;
     };
-    flood();
+    floodThenPause();
     // 160 ms after the flood's last output (1.3 MB in 60 ms): still the flood, so the second echo waits.
     expect(echoTwice(60)).toBe(false);
-    flood();
+    floodThenPause();
     expect(echoTwice(500)).toBe(true);
   });
 
   it('never counts a slow stream as a flood, however long it lasts', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer, ackLast } = attached();
     // A status line redrawn 50 times a second: 500 bytes every 20 ms for a minute, 1.5 MB in all, each
     // drawn at once.
     for (let tick = 0; tick < 3000; tick++) {
       timers.advance(20);
       pacer.markDirty(500);
       expect(sent.at(-1)!.at).toBe(timers.time);
-      pacer.ack(sent.at(-1)!.seq);
+      ackLast();
     }
   });
 
   it('keeps the short interval for output that is no flood, however long it lasts', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer, ackLast } = attached();
     // A keystroke every 30 ms for 600 ms, each redrawn in two writes 1 ms apart (a TUI): the second write
     // waits for the 16 ms interval, never the 50 ms of a flood.
     for (let key = 0; key < 20; key++) {
       timers.advance(29);
       pacer.markDirty(200);
-      pacer.ack(sent.at(-1)!.seq);
+      ackLast();
       timers.advance(1);
       pacer.markDirty(200);
       const pending = sent.length;
       timers.advance(16);
       expect(sent.length).toBe(pending + 1);
-      pacer.ack(sent.at(-1)!.seq);
+      ackLast();
     }
   });
 
   it('keeps drawing keystroke echoes at once, however long the typing lasts', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer } = attached();
     for (let key = 0; key < 100; key++) {
       timers.advance(7);
       pacer.markDirty(3);
@@ -238,9 +234,7 @@ describe('frame pacer', () => {
   });
 
   it('stop() cancels everything pending', () => {
-    const { timers, sent, pacer } = setup();
-    pacer.requestSnapshot();
-    pacer.ack(0);
+    const { timers, sent, pacer } = attached();
     pacer.markDirty(); // after quiet: at once
     pacer.ack(1);
     timers.advance(1);
