@@ -193,15 +193,15 @@ export async function benchBridge(): Promise<BenchRow[]> {
         for (let i = 0; i < FAN_OUT_WARM_UP + FAN_OUT_ROUNDS; i++) {
           // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
           const description = `round ${round++}`;
-          const timed = i >= FAN_OUT_WARM_UP ? times : [];
-          timed.push(
-            await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
-              if (!text.includes(description)) return false;
-              frame = text;
-              return true;
-            }),
-          );
-          (i >= FAN_OUT_WARM_UP ? referenceTimes : []).push(await fanOut(referenceSubscribers, () => reference.call({ broadcast: frame }), () => true));
+          const measured = await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
+            if (!text.includes(description)) return false;
+            frame = text;
+            return true;
+          });
+          const referenceMeasured = await fanOut(referenceSubscribers, () => reference.call({ broadcast: frame }), () => true);
+          if (i < FAN_OUT_WARM_UP) continue;
+          times.push(measured);
+          referenceTimes.push(referenceMeasured);
         }
         // The issue's measure: the spread after the first arrival, against the bare broadcast's. The time from
         // the trigger adds the change's way to the server (the POST to the ship, the ship's event, for the

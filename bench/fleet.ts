@@ -259,8 +259,8 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
       if (after!.syncs !== syncs + 1) throw new Error(`ship ${ship} sent ${after!.syncs - syncs} syncs on reconnecting`);
       if (result.complete !== SUBSCRIBERS) log(`sync reached ${result.complete} of ${SUBSCRIBERS} (${result.open} open)`);
       syncFirst.push(ms(after!.lastSyncAt, probed.first));
-      log(`sync ${round}: to the probe ${syncFirst.at(-1)!.toFixed(2)} ms, to all ${ms(after!.lastSyncAt, result.last).toFixed(0)} ms`);
       syncAll.push(ms(after!.lastSyncAt, result.last));
+      log(`sync ${round}: to the probe ${syncFirst.at(-1)!.toFixed(2)} ms, to all ${syncAll.at(-1)!.toFixed(0)} ms`);
       await sleep(1000);
     }
     bridgeCpuMs.sync = (cpuMs(pid) - before) / SYNC_ROUNDS;
