@@ -10,8 +10,18 @@ export interface EventClient {
   close(): Promise<void>;
 }
 
-export function connectEvents(baseUrl: string, headers: Record<string, string> = {}): Promise<EventClient> {
-  const socket = new WebSocket(baseUrl.replace(/^http/, 'ws') + '/events', { headers, followRedirects: false });
+/** How the client connects: `query` for the URL (a bridge's `?ticket=`), and whether it offers permessage-deflate (as `ws` and browsers do by default). */
+export interface EventClientOptions {
+  query?: string;
+  perMessageDeflate?: boolean;
+}
+
+export function connectEvents(baseUrl: string, headers: Record<string, string> = {}, options: EventClientOptions = {}): Promise<EventClient> {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/events${options.query ?? ''}`, {
+    headers,
+    followRedirects: false,
+    perMessageDeflate: options.perMessageDeflate ?? true,
+  });
   const events: any[] = [];
   const waiters: Array<() => void> = [];
   socket.on('message', (data) => {

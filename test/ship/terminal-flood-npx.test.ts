@@ -2,7 +2,8 @@
 // lines reaches the reconstructed screen whole, in frames paced by the coalescing interval rather than one per
 // parse of the pane's output (the ship drew ~270 frames a second before, taking the cores from tmux and the
 // program).
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { killFleetTmux } from '../helpers/cli.js';
@@ -11,6 +12,7 @@ import { startNpx, type NpxProcess } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
 import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
+import { tmuxSocketFor } from '../../ship/server.js';
 
 let root: string;
 let fleet: string;
@@ -49,6 +51,8 @@ it('draws an 8 MB flood at most once per coalescing interval, and its last scree
   writeFileSync(file, colouredLines(120_000));
   const terminal = await connectTerminal(terminalUrl(url, 'app', 'w1'), { cols: 100, rows: 30, perMessageDeflate: true });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
+  // The spec's rule for terminals: deflate is negotiated when the client offers it.
+  expect(terminal.socket.extensions).toContain('permessage-deflate');
   const arrivals: number[] = [];
   terminal.socket.on('message', () => arrivals.push(performance.now()));
   terminal.input(`cat ${file}; echo flood-$((6 * 7))\r`);
@@ -65,3 +69,8 @@ it('draws an 8 MB flood at most once per coalescing interval, and its last scree
   expect(lines.slice(done - 2, done)).toEqual([`00119999 ${words} ${'-'.repeat(29)}`, `00120000 ${words}`]);
   await terminal.close();
 }, 90_000);
+
+it("keeps tmux's own default history of 2,000 lines on the ship's server (10,000 cost tmux ~10 % on a flood)", () => {
+  const socket = tmuxSocketFor(realpathSync(fleet));
+  expect(execFileSync('tmux', ['-L', socket, 'show-options', '-gv', 'history-limit'], { encoding: 'utf8' }).trim()).toBe('2000');
+});
