@@ -83,6 +83,6 @@ describe('ephemeral cleanup in a `svc bridge` process', () => {
     await sync((workspaces) => !workspaces.some((w) => w.name === 'fix'));
     expect((await call(bridgeUrl, 'GET', path('widget', 'fix'))).status).toBe(404);
     // An info line: the bridge writes its log in batches, within 100 ms (bridge/logger.ts).
-    await expect.poll(() => bridge!.output(), { timeout: 5000 }).toContain('sweep destroyed widget/fix');
+    await bridge!.waitFor('sweep destroyed widget/fix', 5000);
   }, 90_000);
 });
