@@ -1,6 +1,7 @@
 // A command's kill reaches its own process group and never a stranger that took the number of a reaped leader.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isRunning } from './leftover-processes.js';
 import { groupStillOurs, killCommand } from './spawner.js';
 
 const started: ChildProcess[] = [];
@@ -8,14 +9,6 @@ const sleeper = () => {
   const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
   started.push(child);
   return child;
-};
-const running = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 };
 afterAll(() => {
   for (const child of started) child.kill('SIGKILL');
@@ -37,7 +30,7 @@ describe('killCommand', () => {
     const reaped = { pid: stranger.pid, exitCode: 0, signalCode: null, kill: () => (killedAlone = true) } as unknown as ChildProcess;
     expect(groupStillOurs(reaped)).toBe(false);
     killCommand(reaped, true);
-    expect(running(stranger.pid!)).toBe(true);
+    expect(isRunning(stranger.pid!)).toBe(true);
     expect(killedAlone).toBe(true);
   });
 });
