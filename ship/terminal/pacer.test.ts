@@ -158,7 +158,43 @@ describe('frame pacer', () => {
     timers.advance(20);
     expect(sent.length).toBe(3);
     pacer.ack(2);
+    // Unblocked at 60 ms, but snapshots are spaced 100 ms apart: the first went out at 0.
+    expect(sent.length).toBe(3);
+    timers.advance(40);
     expect(sent.map((frame) => frame.full)).toEqual([true, false, false, true]);
+    expect(sent.at(-1)!.at).toBe(100);
+  });
+
+  it('spaces snapshots 100 ms apart however fast a client asks for them, and holds output meanwhile', () => {
+    const { timers, sent, pacer, ackLast } = attached();
+    // 1,000 resyncs a second for a second, each frame acknowledged at once: a client that can take anything.
+    for (let i = 0; i < 1000; i++) {
+      pacer.requestSnapshot();
+      if (i % 7 === 0) pacer.markDirty(10);
+      ackLast();
+      timers.advance(1);
+    }
+    const snapshots = sent.filter((frame) => frame.full);
+    expect(snapshots.length).toBeLessThanOrEqual(11);
+    for (let i = 1; i < snapshots.length; i++) expect(snapshots[i]!.at - snapshots[i - 1]!.at).toBeGreaterThanOrEqual(100);
+    // Output is not lost: the last snapshot is followed by no pending change.
+    timers.advance(200);
+    ackLast();
+    expect(sent.at(-1)!.full).toBe(true);
+  });
+
+  it('a snapshot asked for while a patch waits for its interval still keeps the spacing', () => {
+    const { timers, sent, pacer, ackLast } = attached();
+    timers.advance(50);
+    pacer.markDirty(10); // after a quiet spell: drawn at once
+    ackLast();
+    pacer.markDirty(10); // within the interval: a patch waits 16 ms
+    pacer.requestSnapshot();
+    timers.advance(16);
+    expect(sent.map((frame) => frame.full)).toEqual([true, false]);
+    timers.advance(50);
+    expect(sent.map((frame) => frame.full)).toEqual([true, false, true]);
+    expect(sent.at(-1)!.at).toBe(100);
   });
 
   it('paces a flood by the interval even when its parses come a few milliseconds apart', () => {

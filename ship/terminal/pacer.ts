@@ -3,8 +3,10 @@
 // output at a rate: its byte count, decaying by e every 100 ms, is above 64 KiB. A flood's short pauses (the
 // emulator or tmux busy for a few milliseconds) do not count as quiet: only the interval paces it, and a
 // longer one once it has lasted 250 ms. With two outstanding it waits for an ack, or for the ack timeout,
-// after which the next frame is a full snapshot. A resync or resize asks for a snapshot too. Pure: the clock
-// and timers are injected, frames are produced by `flush`.
+// after which the next frame is a full snapshot. A resync or resize asks for a snapshot too, but snapshots
+// are spaced at least 100 ms apart (security notes H17: resync and resize coalesced to 10 a second per
+// socket), so a client asking for one in a loop costs the ship and the bridge ten grids a second, not one
+// per frame interval. Pure: the clock and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
 
 export interface PacerTimers {
@@ -30,6 +32,8 @@ export interface PacerOptions {
   /** A flood that has lasted this long is drawn at most once per `sustainedCoalesceMs`. */
   sustainedAfterMs?: number;
   sustainedCoalesceMs?: number;
+  /** Full snapshots at most once per this interval (the ack timeout's excepted). */
+  snapshotIntervalMs?: number;
   ackTimeoutMs?: number;
   maxUnacked?: number;
   timers?: PacerTimers;
@@ -49,12 +53,14 @@ export class FramePacer {
   private floodLevel = 0;
   /** When the current flood began, or null while there is none. */
   private floodStartedAt: number | null = null;
+  private readonly snapshotIntervalMs: number;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
   private readonly timers: PacerTimers;
   private lastSentSeq = -1;
   private lastAckedSeq = -1;
   private lastSentAt = -Infinity;
+  private lastSnapshotAt = -Infinity;
   private lastDirtyAt = -Infinity;
   private dirty = false;
   private wantFull = true;
@@ -69,6 +75,7 @@ export class FramePacer {
     this.floodDecayMs = options.floodDecayMs ?? 100;
     this.sustainedAfterMs = options.sustainedAfterMs ?? 250;
     this.sustainedCoalesceMs = options.sustainedCoalesceMs ?? 50;
+    this.snapshotIntervalMs = options.snapshotIntervalMs ?? 100;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
     this.maxUnacked = options.maxUnacked ?? TERMINAL_MAX_UNACKED_FRAMES;
     this.timers = options.timers ?? realTimers;
@@ -93,7 +100,7 @@ export class FramePacer {
     else this.floodStartedAt ??= now;
     this.dirty = true;
     // Output after a quiet spell (a keystroke's echo) is drawn at once; a flood, gaps and all, is batched.
-    if (gap >= this.idleGapMs && !flooding && !this.blocked) {
+    if (gap >= this.idleGapMs && !flooding && !this.blocked && this.snapshotWait(now) <= 0) {
       if (this.flushTimer !== null) {
         this.timers.clearTimeout(this.flushTimer);
         this.flushTimer = null;
@@ -137,15 +144,21 @@ export class FramePacer {
     // frames leave the cores to the program and to tmux. Typing, however long, keeps the short interval.
     const sustained = this.floodStartedAt !== null && now - this.floodStartedAt >= this.sustainedAfterMs;
     const interval = sustained ? this.sustainedCoalesceMs : this.coalesceMs;
-    const wait = this.lastSentAt + interval - now;
+    const wait = Math.max(this.lastSentAt + interval - now, this.snapshotWait(now));
     if (wait <= 0) {
       this.flush();
       return;
     }
     this.flushTimer = this.timers.setTimeout(() => {
       this.flushTimer = null;
-      if (this.dirty && !this.blocked) this.flush();
+      // Asked again: a snapshot requested while this timer waited may have to wait longer.
+      this.schedule();
     }, wait);
+  }
+
+  /** How long a pending snapshot must still wait to keep snapshots spaced (≤ 0: none pending, or it may go). */
+  private snapshotWait(now: number): number {
+    return this.wantFull ? this.lastSnapshotAt + this.snapshotIntervalMs - now : 0;
   }
 
   private flush(): void {
@@ -157,6 +170,7 @@ export class FramePacer {
     if (seq === null) return;
     this.lastSentSeq = seq;
     this.lastSentAt = this.timers.now();
+    if (full) this.lastSnapshotAt = this.lastSentAt;
     if (this.blocked && this.ackTimer === null) {
       this.ackTimer = this.timers.setTimeout(() => this.ackTimedOut(), this.ackTimeoutMs);
     }

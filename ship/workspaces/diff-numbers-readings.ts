@@ -2,12 +2,12 @@
 // answering from the past. The spec's WorkspaceDiff is "a numstat diff against HEAD" and the bridge's GET is
 // "proxied live", so a call may only be given a reading that started after the call arrived: a call that
 // arrives while a reading runs waits for the next one, which starts the moment the running one ends and is
-// shared by every call that arrived meanwhile. Nothing is kept once a reading is handed out, so there is
-// nothing to forget when the workspace changes. Order of events alone decides who shares what: no clock.
+// shared by every call that arrived meanwhile. No answer is kept here once it is handed out. Order of events
+// alone decides who shares what: no clock.
 //
 // At most one reading per workspace runs at a time (plus one queued), so a burst of status calls costs a
-// few readings, not one each. What a reading costs the ship's event loop (two git processes) is kept small
-// elsewhere: every spawn runs in the spawn helper (processes/spawn-helper/), not in the ship's process.
+// few readings, not one each. What one reading costs (no process for an untouched tree, one git for an
+// edited one) is diff-numbers.ts's business.
 import type { WorkspaceDiff } from '../../protocol/index.js';
 
 interface Queued {

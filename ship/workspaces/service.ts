@@ -38,7 +38,7 @@ import type { Tmux } from '../sessions/tmux.js';
 import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
 import { cloneWorkspace, type CloneLimits } from './clone.js';
 import { diffText } from './diff-text.js';
-import { readDiffNumbers } from './diff-numbers.js';
+import { DiffNumbersReader } from './diff-numbers.js';
 import { DiffNumbersReadings } from './diff-numbers-readings.js';
 import { KeyLock } from './key-lock.js';
 import { switchBranch } from './switch-branch.js';
@@ -67,7 +67,8 @@ export class WorkspaceService {
   private readonly diffNumbers: DiffNumbersReadings;
 
   constructor(private readonly deps: WorkspaceServiceDeps) {
-    this.diffNumbers = new DiffNumbersReadings((dir) => readDiffNumbers(deps.git, dir));
+    const reader = new DiffNumbersReader(deps.git);
+    this.diffNumbers = new DiffNumbersReadings((dir) => reader.read(dir));
   }
 
   private summary(entry: WorkspaceEntry): WorkspaceSummary {
