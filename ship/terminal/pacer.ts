@@ -4,9 +4,9 @@
 // emulator or tmux busy for a few milliseconds) do not count as quiet: only the interval paces it, and a
 // longer one once it has lasted 250 ms. With two outstanding it waits for an ack, or for the ack timeout,
 // after which the next frame is a full snapshot. A resync or resize asks for a snapshot too, but snapshots
-// are spaced at least 100 ms apart (security notes H17: resync and resize coalesced to 10 a second per
-// socket), so a client asking for one in a loop costs the ship and the bridge ten grids a second, not one
-// per frame interval. Pure: the clock and timers are injected, frames are produced by `flush`.
+// are spaced at least 100 ms apart, so a client asking for one in a loop costs the ship and the bridge ten
+// grids a second, not one per frame interval (docs/DECISIONS.md, "How often can a client have a full
+// snapshot?"). Pure: the clock and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
 
 export interface PacerTimers {
