@@ -6,6 +6,7 @@
 // load; the CPU rows barely do. The commands run as `node bin/svc.js`, not through npx, whose own start-up
 // (~0.45 s) is not ours to measure.
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,7 +63,8 @@ async function filesOpened(args: string[], env: NodeJS.ProcessEnv, scratch: stri
   await rm(logs, { recursive: true, force: true });
   return {
     total: paths.length,
-    own: paths.filter((path) => path.startsWith(join(ROOT, 'dist'))).length,
+    // dist is a link to the build in use (bin/build.js): opened by either name.
+    own: paths.filter((path) => path.startsWith(join(ROOT, 'dist')) || path.startsWith(realpathSync(join(ROOT, 'dist')))).length,
     packages: paths.filter((path) => path.includes('/node_modules/')).length,
   };
 }

@@ -38,9 +38,12 @@ export function bridgeCommand(): Command {
       sweepIntervalMs: number;
       metricsPort?: number;
     }) => {
+      // Configuration first: a partial first admin fails here, before the server's modules load or any
+      // data directory is made.
+      const { firstAdminSource } = await import('./first-admin-prompt.js');
+      const firstAdmin = firstAdminSource();
       // Loaded on use, like the ship's: see the start-up note in main.ts.
       const { startBridge } = await import('../bridge/server.js');
-      const { firstAdmin } = await import('./first-admin-prompt.js');
       const bridge = await startBridge({
         port: options.port,
         name: options.name,

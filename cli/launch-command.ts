@@ -53,10 +53,12 @@ export function launchCommand(): Command {
     .description('run a bridge and its ships from one command (svc.yaml when present, else one local ship)')
     .option('--config-path <file>', `launch configuration (default ./${DEFAULT_CONFIG} when it exists)`)
     .action(async (options: { configPath?: string }) => {
+      // A partial first admin fails first, before anything is read, opened or created.
+      const { firstAdminSource } = await import('./first-admin-prompt.js');
+      const firstAdmin = firstAdminSource();
       // Loaded on use (YAML, the config schema, the servers): see the start-up note in main.ts.
       const { loadLaunchConfig } = await import('./launch/config-file.js');
       const { defaultPlan, planFromConfig } = await import('./launch/plan.js');
-      const { firstAdmin } = await import('./first-admin-prompt.js');
       const explicit = options.configPath !== undefined;
       const path = resolve(options.configPath ?? DEFAULT_CONFIG);
       let plan: LaunchPlan;

@@ -7,7 +7,7 @@
 // (security notes H21). It owns nothing about the API: the GUI calls the same routes as the CLI.
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,7 +30,11 @@ export const GUI_HEADERS: Readonly<Record<string, string>> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-/** dist/web of the checkout or image this module runs from (source under tsx/vitest, or compiled dist/). */
+/**
+ * dist/web of the checkout or image this module runs from (source under tsx/vitest, or compiled dist/), by
+ * its real path: dist is a link to the build in use (bin/build.js), and a bridge keeps serving the build it
+ * started with when a new one is swapped in.
+ */
 export function defaultWebDirectory(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(directory, 'package.json'))) {
@@ -38,7 +42,8 @@ export function defaultWebDirectory(): string {
     if (parent === directory) break;
     directory = parent;
   }
-  return join(directory, 'dist', 'web');
+  const web = join(directory, 'dist', 'web');
+  return existsSync(web) ? realpathSync(web) : web;
 }
 
 /** Every file under `root`, as a `/`-separated relative path. */

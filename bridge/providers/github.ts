@@ -448,11 +448,12 @@ const LINKED_BRANCHES = `query LinkedBranches($owner: String!, $name: String!, $
 }`;
 
 /**
- * Whether the mutation was refused because the name is taken: by a branch ("Name already exists on this
- * repository") or by an existing link ("Branch name has already been taken"). GitHub types these
- * UNPROCESSABLE (422), but the text decides, whatever the type: only these are a refusal the caller resolves
- * by looking the name up; any other refusal (an invalid name: "Ref cannot be created") stays an error.
+ * Whether the forge refused to create the branch: any UNPROCESSABLE (422), whatever its wording ("Name
+ * already exists on this repository", "Branch name has already been taken", "Ref cannot be created", or text
+ * GitHub has not used yet). The caller then goes on to the spec's lookup (linked branches, then a plain ref),
+ * which decides between using the name and 409. Authentication, scope and not-found errors are no refusal:
+ * they pass through as they are.
  */
 function refusedName(error: ProviderError): boolean {
-  return /already (exists|been taken|linked)/i.test(error.message);
+  return error.status === 422;
 }

@@ -3,9 +3,10 @@
 // Results are normalised to pg's conventions (int8 as string, bytea as Buffer) so callers never branch on
 // the engine. Parameters that go into json/jsonb columns must be passed JSON.stringify'd.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { PGlite, types } from '@electric-sql/pglite';
 
@@ -82,22 +83,47 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
 const PGLITE_CONF = 'shared_buffers = 16MB';
 
 /**
- * Creates a new PGlite data directory in a child process. initdb grows the WebAssembly heap to ~800 MiB and a
- * heap never shrinks: done in the bridge itself, an idle bridge kept that for life. A separate process
- * returns it all; the bridge then opens the finished directory at ~170 MiB.
+ * The empty data directory bin/build.js made beside the compiled bridge (`<build>/pglite-template`); from the
+ * sources (vitest), the checkout's current build's. Null where there is none (an image built without
+ * bin/build.js): initdb then runs.
+ */
+function pgliteTemplate(): string | null {
+  const candidates = [resolve(import.meta.dirname, '../../pglite-template'), resolve(import.meta.dirname, '../../dist/pglite-template')];
+  return candidates.find((template) => existsSync(join(template, 'PG_VERSION'))) ?? null;
+}
+
+/**
+ * Fills a new PGlite data directory: a copy of the build's template (a fraction of a second), else PGlite's
+ * initdb in a child process. initdb grows the WebAssembly heap to ~800 MiB and a heap never shrinks: done in
+ * the bridge itself, an idle bridge kept that for life. Either way the directory is filled beside `dataDir`
+ * and renamed into place, so a start killed midway leaves no half directory for the next one to open.
  */
 async function initialisePglite(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
-  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  // A failure is printed whole: Emscripten's ErrnoError has no message, only an errno.
-  const script =
-    `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close()).catch((e) => {` +
-    `process.stderr.write(String(e && (e.message || (e.errno !== undefined ? 'errno ' + e.errno : e))) + '\\n' + (e && e.stack || '')); process.exit(1); })`;
-  await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, dataDir], { timeout: 120_000 }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`)) : resolve(),
-    );
-  });
+  const filling = `${dataDir}.filling-${process.pid}`;
+  rmSync(filling, { recursive: true, force: true });
+  try {
+    const template = pgliteTemplate();
+    if (template) {
+      await cp(template, filling, { recursive: true });
+    } else {
+      const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+      // A failure is printed whole: Emscripten's ErrnoError has no message, only an errno.
+      const script =
+        `require(${JSON.stringify(entry)}).PGlite.create(process.argv[1]).then((db) => db.close()).catch((e) => {` +
+        `process.stderr.write(String(e && (e.message || (e.errno !== undefined ? 'errno ' + e.errno : e))) + '\\n' + (e && e.stack || '')); process.exit(1); })`;
+      await new Promise<void>((resolvePromise, reject) => {
+        execFile(process.execPath, ['-e', script, filling], { timeout: 120_000 }, (error, _stdout, stderr) =>
+          error ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`)) : resolvePromise(),
+        );
+      });
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    renameSync(filling, dataDir);
+  } catch (error) {
+    rmSync(filling, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** PGlite on `dataDir` (in memory when omitted). PGlite takes no lock: the caller must (store/lock.ts). */

@@ -143,6 +143,18 @@ describe('when the forge will not create the branch', () => {
     expect((await call(ship.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
     expect((await call(bridge.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
   });
+
+  it('goes on to the lookup whatever the forge\'s refusal says: a branch linked under another name is 409, nothing cloned', async () => {
+    const issue = fake.addIssue({ title: 'Reworded' });
+    git(remote.bare, 'branch', `${issue.number}-old-name`, 'main');
+    fake.linkedBranches.set(issue.number, [`${issue.number}-old-name`]);
+    fake.graphqlInjected.push({ operation: 'mutation', type: 'UNPROCESSABLE', message: 'Could not create a linked branch for this issue' });
+    const reply = await create({ name: 'reworded', issueNumber: issue.number });
+    expect(reply.status).toBe(409);
+    expect(reply.body).toEqual({ error: `issue #${issue.number} is linked to branch "${issue.number}-old-name", not "${issue.number}-reworded"; svc never substitutes a differently named branch` });
+    expect((await call(ship.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
+    expect((await call(bridge.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
+  });
 });
 
 describe('forge errors pass through with the forge\'s status', () => {

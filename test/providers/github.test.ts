@@ -202,7 +202,7 @@ describe('issue-linked branches', () => {
     expect(await failure(provider.readIssue(repo(), 3))).toMatchObject({ status: 404, message: 'GitHub request failed (404): Not Found' });
   });
 
-  it('creates and links a branch from the default head; a taken name is a refusal (null), an invalid one an error', async () => {
+  it('creates and links a branch from the default head; any UNPROCESSABLE is a refusal (null), whatever it says', async () => {
     const issue = fake.addIssue({ title: 'Crash on start' });
     expect(await provider.createLinkedBranch(repo(), issue.number, '1-crash-on-start')).toBe('1-crash-on-start');
     expect(fake.linkedBranches.get(1)).toEqual(['1-crash-on-start']);
@@ -219,10 +219,10 @@ describe('issue-linked branches', () => {
     // Linked (to any issue) but its branch gone: "Branch name has already been taken".
     fake.linkedBranches.set(1, ['1-crash-on-start', '1-old']);
     expect(await provider.createLinkedBranch(repo(), issue.number, '1-old')).toBeNull();
-    // Not a name git accepts: not a refusal to look up, a 422.
-    expect(await failure(provider.createLinkedBranch(repo(), issue.number, 'bad..name'))).toMatchObject({
-      status: 422, message: 'GitHub request failed (422): Ref cannot be created (createLinkedBranch)',
-    });
+    // "Ref cannot be created", and wording GitHub has not used yet: refusals too; the caller's lookup decides.
+    expect(await provider.createLinkedBranch(repo(), issue.number, 'bad..name')).toBeNull();
+    fake.graphqlInjected.push({ operation: 'mutation', type: 'UNPROCESSABLE', message: 'Something new went wrong' });
+    expect(await provider.createLinkedBranch(repo(), issue.number, '1-fresh')).toBeNull();
     expect(fake.linkedBranches.get(1)).toEqual(['1-crash-on-start', '1-old']);
   });
 
