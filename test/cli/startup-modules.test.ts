@@ -4,6 +4,7 @@
 // resolves. This guards the structure, not the time: a future eager import fails here, the timing lives in
 // `npm run bench cli`.
 import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 // Loader hooks run off the main thread; each resolved URL is appended to the file the environment names.
 const HOOKS = `
-import { appendFileSync, realpathSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   appendFileSync(process.env.SVC_TEST_MODULE_LOG, result.url + '\\n');
@@ -27,8 +28,9 @@ const PRELOAD = `import { register } from 'node:module'; register(${JSON.stringi
 /** Packages and our own server code that no start-up path of these commands may load. */
 const FORBIDDEN = [
   /\/node_modules\/(typebox|@fastify\/[^/]+|fastify|ws|yaml|pino|read|mute-stream|@xterm\/[^/]+|pg|@electric-sql\/[^/]+|simple-git|@node-rs\/[^/]+|@lydell\/[^/]+)\//,
-  /\/dist\/(bridge|ship)\//,
-  /\/dist\/protocol\/index\.js$/,
+  // dist is a link to the build in use (bin/build.js): modules resolve to `.dist-<hash>/…`.
+  /\/(dist|\.dist-[^/]+)\/(bridge|ship)\//,
+  /\/(dist|\.dist-[^/]+)\/protocol\/index\.js$/,
 ];
 
 let scratch: string;
