@@ -13,6 +13,7 @@ import { renderTable, verdict, type BenchRow } from './report.js';
 const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge, cli: benchCliStartup, status: benchStatusLoad, mcp: benchMcp, sweep: benchSweep };
 groups.fleet = async () => (await import('./fleet.js')).benchFleet();
 groups.operator = async () => (await import('./operator.js')).benchOperator();
+groups.start = async () => (await import('./first-start.js')).benchFirstStart();
 // Two minutes of the soak with the abusive clients, held to its full bars (bench/soak-bars.ts).
 groups.soak = async () => {
   const [{ runSoak }, { soakRows }] = await Promise.all([import('./soak-load.js'), import('./soak-bars.js')]);

@@ -1,4 +1,5 @@
 // `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
+import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
 import { metricsPortOption, parseIdentifier, parsePort } from './ship-command.js';
@@ -38,10 +39,11 @@ export function bridgeCommand(): Command {
       sweepIntervalMs: number;
       metricsPort?: number;
     }) => {
-      // Configuration first: a partial first admin fails here, before the server's modules load or any
-      // data directory is made.
+      // Configuration first: on a store still to be made, a partial first admin fails here, before the
+      // server's modules load or any data directory is made.
+      const databaseUrl = options.databaseUrl ?? (process.env.SVC_DATABASE_URL || undefined);
       const { firstAdminSource } = await import('./first-admin-prompt.js');
-      const firstAdmin = firstAdminSource();
+      const firstAdmin = firstAdminSource(!databaseUrl && !existsSync(options.dataDirectory));
       // Loaded on use, like the ship's: see the start-up note in main.ts.
       const { startBridge } = await import('../bridge/server.js');
       const bridge = await startBridge({
@@ -49,7 +51,7 @@ export function bridgeCommand(): Command {
         name: options.name,
         dataDirectory: options.dataDirectory,
         publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
-        databaseUrl: options.databaseUrl ?? (process.env.SVC_DATABASE_URL || undefined),
+        databaseUrl,
         insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
         firstAdmin,
         host: options.host,

@@ -53,9 +53,6 @@ export function launchCommand(): Command {
     .description('run a bridge and its ships from one command (svc.yaml when present, else one local ship)')
     .option('--config-path <file>', `launch configuration (default ./${DEFAULT_CONFIG} when it exists)`)
     .action(async (options: { configPath?: string }) => {
-      // A partial first admin fails first, before anything is read, opened or created.
-      const { firstAdminSource } = await import('./first-admin-prompt.js');
-      const firstAdmin = firstAdminSource();
       // Loaded on use (YAML, the config schema, the servers): see the start-up note in main.ts.
       const { loadLaunchConfig } = await import('./launch/config-file.js');
       const { defaultPlan, planFromConfig } = await import('./launch/plan.js');
@@ -73,6 +70,9 @@ export function launchCommand(): Command {
       } else {
         plan = defaultPlan(process.cwd());
       }
+      // On a store still to be made, a partial first admin fails before anything is created.
+      const { firstAdminSource } = await import('./first-admin-prompt.js');
+      const firstAdmin = firstAdminSource(!plan.bridge.databaseUrl && !existsSync(plan.bridge.dataDirectory));
       const { runLaunch } = await import('./launch/run-launch.js');
       // In a git checkout, the directories the launch is about to create stay out of git (issue #15 item 8).
       const { ignoreInCheckout, outermostMissing } = await import('./launch/git-ignore.js');

@@ -4,8 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { killFleetTmux } from './cli.js';
+import { makeRemote } from './git-fixtures.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from './npx.js';
-import { call } from './ship.js';
+import { freePort } from './ports.js';
+import { call, path } from './ship.js';
 
 export const FLEET_ADMIN = { username: 'firsthour', email: 'firsthour@example.com', password: 'first-hour-password-1' };
 
@@ -63,4 +65,30 @@ export async function startNpxFleet(root: string, ship: string, repos: Record<st
     await stop();
     throw error;
   }
+}
+
+export interface NpxShip {
+  ship: NpxProcess;
+  url: string;
+  fleetDirectory: string;
+}
+
+/**
+ * An `npx svc ship` named `name` on a free port, its fleet under `root`, with each of `workspaces` created
+ * from the fixture remote as repo `app` on `main` and activated.
+ */
+export async function startNpxShip(root: string, name: string, workspaces: string[]): Promise<NpxShip> {
+  const fleetDirectory = join(root, 'fleet');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const remote = makeRemote(root, 'app');
+  const ship = startNpx(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory]);
+  await ship.waitFor('ship listening', 60_000);
+  for (const workspace of workspaces) {
+    const created = await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: workspace, branch: 'main' });
+    if (created.status !== 201) throw new Error(`create app/${workspace}: ${created.status} ${created.text}`);
+    const activated = await call(url, 'POST', path('app', workspace, '/activate'));
+    if (activated.status !== 200) throw new Error(`activate app/${workspace}: ${activated.status} ${activated.text}`);
+  }
+  return { ship, url, fleetDirectory };
 }

@@ -37,8 +37,13 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-/** encodeURIComponent, or for a lone surrogate (which it refuses) the bytes Node would send for it. */
+/**
+ * encodeURIComponent, or for a lone surrogate (which it refuses) the bytes Node would send for it. A value of
+ * `.` or `..` has its dots escaped: as a bare path segment the URL parser removes it (`/repos/../pulls/..` is
+ * `/`), so the request would never name the route; `%2E%2E` reaches it as the parameter `..`.
+ */
 const encodePart = (value: string) => {
+  if (value === '.' || value === '..') return value.replaceAll('.', '%2E');
   try {
     return encodeURIComponent(value);
   } catch {

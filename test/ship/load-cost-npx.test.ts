@@ -7,10 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { killFleetTmux } from '../helpers/cli.js';
-import { makeRemote } from '../helpers/git-fixtures.js';
 import { sample } from '../helpers/metrics.js';
-import { startNpx, type NpxProcess } from '../helpers/npx.js';
-import { freePort } from '../helpers/ports.js';
+import type { NpxProcess } from '../helpers/npx.js';
+import { startNpxShip } from '../helpers/npx-fleet.js';
 import { call, makeTempRoot, path, rawCall, removeRoot } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 
@@ -21,16 +20,7 @@ let ship: NpxProcess | undefined;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  fleet = join(root, 'fleet');
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const remote = makeRemote(root, 'app');
-  ship = startNpx(['ship', '--port', String(port), '--name', 'load', '--fleet-directory', fleet]);
-  await ship.waitFor('ship listening', 60_000);
-  for (const name of ['status', 'term']) {
-    expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name, branch: 'main' })).status).toBe(201);
-    expect((await call(url, 'POST', path('app', name, '/activate'))).status).toBe(200);
-  }
+  ({ ship, url, fleetDirectory: fleet } = await startNpxShip(root, 'load', ['status', 'term']));
 }, 90_000);
 afterAll(async () => {
   await ship?.terminateThenKill();

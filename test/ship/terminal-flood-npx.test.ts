@@ -7,10 +7,9 @@ import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { killFleetTmux } from '../helpers/cli.js';
-import { makeRemote } from '../helpers/git-fixtures.js';
-import { startNpx, type NpxProcess } from '../helpers/npx.js';
-import { freePort } from '../helpers/ports.js';
-import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+import type { NpxProcess } from '../helpers/npx.js';
+import { startNpxShip } from '../helpers/npx-fleet.js';
+import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 
@@ -21,14 +20,7 @@ let ship: NpxProcess | undefined;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  fleet = join(root, 'fleet');
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  const remote = makeRemote(root, 'app');
-  ship = startNpx(['ship', '--port', String(port), '--name', 'flood', '--fleet-directory', fleet]);
-  await ship.waitFor('ship listening', 60_000);
-  expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' })).status).toBe(201);
-  expect((await call(url, 'POST', path('app', 'w1', '/activate'))).status).toBe(200);
+  ({ ship, url, fleetDirectory: fleet } = await startNpxShip(root, 'flood', ['w1']));
 }, 90_000);
 afterAll(async () => {
   await ship?.terminateThenKill();
