@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const SOURCES = ['protocol', 'ship', 'bridge', 'cli', 'bench', 'operator', 'web'];
@@ -72,10 +72,14 @@ function build(hash) {
   try {
     run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.json', '--outDir', scratch]);
     run(join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'), ['build', '--config', 'web/vite.config.ts', '--outDir', join(scratch, 'web'), '--emptyOutDir']);
-    // The embedded store's empty data directory, made once here: a bridge on a new data directory copies it
-    // (bridge/store/database.ts) instead of running PGlite's initdb, seconds of WebAssembly, on every start.
-    const pglite = require.resolve('@electric-sql/pglite');
-    spawnChecked(process.execPath, ['-e', `require(${JSON.stringify(pglite)}).PGlite.create(process.argv[1]).then((db) => db.close())`, join(scratch, PGLITE_TEMPLATE)]);
+    // The embedded store's data directory with the bridge's schema and no rows, made once here by the build's
+    // own store code: a bridge on a new data directory copies it (bridge/store/database.ts) instead of
+    // running PGlite's initdb (seconds of WebAssembly) and the migrations on every start.
+    const store = (module) => JSON.stringify(pathToFileURL(join(scratch, 'bridge', 'store', module)).href);
+    const makeTemplate =
+      `const [{ pgliteDatabase }, { migrate }] = await Promise.all([import(${store('database.js')}), import(${store('migrations.js')})]);` +
+      'const db = await pgliteDatabase(process.argv[1]); await migrate(db); await db.close();';
+    spawnChecked(process.execPath, ['--input-type=module', '-e', makeTemplate, join(scratch, PGLITE_TEMPLATE)]);
     writeFileSync(join(scratch, STAMP), `${hash}\n`);
     try {
       renameSync(scratch, final);
