@@ -84,12 +84,14 @@ const errorShaped = (body: unknown) =>
   !!body && typeof body === 'object' && (typeof (body as { error?: unknown }).error === 'string' || (typeof (body as { message?: unknown }).message === 'string' && Array.isArray((body as { issues?: unknown }).issues)));
 
 /**
- * The two 5xx answers the spec names for input a fuzzer can produce: a clone that fails (500 on create) and a
- * branch listing of a registered repo whose remote git cannot reach (502; an earlier fuzzed `POST /repos` may
- * have registered a repo under the very name a later `GET /repos/:name/branches` asks for).
+ * The 5xx answers the spec and DESIGN name for input a fuzzer can produce: a clone that fails (500 on
+ * create), a branch listing of a registered repo whose remote git cannot reach (502), and a forge route of a
+ * registered repo whose provider svc does not support (501). An earlier fuzzed `POST /repos` may have
+ * registered a repo, with any provider, under the very name a later route asks for.
  */
 function specifiedServerError(route: RouteInfo, answer: { status: number; body: unknown }) {
   const message = String((answer.body as { error?: string } | undefined)?.error);
+  if (route.url.startsWith('/repos/:name/') && answer.status === 501) return /^provider ".*" is not supported yet$/s.test(message);
   if (route.method === 'POST' && route.url === '/workspaces') return answer.status === 500 && /^git clone of /.test(message);
   if (route.method === 'GET' && route.url === '/repos/:name/branches') return answer.status === 502 && /^could not list branches for repo "/.test(message);
   return false;
