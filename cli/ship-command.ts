@@ -50,6 +50,9 @@ export function shipCommand(): Command {
       localRepos: boolean;
       metricsPort?: number;
     }) => {
+      // Configuration first: a session environment naming the ship's own variables refuses the start.
+      const { sessionEnvNames, sessionEnvValues } = await import('../ship/sessions/session-env.js');
+      const sessionEnv = sessionEnvValues(sessionEnvNames(process.env.SVC_SESSION_ENV), process.env);
       // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
       const { startShip } = await import('../ship/server.js');
       const ship = await startShip({
@@ -63,6 +66,7 @@ export function shipCommand(): Command {
         bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
         shipToken: process.env.SVC_SHIP_TOKEN || undefined,
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
+        sessionEnv,
         metricsPort: options.metricsPort,
       });
       await runUntilSignal(

@@ -83,6 +83,8 @@ export interface ShipOptions {
   logger?: Logger;
   /** What a workspace session runs instead of the login shell (SVC_SESSION_COMMAND). */
   sessionCommand?: string;
+  /** Variables every session receives (SVC_SESSION_ENV, checked by sessions/session-env.ts). */
+  sessionEnv?: Record<string, string>;
   /** Terminal timing (tests shorten the init and ack timeouts). */
   terminal?: TerminalOptions;
   /** WebSocket ping interval (default 30 s; tests shorten it). */
@@ -184,7 +186,7 @@ async function assembleShip(
   const fleet = new Fleet(fleetDirectory);
   const metrics = new ShipMetrics();
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner);
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv);
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();

@@ -53,16 +53,27 @@ export class Tmux {
   /** What a session's pane runs; its exit status is recorded for the terminal's `exit` frame. */
   private readonly paneCommand: string;
 
+  /** What every session receives beyond its own variables (SVC_SESSION_ENV: sessions/session-env.ts). */
+  private readonly sharedVariables: Record<string, string>;
+
   /**
    * @param sessionCommand what a new session runs instead of the user's login shell, e.g.
    *   `bash --noprofile --norc`; none: `$SHELL -l`.
+   * @param sharedVariables variables every session receives, as the ship's operator named them.
    */
   constructor(
     readonly socketName: string,
     sessionCommand?: string,
     private readonly spawner: Spawner = new DirectSpawner(),
+    sharedVariables: Record<string, string> = {},
   ) {
     this.paneCommand = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
+    this.sharedVariables = { ...sharedVariables };
+  }
+
+  /** Every variable a session takes from the client that creates or attaches it. */
+  private get sessionVariableNames(): string[] {
+    return [...SESSION_VARIABLES, ...Object.keys(this.sharedVariables)];
   }
 
   /** The environment for tmux clients of this server (attach clients add a session's variables). */
@@ -108,7 +119,11 @@ export class Tmux {
 
   private async startServer(): Promise<void> {
     const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
-    if (keeper.code === 0) return;
+    if (keeper.code === 0) {
+      // An adopted server (an earlier ship run's) takes this run's list of session variables.
+      await this.ok(['set-option', '-g', 'update-environment', this.sessionVariableNames.join(' ')]);
+      return;
+    }
     const startKeeper = () =>
       this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
     let started = await startKeeper();
@@ -121,7 +136,7 @@ export class Tmux {
     if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
       throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
     }
-    await this.ok(['set-option', '-g', 'update-environment', SESSION_VARIABLES.join(' ')]);
+    await this.ok(['set-option', '-g', 'update-environment', this.sessionVariableNames.join(' ')]);
     await this.ok(['set-option', '-g', 'status', 'off']);
     await this.ok(['set-option', '-g', 'escape-time', '10']);
     // tmux's own default, said explicitly. Nothing of svc reads tmux's history (terminals show the screen);
@@ -151,7 +166,7 @@ export class Tmux {
     // The pane runs the shell, then records its exit status in a server option the terminal reads. The
     // session name is a hash (session-names.ts), so nothing user-controlled enters this command.
     const command = `${this.paneCommand}; tmux set-option -gq ${exitOption(name)} "$?"`;
-    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command], { cwd, env: variables });
+    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command], { cwd, env: { ...this.sharedVariables, ...variables } });
   }
 
   /** The exit status the session's shell recorded (and forget it), or null when it recorded none. */
@@ -164,7 +179,7 @@ export class Tmux {
     return Number.isInteger(code) ? code : null;
   }
 
-  /** A session's per-session variables (SESSION_VARIABLES) as tmux holds them. */
+  /** A session's variables (SESSION_VARIABLES and the shared ones) as tmux holds them, for attach clients. */
   async sessionVariables(name: string): Promise<Record<string, string>> {
     const result = await this.run(['show-environment', '-t', `=${name}`]);
     const variables: Record<string, string> = {};
@@ -172,7 +187,7 @@ export class Tmux {
     for (const line of result.stdout.split('\n')) {
       const equals = line.indexOf('=');
       const key = line.slice(0, equals);
-      if (equals > 0 && (SESSION_VARIABLES as readonly string[]).includes(key)) variables[key] = line.slice(equals + 1);
+      if (equals > 0 && this.sessionVariableNames.includes(key)) variables[key] = line.slice(equals + 1);
     }
     return variables;
   }

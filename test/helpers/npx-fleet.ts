@@ -75,19 +75,21 @@ export interface NpxShip {
 
 /**
  * An `npx svc ship` named `name` on a free port, its fleet under `root`, with each of `workspaces` created
- * from the fixture remote as repo `app` on `main` and activated.
+ * from the fixture remote as repo `app` on `main` and activated; `env` is added to the ship's environment.
  */
-export async function startNpxShip(root: string, name: string, workspaces: string[]): Promise<NpxShip> {
+export async function startNpxShip(root: string, name: string, workspaces: string[], env: Record<string, string> = {}): Promise<NpxShip> {
+  // A ship given SVC_BRIDGE_TOKEN answers only callers presenting it.
+  const headers: Record<string, string> = env.SVC_BRIDGE_TOKEN ? { authorization: `Bearer ${env.SVC_BRIDGE_TOKEN}` } : {};
   const fleetDirectory = join(root, 'fleet');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const remote = makeRemote(root, 'app');
-  const ship = startNpx(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory]);
+  const ship = startNpx(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory], env);
   await ship.waitFor('ship listening', 60_000);
   for (const workspace of workspaces) {
-    const created = await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: workspace, branch: 'main' });
+    const created = await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: workspace, branch: 'main' }, headers);
     if (created.status !== 201) throw new Error(`create app/${workspace}: ${created.status} ${created.text}`);
-    const activated = await call(url, 'POST', path('app', workspace, '/activate'));
+    const activated = await call(url, 'POST', path('app', workspace, '/activate'), undefined, headers);
     if (activated.status !== 200) throw new Error(`activate app/${workspace}: ${activated.status} ${activated.text}`);
   }
   return { ship, url, fleetDirectory };
