@@ -3,11 +3,12 @@
 // registration). CLI tests then drive `svc client` against it with the admin's session in SVC_TOKEN.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { killFleetTmux } from './cli.js';
 import { makeRemote } from './git-fixtures.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from './npx.js';
 import { freePort } from './ports.js';
-import { call, path } from './ship.js';
+import { call, makeTempRoot, path, removeRoot } from './ship.js';
 
 export const FLEET_ADMIN = { username: 'firsthour', email: 'firsthour@example.com', password: 'first-hour-password-1' };
 
@@ -93,4 +94,23 @@ export async function startNpxShip(root: string, name: string, workspaces: strin
     if (activated.status !== 200) throw new Error(`activate app/${workspace}: ${activated.status} ${activated.text}`);
   }
   return { ship, url, fleetDirectory };
+}
+
+/**
+ * For a test file: an `npx svc ship` (startNpxShip) in a temp root, started before its tests and stopped
+ * after them the way a supervisor does (SIGTERM to the group, then SIGKILL), its tmux server and root removed.
+ * The fields are filled once the file's beforeAll has run.
+ */
+export function useNpxShip(name: string, workspaces: string[], env: Record<string, string> = {}): NpxShip & { root: string } {
+  const fleet = {} as NpxShip & { root: string };
+  beforeAll(async () => {
+    fleet.root = await makeTempRoot();
+    Object.assign(fleet, await startNpxShip(fleet.root, name, workspaces, env));
+  }, 90_000);
+  afterAll(async () => {
+    await fleet.ship?.terminateThenKill();
+    if (fleet.fleetDirectory) await killFleetTmux(fleet.fleetDirectory);
+    if (fleet.root) await removeRoot(fleet.root);
+  });
+  return fleet;
 }

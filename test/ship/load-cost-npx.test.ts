@@ -5,31 +5,16 @@
 // second (before, one per 16 ms frame interval). The terminal offers permessage-deflate, as browsers do.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { killFleetTmux } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
 import { sample } from '../helpers/metrics.js';
-import type { NpxProcess } from '../helpers/npx.js';
-import { startNpxShip } from '../helpers/npx-fleet.js';
-import { call, makeTempRoot, path, rawCall, removeRoot } from '../helpers/ship.js';
+import { useNpxShip } from '../helpers/npx-fleet.js';
+import { call, path, rawCall } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 
-let root: string;
-let fleet: string;
-let url: string;
-let ship: NpxProcess | undefined;
-
-beforeAll(async () => {
-  root = await makeTempRoot();
-  ({ ship, url, fleetDirectory: fleet } = await startNpxShip(root, 'load', ['status', 'term']));
-}, 90_000);
-afterAll(async () => {
-  await ship?.terminateThenKill();
-  if (fleet) await killFleetTmux(fleet);
-  if (root) await removeRoot(root);
-});
+const fleet = useNpxShip('load', ['status', 'term']);
 
 async function metric(name: string, labels: Record<string, string> = {}): Promise<number> {
-  const reply = await rawCall(url, 'GET', '/metrics');
+  const reply = await rawCall(fleet.url, 'GET', '/metrics');
   expect(reply.status).toBe(200);
   return sample(reply.text, name, labels) ?? 0;
 }
@@ -42,7 +27,7 @@ const gitRuns = async () => {
 
 it('reads the status of an untouched active workspace without running git, and sees an edit at once', async () => {
   const read = async () => {
-    const reply = await call(url, 'GET', path('app', 'status'));
+    const reply = await call(fleet.url, 'GET', path('app', 'status'));
     expect(reply.status).toBe(200);
     return reply.body.diff as unknown;
   };
@@ -55,13 +40,13 @@ it('reads the status of an untouched active workspace without running git, and s
   for (let i = 0; i < 50; i++) expect(await read()).toEqual({ added: 0, removed: 0, commits: 0 });
   expect(await gitRuns()).toBe(before);
 
-  writeFileSync(join(fleet, 'app', 'status', 'README.md'), '# fixture\nmore\n');
+  writeFileSync(join(fleet.fleetDirectory, 'app', 'status', 'README.md'), '# fixture\nmore\n');
   expect(await read()).toEqual({ added: 1, removed: 0, commits: 0 });
   expect(await gitRuns()).toBe(before + 1);
 }, 30_000);
 
 it('sends a client that asks for snapshots a thousand times a second at most ten a second', async () => {
-  const terminal = await connectTerminal(terminalUrl(url, 'app', 'term'), { cols: 80, rows: 24, perMessageDeflate: true });
+  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'term'), { cols: 80, rows: 24, perMessageDeflate: true });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
   expect(terminal.socket.extensions).toContain('permessage-deflate');
   const gridsBefore = terminal.frames.filter((frame) => frame.type === 'grid').length;

@@ -5,28 +5,12 @@
 import { execFileSync } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { killFleetTmux } from '../helpers/cli.js';
-import type { NpxProcess } from '../helpers/npx.js';
-import { startNpxShip } from '../helpers/npx-fleet.js';
-import { makeTempRoot, removeRoot } from '../helpers/ship.js';
+import { expect, it } from 'vitest';
+import { useNpxShip } from '../helpers/npx-fleet.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 
-let root: string;
-let fleet: string;
-let url: string;
-let ship: NpxProcess | undefined;
-
-beforeAll(async () => {
-  root = await makeTempRoot();
-  ({ ship, url, fleetDirectory: fleet } = await startNpxShip(root, 'flood', ['w1']));
-}, 90_000);
-afterAll(async () => {
-  await ship?.terminateThenKill();
-  if (fleet) await killFleetTmux(fleet);
-  if (root) await removeRoot(root);
-});
+const fleet = useNpxShip('flood', ['w1']);
 
 /** `lines` lines of numbered text, each in a colour of its own (truecolor, 256 and the 8 basic ones in turn). */
 function colouredLines(lines: number): string {
@@ -39,9 +23,9 @@ function colouredLines(lines: number): string {
 }
 
 it('draws an 8 MB flood at most once per coalescing interval, and its last screen exactly', async () => {
-  const file = join(root, 'flood.txt');
+  const file = join(fleet.root, 'flood.txt');
   writeFileSync(file, colouredLines(120_000));
-  const terminal = await connectTerminal(terminalUrl(url, 'app', 'w1'), { cols: 100, rows: 30, perMessageDeflate: true });
+  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'w1'), { cols: 100, rows: 30, perMessageDeflate: true });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
   // The spec's rule for terminals: deflate is negotiated when the client offers it.
   expect(terminal.socket.extensions).toContain('permessage-deflate');
@@ -65,6 +49,6 @@ it('draws an 8 MB flood at most once per coalescing interval, and its last scree
 }, 90_000);
 
 it("keeps tmux's own default history of 2,000 lines on the ship's server (10,000 cost tmux ~10 % on a flood)", () => {
-  const socket = tmuxSocketFor(realpathSync(fleet));
+  const socket = tmuxSocketFor(realpathSync(fleet.fleetDirectory));
   expect(execFileSync('tmux', ['-L', socket, 'show-options', '-gv', 'history-limit'], { encoding: 'utf8' }).trim()).toBe('2000');
 });
