@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
 import { PGlite, types } from '@electric-sql/pglite';
 
@@ -76,10 +77,20 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
 }
 
 /**
- * The embedded engine's memory: PostgreSQL's default 128 MB of shared buffers is sized for a server; the
- * bridge's tables hold users, ships and repos, and 16 MB keeps them all cached.
+ * The embedded engine's memory (the idle bridge's RSS bar; figures in bench/RESULTS.md, choice in
+ * docs/DECISIONS.md). PostgreSQL's default 128 MB of shared buffers is sized for a server, and each buffer is
+ * zeroed (so resident) at start: the bridge's tables hold users, ships and repos, a few hundred kB, and the
+ * catalogs live in PostgreSQL's own caches, so 4 MB is plenty.
  */
-const PGLITE_CONF = 'shared_buffers = 16MB';
+const PGLITE_CONF = 'shared_buffers = 4MB';
+
+/**
+ * V8 tiers hot WebAssembly functions up to its optimising compiler; PostgreSQL's start runs enough of the
+ * 9 MB module to tier up most of it at once, on background threads whose ~70 MB of compiler memory glibc
+ * keeps for life. A budget a hundred times V8's default keeps the start on the baseline compiler and still
+ * optimises what a long-lived bridge runs hot.
+ */
+const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1300000000';
 
 /**
  * The data directory bin/build.js made beside the compiled bridge (`<build>/pglite-template`: the schema, no
@@ -130,6 +141,7 @@ async function initialisePglite(dataDir: string): Promise<void> {
 /** PGlite on `dataDir` (in memory when omitted). PGlite takes no lock: the caller must (store/lock.ts). */
 export async function pgliteDatabase(dataDir?: string): Promise<Database> {
   if (dataDir) await initialisePglite(dataDir);
+  setFlagsFromString(WASM_TIERING_BUDGET);
   const db = await PGlite.create(dataDir, {
     postgresqlconf: PGLITE_CONF,
     parsers: {
