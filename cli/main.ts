@@ -16,6 +16,7 @@ import { usersCommand } from './auth/users-command.js';
 import { launchCommand } from './launch-command.js';
 import { completionCommand } from './completion.js';
 import { agentCommand } from './agent/agent-command.js';
+import { sessionHolderCommand } from './session-holder-command.js';
 import { SVC_VERSION } from '../protocol/version.js';
 
 export function buildProgram(): Command {
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   program.addCommand(usersCommand());
   program.addCommand(agentCommand());
   program.addCommand(operatorCommand());
+  program.addCommand(sessionHolderCommand());
   program.addCommand(completionCommand(() => program));
   // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
   // not pass these settings down, so they are applied to every command.

@@ -39,6 +39,8 @@ export function shipCommand(): Command {
     .option('--host <host>', 'address to listen on (localhost: loopback only; 0.0.0.0 serves other hosts)', 'localhost')
     .option('--allowed-host <name...>', 'extra Host names an open ship answers (DNS-rebinding guard)')
     .option('--no-local-repos', 'refuse file:// and local-path clone URLs')
+    .option('--session-holder', 'sessions live in `svc session-holder`\'s tmux server (same fleet directory): wait for it, never end it')
+    .option('--session-url <url>', 'URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>)')
     .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
@@ -48,6 +50,8 @@ export function shipCommand(): Command {
       host: string;
       allowedHost?: string[];
       localRepos: boolean;
+      sessionHolder?: boolean;
+      sessionUrl?: string;
       metricsPort?: number;
     }) => {
       // Configuration first: a session environment naming the ship's own variables refuses the start.
@@ -67,6 +71,8 @@ export function shipCommand(): Command {
         shipToken: process.env.SVC_SHIP_TOKEN || undefined,
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
         sessionEnv,
+        sessionHolder: options.sessionHolder === true,
+        sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
         metricsPort: options.metricsPort,
       });
       await runUntilSignal(

@@ -2,7 +2,6 @@
 // server, wires the workspace service to HTTP and WebSocket routes behind the request guard, listens, and
 // writes the discovery file. A start that fails takes down what it set up. `close()` stops serving and
 // leaves workspace sessions running for the next start.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -60,6 +59,7 @@ import { PipeDirectory } from './terminal/pane-pipe.js';
 import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
+import { tmuxSocketFor } from './sessions/tmux-socket.js';
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
@@ -85,6 +85,10 @@ export interface ShipOptions {
   sessionCommand?: string;
   /** Variables every session receives (SVC_SESSION_ENV, checked by sessions/session-env.ts). */
   sessionEnv?: Record<string, string>;
+  /** The tmux server belongs to `svc session-holder` (sessions/session-holder.ts): wait for it, never end it. */
+  sessionHolder?: boolean;
+  /** The URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>). */
+  sessionUrl?: string;
   /** Terminal timing (tests shorten the init and ack timeouts). */
   terminal?: TerminalOptions;
   /** WebSocket ping interval (default 30 s; tests shorten it). */
@@ -124,9 +128,7 @@ export interface Ship {
   close(): Promise<void>;
 }
 
-export function tmuxSocketFor(fleetDirectory: string): string {
-  return `svc-${createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16)}`;
-}
+export { tmuxSocketFor } from './sessions/tmux-socket.js';
 
 export async function resolveFleetDirectory(path: string): Promise<string> {
   const absolute = resolve(path);
@@ -186,7 +188,7 @@ async function assembleShip(
   const fleet = new Fleet(fleetDirectory);
   const metrics = new ShipMetrics();
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv);
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder });
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
@@ -207,7 +209,7 @@ async function assembleShip(
   });
   service = new WorkspaceService({
     shipName: name,
-    shipUrl: () => shipUrl,
+    shipUrl: () => options.sessionUrl ?? shipUrl,
     allowLocalRepos,
     fleet,
     git,

@@ -1,6 +1,9 @@
 // The ship's private tmux server (`-L <socket>`), never the user's. Owns starting it from a scrubbed
 // environment (so no ship secret reaches a pane: security notes F5), the keeper session that keeps it and
-// its watcher alive, and the few commands the ship needs. Session names are always hashes made by
+// its watcher alive, and the few commands the ship needs. With a session holder (session-holder.ts, on a
+// cluster) the server belongs to the holder: every command carries `-N` so none ever starts a server in
+// the ship, the ship waits for the holder's, never kills it, and leaves reaping a pane's processes to it
+// (their pids live in the holder's PID namespace, not the ship's). Session names are always hashes made by
 // session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
 // Commands run to their end through a `Spawner` (in the ship, the spawn helper: no fork on the ship's event
 // loop); only the long-lived watcher client is the ship's own child.
@@ -44,7 +47,20 @@ export function scrubbedEnvironment(source: NodeJS.ProcessEnv = process.env): Re
 /** A path tmux may be handed: no `#` (formats), quote, space or control character. */
 const SAFE_PATH = /^[A-Za-z0-9/._+-]+$/;
 
+/** A server option saying the ship's server options are set (once per server). */
+const SERVER_OPTIONS_SET = '@svc_options';
+
 const exitOption = (session: string) => `@svc_exit_${session.replace(/[^A-Za-z0-9]/g, '_')}`;
+
+export interface TmuxOptions {
+  /** The server is a session holder's (`svc session-holder`): never start, kill or reap it from here. */
+  holder?: boolean;
+  /** How long a ship waits for the holder's server before it gives up (ms). */
+  holderWaitMs?: number;
+}
+
+/** What tmux says when no server listens on the socket (with `-N`, or a command that does not start one). */
+const NO_SERVER = /no server running|error connecting to|server exited unexpectedly/;
 
 export class Tmux {
   private readonly env = scrubbedEnvironment();
@@ -66,9 +82,20 @@ export class Tmux {
     sessionCommand?: string,
     private readonly spawner: Spawner = new DirectSpawner(),
     sharedVariables: Record<string, string> = {},
+    private readonly options: TmuxOptions = {},
   ) {
     this.paneCommand = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
     this.sharedVariables = { ...sharedVariables };
+  }
+
+  /** Whether the server belongs to a session holder. */
+  get holder(): boolean {
+    return this.options.holder === true;
+  }
+
+  /** The arguments every tmux client of this server starts with. */
+  private get socketArgs(): string[] {
+    return ['-L', this.socketName, ...(this.holder ? ['-N'] : [])];
   }
 
   /** Every variable a session takes from the client that creates or attaches it. */
@@ -84,7 +111,7 @@ export class Tmux {
   async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
     const request = {
       command: 'tmux',
-      args: ['-L', this.socketName, ...args],
+      args: [...this.socketArgs, ...args],
       cwd: options.cwd,
       env: options.env ? { ...this.env, ...options.env } : this.env,
       detached: false,
@@ -119,24 +146,12 @@ export class Tmux {
 
   private async startServer(): Promise<void> {
     const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
-    if (keeper.code === 0) {
-      // An adopted server (an earlier ship run's) takes this run's list of session variables.
-      await this.ok(['set-option', '-g', 'update-environment', this.sessionVariableNames.join(' ')]);
-      return;
-    }
-    const startKeeper = () =>
-      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
-    let started = await startKeeper();
-    // A server that was just killed can still hold the socket for a moment; a client that meets it then is
-    // told "server exited unexpectedly" (security notes X8). It is gone a moment later: try again.
-    for (let attempt = 1; attempt <= 5 && started.code !== 0 && /server exited unexpectedly/.test(started.stderr); attempt++) {
-      await sleep(50 * attempt);
-      started = await startKeeper();
-    }
-    if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
-      throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
-    }
+    if (keeper.code !== 0) await this.startKeeper();
+    // Every run's list of session variables, on a new server or an adopted one (an earlier ship run's).
     await this.ok(['set-option', '-g', 'update-environment', this.sessionVariableNames.join(' ')]);
+    // The rest once per server (a holder's server is new to the first ship that meets it): the marker keeps
+    // an adopted server's appended terminal features from growing with every ship start.
+    if ((await this.run(['show-options', '-gqv', SERVER_OPTIONS_SET])).stdout.trim() === '1') return;
     await this.ok(['set-option', '-g', 'status', 'off']);
     await this.ok(['set-option', '-g', 'escape-time', '10']);
     // tmux's own default, said explicitly. Nothing of svc reads tmux's history (terminals show the screen);
@@ -148,6 +163,31 @@ export class Tmux {
     await this.ok(['set-option', '-as', 'terminal-features', ',xterm-256color:RGB:usstyle:strikethrough:overline:cstyle']);
     // Pane commands are written in POSIX sh (the exit-status wrapper), whatever the user's shell is.
     await this.ok(['set-option', '-g', 'default-shell', '/bin/sh']);
+    await this.ok(['set-option', '-g', SERVER_OPTIONS_SET, '1']);
+  }
+
+  /**
+   * Creates the keeper session, which starts the server when the ship owns it. A holder's server is waited
+   * for (its pod may start after the ship's) until `holderWaitMs`, then the ship says what is missing.
+   */
+  private async startKeeper(): Promise<void> {
+    const startKeeper = () =>
+      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
+    let started = await startKeeper();
+    const holderDeadline = Date.now() + (this.options.holderWaitMs ?? 60_000);
+    // A server that was just killed can still hold the socket for a moment; a client that meets it then is
+    // told "server exited unexpectedly" (security notes X8). It is gone a moment later: try again.
+    for (let attempt = 1; started.code !== 0 && NO_SERVER.test(started.stderr); attempt++) {
+      if (this.holder ? Date.now() > holderDeadline : attempt > 5) break;
+      await sleep(this.holder ? 250 : 50 * attempt);
+      started = await startKeeper();
+    }
+    if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
+      if (this.holder && NO_SERVER.test(started.stderr)) {
+        throw new Error(`the session holder is not running: no tmux server on socket ${this.socketName} (start \`svc session-holder\` with the same fleet directory)`);
+      }
+      throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
+    }
   }
 
   /** Names of the live sessions; an absent server means none. */
@@ -198,7 +238,7 @@ export class Tmux {
    * through pipe-pane, and escaped `%output` copies would cost tmux and the ship dearly.
    */
   controlArgs(name: string): string[] {
-    return ['-L', this.socketName, '-C', 'attach-session', '-f', 'no-output', '-t', `=${name}`];
+    return [...this.socketArgs, '-C', 'attach-session', '-f', 'no-output', '-t', `=${name}`];
   }
 
   /**
@@ -245,7 +285,8 @@ export class Tmux {
   async killSession(name: string): Promise<boolean> {
     const panes = await this.panePids(name);
     const result = await this.run(['kill-session', '-t', `=${name}`]);
-    void terminateSessions(panes);
+    // A holder's panes are pids of its PID namespace: it reaps them itself (session-holder.ts).
+    if (!this.holder) void terminateSessions(panes);
     return result.code === 0;
   }
 
@@ -255,7 +296,7 @@ export class Tmux {
    */
   watch(onChange: () => void, onLost: () => void): void {
     this.unwatch();
-    const child = spawn('tmux', ['-L', this.socketName, '-C', 'attach-session', '-t', `=${KEEPER_SESSION}`], {
+    const child = spawn('tmux', [...this.socketArgs, '-C', 'attach-session', '-t', `=${KEEPER_SESSION}`], {
       env: this.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -285,9 +326,13 @@ export class Tmux {
     }
   }
 
-  /** Kills the server and every process its sessions started; resolves once they are gone. */
+  /**
+   * Kills the server and every process its sessions started; resolves once they are gone. A holder's
+   * server is the holder's to end: the ship only stops watching it.
+   */
   async killServer(): Promise<void> {
     this.unwatch();
+    if (this.holder) return;
     const panes = await this.panePids();
     await this.run(['kill-server']);
     await terminateSessions(panes);

@@ -21,8 +21,16 @@ export interface NpxProcess {
   terminateThenKill(graceMs?: number): Promise<void>;
 }
 
-export function startNpx(args: string[], env: Record<string, string | undefined> = {}): NpxProcess {
-  const child = spawn('npx', ['--no-install', 'svc', ...args], {
+/**
+ * `npx --no-install svc <args>` as the leader of its own process group; in `container` (helpers/container.ts)
+ * when given: the shell that execs npx joins it first, so every process svc starts is in it.
+ */
+export function startNpx(args: string[], env: Record<string, string | undefined> = {}, container?: { procs: string }): NpxProcess {
+  const argv = ['--no-install', 'svc', ...args];
+  const [command, commandArgs] = container
+    ? ['sh', ['-c', 'echo $$ > "$0" && exec npx "$@"', container.procs, ...argv]]
+    : ['npx', argv];
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,106 @@
+// `svc session-holder`: owns a fleet's tmux server so the sessions outlive the ship (on a cluster, a
+// DaemonSet a ship upgrade does not restart: charts/svc README, "Sessions that outlive the ship"). It runs
+// `tmux -D` (the server in the foreground, from a scrubbed environment: no secret of the holder reaches a
+// pane) with the keeper session, and reaps: when a pane is gone, whatever its session left running (a
+// background job, a loop the SIGHUP missed) gets SIGTERM, then SIGKILL. The ship cannot do that here, as it
+// does for its own server (process-reaper.ts): the panes' pids belong to the holder's PID namespace.
+// Ended by a signal, it ends the server and every session with it: that is the deliberate roll.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { terminateSessions } from './process-reaper.js';
+import { KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
+import { tmuxSocketFor } from './tmux-socket.js';
+
+/** How often the holder re-lists panes besides tmux's own notifications. */
+const SWEEP_MS = 5_000;
+
+export interface SessionHolder {
+  readonly socketName: string;
+  /** Settles with the server's exit code when tmux ends on its own. */
+  readonly exited: Promise<number | null>;
+  /** Ends the server, every session and what they left running. */
+  close(): Promise<void>;
+}
+
+export async function startSessionHolder(options: { fleetDirectory: string; logger: Logger }): Promise<SessionHolder> {
+  const { logger } = options;
+  const absolute = resolve(options.fleetDirectory);
+  await mkdir(absolute, { recursive: true });
+  const socketName = tmuxSocketFor(await realpath(absolute));
+  const tmux = new Tmux(socketName, undefined, undefined, {}, { holder: true });
+  if ((await tmux.run(['list-sessions'])).code === 0) {
+    throw new Error(`a tmux server already runs on socket ${socketName}: another session holder, or a ship that started its own`);
+  }
+
+  const server: ChildProcess = spawn('tmux', ['-L', socketName, '-D', '-f', '/dev/null'], {
+    env: scrubbedEnvironment(),
+    stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: '/',
+  });
+  const exited = new Promise<number | null>((resolveExit, rejectExit) => {
+    server.once('exit', (code) => resolveExit(code));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      rejectExit(error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the session holder needs tmux') : error),
+    );
+  });
+  exited.catch(() => undefined);
+
+  // The keeper session: what the ship's watcher and this holder's attach to.
+  for (let attempt = 0; ; attempt++) {
+    const keeper = await tmux.run(['new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
+    if (keeper.code === 0 || /duplicate session/.test(keeper.stderr)) break;
+    if (server.exitCode !== null || attempt >= 100) {
+      server.kill('SIGTERM');
+      throw new Error(`the session holder's tmux server did not start: ${keeper.stderr.trim() || `exit code ${server.exitCode}`}`);
+    }
+    await sleep(50);
+  }
+
+  let known = new Set(await tmux.panePids());
+  let closed = false;
+  let sweeping: Promise<void> | null = null;
+  const sweep = (): Promise<void> =>
+    (sweeping ??= (async () => {
+      const now = new Set(await tmux.panePids());
+      const gone = [...known].filter((pid) => !now.has(pid));
+      known = now;
+      if (gone.length > 0) await terminateSessions(gone);
+    })()
+      .catch((error: unknown) => logger.warn({ err: error }, 'session holder: reaping failed'))
+      .finally(() => {
+        sweeping = null;
+      }));
+  const watch = () =>
+    tmux.watch(
+      () => void sweep(),
+      () => {
+        if (!closed && server.exitCode === null) setTimeout(watch, 250).unref();
+      },
+    );
+  watch();
+  const timer = setInterval(() => void sweep(), SWEEP_MS);
+  timer.unref();
+  void exited.then(() => clearInterval(timer), () => clearInterval(timer));
+  logger.info({ socket: socketName, pid: server.pid }, 'session holder running');
+
+  return {
+    socketName,
+    exited,
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      tmux.unwatch();
+      const panes = await tmux.panePids();
+      await tmux.run(['kill-server']);
+      await terminateSessions(panes);
+      if (server.exitCode === null) {
+        const gone = setTimeout(() => server.kill('SIGKILL'), 2_000);
+        await exited.catch(() => undefined);
+        clearTimeout(gone);
+      }
+    },
+  };
+}
