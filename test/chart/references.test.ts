@@ -20,7 +20,7 @@ interface Values {
   database?: { existingSecret?: string | null; existingSecretKey?: string };
   bridge?: { github?: { existingSecret?: string; existingSecretKey?: string }; persistence?: { existingClaim?: string } };
   ingress?: { tls?: { secretName?: string } };
-  imagePullSecrets?: string[];
+  imagePullSecrets?: (string | { name: string })[];
 }
 
 /** User-provided Secrets (name → the key used, or undefined for any) and claims, from the case's values. */
@@ -30,7 +30,8 @@ function userProvided(values: Values): { secrets: Map<string, string | undefined
   secrets.set(values.database?.existingSecret ?? 'svc-database', values.database?.existingSecretKey ?? 'url');
   if (values.bridge?.github?.existingSecret) secrets.set(values.bridge.github.existingSecret, values.bridge.github.existingSecretKey ?? 'token');
   if (values.ingress?.tls?.secretName) secrets.set(values.ingress.tls.secretName, undefined);
-  for (const name of values.imagePullSecrets ?? []) secrets.set(name, undefined);
+  // values.schema.json: a Secret name or a `{name}` object, as in a pod spec.
+  for (const entry of values.imagePullSecrets ?? []) secrets.set(typeof entry === 'string' ? entry : entry.name, undefined);
   const claims = new Set(values.bridge?.persistence?.existingClaim ? [values.bridge.persistence.existingClaim] : []);
   return { secrets, claims };
 }

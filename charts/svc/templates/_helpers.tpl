@@ -55,12 +55,17 @@ file). Their own git calls set the same list; this covers any other git they sta
 {{- printf "http://%s.%s.svc:%v" (include "svc.bridgeServiceName" .) .Release.Namespace .Values.bridge.service.port -}}
 {{- end -}}
 
-{{/* The bridge's --public-url: the value, else the Ingress host, else the first Gateway hostname, else the Service. */}}
+{{/*
+The bridge's --public-url: the value, else https:// and the Ingress host, else https:// and the first Gateway
+hostname, else the Service. https also without ingress.tls.secretName: TLS usually ends at the ingress
+controller or a load balancer in front of it, not at a Secret of this chart (docs/DECISIONS.md, "Public
+URL"); a plain-HTTP ingress sets bridge.publicUrl.
+*/}}
 {{- define "svc.publicUrl" -}}
 {{- if .Values.bridge.publicUrl -}}
 {{- .Values.bridge.publicUrl -}}
 {{- else if and .Values.ingress.enabled .Values.ingress.host -}}
-{{- printf "%s://%s" (ternary "https" "http" (not (empty .Values.ingress.tls.secretName))) .Values.ingress.host -}}
+{{- printf "https://%s" .Values.ingress.host -}}
 {{- else if and .Values.gateway.enabled .Values.gateway.hostnames -}}
 {{- printf "https://%s" (first .Values.gateway.hostnames) -}}
 {{- else -}}
@@ -93,11 +98,11 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
-{{/* imagePullSecrets of a pod spec. */}}
+{{/* imagePullSecrets of a pod spec: each entry a Secret name or a `{name: …}` object (values.schema.json). */}}
 {{- define "svc.imagePullSecrets" -}}
 imagePullSecrets:
 {{- range .Values.imagePullSecrets }}
-  - name: {{ . }}
+  - name: {{ if kindIs "map" . }}{{ .name | quote }}{{ else }}{{ . | quote }}{{ end }}
 {{- end }}
 {{- end -}}
 
