@@ -30,6 +30,8 @@ export const LaunchShipConfig = Type.Object(
     url: Type.Optional(Type.String({ minLength: 1 })),
     shipToken: Type.Optional(Type.String()),
     bridgeToken: Type.Optional(Type.String()),
+    /** Variables every session of this (local) ship receives, name → value (`secrets:<VAR>`, `${VAR}`). */
+    sessionEnv: Type.Optional(Type.Record(Type.String(), Type.String())),
   },
   { additionalProperties: false },
 );

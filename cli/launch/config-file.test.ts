@@ -54,6 +54,32 @@ describe('launch configuration', () => {
     expect(found[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: `));
   });
 
+  it('takes a local ship\'s sessionEnv with secrets, and refuses SVC_* names and a remote ship\'s', () => {
+    const text = [
+      'ships:',
+      '  a:',
+      '    source: local',
+      '    sessionEnv:',
+      '      ANTHROPIC_API_KEY: secrets:ANTHROPIC_API_KEY',
+      '      HTTPS_PROXY: ${PROXY}',
+      '      SVC_BRIDGE_TOKEN: leaked',
+      '  b:',
+      '    source: remote',
+      '    url: https://ship.example.com',
+      '    sessionEnv:',
+      '      GH_TOKEN: x',
+      '',
+    ].join('\n');
+    const file = write(text, 'ANTHROPIC_API_KEY=sk-test\n');
+    expect(problems(file, { PROXY: 'http://proxy:3128' })).toEqual([
+      `${file}:7:7: ships.a.sessionEnv.SVC_BRIDGE_TOKEN: SVC_BRIDGE_TOKEN: the ship's own SVC_* variables (its tokens and settings) never reach a session`,
+      `${file}:11:5: ships.b.sessionEnv: only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)`,
+    ]);
+    const good = write(text.replace(/      SVC_BRIDGE_TOKEN: leaked\n/, '').replace(/  b:[\s\S]*$/, ''), 'ANTHROPIC_API_KEY=sk-test\n');
+    const { config } = loadLaunchConfig(good, { PROXY: 'http://proxy:3128' });
+    expect(config.ships!.a!.sessionEnv).toEqual({ ANTHROPIC_API_KEY: 'sk-test', HTTPS_PROXY: 'http://proxy:3128' });
+  });
+
   it('resolves secrets:<VAR> from svc.secrets and ${VAR} from the environment, and names a missing or empty one', () => {
     const text = [
       'ships:',
@@ -133,7 +159,7 @@ describe('launch configuration', () => {
     expect(loaded.warnings).toEqual([]);
     const plan = planFromConfig(loaded.config, loaded.directory);
     expect(plan.bridge).toMatchObject({ port: 4800, name: 'bridge', insecureNoAuth: false, dataDirectory: join(loaded.directory, '.svc/bridge') });
-    expect(plan.localShips).toEqual([{ key: 'local', name: 'my-host.example', fleetDirectory: join(loaded.directory, '.svc/fleet'), port: 4700, tokens: null }]);
+    expect(plan.localShips).toEqual([{ key: 'local', name: 'my-host.example', fleetDirectory: join(loaded.directory, '.svc/fleet'), port: 4700, tokens: null, sessionEnv: {} }]);
     // The same ship as with no file (issue #15 item 7): the scaffold only writes it out.
     const zero = defaultPlan(loaded.directory);
     expect(planFromConfig(loadLaunchConfig(write(launchScaffold(zero.localShips[0]!.name)), {}).config, loaded.directory).localShips).toEqual(zero.localShips);

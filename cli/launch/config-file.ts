@@ -8,6 +8,7 @@ import { parseEnv } from 'node:util';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { Compile } from 'typebox/compile';
 import { identifierProblem, LaunchConfig, LaunchShipConfig } from '../../protocol/index.js';
+import { sessionEnvProblem } from '../../ship/sessions/session-env.js';
 
 const checkConfig = Compile(LaunchConfig);
 const checkShip = Compile(LaunchShipConfig);
@@ -197,9 +198,14 @@ function crossFieldChecks(config: LaunchConfig, problem: (path: Path, message: s
         warn([...path, 'url'], 'plain http to another host: the bridge token travels unencrypted');
       }
       for (const local of ['fleetDirectory', 'port', 'name'] as const) if (ship[local] !== undefined) problem([...path, local], 'only for local ships (a remote ship names itself)');
+      if (ship.sessionEnv !== undefined) problem([...path, 'sessionEnv'], 'only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)');
       continue;
     }
     if (ship.url !== undefined) problem([...path, 'url'], 'only for remote ships');
+    for (const variable of Object.keys(ship.sessionEnv ?? {})) {
+      const refused = sessionEnvProblem(variable);
+      if (refused) problem([...path, 'sessionEnv', variable], refused);
+    }
     const name = ship.name ?? key;
     const nameProblem = identifierProblem(name);
     if (nameProblem) problem([...path, ship.name ? 'name' : ''].filter(Boolean), `expected an identifier as the ship name (${nameProblem})`);

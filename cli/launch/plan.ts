@@ -23,6 +23,8 @@ export interface PlannedLocalShip {
   port: number;
   /** Both given in the file (pinned), or none (the launch provisions a pair). */
   tokens: { shipToken: string; bridgeToken: string } | null;
+  /** What every session of the ship receives (the entry's `sessionEnv`). */
+  sessionEnv: Record<string, string>;
 }
 
 export interface PlannedRemoteShip {
@@ -71,6 +73,7 @@ export function planFromConfig(config: LaunchConfig, directory: string): LaunchP
         fleetDirectory: at(ship.fleetDirectory ?? `.svc/fleet-${key}`),
         port: ship.port ?? freePort(),
         tokens: pair(ship),
+        sessionEnv: ship.sessionEnv ?? {},
       })),
     remoteShips: entries
       .filter(([, ship]) => ship.source === 'remote')
@@ -88,7 +91,7 @@ export function defaultPlan(directory: string): LaunchPlan {
       insecureNoAuth: false,
       sweepIntervalMs: DEFAULT_SWEEP_MS,
     },
-    localShips: [{ key: 'local', name: os.hostname(), fleetDirectory: resolve(directory, '.svc/fleet'), port: SHIP_DEFAULT_PORT, tokens: null }],
+    localShips: [{ key: 'local', name: os.hostname(), fleetDirectory: resolve(directory, '.svc/fleet'), port: SHIP_DEFAULT_PORT, tokens: null, sessionEnv: {} }],
     remoteShips: [],
   };
 }

@@ -76,6 +76,7 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
         bridgeToken: tokens.bridgeToken,
         shipToken: tokens.shipToken,
         sessionCommand: options.sessionCommand,
+        sessionEnv: planned.sessionEnv,
         logger: logger.child({ component: 'ship', ship: planned.name }),
       });
       ships.push(ship);

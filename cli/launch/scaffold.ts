@@ -25,6 +25,10 @@ ships:
     # give both to pin them:
     # shipToken: secrets:LOCAL_SHIP_TOKEN
     # bridgeToken: secrets:LOCAL_BRIDGE_TOKEN
+    # What every workspace session receives (sessions start from a clean environment; SVC_* is refused):
+    # sessionEnv:
+    #   ANTHROPIC_API_KEY: secrets:ANTHROPIC_API_KEY
+    #   HTTPS_PROXY: \${HTTPS_PROXY}
 
   # gpu-box:
   #   source: remote              # a ship already running elsewhere, registered by URL

@@ -4,14 +4,19 @@
 // ship's own namespace (SVC_*: its tokens, its settings) is refused at start, never passed on. Values travel
 // as the per-session variables do: in the creating client's environment, never in argv.
 
+/** Why `name` may not be passed to sessions, or null when it may. */
+export function sessionEnvProblem(name: string): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `"${name}" is not an environment variable name`;
+  if (name.toUpperCase().startsWith('SVC_')) return `${name}: the ship's own SVC_* variables (its tokens and settings) never reach a session`;
+  return null;
+}
+
 /** The names SVC_SESSION_ENV lists; throws with the reason on a name that may not be passed to sessions. */
 export function sessionEnvNames(list: string | undefined): string[] {
   const names = (list ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
   for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`SVC_SESSION_ENV: "${name}" is not an environment variable name`);
-    if (name.toUpperCase().startsWith('SVC_')) {
-      throw new Error(`SVC_SESSION_ENV names ${name}: the ship's own SVC_* variables (its tokens and settings) never reach a session`);
-    }
+    const problem = sessionEnvProblem(name);
+    if (problem) throw new Error(problem.startsWith('"') ? `SVC_SESSION_ENV: ${problem}` : `SVC_SESSION_ENV names ${problem}`);
   }
   return [...new Set(names)];
 }
