@@ -8,11 +8,12 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { bridgeCommand } from '../../cli/bridge-command.js';
 import { operatorCommand } from '../../cli/operator-command.js';
+import { sessionHolderCommand } from '../../cli/session-holder-command.js';
 import { shipCommand } from '../../cli/ship-command.js';
 import { gitAllowProtocol } from '../../protocol/clone-url.js';
 import { CASES, caseObjects, helmAvailable, ROOT } from './render.js';
 
-const COMMANDS: Record<string, Command> = { bridge: bridgeCommand(), ship: shipCommand(), operator: operatorCommand() };
+const COMMANDS: Record<string, Command> = { bridge: bridgeCommand(), ship: shipCommand(), operator: operatorCommand(), 'session-holder': sessionHolderCommand() };
 
 /** Every non-test source of the components, for the variables the code reads. */
 const SOURCE = ['protocol', 'ship', 'bridge', 'cli', 'operator'].flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
@@ -47,7 +48,8 @@ describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))('the chart\'s svc
           if (!readByCode(variable) && !expanded.has(variable) && variable !== 'GIT_ALLOW_PROTOCOL') problems.push(`${at}: sets ${variable}, which nothing reads`);
           if (variable === 'GIT_ALLOW_PROTOCOL' && value !== gitAllowProtocol({ allowLocalRepos: false })) problems.push(`${at}: GIT_ALLOW_PROTOCOL ${value} differs from the code's ${gitAllowProtocol({ allowLocalRepos: false })}`);
         }
-        if (subcommand !== 'operator' && !args.includes('--no-local-repos')) problems.push(`${at}: without --no-local-repos`);
+        // The session holder clones nothing (the ship does).
+        if (!['operator', 'session-holder'].includes(subcommand!) && !args.includes('--no-local-repos')) problems.push(`${at}: without --no-local-repos`);
       }
     }
     expect(problems).toEqual([]);
@@ -56,7 +58,7 @@ describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))('the chart\'s svc
   it('a ship listens beyond loopback only with the bridge token from the shared Secret', async () => {
     for (const name of CASES) {
       for (const object of await caseObjects(name)) {
-        if (object.kind !== 'DaemonSet') continue;
+        if (object.kind !== 'DaemonSet' || object.metadata.labels?.['app.kubernetes.io/component'] !== 'ship') continue;
         const container = (object.spec as Json).template.spec.containers[0];
         expect(container.args.slice(0, 3)).toEqual(['ship', '--host', '0.0.0.0']);
         const token = container.env.find((env: Json) => env.name === 'SVC_BRIDGE_TOKEN');

@@ -119,7 +119,7 @@ describe.skipIf(!helmAvailable('test/chart/image.test.ts'))('what the chart runs
       if (command.length) {
         const binaries = command[0] === 'sh' && command[1] === '-c' ? ['sh', ...scriptCommands(command[2]!)] : [command[0]!];
         for (const binary of binaries) if (!BASE_COMMANDS.has(binary) && !aptPackages.includes(binary) && binary !== 'svc') problems.push(`${at}: runs ${binary}, which the image does not have`);
-      } else if (!['bridge', 'ship', 'operator'].includes(container.args?.[0])) {
+      } else if (!['bridge', 'ship', 'operator', 'session-holder'].includes(container.args?.[0])) {
         problems.push(`${at}: the entrypoint svc gets ${container.args?.[0]}, not a server subcommand`);
       }
       if (init) continue;

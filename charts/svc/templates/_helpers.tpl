@@ -114,3 +114,62 @@ imagePullSecrets:
       name: {{ .secret }}
       key: {{ .key }}
 {{- end -}}
+
+{{/* The image the ships and the session holders run (the agents run in it): `ship.image`, else `image`. */}}
+{{- define "svc.shipImage" -}}
+{{- printf "%s:%s" (.Values.ship.image.repository | default .Values.image.repository) (.Values.ship.image.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{/* "true" when the sessions live in the session-holder DaemonSet (it needs the node's hostPath to share with the ship). */}}
+{{- define "svc.sessionHolder" -}}
+{{- if and .Values.ship.enabled .Values.ship.sessionHolder.enabled (eq .Values.ship.fleet.mode "hostPath") -}}true{{- end -}}
+{{- end -}}
+
+{{/* The ship's and the session holder's mounts of the node's directory: fleet, home, and /tmp (tmux's socket, the pane pipes) shared when sessions are held. */}}
+{{- define "svc.shipHostMounts" -}}
+- name: host
+  mountPath: /var/lib/svc/fleet
+  subPath: fleet
+- name: host
+  mountPath: /home/svc
+  subPath: home
+{{- if include "svc.sessionHolder" . }}
+- name: host
+  mountPath: /tmp
+  subPath: run
+{{- end }}
+{{- end -}}
+
+{{/* The init container that hands the node's directories to the image's user (fsGroup does not apply to hostPath). */}}
+{{- define "svc.fleetOwnerInit" -}}
+- name: fleet-owner
+  image: {{ include "svc.shipImage" . }}
+  imagePullPolicy: {{ .Values.image.pullPolicy }}
+  command:
+    - sh
+    - -c
+    - mkdir -p /host/fleet /host/home /host/run && chown 10001:10001 /host /host/fleet /host/home /host/run
+  securityContext:
+    runAsNonRoot: false
+    runAsUser: 0
+    runAsGroup: 0
+    allowPrivilegeEscalation: false
+    readOnlyRootFilesystem: true
+    capabilities:
+      drop:
+        - ALL
+      add:
+        - CHOWN
+    seccompProfile:
+      type: RuntimeDefault
+  volumeMounts:
+    - name: host
+      mountPath: /host
+{{- end -}}
+
+{{/* The names of ship.agentEnv, comma-separated: the ship's SVC_SESSION_ENV. */}}
+{{- define "svc.agentEnvNames" -}}
+{{- $names := list -}}
+{{- range .Values.ship.agentEnv }}{{ $names = append $names .name }}{{ end -}}
+{{- join "," $names -}}
+{{- end -}}
