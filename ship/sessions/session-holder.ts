@@ -59,12 +59,18 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
     await sleep(50);
   }
 
-  let known = new Set(await tmux.panePids());
+  // Every pane's pid, or null when tmux did not answer (never read as "every pane is gone").
+  const livePanes = async (): Promise<Set<number> | null> => {
+    const listed = await tmux.run(['list-panes', '-a', '-F', '#{pane_pid}']);
+    return listed.code === 0 ? new Set(listed.stdout.split('\n').filter(Boolean).map(Number)) : null;
+  };
+  let known = (await livePanes()) ?? new Set<number>();
   let closed = false;
   let sweeping: Promise<void> | null = null;
   const sweep = (): Promise<void> =>
     (sweeping ??= (async () => {
-      const now = new Set(await tmux.panePids());
+      const now = await livePanes();
+      if (now === null) return;
       const gone = [...known].filter((pid) => !now.has(pid));
       known = now;
       if (gone.length > 0) await terminateSessions(gone);

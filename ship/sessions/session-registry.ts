@@ -102,6 +102,7 @@ export class SessionRegistry {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.tmux.stopWaiting();
     this.tmux.unwatch();
     await this.refreshing?.catch(() => undefined);
   }

@@ -144,6 +144,14 @@ export class Tmux {
 
   private starting: Promise<void> | null = null;
 
+  /** Set when the ship stops: a wait for the holder's server ends at its next try. */
+  private stopped = false;
+
+  /** The ship is stopping: give up waiting for a holder's server (commands still run). */
+  stopWaiting(): void {
+    this.stopped = true;
+  }
+
   private async startServer(): Promise<void> {
     const keeper = await this.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
     if (keeper.code !== 0) await this.startKeeper();
@@ -178,7 +186,7 @@ export class Tmux {
     // A server that was just killed can still hold the socket for a moment; a client that meets it then is
     // told "server exited unexpectedly" (security notes X8). It is gone a moment later: try again.
     for (let attempt = 1; started.code !== 0 && NO_SERVER.test(started.stderr); attempt++) {
-      if (this.holder ? Date.now() > holderDeadline : attempt > 5) break;
+      if (this.holder ? Date.now() > holderDeadline || this.stopped : attempt > 5) break;
       await sleep(this.holder ? 250 : 50 * attempt);
       started = await startKeeper();
     }

@@ -236,8 +236,10 @@ export function launchOf(image: Image, container: Container, placement: Placemen
 
 /** Whether the container's readiness probe answers (2xx or 3xx), as the kubelet probes it. */
 export async function probeReady(container: Container, spec: PodSpec, ports: Map<number, number>): Promise<boolean> {
-  const probe = container.readinessProbe?.httpGet;
-  if (!probe) throw new Error(`container ${container.name} has no HTTP readiness probe`);
+  // As the kubelet: a container without a readiness probe is ready once it runs.
+  if (!container.readinessProbe) return true;
+  const probe = container.readinessProbe.httpGet;
+  if (!probe) throw new Error(`container ${container.name} has a readiness probe the test cannot run (only httpGet)`);
   const response = await fetch(`http://127.0.0.1:${ports.get(containerPort(spec, probe.port))}${probe.path}`, { redirect: 'manual' });
   await response.arrayBuffer();
   return response.status >= 200 && response.status < 400;

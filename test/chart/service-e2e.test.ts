@@ -13,8 +13,11 @@
 // GIT_ALLOW_PROTOCOL refuse file:// clones.
 // A fresh install: no Secret but the database's exists beforehand; the operator creates the first-admin
 // Secret (and logs in with it, read through the API), and the bridge's container waits for it as a kubelet does.
+// Agents on the node (issue #27): the session-holder DaemonSet's container runs too, the workspace's shell is
+// its process (not the ship's) and sees `ship.agentEnv`'s key from a Secret, and a ship replaced by a pod of
+// a new image tag adopts the session: the workspace stays active with the same shell.
 import { randomBytes, randomInt } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECONCILE_DEFAULTS } from '../../operator/reconcile/names.js';
@@ -47,6 +50,7 @@ const NODE = 'e2e-node-1';
 // is unlikely to meet another listener.
 const HOST_IP = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 const CONVERGE_MS = 60_000;
+const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${randomBytes(6).toString('hex')}` };
 
 /**
  * Everything in which a process may differ from its rendered container (kubelet.ts says why each one):
@@ -55,6 +59,7 @@ const CONVERGE_MS = 60_000;
 const SUBSTITUTED: Record<string, string[]> = {
   bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --bridge-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  sessions: ['entrypoint', 'arg --fleet-directory', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   operator: ['entrypoint', 'arg --health-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
 };
 
@@ -136,10 +141,13 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     return launch;
   };
 
+  let startShipPod: (shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } }) => Promise<string>;
+
   beforeAll(async () => {
     const rendered = await template(['--values', VALUES]);
     if (rendered.code !== 0) throw new Error(`helm template exited ${rendered.code}: ${rendered.stderr}`);
     objects = parseObjects(rendered.stdout).map(({ object }) => object);
+    const holderSet = workload('DaemonSet', 'session-holder');
     const bridge = workload('Deployment', 'bridge');
     const shipSet = workload('DaemonSet', 'ship');
     const operator = workload('Deployment', 'operator');
@@ -159,7 +167,10 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const serviceAccountKubeconfig = join(root, 'service-account.kubeconfig');
     writeFileSync(serviceAccountKubeconfig, kubeconfigYaml({ server: fake.url, caPem: fake.caPem, token: serviceAccountToken, namespace: NAMESPACE }), { mode: 0o600 });
 
-    const ports = { bridge: await podPorts(bridge.spec.template.spec), ship: await podPorts(shipSet.spec.template.spec), operator: await podPorts(operator.spec.template.spec) };
+    const ports = {
+      bridge: await podPorts(bridge.spec.template.spec), ship: await podPorts(shipSet.spec.template.spec), operator: await podPorts(operator.spec.template.spec),
+      sessions: await podPorts(holderSet.spec.template.spec),
+    };
     const services = serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge);
     const podOf = (component: string, spec: PodSpec): Pod => ({ metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE }, spec: { ...spec, nodeName: NODE } });
     const placementOf = (pod: Pod, component: keyof typeof ports): Placement => ({
@@ -169,6 +180,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
 
     // Before `helm install`, the user creates the database Secret the values name (here: a fresh schema).
     fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: DATABASE_SECRET.name, namespace: NAMESPACE }, type: 'Opaque', stringData: { [DATABASE_SECRET.key]: schema.url } });
+    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: AGENT_KEY.secret, namespace: NAMESPACE }, type: 'Opaque', stringData: { [AGENT_KEY.key]: AGENT_KEY.value } });
     // `helm install`: of the rendered objects, the fake serves the DaemonSet (the operator watches it); the
     // Deployments' pods are this test's processes, their Services its port map.
     const daemonSet = fake.create(shipSet);
@@ -180,18 +192,27 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     bridgeUrl = `http://${[...services.values()][0]}`;
     await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
 
+    // The session holder's pod on the node (its DaemonSet is rolled only on delete: nothing watches it).
+    const holderPod = podOf('sessions', holderSet.spec.template.spec);
+    await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
+
     // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
-    // Ready once its readiness probe answers.
-    const podTemplate = shipSet.spec.template;
-    const shipPod = fake.create({
-      apiVersion: 'v1', kind: 'Pod',
-      metadata: { name: `svc-ship-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata.name, uid: daemonSet.metadata.uid, controller: true }] },
-      spec: { ...podTemplate.spec, nodeName: NODE },
-    }) as unknown as Pod;
-    const forwarder = await forwardHostPorts(podTemplate.spec.containers[0]!, HOST_IP, ports.ship);
+    // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
+    startShipPod = async (set) => {
+      const podTemplate = set.spec.template;
+      const created = fake.create({
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { name: `svc-ship-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata.name, uid: daemonSet.metadata.uid, controller: true }] },
+        spec: { ...podTemplate.spec, nodeName: NODE },
+      }) as unknown as Pod;
+      const shipPod = { ...created, status: { hostIP: HOST_IP, podIP: HOST_IP } };
+      await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
+      fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP: HOST_IP, podIP: HOST_IP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
+      return shipPod.metadata.name;
+    };
+    const forwarder = await forwardHostPorts(shipSet.spec.template.spec.containers[0]!, HOST_IP, ports.ship);
     closers.unshift(() => forwarder.close());
-    await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
-    fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP: HOST_IP, podIP: HOST_IP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
+    await startShipPod(shipSet);
   }, 180_000);
 
   afterAll(async () => {
@@ -245,8 +266,71 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     }
   }, 60_000);
 
+  /** What `command` prints in the e2e workspace's shell, through the bridge's terminal. */
+  const inShell = async (command: string): Promise<string> => {
+    const as = await asAdmin();
+    // One terminal per session: the ship answers `exit 1` until the previous one's close has come through
+    // the bridge.
+    const terminal = await until(async () => {
+      const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
+      const opened = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`);
+      const prompt = await Promise.race([opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true), opened.exit.then(() => false)]);
+      if (!prompt) await opened.close();
+      return prompt && opened;
+    }, 'a terminal on app/e2e', 20_000, 200);
+    try {
+      const marker = `m${randomBytes(3).toString('hex')}`;
+      // The typed line splits the marker, so only the output matches it.
+      terminal.input(`echo "${marker}""_[$(${command})]"\r`);
+      let answer = '';
+      await terminal.until((screen) => (answer = new RegExp(`${marker}_\\[([^\\]\\n]*)\\]`).exec(screen.text())?.[1] ?? '') !== '', 20_000);
+      return answer;
+    } finally {
+      await terminal.close();
+    }
+  };
+
+  /** Pids from `pid` up to init. */
+  const ancestors = (pid: number): number[] => {
+    const chain: number[] = [];
+    for (let at = pid; at > 1; ) {
+      const stat = readFileSync(`/proc/${at}/stat`, 'utf8');
+      at = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      chain.push(at);
+    }
+    return chain;
+  };
+
+  it('runs the workspace\'s shell in the session holder, with ship.agentEnv\'s key from its Secret', async () => {
+    expect(await inShell('echo "$MODEL_KEY"')).toBe(AGENT_KEY.value);
+    expect(await inShell('echo "${SVC_BRIDGE_TOKEN:-none} ${SVC_SHIP_TOKEN:-none}"')).toBe('none none');
+    const shell = Number(await inShell('echo $$'));
+    const holder = running.find((each) => each.name === 'sessions')!.child.pid!;
+    const ship = running.find((each) => each.name === 'ship')!.child.pid!;
+    expect(ancestors(shell)).toContain(holder);
+    expect(ancestors(shell)).not.toContain(ship);
+  }, 60_000);
+
+  it('a ship replaced by a pod of a new image tag adopts the session: the workspace active, the same shell', async () => {
+    const shell = Number(await inShell('echo $$'));
+    const upgraded = await template(['--values', VALUES, '--set', 'image.tag=e2e-next']);
+    if (upgraded.code !== 0) throw new Error(`helm template exited ${upgraded.code}: ${upgraded.stderr}`);
+    const upgradedObjects = parseObjects(upgraded.stdout).map(({ object }) => object);
+    const shipSet = upgradedObjects.find((object) => object.kind === 'DaemonSet' && object.metadata.labels?.['app.kubernetes.io/component'] === 'ship')!;
+    const shipTemplate = (shipSet.spec as { template: { spec: PodSpec } }).template.spec;
+    expect((shipTemplate.containers[0] as { image?: string }).image).toMatch(/:e2e-next$/);
+    // `helm upgrade`: the DaemonSet controller stops the node's ship pod and starts one from the new template.
+    const old = running.findIndex((each) => each.name === 'ship');
+    expect(await running.splice(old, 1)[0]!.stop()).toBe('terminated');
+    expect(existsSync(`/proc/${shell}`)).toBe(true);
+    await startShipPod(shipSet as never);
+    const as = await asAdmin();
+    await until(async () => (await as('GET', path('app', 'e2e'))).body?.state === 'active' && 'active', 'the workspace active through the new ship', CONVERGE_MS, 200);
+    expect(Number(await inShell('echo $$'))).toBe(shell);
+  }, CONVERGE_MS + 30_000);
+
   it('every process ran its rendered container, changed only by the listed substitutions', () => {
-    expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'ship']);
+    expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'sessions', 'ship']);
     for (const [component, { launch, container, placement }] of Object.entries(launches)) {
       const args = launch.argv.slice(launch.argv.length - launch.renderedArgs.length);
       const differences = launch.renderedArgs.flatMap((arg, index) => (args[index] === arg ? [] : [`arg ${launch.renderedArgs[index - 1]}`]));
@@ -275,6 +359,6 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       outcomes[each.name] = await each.stop();
       expect(groupMembers(each.child.pid!)).toEqual([]);
     }
-    expect(outcomes).toEqual({ 'git daemon': 'terminated', ship: 'terminated', bridge: 'terminated', operator: 'terminated' });
+    expect(outcomes).toEqual({ 'git daemon': 'terminated', ship: 'terminated', sessions: 'terminated', bridge: 'terminated', operator: 'terminated' });
   }, 90_000);
 });

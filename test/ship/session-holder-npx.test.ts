@@ -41,10 +41,10 @@ interface Started {
 let root = '';
 const running: Started[] = [];
 
-async function startShip(fleetDirectory: string, flags: string[] = []): Promise<Started> {
+async function startShip(fleetDirectory: string, flags: string[] = [], env: Record<string, string> = {}): Promise<Started> {
   const container = makeContainer('ship');
   const port = await freePort();
-  const process = startNpx(['ship', '--port', String(port), '--name', 'node-1', '--fleet-directory', fleetDirectory, ...flags], { HOME: root }, container);
+  const process = startNpx(['ship', '--port', String(port), '--name', 'node-1', '--fleet-directory', fleetDirectory, ...flags], { HOME: root, ...env }, container);
   const started = { process, container, url: `http://127.0.0.1:${port}` };
   running.push(started);
   await process.waitFor('ship listening', 90_000);
@@ -70,10 +70,15 @@ async function activeWorkspace(ship: Started, name: string): Promise<void> {
 
 /** Runs `command` in the workspace's shell and returns what it printed between the markers. */
 async function inShell(ship: Started, name: string, command: string): Promise<string> {
-  const terminal = await connectTerminal(terminalUrl(ship.url, 'app', name), { cols: 120, rows: 20, perMessageDeflate: true });
+  // One terminal per session: the ship answers `exit 1` until the previous one's close has come through.
+  const terminal = await until(async () => {
+    const opened = await connectTerminal(terminalUrl(ship.url, 'app', name), { cols: 120, rows: 20, perMessageDeflate: true });
+    const prompt = await Promise.race([opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true), opened.exit.then(() => false)]);
+    if (!prompt) await opened.close();
+    return prompt && opened;
+  }, `a terminal on app/${name}`, 20_000, 200);
   try {
     const marker = `m${Math.random().toString(36).slice(2, 8)}`;
-    await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
     // The typed line splits the marker, so only the output matches it.
     terminal.input(`echo "${marker}""_[$(${command})]"\r`);
     let answer = '';
@@ -117,18 +122,20 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     const fleet = join(root, 'held');
     const holder = await startHolder(fleet);
     const agentUrl = 'http://agents.example.internal:4700';
-    const first = await startShip(fleet, ['--session-holder', '--session-url', agentUrl]);
+    const agentEnv = { SVC_SESSION_ENV: 'MODEL_KEY', MODEL_KEY: 'model-key-held' };
+    const first = await startShip(fleet, ['--session-holder', '--session-url', agentUrl], agentEnv);
     await activeWorkspace(first, 'w1');
     const shell = Number(await inShell(first, 'w1', 'echo $$'));
     // A job the shell leaves behind, deaf to the SIGHUP tmux's kill-session brings.
     const job = Number(await inShell(first, 'w1', 'nohup sleep 1000 >/dev/null 2>&1 & echo $!'));
     expect(alive(job)).toBe(true);
     expect(await inShell(first, 'w1', 'echo $SVC_SHIP_URL')).toBe(agentUrl);
+    expect(await inShell(first, 'w1', 'echo $MODEL_KEY')).toBe('model-key-held');
 
     // The ship's pod replaced (an upgrade): its container stopped, a new one started.
     await first.container.kill();
     expect(alive(shell)).toBe(true);
-    const second = await startShip(fleet, ['--session-holder', '--session-url', agentUrl]);
+    const second = await startShip(fleet, ['--session-holder', '--session-url', agentUrl], agentEnv);
     const workspace = await call<{ state: string }>(second.url, 'GET', path('app', 'w1'));
     expect(workspace.status).toBe(200);
     expect(workspace.body.state).toBe('active');
@@ -146,5 +153,9 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     await until(async () => holder.container.pids().length === 0, 'the holder\'s container to empty on its own');
     expect(alive(other)).toBe(false);
     await until(async () => (await call<{ state: string }>(second.url, 'GET', path('app', 'w2'))).body.state === 'inactive', 'w2 to be inactive');
+    // A ship whose holder is gone still stops at once on SIGTERM.
+    second.process.signalGroup('SIGTERM');
+    await second.process.waitFor('ship stopping');
+    await until(async () => second.container.pids().length === 0, 'the ship to stop without its holder', 10_000);
   }, 240_000);
 });
