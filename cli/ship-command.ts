@@ -1,6 +1,7 @@
 // `svc ship`: runs one ship until SIGINT/SIGTERM. Flags as DESIGN §4; secrets only from the environment
 // (SVC_BRIDGE_TOKEN), never from flags. On shutdown, sessions of active workspaces stay in tmux and are
 // adopted by the next start.
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 // The TypeBox-free protocol modules: see the start-up note in main.ts.
@@ -57,6 +58,8 @@ export function shipCommand(): Command {
       // Configuration first: a session environment naming the ship's own variables refuses the start.
       const { sessionEnvNames, sessionEnvValues } = await import('../ship/sessions/session-env.js');
       const sessionEnv = sessionEnvValues(sessionEnvNames(process.env.SVC_SESSION_ENV), process.env);
+      const { agentHarnessFrom } = await import('../ship/sessions/agent-wiring.js');
+      const agentHarness = agentHarnessFrom(process.env.SVC_AGENT_HARNESS);
       // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
       const { startShip } = await import('../ship/server.js');
       const ship = await startShip({
@@ -72,6 +75,9 @@ export function shipCommand(): Command {
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
         sessionEnv,
         sessionHolder: options.sessionHolder === true,
+        agentHarness,
+        // Sessions run svc as this process was started: this Node and the real path of its bin.
+        selfCommand: [process.execPath, realpathSync(process.argv[1]!)],
         sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
         metricsPort: options.metricsPort,
       });

@@ -60,6 +60,8 @@ import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
 import { tmuxSocketFor } from './sessions/tmux-socket.js';
+import { agentWiringPrelude } from './sessions/agent-wiring.js';
+import type { HarnessChoice } from '../protocol/agent-harnesses.js';
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
@@ -89,6 +91,10 @@ export interface ShipOptions {
   sessionHolder?: boolean;
   /** The URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>). */
   sessionUrl?: string;
+  /** Each new session first wires this harness to its MCP server (SVC_AGENT_HARNESS: sessions/agent-wiring.ts). */
+  agentHarness?: HarnessChoice;
+  /** The argv that starts this svc (node and its bin), for what sessions run of it; needed with agentHarness. */
+  selfCommand?: readonly string[];
   /** Terminal timing (tests shorten the init and ack timeouts). */
   terminal?: TerminalOptions;
   /** WebSocket ping interval (default 30 s; tests shorten it). */
@@ -188,7 +194,9 @@ async function assembleShip(
   const fleet = new Fleet(fleetDirectory);
   const metrics = new ShipMetrics();
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder });
+  if (options.agentHarness && !options.selfCommand) throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
+  const prelude = options.agentHarness ? agentWiringPrelude(options.agentHarness, options.selfCommand!) : undefined;
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude });
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();

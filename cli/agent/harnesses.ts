@@ -10,9 +10,9 @@
 // and Codex does not expand variables in `url`, so it gets a project file in the workspace: both carry the
 // literal URL found through atlas.json. DECISIONS.md records it.
 import { join } from 'node:path';
+import { HARNESSES, type Harness } from '../../protocol/agent-harnesses.js';
 
-export const HARNESSES = ['claude-code', 'codex', 'opencode', 'copilot', 'gemini'] as const;
-export type Harness = (typeof HARNESSES)[number];
+export { HARNESSES, type Harness };
 
 export const SERVER_NAME = 'svc-agent';
 export const TOKEN_VARIABLE = 'SVC_MCP_TOKEN';

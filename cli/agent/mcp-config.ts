@@ -18,7 +18,7 @@ export interface McpConfigOptions {
 }
 
 export async function runMcpConfig(options: McpConfigOptions, io: { cwd: string; env: NodeJS.ProcessEnv; out: (text: string) => void }): Promise<void> {
-  const workspace = findWorkspace(io.cwd);
+  const workspace = findWorkspace(io.cwd, io.env.SVC_SHIP_URL);
   const home = io.env.HOME || homedir();
   const context = { home, configHome: io.env.XDG_CONFIG_HOME || join(home, '.config'), workspaceDir: workspace.dir, mcpUrl: workspace.mcpUrl };
   const plans = (options.harness === 'all' ? HARNESSES : [options.harness]).map((harness) => planFor(harness, context));

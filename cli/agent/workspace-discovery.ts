@@ -2,6 +2,9 @@
 // (a subdirectory is fine) and the port of its ship, both found on disk with nothing configured. The
 // workspace is the nearest directory, walking up, that has a `.git` entry and whose grandparent holds the
 // discovery file (ship/discovery.ts); the `.git` test keeps a repository's own `atlas.json` from matching.
+// The endpoint's base is this host's port from the discovery file (a local ship that came back on another
+// port is found there), unless the session's SVC_SHIP_URL names another host: a ship started with
+// --session-url (its sessions in a session holder) is not on their localhost.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { DISCOVERY_FILE_NAME } from '../../protocol/config.js';
@@ -14,7 +17,7 @@ export interface WorkspaceLocation {
   repo: string;
   name: string;
   port: number;
-  /** The workspace's MCP endpoint as this host's ship serves it. */
+  /** The workspace's MCP endpoint as its session reaches the ship. */
   mcpUrl: string;
 }
 
@@ -22,7 +25,7 @@ export function mcpPath(repo: string, name: string): string {
   return workspacePath(repo, name, '/mcp');
 }
 
-export function findWorkspace(cwd: string): WorkspaceLocation {
+export function findWorkspace(cwd: string, shipUrl?: string): WorkspaceLocation {
   const start = realpathSync(cwd);
   for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) {
     const fleet = dirname(dirname(dir));
@@ -31,9 +34,20 @@ export function findWorkspace(cwd: string): WorkspaceLocation {
     const port = readPort(discovery);
     const repo = basename(dirname(dir));
     const name = basename(dir);
-    return { dir, fleet, repo, name, port, mcpUrl: `http://localhost:${port}${mcpPath(repo, name)}` };
+    const base = shipUrl && isElsewhere(shipUrl) ? shipUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
+    return { dir, fleet, repo, name, port, mcpUrl: `${base}${mcpPath(repo, name)}` };
   }
   throw new Error(`not inside a workspace: no directory from ${start} up is <fleet>/<repo>/<name> with ${DISCOVERY_FILE_NAME} in <fleet>; run this in a workspace's session`);
+}
+
+/** Whether `url` is an http(s) URL of a host other than this one's loopback. */
+function isElsewhere(url: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return /^https?:$/.test(protocol) && !['localhost', '[::1]', '::1'].includes(hostname) && !hostname.startsWith('127.');
+  } catch {
+    return false;
+  }
 }
 
 function readPort(file: string): number {

@@ -57,6 +57,8 @@ export interface TmuxOptions {
   holder?: boolean;
   /** How long a ship waits for the holder's server before it gives up (ms). */
   holderWaitMs?: number;
+  /** A shell command each new session runs before its own (the agent's MCP wiring: agent-wiring.ts). */
+  prelude?: string;
 }
 
 /** What tmux says when no server listens on the socket (with `-N`, or a command that does not start one). */
@@ -84,7 +86,8 @@ export class Tmux {
     sharedVariables: Record<string, string> = {},
     private readonly options: TmuxOptions = {},
   ) {
-    this.paneCommand = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
+    const command = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
+    this.paneCommand = options.prelude ? `${options.prelude}; ${command}` : command;
     this.sharedVariables = { ...sharedVariables };
   }
 

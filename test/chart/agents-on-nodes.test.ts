@@ -1,6 +1,6 @@
 // What the chart renders for agents on the nodes (issue #27), through `helm template`: `ship.agentEnv`
 // (keys from Secrets) set on the ship and named in its SVC_SESSION_ENV, never on the session holder and
-// never an SVC_* name; `ship.image` for the ships, the session holders and their init containers, never the
+// never an SVC_* name; `ship.agent.harness` as the ship's SVC_AGENT_HARNESS; `ship.image` for the ships, the session holders and their init containers, never the
 // bridge's or the operator's; and the session-holder DaemonSet (charts/svc README, "Sessions that outlive the
 // ship"): rolled only on delete, the same fleet, home and /tmp as the ship at the same paths, the ship told
 // to use it, the holder's agents allowed to the ship's and the bridge's ports; none with emptyDir fleets.
@@ -41,9 +41,18 @@ describe.skipIf(!haveHelm)('agents on the nodes', () => {
     expect((holder.env ?? []).map(({ name }) => name)).toEqual(['SVC_LOG_LEVEL']);
   });
 
-  it('renders no SVC_SESSION_ENV without agentEnv', async () => {
+  it('renders no SVC_SESSION_ENV without agentEnv, and no SVC_AGENT_HARNESS without a harness', async () => {
     const ship = containerOf(named(await render([]), 'DaemonSet', '-ship'));
     expect((ship.env ?? []).map(({ name }) => name)).not.toContain('SVC_SESSION_ENV');
+    expect((ship.env ?? []).map(({ name }) => name)).not.toContain('SVC_AGENT_HARNESS');
+  });
+
+  it('has each new session wire ship.agent.harness, and refuses a harness svc does not know', async () => {
+    const ship = containerOf(named(await render(['--set', 'ship.agent.harness=claude-code']), 'DaemonSet', '-ship'));
+    expect(ship.env).toContainEqual({ name: 'SVC_AGENT_HARNESS', value: 'claude-code' });
+    const run = await template(['--set', 'ship.agent.harness=aider']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/ship\.agent\.harness|\/ship\/agent\/harness/);
   });
 
   it('refuses an SVC_* name in ship.agentEnv', async () => {

@@ -15,7 +15,8 @@
 // Secret (and logs in with it, read through the API), and the bridge's container waits for it as a kubelet does.
 // Agents on the node (issue #27): the session-holder DaemonSet's container runs too, the workspace's shell is
 // its process (not the ship's) and sees `ship.agentEnv`'s key from a Secret, and a ship replaced by a pod of
-// a new image tag adopts the session: the workspace stays active with the same shell.
+// a new image tag adopts the session: the workspace stays active with the same shell. `ship.agent.harness`
+// has the session write its agent's MCP configuration, pointing at the ship through the node's address.
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -300,6 +301,13 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     }
     return chain;
   };
+
+  it('wires the new workspace\'s agent: ship.agent.harness\'s configuration written, at the ship\'s node address', () => {
+    const argv = launches.ship!.launch.argv;
+    const fleet = argv[argv.indexOf('--fleet-directory') + 1]!;
+    const config = readFileSync(join(fleet, 'app', 'e2e', '.codex', 'config.toml'), 'utf8');
+    expect(config).toContain(`url = "http://${HOST_IP}:4700/workspaces/app/e2e/mcp"`);
+  });
 
   it('runs the workspace\'s shell in the session holder, with ship.agentEnv\'s key from its Secret', async () => {
     expect(await inShell('echo "$MODEL_KEY"')).toBe(AGENT_KEY.value);

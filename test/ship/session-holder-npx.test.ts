@@ -122,7 +122,7 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     const fleet = join(root, 'held');
     const holder = await startHolder(fleet);
     const agentUrl = 'http://agents.example.internal:4700';
-    const agentEnv = { SVC_SESSION_ENV: 'MODEL_KEY', MODEL_KEY: 'model-key-held' };
+    const agentEnv = { SVC_SESSION_ENV: 'MODEL_KEY', MODEL_KEY: 'model-key-held', SVC_AGENT_HARNESS: 'codex' };
     const first = await startShip(fleet, ['--session-holder', '--session-url', agentUrl], agentEnv);
     await activeWorkspace(first, 'w1');
     const shell = Number(await inShell(first, 'w1', 'echo $$'));
@@ -131,6 +131,9 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     expect(alive(job)).toBe(true);
     expect(await inShell(first, 'w1', 'echo $SVC_SHIP_URL')).toBe(agentUrl);
     expect(await inShell(first, 'w1', 'echo $MODEL_KEY')).toBe('model-key-held');
+    // SVC_AGENT_HARNESS: the session wired its agent before the shell started, at the URL the ship gave it.
+    const codexConfig = readFileSync(join(fleet, 'app', 'w1', '.codex', 'config.toml'), 'utf8');
+    expect(codexConfig).toContain(`url = "${agentUrl}/workspaces/app/w1/mcp"`);
 
     // The ship's pod replaced (an upgrade): its container stopped, a new one started.
     await first.container.kill();
