@@ -1,13 +1,16 @@
 // `svc launch` through the real binary: with no configuration (env admin, then a prompted one at a pty),
 // provisioning a token pair on the first launch and rotating only the shipToken on the next; with a
-// configuration of two local ships and a remote one whose pinned tokens come from svc.secrets and ${VAR};
+// configuration of two local ships and a remote one whose pinned tokens come from svc.secrets and ${VAR}
+// (one local ship's sessionEnv too: its session sees the key from svc.secrets);
 // configuration errors; `launch init`; and Ctrl-C stopping everything with exit code 0 and no process left.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { makeRemote } from '../helpers/git-fixtures.js';
+import { connectTerminal } from '../helpers/terminal.js';
 import { alive, ptyCli, runCli, startCli } from '../helpers/cli.js';
 import { startNpx } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
@@ -130,6 +133,8 @@ describe('svc launch with a configuration', () => {
         '  alpha:',
         '    source: local',
         `    port: ${ports.alpha}`,
+        '    sessionEnv:',
+        '      MODEL_KEY: secrets:MODEL_KEY',
         '  beta:',
         '    source: local',
         `    port: ${ports.beta}`,
@@ -142,7 +147,7 @@ describe('svc launch with a configuration', () => {
         '',
       ].join('\n'),
     );
-    writeFileSync(join(dir(), 'svc.secrets'), 'FAR_SHIP_TOKEN=far-ship-token-0123456789abcdefghijklmnopqrs\n', { mode: 0o600 });
+    writeFileSync(join(dir(), 'svc.secrets'), 'FAR_SHIP_TOKEN=far-ship-token-0123456789abcdefghijklmnopqrs\nMODEL_KEY=launch-model-key-42\n', { mode: 0o600 });
   }, 60_000);
   afterAll(async () => {
     await far?.stop();
@@ -169,6 +174,24 @@ describe('svc launch with a configuration', () => {
       expect(ships.map((s) => [s.name, s.status])).toEqual([['alpha', 'online'], ['beta', 'online'], ['far-ship', 'online']]);
       // The pinned ship token is the one stored for the remote ship.
       expect((await call(bridgeUrl, 'GET', '/workspaces', undefined, { authorization: 'Bearer far-ship-token-0123456789abcdefghijklmnopqrs' })).status).toBe(403);
+
+      // alpha's sessionEnv: its sessions receive MODEL_KEY from svc.secrets.
+      const auth = { authorization: `Bearer ${token}` };
+      const remote = makeRemote(root, 'launch-remote');
+      expect((await call(bridgeUrl, 'POST', '/repos', { name: 'app', url: remote.url }, auth)).status).toBe(201);
+      expect((await call(bridgeUrl, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'keyed', branch: 'main' }, auth)).status).toBe(201);
+      expect((await call(bridgeUrl, 'POST', path('app', 'keyed', '/activate'), undefined, auth)).status).toBe(200);
+      const { ticket } = (await call(bridgeUrl, 'POST', '/auth/ws-ticket', undefined, auth)).body as { ticket: string };
+      const terminal = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'keyed', '/terminal')}?ticket=${ticket}`, { perMessageDeflate: true });
+      try {
+        await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
+        terminal.input('echo "key""=[$MODEL_KEY]"\r');
+        await terminal.until((screen) => screen.text().includes('key=[launch-model-key-42]'), 20_000);
+      } finally {
+        await terminal.close();
+      }
+      // Inactive again, so the stop below leaves no tmux server (an active workspace would keep its session).
+      expect((await call(bridgeUrl, 'POST', path('app', 'keyed', '/deactivate'), undefined, auth)).status).toBe(200);
     } finally {
       expect(await launch.stop('SIGINT'), launch.output()).toBe(0);
     }
