@@ -3,8 +3,9 @@
 // workspace is the nearest directory, walking up, that has a `.git` entry and whose grandparent holds the
 // discovery file (ship/discovery.ts); the `.git` test keeps a repository's own `atlas.json` from matching.
 // The endpoint's base is this host's port from the discovery file (a local ship that came back on another
-// port is found there), unless the session's SVC_SHIP_URL names another host: a ship started with
-// --session-url (its sessions in a session holder) is not on their localhost.
+// port is found there), unless the session's SVC_SHIP_URL names a host other than `localhost` (the ship's
+// default, http://localhost:<port>): a ship started with --session-url (its sessions in a session holder) is
+// reached at the address it names, which may be any address of the node, loopback ones included.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { DISCOVERY_FILE_NAME } from '../../protocol/config.js';
@@ -34,17 +35,17 @@ export function findWorkspace(cwd: string, shipUrl?: string): WorkspaceLocation 
     const port = readPort(discovery);
     const repo = basename(dirname(dir));
     const name = basename(dir);
-    const base = shipUrl && isElsewhere(shipUrl) ? shipUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
+    const base = shipUrl && isExplicit(shipUrl) ? shipUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
     return { dir, fleet, repo, name, port, mcpUrl: `${base}${mcpPath(repo, name)}` };
   }
   throw new Error(`not inside a workspace: no directory from ${start} up is <fleet>/<repo>/<name> with ${DISCOVERY_FILE_NAME} in <fleet>; run this in a workspace's session`);
 }
 
-/** Whether `url` is an http(s) URL of a host other than this one's loopback. */
-function isElsewhere(url: string): boolean {
+/** Whether `url` is an http(s) URL a ship was told to give its sessions (not its default `localhost` one). */
+function isExplicit(url: string): boolean {
   try {
     const { protocol, hostname } = new URL(url);
-    return /^https?:$/.test(protocol) && !['localhost', '[::1]', '::1'].includes(hostname) && !hostname.startsWith('127.');
+    return /^https?:$/.test(protocol) && hostname !== 'localhost';
   } catch {
     return false;
   }

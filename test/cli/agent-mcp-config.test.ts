@@ -175,3 +175,13 @@ it('outside a workspace it says where it looked', async () => {
   expect(result.stderr).toContain('svc: not inside a workspace');
   expect(existsSync(join(home, 'nothing'))).toBe(false);
 });
+
+it('uses the URL a ship was told to give its sessions (--session-url), a loopback address included; the default localhost one yields to the discovery file', async () => {
+  const env = await sessionEnv();
+  const told = await svc(['--harness', 'codex'], { ...env, SVC_SHIP_URL: `http://127.0.0.1:${port}/` });
+  expect(told.code).toBe(0);
+  expect(told.stdout).toContain(`url = "http://127.0.0.1:${port}/workspaces/app/w1/mcp"`);
+  const stale = await svc(['--harness', 'codex'], { ...env, SVC_SHIP_URL: 'http://localhost:1' });
+  expect(stale.code).toBe(0);
+  expect(stale.stdout).toContain(`url = "http://localhost:${port}/workspaces/app/w1/mcp"`);
+});
