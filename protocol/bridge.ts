@@ -1,6 +1,6 @@
 // Shapes of the bridge's own surface: repos, ships, the bridge's workspace records and events.
 import { Type, type Static } from 'typebox';
-import { WorkspaceEventTypeSchema } from './events.js';
+import { DeactivationReason, WorkspaceEventTypeSchema } from './events.js';
 import { Identifier } from './identifier.js';
 import { SystemResources } from './resources.js';
 import { ActiveWorkspaceStatus, InactiveWorkspaceStatus, WorkspaceSummary } from './workspace.js';
@@ -109,6 +109,7 @@ export const BridgeWorkspaceChange = Type.Object({
   type: WorkspaceEventTypeSchema,
   at: Type.String(),
   workspace: BridgeWorkspaceSummary,
+  reason: Type.Optional(DeactivationReason),
 });
 export type BridgeWorkspaceChange = Static<typeof BridgeWorkspaceChange>;
 

@@ -22,11 +22,20 @@ export const SyncEvent = Type.Object({
 });
 export type SyncEvent = Static<typeof SyncEvent>;
 
+/**
+ * Why a workspace became inactive when no one asked (docs/DECISIONS.md "Why a session ended"): on a
+ * `workspace.deactivated` only, and only when its session ended on its own (the shell exited, someone killed
+ * it, the tmux server died). Absent on a deactivate a client requested.
+ */
+export const DeactivationReason = Type.Literal('session-ended');
+export type DeactivationReason = Static<typeof DeactivationReason>;
+
 export const WorkspaceEvent = Type.Object({
   type: WorkspaceEventTypeSchema,
   ship: Identifier,
   at: Type.String(),
   workspace: WorkspaceSummary,
+  reason: Type.Optional(DeactivationReason),
 });
 export type WorkspaceEvent = Static<typeof WorkspaceEvent>;
 

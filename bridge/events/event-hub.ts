@@ -19,7 +19,7 @@
 // connected: writing a 92 KB aggregate to 500 sockets is 20–90 ms of system calls, and one change to 500
 // 5–16 ms; in one turn every routed call waited behind it.
 import type { WebSocket } from 'ws';
-import { type BridgeWorkspaceSummary, type WorkspaceEventType } from '../../protocol/index.js';
+import { type BridgeWorkspaceChange, type BridgeWorkspaceSummary, type DeactivationReason, type WorkspaceEventType } from '../../protocol/index.js';
 import { deliverySocket, frameOf, frameOfSegments, segmentOf, type EventFrame, type FrameSegment } from './broadcast-frame.js';
 import { SubscriberDelivery } from './subscriber-delivery.js';
 
@@ -96,10 +96,12 @@ export class EventHub {
     this.publishSync();
   }
 
-  publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary): void {
+  /** One change to everyone; `reason` as the ship gave it (a session that ended on its own). */
+  publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary, reason?: DeactivationReason): void {
     if (this.subscribers.size === 0) return;
     this.observer?.relayed(type);
-    this.broadcast(frameOf(JSON.stringify({ type, at: new Date().toISOString(), workspace })), false);
+    const change: BridgeWorkspaceChange = { type, at: new Date().toISOString(), workspace, ...(reason ? { reason } : {}) };
+    this.broadcast(frameOf(JSON.stringify(change)), false);
   }
 
   /** Hands `frame` to every subscriber and writes the first slice now. */

@@ -178,7 +178,7 @@ export class ShipRegistry {
         if (!summary) return;
         if (event.type === 'workspace.created') for (const listener of this.lifecycle.created) listener(name, summary);
         if (event.type === 'workspace.removed') this.events?.publishSync();
-        else this.events?.publish(event.type, this.decorate(name, summary));
+        else this.events?.publish(event.type, this.decorate(name, summary), event.reason);
       },
     });
   }

@@ -10,6 +10,7 @@ import {
   type AgentStatus,
   type BranchOutcome,
   type CreateWorkspaceRequest,
+  type DeactivationReason,
   type DiffQuery,
   type UpdateAgentStatusRequest,
   type WorkspaceEventType,
@@ -82,8 +83,8 @@ export class WorkspaceService {
     };
   }
 
-  private emit(type: WorkspaceEventType, summary: WorkspaceSummary): void {
-    this.deps.events.publish(type, summary);
+  private emit(type: WorkspaceEventType, summary: WorkspaceSummary, reason?: DeactivationReason): void {
+    this.deps.events.publish(type, summary, reason);
   }
 
   private async require(repo: string, name: string): Promise<{ entry: WorkspaceEntry; dir: string }> {
@@ -255,7 +256,7 @@ export class WorkspaceService {
     for (const entry of this.deps.fleet.list()) {
       if (sessionName(entry.repoName, entry.name) !== session) continue;
       this.forgetSession(workspaceKey(entry.repoName, entry.name));
-      this.emit('workspace.deactivated', this.summary(entry));
+      this.emit('workspace.deactivated', this.summary(entry), 'session-ended');
       return;
     }
   }

@@ -94,6 +94,7 @@ describe('event stream', () => {
     await call(ship.url, 'POST', path('ag', 'during', '/deactivate'));
     const [, , , deactivated] = await events.waitFor(4);
     expect(deactivated.type).toBe('workspace.deactivated');
+    expect(deactivated).not.toHaveProperty('reason');
     await events.close();
   });
 

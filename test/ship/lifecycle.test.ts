@@ -281,6 +281,7 @@ describe('workspace lifecycle', () => {
     const [, deactivated] = await events.waitFor(2);
     expect(deactivated).toMatchObject({
       type: 'workspace.deactivated',
+      reason: 'session-ended',
       workspace: { repoName: 'exit', name: 'x', active: false, agent: null },
     });
     expect((await call(fx.ship.url, 'GET', path('exit', 'x'))).body.state).toBe('inactive');

@@ -65,7 +65,7 @@ const injected = (page: Page) =>
 
 describe.skipIf(!found)('hostile strings in the GUI', () => {
   it('shows names, descriptions and a javascript: pull request literally, with no dialog, script or link', async () => {
-    const { page, watch } = await gui.open();
+    const { page, watch } = await gui.open('/ui/workspaces');
     const requests: string[] = [];
     page.on('request', (request: Request) => requests.push(new URL(request.url()).pathname));
     await gui.signIn(page);

@@ -20,7 +20,7 @@ const storedToken = (page: import('playwright-core').Page) => page.evaluate(() =
 
 describe.skipIf(!found)('the GUI session', () => {
   it('gates, logs in, and shows a workspace created and then activated through the API, live', async () => {
-    const { page, watch } = await gui.open();
+    const { page, watch } = await gui.open('/ui/workspaces');
     expect((await gui.api('GET', '/auth/mode')).body).toEqual({ authRequired: true });
     await page.getByRole('form', { name: 'sign in' }).waitFor();
     expect(await page.getByRole('navigation', { name: 'main' }).count()).toBe(0);

@@ -24,7 +24,7 @@ const headOf = (directory: string) => execFileSync('git', ['-C', directory, 'rev
 
 describe.skipIf(!found)('workspaces in the GUI', () => {
   it('creates, activates, switches branch, shows the diff, and deletes, as the disk and the API see it', async () => {
-    const { page, watch } = await gui.open();
+    const { page, watch } = await gui.open('/ui/workspaces');
     await gui.signIn(page);
     const directory = join(gui.fleet.fleetDirectory, 'demo', 'from-gui');
 
@@ -88,7 +88,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await eventually(() => again.getByRole('alert').textContent()).toBe(duplicate.body.error);
 
     // Delete, behind its confirmation, from the list.
-    await page.getByRole('link', { name: 'Workspaces' }).click();
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Workspaces' }).click();
     const row = page.locator('tr[data-key="demo/from-gui"]');
     await row.getByRole('button', { name: 'Delete' }).click();
     expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain('Delete demo/from-gui and its directory?');
@@ -108,7 +108,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
       expect((await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
     }
     expect((await gui.api('POST', '/workspaces/demo/beta-two/activate')).status).toBe(200);
-    const { page } = await gui.open();
+    const { page } = await gui.open('/ui/workspaces');
     await gui.signIn(page);
     const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
     await eventually(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);

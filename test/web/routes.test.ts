@@ -20,11 +20,11 @@ describe('client routes', () => {
   });
 
   it('maps the fixed pages and refuses unknown paths', () => {
-    for (const page of ['ships', 'repos', 'resources', 'armory', 'users', 'account', 'new-workspace'] as const) {
+    for (const page of ['inbox', 'workspaces', 'ships', 'repos', 'resources', 'armory', 'users', 'account', 'new-workspace'] as const) {
       expect(parseRoute(pathOf({ page }))).toEqual({ page });
     }
-    expect(parseRoute('/ui/')).toEqual({ page: 'workspaces' });
-    expect(parseRoute('/ui')).toEqual({ page: 'workspaces' });
+    expect(parseRoute('/ui/')).toEqual({ page: 'inbox' });
+    expect(parseRoute('/ui')).toEqual({ page: 'inbox' });
     expect(parseRoute('/ui/workspaces')).toEqual({ page: 'workspaces' });
     expect(parseRoute('/ui/nope')).toEqual({ page: 'not-found' });
     expect(parseRoute('/ui/workspaces/r/n/extra')).toEqual({ page: 'not-found' });

@@ -27,6 +27,19 @@ describe('visible text', () => {
     expect(segments.map((s) => s.text).join('')).toBe(visibleText(text));
     expect(visibleSegments('')).toEqual([]);
   });
+
+  it('multi-line text keeps line breaks and tabs and still marks every other invisible character', () => {
+    expect(visibleSegments('a\n\tb\r\u202E', true)).toEqual([
+      { text: 'a\n\tb', invisible: false },
+      { text: '<U+000D>', invisible: true },
+      { text: '<U+202E>', invisible: true },
+    ]);
+    expect(visibleSegments('a\nb')).toEqual([
+      { text: 'a', invisible: false },
+      { text: '<U+000A>', invisible: true },
+      { text: 'b', invisible: false },
+    ]);
+  });
 });
 
 describe('safe links', () => {

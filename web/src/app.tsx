@@ -1,12 +1,18 @@
-// The GUI's frame: the sign-in gate while signed out (state/session.tsx), else the navigation (admin-only
-// pages hidden from members), who is signed in, sign out, and the page for the current route.
-import { lazy, Suspense } from 'react';
+// The GUI's frame: the sign-in gate while signed out (state/session.tsx), else the signed-in session's data
+// layer (one cache, one live stream: state/query-client.ts, state/live-fleet.tsx), the navigation with the
+// inbox's count (admin-only pages hidden from members), who is signed in, sign out, and the page for the
+// current route.
+import { QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
 import { Link } from './components/link.js';
 import { Text } from './components/text.js';
 import { useRoute } from './hooks/use-route.js';
 import type { Route } from './lib/routes.js';
+import { useAttention } from './hooks/use-attention.js';
+import { useAttentionSignals } from './hooks/use-attention-signals.js';
 import { AccountPage } from './pages/account.js';
 import { ArmoryPage } from './pages/armory.js';
+import { InboxPage } from './pages/inbox.js';
 import { NewWorkspacePage } from './pages/new-workspace.js';
 import { ReposPage } from './pages/repos.js';
 import { ResourcesPage } from './pages/resources.js';
@@ -15,6 +21,8 @@ import { SignIn } from './pages/sign-in.js';
 import { UsersPage } from './pages/users.js';
 import { WorkspaceDetailPage } from './pages/workspace-detail.js';
 import { WorkspacesPage } from './pages/workspaces.js';
+import { LiveFleetProvider } from './state/live-fleet.js';
+import { newQueryClient } from './state/query-client.js';
 import { useSession, useViewer } from './state/session.js';
 
 // xterm.js is most of the bundle: loaded when a terminal is first opened.
@@ -45,6 +53,8 @@ export function App() {
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
+    case 'inbox':
+      return <InboxPage />;
     case 'workspaces':
       return <WorkspacesPage />;
     case 'new-workspace':
@@ -74,14 +84,36 @@ function Page({ route }: { route: Route }) {
   }
 }
 
+/** One cache and one live stream per signed-in session: signing out drops both. */
 function Shell() {
+  const [queries] = useState(newQueryClient);
+  return (
+    <QueryClientProvider client={queries}>
+      <LiveFleetProvider>
+        <Frame />
+      </LiveFleetProvider>
+    </QueryClientProvider>
+  );
+}
+
+function Frame() {
   const route = useRoute();
   const { signOut } = useSession();
   const { user, isAdmin, authRequired } = useViewer();
+  const { entries } = useAttention();
+  useAttentionSignals(entries.length);
   return (
     <div className="shell">
       <nav aria-label="main">
         <span className="brand">svc</span>
+        <Link to={{ page: 'inbox' }}>
+          Inbox
+          {entries.length > 0 && (
+            <span className="count" data-testid="inbox-count" aria-label={`${entries.length} need you`}>
+              {entries.length}
+            </span>
+          )}
+        </Link>
         <Link to={{ page: 'workspaces' }}>Workspaces</Link>
         <Link to={{ page: 'ships' }}>Ships</Link>
         <Link to={{ page: 'repos' }}>Repos</Link>

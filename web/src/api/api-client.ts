@@ -167,6 +167,11 @@ export class ApiClient {
     return this.request('POST', `${workspacePath(repo, name)}/branch`, { body: { branch } });
   }
 
+  /** Pastes `text` into the workspace's session, then Enter (`POST …/input`). */
+  sendInput(repo: string, name: string, text: string): Promise<{ ok: true }> {
+    return this.request('POST', `${workspacePath(repo, name)}/input`, { body: { text } });
+  }
+
   deleteWorkspace(repo: string, name: string): Promise<{ ok: true }> {
     return this.request('DELETE', workspacePath(repo, name));
   }

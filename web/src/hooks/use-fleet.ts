@@ -1,34 +1,36 @@
 // Typed data hooks for the fleet pages: ships, repos and their branches, resources, the armory, users.
+import { queryKeys } from '../state/query-client.js';
 import { useApi } from '../state/session.js';
-import { useAsync } from './use-async.js';
+import { useBridgeQuery } from './use-bridge-query.js';
 
 export function useShips() {
   const api = useApi();
-  return useAsync(() => api.ships(), [api]);
+  return useBridgeQuery(queryKeys.ships, () => api.ships());
 }
 
 export function useRepos() {
   const api = useApi();
-  return useAsync(() => api.repos(), [api]);
+  return useBridgeQuery(queryKeys.repos, () => api.repos());
 }
 
 /** The remote's branches of `repo` (none asked while `repo` is empty). */
 export function useBranches(repo: string) {
   const api = useApi();
-  return useAsync(() => (repo ? api.branches(repo) : Promise.resolve([])), [api, repo]);
+  const branches = useBridgeQuery(queryKeys.branches(repo), () => api.branches(repo), repo !== '');
+  return repo === '' ? { ...branches, data: [] } : branches;
 }
 
 export function useResources() {
   const api = useApi();
-  return useAsync(() => api.resources(), [api]);
+  return useBridgeQuery(queryKeys.resources, () => api.resources());
 }
 
 export function useArmory() {
   const api = useApi();
-  return useAsync(() => Promise.all([api.armory(), api.armoryShips()]).then(([manifest, ships]) => ({ manifest, ships })), [api]);
+  return useBridgeQuery(queryKeys.armory, () => Promise.all([api.armory(), api.armoryShips()]).then(([manifest, ships]) => ({ manifest, ships })));
 }
 
-export function useUsers(enabled: boolean) {
+export function useUsers() {
   const api = useApi();
-  return useAsync(() => (enabled ? api.users() : Promise.resolve([])), [api, enabled]);
+  return useBridgeQuery(queryKeys.users, () => api.users());
 }

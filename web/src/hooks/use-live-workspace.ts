@@ -1,39 +1,19 @@
-// One workspace as the bridge's `/events` stream sees it, for a page that shows it: calls `onChange` with the
-// entry before and after each change the stream brings (never for the first `sync`, which the page's own
-// load already covers, nor for a `sync` that leaves the entry as it was), and says when the workspace is gone.
-import { useEffect, useRef } from 'react';
+// One workspace as the live stream sees it (state/live-fleet.tsx), for a page that shows it: its entry, and
+// whether it is gone. Its status and diff need no reload here: the stream invalidates them on each change.
 import type { BridgeWorkspaceSummary } from '../../../protocol/bridge.js';
+import { useLiveFleet } from '../state/live-fleet.js';
 import { keyOf } from '../state/workspace-list.js';
-import { useWorkspaces } from './use-workspaces.js';
 
 export interface LiveWorkspace {
+  entry: BridgeWorkspaceSummary | undefined;
   /** A `sync` has arrived and the workspace is not in it (or a `workspace.removed` dropped it). */
   gone: boolean;
   /** Why the stream is down, while it is. */
   problem: string | null;
 }
 
-export function useLiveWorkspace(
-  repo: string,
-  name: string,
-  onChange: (previous: BridgeWorkspaceSummary, next: BridgeWorkspaceSummary) => void,
-): LiveWorkspace {
-  const { list, problem } = useWorkspaces();
+export function useLiveWorkspace(repo: string, name: string): LiveWorkspace {
+  const { list, problem } = useLiveFleet();
   const entry = list.byKey.get(keyOf({ repoName: repo, name }));
-  const seen = useRef<{ entry: BridgeWorkspaceSummary; json: string } | undefined>(undefined);
-  const onChangeRef = useRef(onChange);
-  onChangeRef.current = onChange;
-
-  useEffect(() => {
-    const previous = seen.current;
-    if (entry === undefined) {
-      seen.current = undefined;
-      return;
-    }
-    const json = JSON.stringify(entry);
-    seen.current = { entry, json };
-    if (previous !== undefined && previous.json !== json) onChangeRef.current(previous.entry, entry);
-  }, [entry]);
-
-  return { gone: list.synced && entry === undefined, problem };
+  return { entry, gone: list.synced && entry === undefined, problem };
 }

@@ -1,13 +1,16 @@
-// One workspace's status (diff counts, agent) and its diff text with the `stat`/`staged` toggles.
+// One workspace's status (diff counts, agent) and its diff text with the `stat`/`staged` toggles. Both are
+// invalidated by the live stream when the workspace changes (state/live-fleet.tsx).
+import type { DiffOptions } from '../api/api-client.js';
+import { queryKeys } from '../state/query-client.js';
 import { useApi } from '../state/session.js';
-import { useAsync } from './use-async.js';
+import { useBridgeQuery } from './use-bridge-query.js';
 
-export function useWorkspaceStatus(repo: string, name: string) {
+export function useWorkspaceStatus(repo: string, name: string, enabled = true) {
   const api = useApi();
-  return useAsync(() => api.workspace(repo, name), [api, repo, name]);
+  return useBridgeQuery(queryKeys.workspace(repo, name), () => api.workspace(repo, name), enabled);
 }
 
-export function useDiff(repo: string, name: string, stat: boolean, staged: boolean) {
+export function useDiff(repo: string, name: string, options: DiffOptions) {
   const api = useApi();
-  return useAsync(() => api.diff(repo, name, { stat, staged }), [api, repo, name, stat, staged]);
+  return useBridgeQuery(queryKeys.diff(repo, name, options), () => api.diff(repo, name, options));
 }

@@ -1,9 +1,10 @@
-// The GUI's client routes under /ui/ (the bridge answers every one of them with index.html). Pure: a path
+// The GUI's client routes under /ui/ (the inbox is the home page) (the bridge answers every one of them with index.html). Pure: a path
 // to a Route and back; workspace keys are percent-encoded segments, so any identifier round-trips.
 
 export const BASE = '/ui/';
 
 export type Route =
+  | { page: 'inbox' }
   | { page: 'workspaces' }
   | { page: 'new-workspace' }
   | { page: 'workspace'; repo: string; name: string }
@@ -27,9 +28,9 @@ function decode(segment: string): string | null {
 }
 
 export function parseRoute(pathname: string): Route {
-  if (!pathname.startsWith(BASE)) return pathname === '/ui' ? { page: 'workspaces' } : { page: 'not-found' };
+  if (!pathname.startsWith(BASE)) return pathname === '/ui' ? { page: 'inbox' } : { page: 'not-found' };
   const parts = pathname.slice(BASE.length).split('/').filter((part, index, all) => part !== '' || index < all.length - 1);
-  if (parts.length === 0 || (parts.length === 1 && parts[0] === '')) return { page: 'workspaces' };
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === '')) return { page: 'inbox' };
   if (parts[0] === 'workspaces') {
     if (parts.length === 1) return { page: 'workspaces' };
     if (parts.length === 2 && parts[1] === 'new') return { page: 'new-workspace' };
@@ -46,9 +47,11 @@ export function parseRoute(pathname: string): Route {
 
 export function pathOf(route: Route): string {
   switch (route.page) {
-    case 'workspaces':
+    case 'inbox':
     case 'not-found':
       return BASE;
+    case 'workspaces':
+      return `${BASE}workspaces`;
     case 'new-workspace':
       return `${BASE}workspaces/new`;
     case 'workspace':

@@ -16,12 +16,18 @@ export function markFor(character: string): string {
   return `<U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`;
 }
 
-/** The text cut into plain runs and marks, in order; joining every `text` gives `visibleText`. */
-export function visibleSegments(text: string): TextSegment[] {
+/** Line breaks and tabs: kept as they are in multi-line text (an agent's question), marked everywhere else. */
+const LAYOUT = new Set(['\n', '\t']);
+
+/**
+ * The text cut into plain runs and marks, in order; joining every `text` gives `visibleText`. `multiline`
+ * keeps line breaks and tabs (shown by `white-space: pre-wrap`) and marks every other invisible character.
+ */
+export function visibleSegments(text: string, multiline = false): TextSegment[] {
   const segments: TextSegment[] = [];
   let plain = '';
   for (const character of text) {
-    if (INVISIBLE.test(character)) {
+    if (INVISIBLE.test(character) && !(multiline && LAYOUT.has(character))) {
       if (plain) segments.push({ text: plain, invisible: false });
       plain = '';
       segments.push({ text: markFor(character), invisible: true });

@@ -1,7 +1,7 @@
 // A workspace's terminal: checks the workspace is active (an inactive one has no session to attach to),
 // then shows the terminal view and, when the terminal ends, why (exit code, open elsewhere, close reason)
-// with a way to reconnect.
-import { useState } from 'react';
+// with a way to reconnect. The status is live (state/live-fleet.tsx invalidates it on each change).
+import { useEffect, useState } from 'react';
 import { ErrorMessage } from '../components/error-message.js';
 import { Link } from '../components/link.js';
 import { Text } from '../components/text.js';
@@ -18,6 +18,12 @@ export function TerminalPage({ repo, name }: { repo: string; name: string }) {
   const [generation, setGeneration] = useState(0);
   const terminal = useTerminal(repo, name, generation);
   const active = status.data?.state === 'active';
+  // Once shown, the terminal stays: when its shell exits the workspace turns inactive (live), and the exit
+  // code is what the user needs to read next to the way to activate it again.
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (active) setShown(true);
+  }, [active]);
 
   return (
     <section aria-label="terminal" className="terminal-page">
@@ -36,7 +42,7 @@ export function TerminalPage({ repo, name }: { repo: string; name: string }) {
           <ErrorMessage error={activating.error} />
         </p>
       )}
-      {active && (
+      {(active || shown) && (
         <>
           <p className="terminal-status" data-testid="terminal-status" role="status">
             {terminal.status.kind === 'connecting' ? 'Connecting…' : terminal.status.kind === 'open' ? 'Connected.' : terminal.status.message}

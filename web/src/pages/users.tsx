@@ -12,7 +12,7 @@ import { useApi, useViewer } from '../state/session.js';
 export function UsersPage() {
   const api = useApi();
   const { user: me } = useViewer();
-  const users = useUsers(true);
+  const users = useUsers();
   const action = useAction();
   return (
     <section aria-label="users">

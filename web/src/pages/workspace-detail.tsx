@@ -1,7 +1,7 @@
 // One workspace: its status from the bridge (state, branch, diff counts, agent, ephemeral record), its diff
 // as text with the stat/staged toggles, switching its branch, and the workspace actions. Live: each change
 // the bridge's event stream brings for it (activation, branch, agent status, from anywhere) reloads its
-// status, and the diff too when the branch or the activation changed; a workspace removed meanwhile says so.
+// status and its diff (state/live-fleet.tsx invalidates them); a workspace removed meanwhile says so.
 import { useState, type FormEvent } from 'react';
 import { ErrorMessage } from '../components/error-message.js';
 import { Link } from '../components/link.js';
@@ -20,13 +20,10 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
   const status = useWorkspaceStatus(repo, name);
   const [stat, setStat] = useState(false);
   const [staged, setStaged] = useState(false);
-  const diff = useDiff(repo, name, stat, staged);
+  const diff = useDiff(repo, name, { stat, staged });
   const [branch, setBranch] = useState('');
   const switching = useAction();
-  const live = useLiveWorkspace(repo, name, (previous, next) => {
-    status.reload();
-    if (previous.branch !== next.branch || previous.active !== next.active) diff.reload();
-  });
+  const live = useLiveWorkspace(repo, name);
   const workspace = live.gone ? undefined : status.data;
 
   const switchBranch = (event: FormEvent) => {

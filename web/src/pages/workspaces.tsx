@@ -1,15 +1,15 @@
-// The workspace list, live from the bridge's event stream (hooks/use-workspaces.ts), with the
+// The workspace list, live from the bridge's event stream (state/live-fleet.tsx), with the
 // active/inactive and text filters and the per-workspace actions.
 import { useState } from 'react';
 import { Link } from '../components/link.js';
 import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
-import { useWorkspaces } from '../hooks/use-workspaces.js';
+import { useLiveFleet } from '../state/live-fleet.js';
 import { filterWorkspaces, keyOf, type Activity } from '../state/workspace-list.js';
 
 export function WorkspacesPage() {
-  const { list, connected, problem } = useWorkspaces();
+  const { list, connected, problem } = useLiveFleet();
   const [activity, setActivity] = useState<Activity>('all');
   const [text, setText] = useState('');
   const shown = filterWorkspaces(list, { activity, text });

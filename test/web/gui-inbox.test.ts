@@ -1,0 +1,164 @@
+// The inbox, the GUI's home page (issue #28), in Chromium against `npx svc` bridge and ship processes, with
+// agents reporting through the ship's MCP endpoint as a real agent does (the SDK client, the token its
+// session got): a question appears with its text, the count in the navigation, the tab title and the
+// favicon, and a browser notification; the composer's answer reaches the session (a `cat` appending to a
+// file) and a refused one keeps its text; the entry leaves when the agent moves on; j/k/n; a finished turn
+// dismissed stays dismissed; a shell that exits on its own shows as an ended session. Screenshots of the
+// inbox at desktop and phone width go to test/artifacts/ (ignored by git).
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from '../helpers/browser.js';
+import { path } from '../helpers/ship.js';
+import { tmuxSocketFor } from '../../ship/server.js';
+import { sessionName } from '../../ship/sessions/session-names.js';
+import { Tmux } from '../../ship/sessions/tmux.js';
+import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
+
+const found = chromiumAvailable('test/web/gui-inbox');
+const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+const QUESTION = 'Tests pass. Push to main, or open a pull request first?\nI would open a PR.';
+let gui: GuiFleet;
+const agents = new Map<string, Client>();
+
+beforeAll(async () => {
+  if (!found) return;
+  gui = await startGuiFleet('inbox-ship');
+  for (const name of ['asker', 'builder', 'shell']) {
+    expect((await gui.api('POST', '/workspaces', { ship: 'inbox-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    expect((await gui.api('POST', `/workspaces/demo/${name}/activate`)).status).toBe(200);
+  }
+  const tmux = new Tmux(tmuxSocketFor(realpathSync(gui.fleet.fleetDirectory)));
+  for (const name of ['asker', 'builder']) {
+    const token = (await tmux.sessionVariables(sessionName('demo', name))).SVC_MCP_TOKEN!;
+    const client = new Client({ name: 'agent', version: '0.0.1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gui.fleet.shipUrl + path('demo', name, '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.callTool({ name: 'agent_init', arguments: { model: 'opus-5', provider: 'anthropic', harness: 'claude-code' } });
+    agents.set(name, client);
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+}, 180_000);
+afterAll(async () => {
+  for (const client of agents.values()) await client.close().catch(() => undefined);
+  await gui?.stop();
+});
+
+const report = (name: string, state: string, description: string) => agents.get(name)!.callTool({ name: 'agent_status', arguments: { state, description } });
+
+/** Records every Notification the page constructs (installed before the page's scripts). */
+async function recordNotifications(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const Original = window.Notification;
+    const seen: { title: string; body?: string }[] = [];
+    (window as unknown as { __notifications: typeof seen }).__notifications = seen;
+    class Recorded extends Original {
+      constructor(title: string, options?: NotificationOptions) {
+        seen.push({ title, body: options?.body });
+        super(title, options);
+      }
+    }
+    Object.defineProperty(Recorded, 'permission', { get: () => Original.permission });
+    Object.defineProperty(Recorded, 'requestPermission', { value: Original.requestPermission.bind(Original) });
+    window.Notification = Recorded as typeof Notification;
+  });
+}
+const notifications = (page: Page) => page.evaluate(() => (window as unknown as { __notifications?: unknown[] }).__notifications ?? []);
+const entry = (page: Page, key: string) => page.locator(`ol.inbox > li[data-key="${key}"]`);
+
+describe.skipIf(!found)('the inbox', () => {
+  it('shows a question as it is asked, signals it, takes the answer to the session, and lets it go when the agent moves on', async () => {
+    const { page, context } = await gui.open('/ui/');
+    await context.grantPermissions(['notifications'], { origin: gui.fleet.bridgeUrl });
+    await recordNotifications(page);
+    await page.reload();
+    await gui.signIn(page);
+    await eventually(() => page.getByTestId('live').textContent()).toBe('live');
+    await page.getByText('No agent needs you.').waitFor();
+    expect(await page.title()).toBe('svc');
+
+    await report('asker', 'awaiting', QUESTION);
+    const asker = entry(page, 'demo/asker');
+    await asker.waitFor({ timeout: 15_000 });
+    expect(await asker.locator('.question').textContent()).toBe(QUESTION);
+    expect(await asker.locator('.badge.reason').textContent()).toBe('asks');
+    const facts = await asker.locator('.attention-facts').textContent();
+    expect(facts).toContain('ship inbox-ship');
+    expect(facts).toContain('branch main');
+    expect(facts).toContain('opus-5 · claude-code');
+    await eventually(() => asker.getByTestId('diff-counts').textContent()).toBe('changes +0 −0');
+    await eventually(() => page.title()).toBe('(1) svc');
+    expect(await page.getByTestId('inbox-count').textContent()).toBe('1');
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/ui/favicon-attention.svg');
+    await eventually(() => notifications(page)).toEqual([{ title: 'demo/asker is waiting for you', body: QUESTION }]);
+    await page.screenshot({ path: join(ARTIFACTS, 'inbox-desktop.png'), fullPage: true });
+
+    // The answer reaches the session as typed, then Enter: the shell runs `cat`, which appends each line.
+    const answers = join(gui.root, 'answers.txt');
+    expect((await gui.api('POST', '/workspaces/demo/asker/input', { text: `cat >> ${answers}` })).status).toBe(200);
+    const box = asker.getByRole('textbox');
+    await box.fill('Open a PR, please');
+    await box.press('Enter');
+    await asker.getByRole('status').filter({ hasText: 'Sent.' }).waitFor();
+    expect(await box.inputValue()).toBe('');
+    await eventually(() => readFileSync(answers, 'utf8'), 10_000).toBe('Open a PR, please\n');
+    // Sending moved nothing: the agent still asks.
+    expect(await asker.count()).toBe(1);
+
+    // A refused answer (over the input cap) says why and keeps the text.
+    const tooLong = 'x'.repeat(256 * 1024 + 1);
+    await box.fill(tooLong);
+    await asker.getByRole('button', { name: 'Send' }).click();
+    await eventually(() => asker.getByRole('alert').textContent()).toMatch(/^body\/text /);
+    expect((await box.inputValue()).length).toBe(tooLong.length);
+    await box.fill('');
+
+    // The agent moves on: the entry leaves, the signals clear.
+    await report('asker', 'building', 'opening the PR');
+    await eventually(() => asker.count(), 15_000).toBe(0);
+    await eventually(() => page.title()).toBe('svc');
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/ui/favicon.svg');
+    expect(await page.getByTestId('inbox-count').count()).toBe(0);
+  }, 120_000);
+
+  it('moves with j/k, jumps to the next question with n, dismisses a finished turn for good, and shows a session that ended on its own', async () => {
+    const { page } = await gui.open('/ui/');
+    await gui.signIn(page);
+    await eventually(() => page.getByTestId('live').textContent()).toBe('live');
+    await report('builder', 'building', 'compiling');
+    await report('builder', 'idle', 'Done: the parser handles tabs now.');
+    await report('asker', 'awaiting', 'Which base branch?');
+    await eventually(() => page.locator('ol.inbox > li').evaluateAll((items) => items.map((item) => item.getAttribute('data-key')))).toEqual(['demo/asker', 'demo/builder']);
+    const selected = () => page.locator('ol.inbox > li[aria-current="true"]').getAttribute('data-key');
+    expect(await selected()).toBe('demo/asker');
+    await page.keyboard.press('j');
+    await eventually(selected).toBe('demo/builder');
+    expect(await entry(page, 'demo/builder').locator('.badge.reason').textContent()).toBe('finished');
+    await page.keyboard.press('n');
+    await eventually(selected).toBe('demo/asker');
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await eventually(selected).toBe('demo/asker');
+
+    await entry(page, 'demo/builder').getByRole('button', { name: 'Dismiss' }).click();
+    await eventually(() => entry(page, 'demo/builder').count()).toBe(0);
+    await page.reload();
+    await entry(page, 'demo/asker').waitFor({ timeout: 15_000 });
+    expect(await entry(page, 'demo/builder').count()).toBe(0);
+
+    // The shell exits on its own: the ship says why the workspace went inactive.
+    expect((await gui.api('POST', '/workspaces/demo/shell/input', { text: 'exit' })).status).toBe(200);
+    const ended = entry(page, 'demo/shell');
+    await ended.waitFor({ timeout: 15_000 });
+    expect(await ended.locator('.badge.reason').textContent()).toBe('session ended');
+    expect(await ended.locator('.waited').textContent()).toMatch(/^for \d+ s$/);
+    expect(await entry(page, 'demo/asker').locator('.waited').textContent()).toMatch(/^for at least \d+ s$/);
+    await eventually(() => page.title()).toBe('(2) svc');
+    await page.screenshot({ path: join(ARTIFACTS, 'inbox-desktop-several.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(ARTIFACTS, 'inbox-phone.png'), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  }, 120_000);
+});
