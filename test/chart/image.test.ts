@@ -1,8 +1,9 @@
 // What can be checked of the container image without a container engine (none runs here): the
-// Dockerfile's shape (multi-stage, Node 24 slim, the packages, the fixed user, tini and `svc` as the
-// entrypoint, OCI labels), that the build copies every component tsc compiles, that .dockerignore keeps
-// dependencies, build output, git and test artifacts out, and that what the chart runs in that image —
-// commands of its containers, the directories it writes — exists in the image's layout.
+// Dockerfile's shape (multi-stage, Node 24 slim, the packages, ssh and a pinned, checksummed gh, the fixed
+// user, tini and `svc` as the entrypoint, OCI labels), that the build copies every component tsc
+// compiles, that .dockerignore keeps dependencies, build output, git and test artifacts out, and that what
+// the chart runs in that image — commands of its containers, the directories it writes — exists in the
+// image's layout. Dockerfile.agents, and building both where an engine answers: test/image/agents-image.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,8 +11,8 @@ import { CASES, caseObjects, helmAvailable, ROOT, type KubeObject } from './rend
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const dockerignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
-/** Instructions with continuation lines joined. */
-const instructions = dockerfile.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+/** Instructions with continuation lines joined and runs of blanks as one space. */
+const instructions = dockerfile.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter((line) => line && !line.startsWith('#'));
 const stages = instructions.reduce<string[][]>((all, line) => (line.startsWith('FROM ') ? [...all, [line]] : (all.at(-1)?.push(line), all)), []);
 const runtime = stages.at(-1)!;
 
@@ -32,7 +33,7 @@ describe('the Dockerfile', () => {
     for (const stage of stages) expect(stage[0]).toMatch(/^FROM \$\{NODE_IMAGE\}/);
     const build = stages.find((stage) => stage[0]!.endsWith('AS build'))!;
     expect(build).toContain('RUN npm ci --ignore-scripts --no-audit --no-fund');
-    expect(build).toContain('RUN npx tsc -p tsconfig.json');
+    expect(build.some((line) => /^RUN npx tsc -p tsconfig\.json( |$)/.test(line))).toBe(true);
     const deps = stages.find((stage) => stage[0]!.endsWith('AS deps'))!;
     expect(deps).toContain('RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund');
     expect(runtime).toContain('COPY --from=deps /src/node_modules node_modules');
@@ -53,14 +54,39 @@ describe('the Dockerfile', () => {
   it('builds the GUI into dist/web (served by the bridge at /ui/), which the runtime stage copies with dist', () => {
     const build = stages.find((stage) => stage[0]!.endsWith('AS build'))!;
     expect(build).toContain('COPY web web');
-    expect(build).toContain('RUN npx vite build --config web/vite.config.ts');
+    expect(build.some((line) => /^RUN (.* && )?npx vite build --config web\/vite\.config\.ts( |$)/.test(line))).toBe(true);
     expect(dockerignore, '.dockerignore drops web, which the build needs').not.toContain('web');
     expect(runtime).toContain('COPY --from=build /src/dist dist');
   });
 
-  it('installs git, tmux, ca-certificates and tini, with a UTF-8 locale', () => {
-    expect(aptPackages.sort()).toEqual(['ca-certificates', 'git', 'tini', 'tmux']);
+  it('installs git, tmux, ca-certificates, openssh-client and tini, with a UTF-8 locale', () => {
+    expect([...aptPackages].sort()).toEqual(['ca-certificates', 'git', 'openssh-client', 'tini', 'tmux']);
     expect(runtime.find((line) => line.startsWith('ENV '))).toMatch(/LANG=C\.UTF-8 +LC_ALL=C\.UTF-8/);
+  });
+
+  it('installs gh from its release tarball at a pinned version, checked against that version\'s sha256', () => {
+    // Debian bookworm's gh is years old: not from apt, and no third-party apt source in the image.
+    expect(aptPackages).not.toContain('gh');
+    expect(runtime.some((line) => /sources\.list|keyrings/.test(line))).toBe(false);
+    const gh = stages.find((stage) => stage[0] === 'FROM ${NODE_IMAGE} AS gh');
+    expect(gh, 'no `FROM ${NODE_IMAGE} AS gh` stage').toBeDefined();
+    const arg = (name: string) => gh!.find((line) => line.startsWith(`ARG ${name}=`))?.slice(`ARG ${name}=`.length);
+    expect(arg('GH_VERSION')).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(arg('GH_SHA256_AMD64')).toMatch(/^[0-9a-f]{64}$/);
+    expect(arg('GH_SHA256_ARM64')).toMatch(/^[0-9a-f]{64}$/);
+    expect(arg('GH_SHA256_AMD64')).not.toBe(arg('GH_SHA256_ARM64'));
+    expect(gh).toContain('ARG TARGETARCH');
+    const run = gh!.filter((line) => line.startsWith('RUN '));
+    expect(run).toHaveLength(1);
+    // The download is the pinned version for the build's architecture, and nothing is unpacked unchecked.
+    expect(run[0]).toContain('https://github.com/cli/cli/releases/download/v${GH_VERSION}/gh_${GH_VERSION}_linux_${TARGETARCH}.tar.gz');
+    expect(run[0]).toMatch(/amd64\) sha256="\$\{GH_SHA256_AMD64\}" ;; arm64\) sha256="\$\{GH_SHA256_ARM64\}" ;; \*\) .*exit 1 ;;/);
+    const steps = run[0]!.split(' && ');
+    const checked = steps.findIndex((step) => /^sha256sum -c /.test(step));
+    const unpacked = steps.findIndex((step) => /^tar -xzf gh\.tar\.gz /.test(step));
+    expect(checked, 'the RUN never runs sha256sum -c').toBeGreaterThan(0);
+    expect(unpacked, 'tar runs before the checksum is checked').toBeGreaterThan(checked);
+    expect(runtime).toContain('COPY --from=gh /gh/bin/gh /usr/local/bin/gh');
   });
 
   it('runs as a fixed non-root user, with tini as PID 1 and svc as the entrypoint', () => {
