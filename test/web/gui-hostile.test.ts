@@ -91,7 +91,7 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     // The detail views of the hostile names route and render too.
     await img.getByRole('link', { name: `demo/${IMG_NAME}` }).click();
     await eventually(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(`demo/${IMG_NAME}`);
-    await eventually(() => page.locator('dd .description').textContent()).toBe(DESCRIPTION);
+    await eventually(() => page.getByTestId('agent-description').textContent()).toBe(DESCRIPTION);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/widget/eph`);
     await eventually(() => page.locator('.pull-request').textContent()).toContain(HOSTILE_PR);
     expect(await page.locator('.pull-request a').count()).toBe(0);

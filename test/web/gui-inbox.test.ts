@@ -5,7 +5,7 @@
 // file) and a refused one keeps its text; the entry leaves when the agent moves on; j/k/n; a finished turn
 // dismissed stays dismissed; a shell that exits on its own shows as an ended session. Screenshots of the
 // inbox at desktop and phone width go to test/artifacts/ (ignored by git).
-import { mkdirSync, readFileSync, realpathSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -160,5 +160,78 @@ describe.skipIf(!found)('the inbox', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(ARTIFACTS, 'inbox-phone.png'), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  }, 120_000);
+
+  it('reviews a change: files with their counts as the status changes, comments on two files sent as one message the user saw', async () => {
+    const { page } = await gui.open('/ui/workspaces/demo/builder');
+    await gui.signIn(page);
+    await report('builder', 'building', 'editing two files');
+    const panel = page.getByRole('region', { name: 'agent' });
+    await eventually(() => panel.getByTestId('agent-description').textContent()).toBe('editing two files');
+    expect(await panel.locator('.badge').first().textContent()).toBe('building');
+    expect(await panel.textContent()).toContain('opus-5 · claude-code');
+    await eventually(() => page.getByTestId('no-changes').textContent()).toBe('No changes.');
+
+    // Changed on disk, then the agent reports: the file list follows without a reload (well before the poll).
+    const directory = join(gui.fleet.fleetDirectory, 'demo', 'builder');
+    appendFileSync(join(directory, 'README.md'), 'second line\n');
+    writeFileSync(join(directory, 'src', 'app.txt'), 'one\nTWO\nthree\n');
+    await report('builder', 'verifying', 'two files edited');
+    const fileList = page.getByRole('navigation', { name: 'changed files' });
+    await eventually(() => fileList.locator('li').allTextContents(), 8_000).toEqual(['README.md +1 −0', 'src/app.txt +1 −1']);
+
+    // A comment on a line of each file.
+    const readme = page.getByRole('region', { name: 'diff of README.md' });
+    await readme.locator('.diff-code-insert', { hasText: 'second line' }).click();
+    await readme.getByRole('form', { name: 'comment on README.md' }).getByRole('textbox').fill('Say which release this is.');
+    await readme.getByRole('button', { name: 'Add comment' }).click();
+    const app = page.getByRole('region', { name: 'diff of src/app.txt' });
+    await app.locator('.diff-code-insert', { hasText: 'TWO' }).first().click();
+    await app.getByRole('form', { name: 'comment on src/app.txt' }).getByRole('textbox').fill('Keep it lowercase.');
+    await app.getByRole('button', { name: 'Add comment' }).click();
+    expect(await page.getByTestId('review-comment').count()).toBe(2);
+
+    const expected = [
+      'Review of demo/builder (2 comments). Please address each:',
+      '',
+      '1. README.md, line 2:',
+      '   > second line',
+      '   Say which release this is.',
+      '',
+      '2. src/app.txt, line 2:',
+      '   > TWO',
+      '   Keep it lowercase.',
+    ].join('\n');
+    expect(await page.getByTestId('review-message').textContent()).toBe(expected);
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'review-desktop.png'), fullPage: true });
+
+    // Sent as one message to the session (a `cat` appends what it receives).
+    const received = join(gui.root, 'review.txt');
+    expect((await gui.api('POST', '/workspaces/demo/builder/input', { text: `cat >> ${received}` })).status).toBe(200);
+    await page.getByRole('button', { name: 'Send all 2 to the agent' }).click();
+    await page.getByText('Sent 2 comments to the session.').waitFor();
+    await eventually(() => readFileSync(received, 'utf8'), 10_000).toBe(`${expected}\n`);
+    expect(await page.getByTestId('review-comment').count()).toBe(0);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(ARTIFACTS, 'review-phone.png'), fullPage: true });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  }, 120_000);
+
+  it("fits every page in a phone's width (390 px): nothing scrolls sideways but the diff text in its own box", async () => {
+    const { page } = await gui.open('/ui/');
+    await gui.signIn(page);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide: string[] = [];
+    for (const path of ['/ui/', '/ui/workspaces', '/ui/workspaces/new', '/ui/workspaces/demo/builder', '/ui/workspaces/demo/asker/terminal', '/ui/ships', '/ui/repos', '/ui/resources', '/ui/armory', '/ui/users', '/ui/account']) {
+      await page.goto(gui.fleet.bridgeUrl + path);
+      await page.getByRole('navigation', { name: 'main' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+      if (!fits) wide.push(`${path}: ${await page.evaluate(() => document.documentElement.scrollWidth)} px`);
+      if (path === '/ui/workspaces') await page.screenshot({ path: join(ARTIFACTS, 'workspaces-phone.png'), fullPage: true });
+    }
+    expect(wide).toEqual([]);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
 // switch branch, the diff view and its toggles, the bridge's error messages, deactivate, and delete behind
 // its confirmation.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
@@ -62,18 +62,30 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
     expect(headOf(directory)).toBe('other');
 
-    // The diff, as text, with its toggles.
+    // The review: a change made on disk (no event) shows once the status's diff counts move, as text.
     appendFileSync(join(directory, 'README.md'), 'a line from the GUI test <b>not bold</b>\n');
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await eventually(() => page.getByTestId('diff').textContent()).toContain('+a line from the GUI test <b>not bold</b>');
-    expect(await page.getByTestId('diff').locator('b').count()).toBe(0);
-    await page.getByLabel('stat').check();
-    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+\n 1 file changed, 1 insertion\(\+\)/);
+    const fileList = page.getByRole('navigation', { name: 'changed files' });
+    await eventually(() => fileList.locator('li').allTextContents(), 25_000).toEqual(['README.md +1 −0']);
+    const readme = page.getByRole('region', { name: 'diff of README.md' });
+    expect(await readme.locator('.diff-code-insert').allTextContents()).toEqual(['a line from the GUI test <b>not bold</b>']);
+    expect(await readme.locator('b').count()).toBe(0);
+    // The spec's options as controls: untracked files, paths, staged.
+    writeFileSync(join(directory, 'notes.md'), 'new file\n');
+    await page.getByLabel('untracked files').check();
+    await eventually(() => fileList.locator('li').allTextContents()).toEqual(['README.md +1 −0', 'notes.md +1 −0']);
+    const options = page.getByRole('form', { name: 'diff options' });
+    await options.getByLabel('Paths').fill('notes.md');
+    await options.getByRole('button', { name: 'Apply' }).click();
+    await eventually(() => fileList.locator('li').allTextContents()).toEqual(['notes.md +1 −0']);
+    await options.getByLabel('Paths').fill('');
+    await options.getByRole('button', { name: 'Apply' }).click();
+    await page.getByLabel('untracked files').uncheck();
     await page.getByLabel('staged').check();
-    await eventually(() => page.getByTestId('diff').textContent()).toBe('(no changes)');
+    await eventually(() => page.getByTestId('no-changes').textContent()).toBe('No changes staged.');
     execFileSync('git', ['-C', directory, 'add', 'README.md']);
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await eventually(() => page.getByTestId('diff').textContent()).toMatch(/README\.md \| 1 \+/);
+    await page.getByLabel('staged').uncheck();
+    await page.getByLabel('staged').check();
+    await eventually(() => fileList.locator('li').allTextContents()).toEqual(['README.md +1 −0']);
 
     // A failing action shows the bridge's own message.
     const duplicate = await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name: 'from-gui', branch: 'main' });
@@ -143,7 +155,9 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const ship = gui.fleet.shipUrl;
     expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
     expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/status`, { state: 'building', description: 'compiling, seen live' })).status).toBe(200);
-    await eventually(() => page.locator('.agent').textContent(), 10_000).toBe('building compiling, seen live');
+    const agent = page.getByRole('region', { name: 'agent' });
+    await eventually(() => agent.getByTestId('agent-description').textContent(), 10_000).toBe('compiling, seen live');
+    expect(await agent.locator('.badge').first().textContent()).toBe('building');
     // Nothing but the workspace's own status and diff was fetched for it: no page reload.
     expect(requests.filter((request) => !request.startsWith('/workspaces/demo/alpha-one'))).toEqual([]);
     expect((await gui.api('DELETE', '/workspaces/demo/alpha-one')).status).toBe(200);

@@ -16,18 +16,18 @@ import type {
   ShipInfo,
   ShipSystemResources,
 } from '../../../protocol/bridge.js';
+import type { DiffQuery } from '../../../protocol/workspace.js';
 import { workspacePath } from '../../../protocol/workspace-path.js';
 import { ApiError, messageOf } from './api-error.js';
 import type { TokenStore } from './token-store.js';
 
-export interface DiffOptions {
-  stat?: boolean;
-  staged?: boolean;
-}
+/** The spec's diff options the GUI offers (DiffQuery): a path list repeats `paths`. */
+export type DiffOptions = Pick<DiffQuery, 'stat' | 'staged' | 'includeUntracked' | 'range' | 'paths'>;
 
 interface RequestOptions {
   body?: unknown;
-  query?: Record<string, string | boolean | undefined>;
+  /** An array repeats its key. */
+  query?: Record<string, string | boolean | readonly string[] | undefined>;
   /** The answer is text (the diff), not JSON. */
   text?: boolean;
   /** A 401 here means bad input (login), not a lost session. */
@@ -61,7 +61,8 @@ export class ApiClient {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const url = new URL(path, this.origin);
     for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item);
+      else if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const headers: Record<string, string> = { accept: options.text ? 'text/plain, application/json' : 'application/json' };
     const token = this.options.tokens.get();
@@ -147,7 +148,13 @@ export class ApiClient {
   diff(repo: string, name: string, options: DiffOptions): Promise<string> {
     return this.request('GET', `${workspacePath(repo, name)}/diff`, {
       text: true,
-      query: { stat: options.stat || undefined, staged: options.staged || undefined },
+      query: {
+        stat: options.stat || undefined,
+        staged: options.staged || undefined,
+        includeUntracked: options.includeUntracked || undefined,
+        range: options.range || undefined,
+        paths: options.paths?.length ? options.paths : undefined,
+      },
     });
   }
 

@@ -11,8 +11,9 @@ export interface AsyncData<T> {
   reload(): void;
 }
 
-export function useBridgeQuery<T>(key: QueryKey, load: () => Promise<T>, enabled = true): AsyncData<T> {
-  const query = useQuery({ queryKey: key, queryFn: load, enabled });
+/** `pollMs`: re-read that often while the page is visible (TanStack Query pauses it in a hidden tab). */
+export function useBridgeQuery<T>(key: QueryKey, load: () => Promise<T>, enabled = true, pollMs?: number): AsyncData<T> {
+  const query = useQuery({ queryKey: key, queryFn: load, enabled, refetchInterval: pollMs ?? false });
   return {
     data: query.data,
     error: query.error ? errorText(query.error) : null,

@@ -5,9 +5,10 @@ import { queryKeys } from '../state/query-client.js';
 import { useApi } from '../state/session.js';
 import { useBridgeQuery } from './use-bridge-query.js';
 
-export function useWorkspaceStatus(repo: string, name: string, enabled = true) {
+/** `pollMs`: also re-read it that often while the page is visible (changes on disk raise no event). */
+export function useWorkspaceStatus(repo: string, name: string, enabled = true, pollMs?: number) {
   const api = useApi();
-  return useBridgeQuery(queryKeys.workspace(repo, name), () => api.workspace(repo, name), enabled);
+  return useBridgeQuery(queryKeys.workspace(repo, name), () => api.workspace(repo, name), enabled, pollMs);
 }
 
 export function useDiff(repo: string, name: string, options: DiffOptions) {

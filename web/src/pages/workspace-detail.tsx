@@ -1,41 +1,59 @@
-// One workspace: its status from the bridge (state, branch, diff counts, agent, ephemeral record), its diff
-// as text with the stat/staged toggles, switching its branch, and the workspace actions. Live: each change
-// the bridge's event stream brings for it (activation, branch, agent status, from anywhere) reloads its
-// status and its diff (state/live-fleet.tsx invalidates them); a workspace removed meanwhile says so.
-import { useState, type FormEvent } from 'react';
+// One workspace, the page a supervisor reviews an agent's work on (issue #28): the agent's state, question
+// (with the answer box), model and harness, link and stale time at the top; then the workspace's facts
+// (ship, branch, diff counts, ephemeral record), its actions and branch switch; then the review
+// (review/review-panel.tsx, loaded on first use). Live: each change the bridge's stream brings for it
+// invalidates its status and diff (state/live-fleet.tsx), and the status is re-read every 10 s while the page
+// is visible so a change made on disk, which raises no event, shows as soon as the diff counts move.
+import { useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
+import { Composer } from '../components/composer.js';
 import { ErrorMessage } from '../components/error-message.js';
+import { ExternalLink } from '../components/external-link.js';
 import { Link } from '../components/link.js';
 import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
 import { useAction } from '../hooks/use-action.js';
+import { useNow } from '../hooks/use-now.js';
 import { navigate } from '../hooks/use-route.js';
 import { useLiveWorkspace } from '../hooks/use-live-workspace.js';
-import { useDiff, useWorkspaceStatus } from '../hooks/use-workspace.js';
+import { useWorkspaceStatus } from '../hooks/use-workspace.js';
+import { elapsed } from '../lib/elapsed.js';
 import { pathOf } from '../lib/routes.js';
+import { queryKeys } from '../state/query-client.js';
 import { useApi } from '../state/session.js';
+
+const ReviewPanel = lazy(() => import('../review/review-panel.js'));
+/** How often the page re-reads the status for diff counts that moved without an event. */
+const STATUS_POLL_MS = 10_000;
 
 export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string }) {
   const api = useApi();
-  const status = useWorkspaceStatus(repo, name);
-  const [stat, setStat] = useState(false);
-  const [staged, setStaged] = useState(false);
-  const diff = useDiff(repo, name, { stat, staged });
+  const queries = useQueryClient();
+  const status = useWorkspaceStatus(repo, name, true, STATUS_POLL_MS);
   const [branch, setBranch] = useState('');
   const switching = useAction();
   const live = useLiveWorkspace(repo, name);
   const workspace = live.gone ? undefined : status.data;
+  const now = useNow();
+  const counts = workspace?.state === 'active' ? `${workspace.diff.added}/${workspace.diff.removed}/${workspace.diff.commits}` : '';
+  const seenCounts = useRef(counts);
+  useEffect(() => {
+    const before = seenCounts.current;
+    seenCounts.current = counts;
+    if (before && counts && before !== counts) void queries.invalidateQueries({ queryKey: queryKeys.diffs(repo, name) });
+  }, [counts, queries, repo, name]);
 
   const switchBranch = (event: FormEvent) => {
     event.preventDefault();
     void switching.run(() => api.switchBranch(repo, name, branch)).then((ok) => {
       if (ok) {
         setBranch('');
-        status.reload();
-        diff.reload();
+        void queries.invalidateQueries({ queryKey: queryKeys.workspace(repo, name) });
       }
     });
   };
+  const agent = workspace?.state === 'active' ? workspace.agent : null;
 
   return (
     <section aria-label="workspace">
@@ -50,6 +68,26 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
       {live.problem && <p className="notice">{live.problem}</p>}
       {workspace && (
         <>
+          {agent && (
+            <section aria-label="agent" className={`agent-panel agent-${agent.state}`}>
+              <p className="agent-line">
+                <span className={`badge agent-${agent.state}`}>{agent.state}</span>
+                {agent.stale && agent.quietSince && <span className="badge stale">no activity for {elapsed(agent.quietSince, now)}</span>}
+                <span className="muted">
+                  <Text value={agent.model} /> · <Text value={agent.harness} />
+                </span>
+              </p>
+              <p className={agent.state === 'awaiting' ? 'question' : 'description'} data-testid="agent-description">
+                <Text value={agent.description} multiline />
+              </p>
+              {agent.link && (
+                <p>
+                  <ExternalLink url={agent.link} label="the agent's link" />
+                </p>
+              )}
+              <Composer repo={repo} name={name} label={agent.state === 'awaiting' ? 'Answer' : 'Message the agent'} />
+            </section>
+          )}
           <dl className="facts">
             <dt>Ship</dt>
             <dd>
@@ -67,10 +105,14 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
                 <dd data-testid="diff-counts">
                   +{workspace.diff.added} −{workspace.diff.removed}, {workspace.diff.commits} commit{workspace.diff.commits === 1 ? '' : 's'} ahead
                 </dd>
-                <dt>Agent</dt>
-                <dd>
-                  <AgentFacts agent={workspace.agent} />
-                </dd>
+                {!workspace.agent && (
+                  <>
+                    <dt>Agent</dt>
+                    <dd>
+                      <AgentFacts agent={null} />
+                    </dd>
+                  </>
+                )}
               </>
             )}
             <dt>Ephemeral</dt>
@@ -94,22 +136,14 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
           </form>
         </>
       )}
-      <h3>Diff</h3>
-      <div className="filters">
-        <label className="inline">
-          <input type="checkbox" name="stat" checked={stat} onChange={(e) => setStat(e.target.checked)} /> stat
-        </label>
-        <label className="inline">
-          <input type="checkbox" name="staged" checked={staged} onChange={(e) => setStaged(e.target.checked)} /> staged
-        </label>
-        <button type="button" onClick={diff.reload}>
-          Refresh
-        </button>
-      </div>
-      <ErrorMessage error={diff.error} />
-      <pre className="diff" data-testid="diff">
-        {diff.data === undefined ? '' : diff.data === '' ? '(no changes)' : diff.data}
-      </pre>
+      <h3>Review</h3>
+      {workspace?.state === 'active' ? (
+        <Suspense fallback={<p className="muted">Loading the diff…</p>}>
+          <ReviewPanel repo={repo} name={name} />
+        </Suspense>
+      ) : (
+        workspace && <p className="muted">Activate the workspace to review its changes.</p>
+      )}
     </section>
   );
 }

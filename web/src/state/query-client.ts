@@ -18,6 +18,8 @@ export function newQueryClient(): QueryClient {
 export const queryKeys = {
   workspace: (repo: string, name: string) => ['workspace', repo, name] as const,
   diff: (repo: string, name: string, options: object) => ['workspace', repo, name, 'diff', options] as const,
+  /** Every diff of one workspace, whatever its options. */
+  diffs: (repo: string, name: string) => ['workspace', repo, name, 'diff'] as const,
   ships: ['ships'] as const,
   repos: ['repos'] as const,
   branches: (repo: string) => ['repos', repo, 'branches'] as const,
