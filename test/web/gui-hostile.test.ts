@@ -69,7 +69,7 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     const requests: string[] = [];
     page.on('request', (request: Request) => requests.push(new URL(request.url()).pathname));
     await gui.signIn(page);
-    const rows = page.locator('tbody tr');
+    const rows = page.locator('table.workspaces tbody tr');
     await eventually(() => rows.count(), 10_000).toBe(3);
 
     const img = page.locator(`tr[data-key="${`demo/${IMG_NAME}`.replace(/"/g, '\\"')}"]`);

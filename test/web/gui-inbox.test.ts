@@ -219,6 +219,22 @@ describe.skipIf(!found)('the inbox', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
   }, 120_000);
 
+  it('shows the fleet at a glance above the list: ships, sessions, agents per state, the repo × ship grid', async () => {
+    const { page } = await gui.open('/ui/workspaces');
+    await gui.signIn(page);
+    const overview = page.getByRole('region', { name: 'fleet overview' });
+    await eventually(() => overview.getByTestId('ships-online').textContent()).toBe('1 online');
+    await eventually(() => overview.getByTestId('active-sessions').textContent()).toBe('2 active of 3');
+    expect(await overview.getByTestId('agents-per-state').locator('.badge').allTextContents()).toEqual(['idle 0', 'planning 0', 'building 0', 'verifying 1', 'awaiting 1']);
+    const grid = overview.getByRole('table', { name: 'workspaces per repo and ship' });
+    expect(await grid.locator('thead th').allTextContents()).toEqual(['Repo', 'inbox-ship']);
+    expect(await grid.locator('tbody tr').first().locator('th, td').allTextContents()).toEqual(['demo', '2/31 asks']);
+    // The list's agent cells carry each state's colour.
+    const asker = page.locator('table.workspaces tr[data-key="demo/asker"] .badge.agent-awaiting');
+    expect(await asker.evaluate((badge) => getComputedStyle(badge).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
+    await page.screenshot({ path: join(ARTIFACTS, 'fleet-desktop.png'), fullPage: true });
+  }, 60_000);
+
   it("fits every page in a phone's width (390 px): nothing scrolls sideways but the diff text in its own box", async () => {
     const { page } = await gui.open('/ui/');
     await gui.signIn(page);

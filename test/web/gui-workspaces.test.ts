@@ -122,7 +122,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     expect((await gui.api('POST', '/workspaces/demo/beta-two/activate')).status).toBe(200);
     const { page } = await gui.open('/ui/workspaces');
     await gui.signIn(page);
-    const keys = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
+    const keys = () => page.locator('table.workspaces tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
     await eventually(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);
     await page.getByLabel('Show').selectOption('active');
     await eventually(keys).toEqual(['demo/beta-two']);

@@ -1,6 +1,7 @@
-// The workspace list, live from the bridge's event stream (state/live-fleet.tsx), with the
-// active/inactive and text filters and the per-workspace actions.
+// The workspace list, live from the bridge's event stream (state/live-fleet.tsx): the fleet overview above
+// it, the active/inactive and text filters, and the per-workspace actions.
 import { useState } from 'react';
+import { FleetOverview } from '../components/fleet-overview.js';
 import { Link } from '../components/link.js';
 import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
@@ -21,6 +22,7 @@ export function WorkspacesPage() {
           New workspace
         </Link>
       </header>
+      <FleetOverview list={list} />
       <div className="filters">
         <label>
           Show

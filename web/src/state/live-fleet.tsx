@@ -53,7 +53,9 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
       const next = { list: applyEvent(before.list, event), histories: trackHistory(before.histories, event) };
       current.current = next;
       setFleet(next);
-      if (event.type !== 'sync') void queries.invalidateQueries({ queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name) });
+      // A sync follows a ship's registration, removal or reconnection: the ship list may have changed.
+      if (event.type === 'sync') void queries.invalidateQueries({ queryKey: queryKeys.ships });
+      else void queries.invalidateQueries({ queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name) });
       for (const listener of listeners.current) listener(event, before.list);
     };
     const retry = () => {
