@@ -16,6 +16,7 @@ import { path } from '../helpers/ship.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { Tmux } from '../../ship/sessions/tmux.js';
+import { accessibilityViolations } from './axe.js';
 import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-inbox');
@@ -157,6 +158,7 @@ describe.skipIf(!found)('the inbox', () => {
     expect(await entry(page, 'demo/asker').locator('.waited').textContent()).toMatch(/^for at least \d+ s$/);
     await eventually(() => page.title()).toBe('(2) svc');
     await page.screenshot({ path: join(ARTIFACTS, 'inbox-desktop-several.png'), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(ARTIFACTS, 'inbox-phone.png'), fullPage: true });
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
@@ -205,6 +207,7 @@ describe.skipIf(!found)('the inbox', () => {
     expect(await page.getByTestId('review-message').textContent()).toBe(expected);
     await page.setViewportSize({ width: 1280, height: 1000 });
     await page.screenshot({ path: join(ARTIFACTS, 'review-desktop.png'), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     // Sent as one message to the session (a `cat` appends what it receives).
     const received = join(gui.root, 'review.txt');
@@ -233,6 +236,7 @@ describe.skipIf(!found)('the inbox', () => {
     const asker = page.locator('table.workspaces tr[data-key="demo/asker"] .badge.agent-awaiting');
     expect(await asker.evaluate((badge) => getComputedStyle(badge).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
     await page.screenshot({ path: join(ARTIFACTS, 'fleet-desktop.png'), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
   }, 60_000);
 
   it("fits every page in a phone's width (390 px): nothing scrolls sideways but the diff text in its own box", async () => {
