@@ -14,6 +14,8 @@ const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShi
 groups.fleet = async () => (await import('./fleet.js')).benchFleet();
 groups.operator = async () => (await import('./operator.js')).benchOperator();
 groups.start = async () => (await import('./first-start.js')).benchFirstStart();
+// The GUI against 5 fake ships × 200 workspaces in Chromium (issue #28).
+groups.gui = async () => (await import('./gui.js')).benchGui();
 // Two minutes of the soak with the abusive clients, held to its full bars (bench/soak-bars.ts).
 groups.soak = async () => {
   const [{ runSoak }, { soakRows }] = await Promise.all([import('./soak-load.js'), import('./soak-bars.js')]);

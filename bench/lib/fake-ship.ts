@@ -12,7 +12,7 @@ import { forkWorker } from './fork-worker.js';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { AgentStatus, SyncEvent, WorkspaceEvent, WorkspaceStatus, WorkspaceSummary } from '../../protocol/index.js';
+import type { AgentState, AgentStatus, SyncEvent, WorkspaceEvent, WorkspaceStatus, WorkspaceSummary } from '../../protocol/index.js';
 
 const AGENT_STATES = ['planning', 'building', 'verifying', 'awaiting', 'idle'] as const;
 
@@ -78,11 +78,11 @@ export class FakeShip {
     return `"repoName":"gen","name":"${ship}","branch":"generation-${generation}"`;
   }
 
-  /** An agent status change of workspace `index` to every open stream; returns the send time. */
-  emit(index: number, description: string): bigint {
+  /** An agent status change of workspace `index` (to `state`, building by default) to every open stream; returns the send time. */
+  emit(index: number, description: string, state: AgentState = 'building'): bigint {
     const workspace = this.workspaces[index]!;
     workspace.active = true;
-    workspace.agent = { state: 'building', description, model: 'model-x', provider: 'provider-y', harness: 'harness-z' };
+    workspace.agent = { state, description, model: 'model-x', provider: 'provider-y', harness: 'harness-z' };
     this.listing = null;
     const event: WorkspaceEvent = { type: 'workspace.agent_status_changed', ship: this.name, at: new Date().toISOString(), workspace };
     const text = JSON.stringify(event);
@@ -146,7 +146,7 @@ export class FakeShip {
 // ---- many fake ships in one child process, driven over IPC ----
 
 type Command =
-  | { op: 'emit'; ship: number; workspace: number; description: string }
+  | { op: 'emit'; ship: number; workspace: number; description: string; state?: AgentState }
   | { op: 'drop'; ships: number[] }
   | { op: 'syncs'; ships: number[] }
   | { op: 'stats' };
@@ -155,8 +155,8 @@ interface Request { id: number; command: Command }
 
 export interface FleetHandle {
   ships: Array<{ name: string; url: string }>;
-  /** Sends an agent status change from one ship; resolves with its send time (hrtime ns). */
-  emit(ship: number, workspace: number, description: string): Promise<bigint>;
+  /** Sends an agent status change (to `state`, building by default) from one ship; resolves with its send time (hrtime ns). */
+  emit(ship: number, workspace: number, description: string, state?: AgentState): Promise<bigint>;
   /** Drops the `/events` streams of these ships (the bridge reconnects them). */
   drop(ships: number[]): Promise<void>;
   /** Each ship's `sync` count, last `sync` send time and open streams. */
@@ -175,7 +175,7 @@ export async function startFakeFleet(count: number, workspaces: number, prefix =
   return {
     ships,
     pid: worker.pid,
-    emit: async (ship, workspace, description) => BigInt(await call<string>({ op: 'emit', ship, workspace, description })),
+    emit: async (ship, workspace, description, state) => BigInt(await call<string>({ op: 'emit', ship, workspace, description, state })),
     drop: (list) => call<void>({ op: 'drop', ships: list }),
     syncs: async (list) =>
       (await call<Array<{ syncs: number; lastSyncAt: string; streams: number }>>({ op: 'syncs', ships: list })).map((s) => ({ ...s, lastSyncAt: BigInt(s.lastSyncAt) })),
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
     const reply = (value: unknown) => process.send!({ id, reply: value });
     switch (command.op) {
       case 'emit':
-        return reply(String(ships[command.ship]!.emit(command.workspace, command.description)));
+        return reply(String(ships[command.ship]!.emit(command.workspace, command.description, command.state)));
       case 'drop':
         for (const index of command.ships) ships[index]!.dropStreams();
         return reply(null);

@@ -1,29 +1,15 @@
-// Debian's Chromium driven by playwright-core, for the GUI tests (test/web). Launched headless with the flags
-// a closed network needs (no QUIC, no background networking, component updates or sync: without them
-// Chromium floods refused connections) and a fresh, empty profile per launch (playwright's own temporary
-// user-data-dir, removed on close). Missing Chromium: skipped with a hint outside CI, a failure under CI=true
-// (.ci/run installs it), as for the other pinned tools (external-tools.ts).
-import { chromium, type Browser, type Page } from 'playwright-core';
+// Debian's Chromium driven by playwright-core, for the GUI tests (test/web). The launch (headless, the flags a
+// closed network needs, a fresh profile per launch) lives in bench/lib/chromium.ts, shared with the GUI
+// benchmark. Missing Chromium: skipped with a hint outside CI, a failure under CI=true (.ci/run installs
+// it), as for the other pinned tools (external-tools.ts).
+import type { Page } from 'playwright-core';
+import { CHROMIUM } from '../../bench/lib/chromium.js';
 import { toolAvailable } from './external-tools.js';
 
-export const CHROMIUM = process.env.SVC_CHROMIUM || '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { CHROMIUM, CHROMIUM_FLAGS, launchChromium } from '../../bench/lib/chromium.js';
 
 export function chromiumAvailable(who: string): boolean {
   return toolAvailable(CHROMIUM, who, 'install it with `apt-get install -y chromium` (or set SVC_CHROMIUM)');
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
 }
 
 /** What a page did that a test asserts never happens: dialogs (alert/confirm/prompt), CSP violations, page errors. */

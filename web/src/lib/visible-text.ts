@@ -24,6 +24,9 @@ const LAYOUT = new Set(['\n', '\t']);
  * keeps line breaks and tabs (shown by `white-space: pre-wrap`) and marks every other invisible character.
  */
 export function visibleSegments(text: string, multiline = false): TextSegment[] {
+  // Nearly every text has no invisible character: one scan of the whole string instead of a test per
+  // character (the list renders some 5,000 texts on a `sync` of 1,000 workspaces; bench/RESULTS.md, "GUI").
+  if (!INVISIBLE.test(text)) return text ? [{ text, invisible: false }] : [];
   const segments: TextSegment[] = [];
   let plain = '';
   for (const character of text) {

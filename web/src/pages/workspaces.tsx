@@ -1,6 +1,9 @@
 // The workspace list, live from the bridge's event stream (state/live-fleet.tsx): the fleet overview above
-// it, the active/inactive and text filters, and the per-workspace actions.
-import { useState } from 'react';
+// it, the active/inactive and text filters, and the per-workspace actions. Each row is a memoized component:
+// an event replaces only its own workspace's object (state/workspace-list.ts), so at 100 events a second on
+// 1,000 workspaces only the changed row renders again (bench/RESULTS.md, "GUI (issue #28)").
+import { memo, useMemo, useState } from 'react';
+import type { BridgeWorkspaceSummary } from '../../../protocol/bridge.js';
 import { FleetOverview } from '../components/fleet-overview.js';
 import { Link } from '../components/link.js';
 import { Text } from '../components/text.js';
@@ -13,7 +16,7 @@ export function WorkspacesPage() {
   const { list, connected, problem } = useLiveFleet();
   const [activity, setActivity] = useState<Activity>('all');
   const [text, setText] = useState('');
-  const shown = filterWorkspaces(list, { activity, text });
+  const shown = useMemo(() => filterWorkspaces(list, { activity, text }), [list, activity, text]);
   return (
     <section aria-label="workspaces">
       <header className="page-header">
@@ -60,29 +63,7 @@ export function WorkspacesPage() {
           </thead>
           <tbody>
             {shown.map((workspace) => (
-              <tr key={keyOf(workspace)} data-key={keyOf(workspace)}>
-                <td className="workspace-name">
-                  <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }}>
-                    <Text value={workspace.repoName} />/<Text value={workspace.name} />
-                  </Link>
-                </td>
-                <td>
-                  <Text value={workspace.ship} />
-                </td>
-                <td>
-                  <Text value={workspace.branch} />
-                </td>
-                <td className="state">{workspace.active ? 'active' : 'inactive'}</td>
-                <td>
-                  <AgentFacts agent={workspace.agent} />
-                </td>
-                <td>
-                  <EphemeralFacts ephemeral={workspace.ephemeral} />
-                </td>
-                <td>
-                  <WorkspaceActions workspace={workspace} />
-                </td>
-              </tr>
+              <WorkspaceRow key={keyOf(workspace)} workspace={workspace} />
             ))}
           </tbody>
         </table>
@@ -90,3 +71,32 @@ export function WorkspacesPage() {
     </section>
   );
 }
+
+/** One row; it renders again only when its workspace's object is replaced (memo compares props by identity). */
+const WorkspaceRow = memo(function WorkspaceRow({ workspace }: { workspace: BridgeWorkspaceSummary }) {
+  return (
+    <tr data-key={keyOf(workspace)}>
+      <td className="workspace-name">
+        <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }}>
+          <Text value={workspace.repoName} />/<Text value={workspace.name} />
+        </Link>
+      </td>
+      <td>
+        <Text value={workspace.ship} />
+      </td>
+      <td>
+        <Text value={workspace.branch} />
+      </td>
+      <td className="state">{workspace.active ? 'active' : 'inactive'}</td>
+      <td>
+        <AgentFacts agent={workspace.agent} />
+      </td>
+      <td>
+        <EphemeralFacts ephemeral={workspace.ephemeral} />
+      </td>
+      <td>
+        <WorkspaceActions workspace={workspace} />
+      </td>
+    </tr>
+  );
+});
