@@ -2,7 +2,8 @@
 // it, the active/inactive and text filters, and the per-workspace actions. Each row is a memoized component:
 // an event replaces only its own workspace's object (state/workspace-list.ts), so at 100 events a second on
 // 1,000 workspaces only the changed row renders again (bench/RESULTS.md, "GUI (issue #28)").
-import { memo, useMemo, useState } from 'react';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { memo, useMemo, useRef, useState } from 'react';
 import type { BridgeWorkspaceSummary } from '../../../protocol/bridge.js';
 import { FleetOverview } from '../components/fleet-overview.js';
 import { Link } from '../components/link.js';
@@ -49,7 +50,7 @@ export function WorkspacesPage() {
       ) : shown.length === 0 ? (
         <p className="muted">No workspaces{list.byKey.size > 0 ? ' match the filter' : ''}.</p>
       ) : (
-        <table className="workspaces">
+        <table className="workspaces" data-rows={shown.length}>
           <thead>
             <tr>
               <th>Workspace</th>
@@ -61,21 +62,53 @@ export function WorkspacesPage() {
               <th>Actions</th>
             </tr>
           </thead>
-          <tbody>
-            {shown.map((workspace) => (
-              <WorkspaceRow key={keyOf(workspace)} workspace={workspace} />
-            ))}
-          </tbody>
+          <VisibleRows shown={shown} />
         </table>
       )}
     </section>
   );
 }
 
-/** One row; it renders again only when its workspace's object is replaced (memo compares props by identity). */
-const WorkspaceRow = memo(function WorkspaceRow({ workspace }: { workspace: BridgeWorkspaceSummary }) {
+/** Rows a window scrolled down past, or not yet reached, are never rendered beyond this many. */
+const OVERSCAN = 12;
+const ESTIMATED_ROW_PX = 42;
+
+/**
+ * Only the rows in (and near) the window's view are in the page, between two spacer rows that keep the
+ * scroll height of them all (TanStack Virtual): with 1,000 workspaces a change re-lays out a screenful, not
+ * the whole table (bench/RESULTS.md, "GUI"). Each row is measured once rendered, so a row that wraps (a long
+ * description, the phone's card layout) keeps its own height.
+ */
+function VisibleRows({ shown }: { shown: BridgeWorkspaceSummary[] }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  const virtualizer = useWindowVirtualizer({
+    count: shown.length,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: OVERSCAN,
+    scrollMargin: body.current?.offsetTop ?? 0,
+    getItemKey: (index) => keyOf(shown[index]!),
+  });
+  const items = virtualizer.getVirtualItems();
+  const before = items.length > 0 ? items[0]!.start - virtualizer.options.scrollMargin : 0;
+  const after = items.length > 0 ? virtualizer.getTotalSize() - (items[items.length - 1]!.end - virtualizer.options.scrollMargin) : 0;
   return (
-    <tr data-key={keyOf(workspace)}>
+    <tbody ref={body}>
+      {before > 0 && <tr aria-hidden="true" className="spacer" style={{ height: before }} />}
+      {items.map((item) => (
+        <WorkspaceRow key={item.key} workspace={shown[item.index]!} index={item.index} measure={virtualizer.measureElement} />
+      ))}
+      {after > 0 && <tr aria-hidden="true" className="spacer" style={{ height: after }} />}
+    </tbody>
+  );
+}
+
+/**
+ * One row; it renders again only when its workspace's object is replaced or it moves (memo compares props by
+ * identity). `measure` tells the virtualizer its height.
+ */
+const WorkspaceRow = memo(function WorkspaceRow({ workspace, index, measure }: { workspace: BridgeWorkspaceSummary; index: number; measure: (row: HTMLTableRowElement | null) => void }) {
+  return (
+    <tr data-key={keyOf(workspace)} data-index={index} ref={measure}>
       <td className="workspace-name">
         <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }}>
           <Text value={workspace.repoName} />/<Text value={workspace.name} />

@@ -48,11 +48,24 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
     let socket: WebSocket | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let backoff = 250;
+    // Frames apply at once (listeners and invalidations see each in order); React renders what they made
+    // once per animation frame, so a burst of changes costs one render and one layout of the page, not one
+    // each (bench/RESULTS.md, "GUI"). A hidden tab has no animation frames: a timer renders there.
+    let renderPending = false;
+    const scheduleRender = () => {
+      if (renderPending) return;
+      renderPending = true;
+      const render = () => {
+        renderPending = false;
+        if (!stopped) setFleet(current.current);
+      };
+      if (document.hidden) setTimeout(render, 0);
+      else requestAnimationFrame(render);
+    };
     const apply = (event: BridgeWorkspaceEvent) => {
       const before = current.current;
-      const next = { list: applyEvent(before.list, event), histories: trackHistory(before.histories, event) };
-      current.current = next;
-      setFleet(next);
+      current.current = { list: applyEvent(before.list, event), histories: trackHistory(before.histories, event) };
+      scheduleRender();
       // A sync follows a ship's registration, removal or reconnection: the ship list may have changed.
       if (event.type === 'sync') void queries.invalidateQueries({ queryKey: queryKeys.ships });
       else void queries.invalidateQueries({ queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name) });
