@@ -3,6 +3,7 @@
 export * from './identifier.js';
 export * from './workspace-path.js';
 export * from './agent.js';
+export * from './agent-history.js';
 export * from './workspace.js';
 export * from './events.js';
 export * from './resources.js';

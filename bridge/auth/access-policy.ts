@@ -62,6 +62,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /armory/file': 'user-or-ship',
   'GET /armory/ships': 'user',
   'GET /workspaces': 'user',
+  'GET /workspaces/agent-history': 'user',
   'POST /workspaces': 'user',
   'POST /workspaces/sweep': 'user',
   'GET /workspaces/:repo/:name': 'user',

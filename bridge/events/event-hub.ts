@@ -97,10 +97,10 @@ export class EventHub {
   }
 
   /** One change to everyone; `reason` as the ship gave it (a session that ended on its own). */
-  publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary, reason?: DeactivationReason): void {
+  publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary, reason?: DeactivationReason, at = new Date().toISOString()): void {
     if (this.subscribers.size === 0) return;
     this.observer?.relayed(type);
-    const change: BridgeWorkspaceChange = { type, at: new Date().toISOString(), workspace, ...(reason ? { reason } : {}) };
+    const change: BridgeWorkspaceChange = { type, at, workspace, ...(reason ? { reason } : {}) };
     this.broadcast(frameOf(JSON.stringify(change)), false);
   }
 

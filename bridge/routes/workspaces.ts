@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import {
+  AgentHistoryList,
   BridgeCreateWorkspaceRequest,
   DeleteWorkspaceQuery,
   DiffQuery,
@@ -103,6 +104,12 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       const filter = active === 'true' ? (w: WorkspaceSummary) => w.active : active === 'false' ? (w: WorkspaceSummary) => !w.active : undefined;
       return reply.type('application/json; charset=utf-8').send(registry.snapshotJson(filter));
     });
+
+    // The agents' recent past the bridge kept from its ships' streams (protocol/agent-history.ts), for the
+    // workspaces it holds now: what a GUI opened later needs for its inbox.
+    app.get('/workspaces/agent-history', { schema: { response: { 200: AgentHistoryList } } }, async (): Promise<AgentHistoryList> => ({
+      workspaces: registry.histories.list().filter((entry) => registry.index.get(workspaceKey(entry.repoName, entry.name)) !== undefined),
+    }));
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {
       const { repo, name } = request.params;

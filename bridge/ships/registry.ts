@@ -16,6 +16,7 @@ import type { EventHub } from '../events/event-hub.js';
 import { ephemeralView, type EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import type { FrameSegment } from '../events/broadcast-frame.js';
 import { AggregateJson } from './aggregate-json.js';
+import { AgentHistories } from '../index/agent-histories.js';
 import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
@@ -39,6 +40,8 @@ export interface RegisterInput {
 
 export class ShipRegistry {
   readonly index: OwnershipIndex;
+  /** Each agent's recent past as the ships' streams showed it (GET /workspaces/agent-history). */
+  readonly histories = new AgentHistories();
   private readonly ships = new Map<string, LiveShip>();
   /** Keys with a create in flight, or whose create ended without an answer, → the ship it targets. */
   private readonly reservations = new Map<string, { ship: string; settled: boolean }>();
@@ -150,6 +153,7 @@ export class ShipRegistry {
     });
     if (!stored) throw refuse(new BridgeError(SHIP_TAKEN_STATUS, shipAlreadyRegistered(name)));
     this.index.replaceView(name, sync.workspaces);
+    this.histories.synced(name, sync.workspaces, sync.at);
     this.adopt(name, url, input.bridgeToken ?? null, connection);
     this.events?.publishSync();
     return { name, url, status: connection.isOnline() ? 'online' : 'offline' };
@@ -169,6 +173,7 @@ export class ShipRegistry {
         // The ship's own view now says whether an unanswered create happened.
         for (const [key, reservation] of this.reservations) if (reservation.ship === name && reservation.settled) this.reservations.delete(key);
         this.index.replaceView(name, sync.workspaces);
+        this.histories.synced(name, sync.workspaces, sync.at);
         this.events?.publishSync();
         for (const listener of this.lifecycle.synced) listener(name, sync.workspaces);
       },
@@ -176,9 +181,13 @@ export class ShipRegistry {
         if (this.ships.get(name) !== ship) return;
         const summary = this.index.apply(name, event);
         if (!summary) return;
+        // One time for the relayed frame and the history, so a client's record of the change and the
+        // bridge's agree (the inbox keys its dismissals by it).
+        const at = new Date().toISOString();
+        this.histories.changed(name, event, at);
         if (event.type === 'workspace.created') for (const listener of this.lifecycle.created) listener(name, summary);
         if (event.type === 'workspace.removed') this.events?.publishSync();
-        else this.events?.publish(event.type, this.decorate(name, summary), event.reason);
+        else this.events?.publish(event.type, this.decorate(name, summary), event.reason, at);
       },
     });
   }
@@ -190,6 +199,7 @@ export class ShipRegistry {
     ship.connection.close();
     ship.client.close();
     this.index.removeShip(name);
+    this.histories.shipRemoved(name);
     for (const [key, reservation] of this.reservations) if (reservation.ship === name) this.reservations.delete(key);
     await this.store.remove(name);
     for (const listener of this.lifecycle.removed) await listener(name);

@@ -68,6 +68,7 @@ const ROWS: Row[] = [
   row('GET /armory/file', 'user-or-ship', '/armory/file?path=skills/none.md', 404),
   row('GET /armory/ships', 'user', '/armory/ships', 200),
   row('GET /workspaces', 'user', '/workspaces', 200),
+  row('GET /workspaces/agent-history', 'user', '/workspaces/agent-history', 200),
   row('GET /workspaces/:repo/:name', 'user', '/workspaces/r/n', 404),
   row('GET /workspaces/:repo/:name/diff', 'user', '/workspaces/r/n/diff', 404),
   row('POST /workspaces', 'user', '/workspaces', 422, {}),

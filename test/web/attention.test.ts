@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentState } from '../../protocol/agent.js';
 import type { BridgeWorkspaceEvent, BridgeWorkspaceSummary } from '../../protocol/bridge.js';
-import { attentionEntries, newlyAwaiting, trackHistory, type AgentHistories } from '../../web/src/state/attention.js';
+import { attentionEntries, newlyAwaiting, trackHistory, withBridgeHistory, type AgentHistories } from '../../web/src/state/attention.js';
 import { applyEvent, EMPTY_LIST, type WorkspaceList } from '../../web/src/state/workspace-list.js';
 
 const workspace = (name: string, state: AgentState | null, extra: Partial<BridgeWorkspaceSummary> = {}, stale?: string): BridgeWorkspaceSummary => ({
@@ -102,5 +102,24 @@ describe('attention entries', () => {
     expect(newlyAwaiting(list, change('t', workspace('b', 'awaiting')))).toEqual([]);
     expect(newlyAwaiting(list, sync('t', workspace('a', 'awaiting')))).toEqual([]);
     expect(newlyAwaiting(list, change('t', workspace('a', 'verifying')))).toEqual([]);
+  });
+
+  it("takes the bridge's memory where the page has only its first sight of an agent in the same state", () => {
+    const { histories } = replay([
+      sync('2026-01-01T10:00:00Z', workspace('done', 'idle'), workspace('moved', 'building'), workspace('seen', 'building')),
+      change('2026-01-01T10:01:00Z', workspace('seen', 'awaiting')),
+    ]);
+    const remembered = { seenChange: true, finishedWork: true, sessionEnded: false, since: '2026-01-01T09:00:00Z' };
+    const merged = withBridgeHistory(histories, [
+      { repoName: 'app', name: 'done', state: 'idle', ...remembered },
+      { repoName: 'app', name: 'moved', state: 'idle', ...remembered },
+      { repoName: 'app', name: 'seen', state: 'awaiting', ...remembered },
+      { repoName: 'app', name: 'unknown', state: 'idle', ...remembered },
+    ]);
+    expect(merged.get('app/done')).toEqual({ state: 'idle', ...remembered });
+    expect(merged.get('app/moved')).toBe(histories.get('app/moved'));
+    expect(merged.get('app/seen')).toBe(histories.get('app/seen'));
+    expect(merged.has('app/unknown')).toBe(false);
+    expect(withBridgeHistory(histories, [])).toBe(histories);
   });
 });

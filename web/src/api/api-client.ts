@@ -16,6 +16,7 @@ import type {
   ShipInfo,
   ShipSystemResources,
 } from '../../../protocol/bridge.js';
+import type { AgentHistoryList } from '../../../protocol/agent-history.js';
 import type { DiffQuery } from '../../../protocol/workspace.js';
 import { workspacePath } from '../../../protocol/workspace-path.js';
 import { ApiError, messageOf } from './api-error.js';
@@ -139,6 +140,11 @@ export class ApiClient {
   // --- workspaces ---
   workspaces(): Promise<BridgeWorkspaceSummary[]> {
     return this.request('GET', '/workspaces');
+  }
+
+  /** What the bridge remembers of each agent's recent past (GET /workspaces/agent-history). */
+  agentHistory(): Promise<AgentHistoryList> {
+    return this.request('GET', '/workspaces/agent-history');
   }
 
   workspace(repo: string, name: string): Promise<BridgeWorkspaceStatus> {

@@ -1,44 +1,19 @@
 // Who needs a human (the inbox, issue #28), as pure functions of the live stream: the agent history each
-// frame updates (when each agent entered its state, whether it went idle after working, whether its session
-// ended on its own), and the attention entries read from the list and that history, most urgent first.
-// No I/O: state/live-fleet.tsx feeds it frames.
-import type { AgentState } from '../../../protocol/agent.js';
+// frame updates (protocol/agent-history.ts: when each agent entered its state, whether it went idle after
+// working, whether its session ended on its own), what the bridge remembers of it from before this page
+// connected, and the attention entries read from the list and that history, most urgent first. No I/O:
+// state/live-fleet.tsx feeds it frames and the bridge's GET /workspaces/agent-history.
+import { advanceHistory, type AgentHistory, type AgentHistoryEntry } from '../../../protocol/agent-history.js';
 import type { BridgeWorkspaceEvent, BridgeWorkspaceSummary } from '../../../protocol/bridge.js';
 import { keyOf, type WorkspaceList } from './workspace-list.js';
 
-export interface AgentHistory {
-  /** The agent's state (null: no agent) as last seen. */
-  readonly state: AgentState | null;
-  /**
-   * When it entered that state: the frame's `at` that showed the change, or the `sync` that first showed it
-   * (then it has waited at least that long: the bridge does not say since when).
-   */
-  readonly since: string;
-  /** Whether `since` is a change the stream showed, not the first sight of the workspace. */
-  readonly seenChange: boolean;
-  /** It went idle from planning, building or verifying (a finished turn), and is idle still. */
-  readonly finishedWork: boolean;
-  /** Its session ended on its own (shell exit, not a deactivate) and it has not been activated since. */
-  readonly sessionEnded: boolean;
-}
-
 export type AgentHistories = ReadonlyMap<string, AgentHistory>;
-
-const WORKING: ReadonlySet<AgentState | null> = new Set(['planning', 'building', 'verifying']);
-
-function advance(previous: AgentHistory | undefined, workspace: BridgeWorkspaceSummary, at: string): AgentHistory {
-  const state = workspace.agent?.state ?? null;
-  if (!previous) return { state, since: at, seenChange: false, finishedWork: false, sessionEnded: false };
-  const sessionEnded = previous.sessionEnded && !workspace.active;
-  if (previous.state === state) return sessionEnded === previous.sessionEnded ? previous : { ...previous, sessionEnded };
-  return { state, since: at, seenChange: true, finishedWork: state === 'idle' && WORKING.has(previous.state), sessionEnded };
-}
 
 /** The histories after `event`. */
 export function trackHistory(histories: AgentHistories, event: BridgeWorkspaceEvent): AgentHistories {
   if (event.type === 'sync') {
     const next = new Map<string, AgentHistory>();
-    for (const workspace of event.workspaces) next.set(keyOf(workspace), advance(histories.get(keyOf(workspace)), workspace, event.at));
+    for (const workspace of event.workspaces) next.set(keyOf(workspace), advanceHistory(histories.get(keyOf(workspace)), workspace, event.at));
     return next;
   }
   const key = keyOf(event.workspace);
@@ -47,9 +22,25 @@ export function trackHistory(histories: AgentHistories, event: BridgeWorkspaceEv
     next.delete(key);
     return next;
   }
-  const advanced = advance(histories.get(key), event.workspace, event.at);
-  next.set(key, event.type === 'workspace.deactivated' && event.reason === 'session-ended' ? { ...advanced, since: event.at, seenChange: true, sessionEnded: true } : advanced);
+  next.set(key, advanceHistory(histories.get(key), event.workspace, event.at, event.type === 'workspace.deactivated' && event.reason === 'session-ended'));
   return next;
+}
+
+/**
+ * The bridge's histories (GET /workspaces/agent-history) where this page has only its first sight of an
+ * agent in the same state: the bridge saw since when, and whether the turn finished or the session ended
+ * before the page connected. What the page saw change itself is kept.
+ */
+export function withBridgeHistory(histories: AgentHistories, entries: readonly AgentHistoryEntry[]): AgentHistories {
+  let next: Map<string, AgentHistory> | null = null;
+  for (const { repoName, name, ...remembered } of entries) {
+    const key = keyOf({ repoName, name });
+    const local = histories.get(key);
+    if (!local || local.seenChange || local.state !== remembered.state) continue;
+    next ??= new Map(histories);
+    next.set(key, remembered);
+  }
+  return next ?? histories;
 }
 
 export type AttentionReason = 'awaiting' | 'stale' | 'exited' | 'finished';

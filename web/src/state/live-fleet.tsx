@@ -1,6 +1,7 @@
 // The one `/events` connection of the whole GUI (issue #28), shared by every page through React context: the
 // live workspace list (state/workspace-list.ts) and the agent histories behind the inbox (state/attention.ts),
-// fed by the same frames. A `sync` replaces both; on close it reconnects with a fresh ticket, backing off to
+// fed by the same frames, completed after each `sync` by what the bridge remembers of the agents' past
+// (GET /workspaces/agent-history). A `sync` replaces both; on close it reconnects with a fresh ticket, backing off to
 // 5 s; a 401 while minting the ticket ends it (the client has already returned to the sign-in gate). Each
 // change also invalidates that workspace's cached status and diff (state/query-client.ts), so every page
 // showing them asks again; listeners hear each frame with the list it applied to (notifications).
@@ -8,7 +9,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { BridgeWorkspaceEvent } from '../../../protocol/bridge.js';
 import { ApiError, errorText } from '../api/api-error.js';
-import { trackHistory, type AgentHistories } from './attention.js';
+import { trackHistory, withBridgeHistory, type AgentHistories } from './attention.js';
 import { queryKeys } from './query-client.js';
 import { useApi } from './session.js';
 import { applyEvent, EMPTY_LIST, parseEvent, type WorkspaceList } from './workspace-list.js';
@@ -66,8 +67,21 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
       const before = current.current;
       current.current = { list: applyEvent(before.list, event), histories: trackHistory(before.histories, event) };
       scheduleRender();
-      // A sync follows a ship's registration, removal or reconnection: the ship list may have changed.
-      if (event.type === 'sync') void queries.invalidateQueries({ queryKey: queryKeys.ships });
+      // A sync follows a ship's registration, removal or reconnection: the ship list may have changed, and
+      // the bridge may know since when the agents this page sees for the first time have been as they are.
+      if (event.type === 'sync') {
+        void queries.invalidateQueries({ queryKey: queryKeys.ships });
+        api.agentHistory().then(
+          (remembered) => {
+            if (stopped) return;
+            const histories = withBridgeHistory(current.current.histories, remembered.workspaces);
+            if (histories === current.current.histories) return;
+            current.current = { ...current.current, histories };
+            scheduleRender();
+          },
+          () => undefined, // An older bridge, or a blip: the page's own view stands.
+        );
+      }
       else void queries.invalidateQueries({ queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name) });
       for (const listener of listeners.current) listener(event, before.list);
     };
