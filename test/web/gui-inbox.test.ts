@@ -122,6 +122,15 @@ describe.skipIf(!found)('the inbox', () => {
     await eventually(() => page.title()).toBe('svc');
     expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/ui/favicon.svg');
     expect(await page.getByTestId('inbox-count').count()).toBe(0);
+
+    // Muted (this user's choice, kept in the browser): a new question shows, no notification fires.
+    await page.getByLabel('mute notifications').check();
+    await report('builder', 'awaiting', 'Muted question?');
+    await entry(page, 'demo/builder').waitFor({ timeout: 15_000 });
+    await report('builder', 'building', 'back to work');
+    await eventually(() => entry(page, 'demo/builder').count(), 15_000).toBe(0);
+    expect(await notifications(page)).toHaveLength(1);
+    await page.getByLabel('mute notifications').uncheck();
   }, 120_000);
 
   it('moves with j/k, jumps to the next question with n, dismisses a finished turn for good, and shows a session that ended on its own', async () => {
@@ -192,6 +201,12 @@ describe.skipIf(!found)('the inbox', () => {
     await app.locator('.diff-code-insert', { hasText: 'TWO' }).first().click();
     await app.getByRole('form', { name: 'comment on src/app.txt' }).getByRole('textbox').fill('Keep it lowercase.');
     await app.getByRole('button', { name: 'Add comment' }).click();
+    expect(await page.getByTestId('review-comment').count()).toBe(2);
+    // Syntax colours (Markdown's heading in the README) and both views.
+    expect(await readme.locator('.diff-code .token.title').count()).toBeGreaterThan(0);
+    expect(await page.locator('table.diff-split').count()).toBe(2);
+    await page.getByRole('radio', { name: 'unified' }).check();
+    await eventually(() => page.locator('table.diff-unified').count()).toBe(2);
     expect(await page.getByTestId('review-comment').count()).toBe(2);
 
     const expected = [
