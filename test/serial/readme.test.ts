@@ -272,6 +272,16 @@ describe('the README', () => {
     await stopServer(await startServer(world, initDir, withConfig!, 'Ctrl-C stops everything.'));
   }, 300_000);
 
+  it('"Sessions that outlive the ship": the session holder, then a ship that uses it', async () => {
+    const cwd = join(world.root, 'holder');
+    mkdirSync(cwd);
+    const [holderLine, shipLine] = block('npx svc session-holder');
+    const holder = await startServer(world, cwd, holderLine!, 'session holder running', join(cwd, 'fleet'));
+    const ship = await startServer(world, cwd, shipLine!, 'ship listening', join(cwd, 'fleet'));
+    await stopServer(ship);
+    await stopServer(holder);
+  }, 120_000);
+
   it('"Running a ship", "Talking to a ship", "Running a bridge", the armory and terminals', async () => {
     const cwd = join(world.root, 'parts');
     mkdirSync(cwd);
