@@ -42,6 +42,8 @@ export function shipCommand(): Command {
     .option('--no-local-repos', 'refuse file:// and local-path clone URLs')
     .option('--session-holder', 'sessions live in `svc session-holder`\'s tmux server (same fleet directory): wait for it, never end it')
     .option('--session-url <url>', 'URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>)')
+    .option('--repo-cache <dir>', 'where each repo\'s object cache lives, so later workspaces of it copy locally (default: <fleet-directory>.repo-cache)')
+    .option('--no-repo-cache', 'no repo cache: every create clones from the remote')
     .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
@@ -53,6 +55,7 @@ export function shipCommand(): Command {
       localRepos: boolean;
       sessionHolder?: boolean;
       sessionUrl?: string;
+      repoCache?: string | false;
       metricsPort?: number;
     }) => {
       // Configuration first: a session environment naming the ship's own variables refuses the start.
@@ -79,6 +82,7 @@ export function shipCommand(): Command {
         // Sessions run svc as this process was started: this Node and the real path of its bin.
         selfCommand: [process.execPath, realpathSync(process.argv[1]!)],
         sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
+        repoCacheDirectory: options.repoCache === false ? null : options.repoCache,
         metricsPort: options.metricsPort,
       });
       await runUntilSignal(

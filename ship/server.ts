@@ -62,6 +62,7 @@ import { Tmux } from './sessions/tmux.js';
 import { tmuxSocketFor } from './sessions/tmux-socket.js';
 import { agentWiringPrelude } from './sessions/agent-wiring.js';
 import type { HarnessChoice } from '../protocol/agent-harnesses.js';
+import { RepoCache } from './workspaces/repo-cache.js';
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
@@ -103,6 +104,12 @@ export interface ShipOptions {
   httpLimits?: Partial<HttpLimits>;
   /** Clone deadline and stall limit (default CLONE_LIMITS; tests shorten them). */
   cloneLimits?: CloneLimits;
+  /**
+   * Where the per-repo object caches live (docs/DECISIONS.md "Fan-out: the repo cache"): default
+   * `<fleetDirectory>.repo-cache` beside the fleet (same filesystem, so workspaces hard-link its objects);
+   * null switches the cache off (`--no-repo-cache`): every create is a plain clone.
+   */
+  repoCacheDirectory?: string | null;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
   /** Bench seam: false forks git and tmux on the ship's own thread, as before the spawn helper. */
@@ -194,6 +201,8 @@ async function assembleShip(
   const fleet = new Fleet(fleetDirectory);
   const metrics = new ShipMetrics();
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
+  const repoCache = options.repoCacheDirectory === null ? undefined : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git);
+  await repoCache?.clearLeftovers();
   if (options.agentHarness && !options.selfCommand) throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
   const prelude = options.agentHarness ? agentWiringPrelude(options.agentHarness, options.selfCommand!) : undefined;
   const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude });
@@ -227,6 +236,7 @@ async function assembleShip(
     tokens,
     events,
     cloneLimits: options.cloneLimits,
+    repoCache,
   });
 
   await fleet.clearLeftovers();

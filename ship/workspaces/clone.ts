@@ -6,7 +6,9 @@
 import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
 import type { GitRunner } from '../git/runner.js';
 import { persistUrlCredentials } from '../git/url-credentials.js';
-import { redactUrlCredentials, splitUrlCredentials } from '../../protocol/index.js';
+import { rm } from 'node:fs/promises';
+import { redactUrlCredentials, splitUrlCredentials, type SplitUrl } from '../../protocol/index.js';
+import { RemoteFailed, type RepoCache } from './repo-cache.js';
 
 const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
 
@@ -56,8 +58,16 @@ function cloneFailed(url: string, stderr: string): WorkspaceError {
  * Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). Says whether
  * the branch was made here because the remote advertises no such name (the spec's silent case the CLI names).
  */
-export async function cloneWorkspace(git: GitRunner, url: string, dir: string, branch: string, limits: CloneLimits = CLONE_LIMITS): Promise<{ branchCreated: boolean }> {
+export async function cloneWorkspace(
+  git: GitRunner,
+  url: string,
+  dir: string,
+  branch: string,
+  limits: CloneLimits = CLONE_LIMITS,
+  cache?: RepoCache,
+): Promise<{ branchCreated: boolean }> {
   const split = splitUrlCredentials(url);
+  if (cache) return cloneThroughCache(git, cache, url, split, dir, branch, limits);
   const options = { timeoutMs: limits.timeoutMs, env: split.env };
   const stall = ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
   const direct = await git.run([...stall, 'clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
@@ -77,6 +87,63 @@ export async function cloneWorkspace(git: GitRunner, url: string, dir: string, b
   const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
   if (created.code !== 0) throw cannotCreateBranch(branch, firstLine(created.stderr));
   return { branchCreated: true };
+}
+
+/**
+ * The same workspace from the repo cache (repo-cache.ts): the cache fetched up to the remote's current refs
+ * with this create's credentials (a refusal fails the create as a clone would), then a `--local` clone of it
+ * (hard-linked objects, no network), `origin` pointed at the requested URL, and the branch checked out by
+ * the same rules: a remote branch (tracked), else a tag (detached), else a new branch off the default one.
+ * A cache git cannot clone from is dropped and filled again once.
+ */
+async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, split: SplitUrl, dir: string, branch: string, limits: CloneLimits): Promise<{ branchCreated: boolean }> {
+  const call = { settings: ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`], timeoutMs: limits.timeoutMs, env: split.env };
+  const refreshed = async () => {
+    try {
+      return await cache.refresh(split, call);
+    } catch (error) {
+      if (error instanceof RemoteFailed) throw cloneFailed(url, error.stderr);
+      throw error;
+    }
+  };
+  // The cache is ours, a local path: the file transport is allowed for this one clone whatever the policy.
+  const local = (source: string) => git.run(['clone', '--quiet', '--local', '--no-checkout', '--', source, dir], { timeoutMs: limits.timeoutMs, env: { GIT_ALLOW_PROTOCOL: 'file' } });
+  let cloned = await local(await refreshed());
+  if (cloned.code !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    await cache.discard(split.url);
+    cloned = await local(await refreshed());
+    if (cloned.code !== 0) throw cloneFailed(url, cloned.stderr);
+  }
+  const inDir = { cwd: dir };
+  const setUrl = await git.run(['remote', 'set-url', 'origin', split.url], inDir);
+  if (setUrl.code !== 0) throw cloneFailed(url, setUrl.stderr);
+  await persistUrlCredentials(dir, split);
+  const local0 = (await git.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], inDir)).stdout.toString().trim();
+  let branchCreated = false;
+  if (await hasRef(git, dir, `refs/remotes/origin/${branch}`)) {
+    await checkout(git, dir, branch, ['checkout', '--quiet', '-B', branch, '--track', `origin/${branch}`]);
+  } else if (await hasRef(git, dir, `refs/tags/${branch}`)) {
+    await checkout(git, dir, branch, ['checkout', '--quiet', '--detach', `refs/tags/${branch}`]);
+  } else {
+    const problem = await branchNameProblem(git, branch);
+    if (problem) throw cannotCreateBranch(branch, problem);
+    if (!(await hasRef(git, dir, 'refs/remotes/origin/HEAD'))) throw noUsableHead(branch);
+    await checkout(git, dir, branch, ['checkout', '--quiet', '--no-track', '-B', branch, 'origin/HEAD']);
+    branchCreated = true;
+  }
+  // `clone --local` made a branch for the cache's HEAD; a plain clone of another branch has none.
+  if (local0 && local0 !== branch) await git.run(['branch', '--quiet', '-D', '--', local0], inDir);
+  return { branchCreated };
+}
+
+async function hasRef(git: GitRunner, dir: string, ref: string): Promise<boolean> {
+  return (await git.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: dir })).code === 0;
+}
+
+async function checkout(git: GitRunner, dir: string, branch: string, args: string[]): Promise<void> {
+  const result = await git.run(args, { cwd: dir });
+  if (result.code !== 0) throw cannotCreateBranch(branch, firstLine(result.stderr));
 }
 
 export function firstLine(text: string): string {

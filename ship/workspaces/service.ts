@@ -38,6 +38,7 @@ import { sessionName } from '../sessions/session-names.js';
 import type { Tmux } from '../sessions/tmux.js';
 import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
 import { cloneWorkspace, type CloneLimits } from './clone.js';
+import type { RepoCache } from './repo-cache.js';
 import { diffText } from './diff-text.js';
 import { DiffNumbersReader } from './diff-numbers.js';
 import { DiffNumbersReadings } from './diff-numbers-readings.js';
@@ -59,6 +60,8 @@ export interface WorkspaceServiceDeps {
   events: EventBus;
   /** Clone deadline and stall limit (default CLONE_LIMITS; tests shorten them). */
   cloneLimits?: CloneLimits;
+  /** The per-repo object caches creates go through; absent, every create is a plain clone. */
+  repoCache?: RepoCache;
 }
 
 export class WorkspaceService {
@@ -137,7 +140,9 @@ export class WorkspaceService {
       const staging = await this.deps.fleet.stagingPath();
       let outcome: BranchOutcome;
       try {
-        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits);
+        // A local repository is already cloned with hard links by git itself: the cache is for remotes.
+        const cache = url.transport === 'file' ? undefined : this.deps.repoCache;
+        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits, cache);
         await rename(staging, dir);
       } catch (error) {
         await rm(staging, { recursive: true, force: true }).catch(() => undefined);

@@ -1,0 +1,141 @@
+// The repo cache (issue #29) through a real `npx svc ship` and a real smart-HTTP remote behind basic
+// authentication (helpers/git-http-remote.ts): workspaces made from the cache are independent clones
+// (`git fsck` before and after the cache is deleted or pruned), see the remote's current refs, check out
+// branches, tags and new branches by the spec's rules, and authenticate every create (a wrong password
+// fails with the cache warm and leaves no directory). Ten creates at once transfer the pack once. A repo
+// named like the cache's directory creates and lists normally; the guarded delete still guards.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { killFleetTmux } from '../helpers/cli.js';
+import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { GitHttpRemote } from '../helpers/git-http-remote.js';
+import { startNpx, type NpxProcess } from '../helpers/npx.js';
+import { freePort } from '../helpers/ports.js';
+import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+
+const USER = { username: 'agent', password: 'right-password-1' };
+let root: string;
+let fleet: string;
+let cacheRoot: string;
+let remote: RemoteFixture;
+let http: GitHttpRemote;
+let ship: NpxProcess;
+let url: string;
+
+const inWorkspace = (name: string, ...args: string[]) => execFileSync('git', ['-C', join(fleet, 'demo', name), ...args], { encoding: 'utf8' }).trim();
+const fsck = (name: string) => execFileSync('git', ['-C', join(fleet, 'demo', name), 'fsck', '--full', '--strict'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const create = (name: string, branch = 'main', cloneUrl = http.url(USER), repoName = 'demo') => call(url, 'POST', '/workspaces', { url: cloneUrl, repoName, name, branch });
+
+beforeAll(async () => {
+  root = await makeTempRoot('svc-test-repo-cache-');
+  remote = makeRemote(root, 'widget');
+  // Incompressible bytes, so the pack's transfer stands out from ref advertisements in the access log.
+  writeFileSync(join(remote.work, 'blob.bin'), randomBytes(96 * 1024));
+  git(remote.work, 'add', 'blob.bin');
+  git(remote.work, 'commit', '--quiet', '-m', 'a large file');
+  git(remote.work, 'push', '--quiet', remote.bare, 'HEAD:main');
+  http = await GitHttpRemote.start(remote.bare, USER);
+  fleet = join(root, 'fleet');
+  cacheRoot = `${fleet}.repo-cache`;
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  ship = startNpx(['ship', '--port', String(port), '--name', 'cache-ship', '--fleet-directory', fleet]);
+  await ship.waitFor('ship listening', 60_000);
+}, 90_000);
+afterAll(async () => {
+  await ship?.terminateThenKill();
+  if (fleet) await killFleetTmux(fleet);
+  await http?.close();
+  if (root) await removeRoot(root);
+});
+
+it('makes an independent clone from the cache: the remote as origin, its current refs, sound after the cache is deleted or pruned', async () => {
+  expect((await create('one')).status).toBe(201);
+  expect(readdirSync(cacheRoot).filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
+  expect(inWorkspace('one', 'config', 'remote.origin.url')).toBe(http.url(USER));
+  expect(inWorkspace('one', 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  expect(inWorkspace('one', 'rev-parse', '--abbrev-ref', 'main@{upstream}')).toBe('origin/main');
+  expect(inWorkspace('one', 'branch', '--format=%(refname:short)')).toBe('main');
+  fsck('one');
+  // Its objects are hard links to the cache's, not copies.
+  const objects = join(fleet, 'demo', 'one', '.git', 'objects');
+  const files = readdirSync(objects, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !/info|\.idx$|\.rev$/.test(join(entry.parentPath, entry.name)));
+  expect(files.length).toBeGreaterThan(0);
+  expect(files.every((entry) => statSync(join(entry.parentPath, entry.name)).nlink >= 2)).toBe(true);
+
+  // A new commit on the remote between two creates: the second has it.
+  writeFileSync(join(remote.work, 'later.txt'), 'pushed between creates\n');
+  git(remote.work, 'add', 'later.txt');
+  git(remote.work, 'commit', '--quiet', '-m', 'later');
+  git(remote.work, 'push', '--quiet', remote.bare, 'HEAD:main');
+  const head = git(remote.work, 'rev-parse', 'HEAD').trim();
+  expect((await create('two')).status).toBe(201);
+  expect(inWorkspace('two', 'rev-parse', 'HEAD')).toBe(head);
+  expect(inWorkspace('two', 'rev-parse', 'origin/main')).toBe(head);
+
+  // The cache pruned, then deleted: the workspaces keep every object.
+  const [cache] = readdirSync(cacheRoot).filter((entry) => entry.endsWith('.git'));
+  execFileSync('git', ['-C', join(cacheRoot, cache!), 'gc', '--quiet', '--prune=now']);
+  fsck('one');
+  fsck('two');
+  rmSync(cacheRoot, { recursive: true, force: true });
+  fsck('one');
+  fsck('two');
+  expect((await create('three')).status).toBe(201);
+  fsck('three');
+}, 60_000);
+
+it('checks out a remote branch (tracked), a tag (detached) or a new branch off the default one, leaving no other local branch', async () => {
+  expect((await create('feat', 'feature')).status).toBe(201);
+  expect(inWorkspace('feat', 'rev-parse', '--abbrev-ref', 'feature@{upstream}')).toBe('origin/feature');
+  expect(inWorkspace('feat', 'branch', '--format=%(refname:short)')).toBe('feature');
+  expect((await create('tagged', 'v1.0')).status).toBe(201);
+  expect(inWorkspace('tagged', 'rev-parse', 'HEAD')).toBe(inWorkspace('tagged', 'rev-parse', 'v1.0^{commit}'));
+  expect(inWorkspace('tagged', 'branch', '--format=%(refname:short)')).toMatch(/^\(HEAD detached at v1\.0\)$/);
+  const fresh = await create('fresh', 'agent/new-work');
+  expect(fresh.status).toBe(201);
+  expect(fresh.body).toMatchObject({ branch: 'agent/new-work' });
+  expect(inWorkspace('fresh', 'branch', '--format=%(refname:short)')).toBe('agent/new-work');
+  expect(inWorkspace('fresh', 'rev-parse', 'HEAD')).toBe(inWorkspace('fresh', 'rev-parse', 'origin/main'));
+});
+
+it('authenticates every create: a wrong password fails with the cache warm, as a clone would, and leaves no directory', async () => {
+  const wrong = await create('intruder', 'main', http.url({ username: USER.username, password: 'wrong-password' }));
+  expect(wrong.status).toBe(500);
+  // What a plain clone answers: the clone-failure message, credentials redacted, git's own reason.
+  expect(wrong.body.error).toMatch(/^git clone of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/widget\.git failed: fatal: Authentication failed for 'http:\/\/127\.0\.0\.1:\d+\/widget\.git\/'$/);
+  expect(wrong.text).not.toContain('wrong-password');
+  expect(existsSync(join(fleet, 'demo', 'intruder'))).toBe(false);
+  const none = await create('anonymous', 'main', http.url());
+  expect(none.status).toBe(500);
+  expect(existsSync(join(fleet, 'demo', 'anonymous'))).toBe(false);
+});
+
+it('ten creates at once all succeed and the pack crosses the network once', async () => {
+  rmSync(cacheRoot, { recursive: true, force: true });
+  http.log.length = 0;
+  const names = Array.from({ length: 10 }, (_, index) => `many-${index}`);
+  const answers = await Promise.all(names.map((name) => create(name)));
+  expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 201));
+  expect(http.packTransfers(32 * 1024)).toHaveLength(1);
+  for (const name of names) fsck(name);
+}, 60_000);
+
+it('a repo named like the cache directory creates and lists normally; the guarded delete still refuses unpushed work', async () => {
+  const repoName = 'fleet.repo-cache';
+  expect((await create('alike', 'main', http.url(USER), repoName)).status).toBe(201);
+  const listed = await call(url, 'GET', '/workspaces');
+  expect(listed.body.map((workspace: { repoName: string; name: string }) => `${workspace.repoName}/${workspace.name}`)).toContain(`${repoName}/alike`);
+  expect(existsSync(join(fleet, repoName, 'alike', '.git'))).toBe(true);
+
+  const dir = join(fleet, 'demo', 'one');
+  writeFileSync(join(dir, 'mine.txt'), 'only here\n');
+  git(dir, 'add', 'mine.txt');
+  git(dir, 'commit', '--quiet', '-m', 'on no remote');
+  const refused = await call(url, 'DELETE', `${path('demo', 'one')}?force=false`);
+  expect(refused.status).toBe(409);
+  expect(existsSync(dir)).toBe(true);
+});
