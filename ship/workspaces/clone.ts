@@ -67,7 +67,16 @@ export async function cloneWorkspace(
   cache?: RepoCache,
 ): Promise<{ branchCreated: boolean }> {
   const split = splitUrlCredentials(url);
-  if (cache) return cloneThroughCache(git, cache, url, split, dir, branch, limits);
+  if (cache) {
+    try {
+      return await cloneThroughCache(git, cache, url, split, dir, branch, limits);
+    } catch (error) {
+      // The remote's answer or the caller's branch decides as for a plain clone; a cache the ship cannot
+      // write (a read-only or full disk) only costs the speed-up: the create goes on as a plain clone.
+      if (error instanceof WorkspaceError) throw error;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
   const options = { timeoutMs: limits.timeoutMs, env: split.env };
   const stall = ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
   const direct = await git.run([...stall, 'clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);

@@ -59,7 +59,7 @@ const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${
  */
 const SUBSTITUTED: Record<string, string[]> = {
   bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --bridge-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --repo-cache', 'arg --bridge-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   sessions: ['entrypoint', 'arg --fleet-directory', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   operator: ['entrypoint', 'arg --health-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
 };

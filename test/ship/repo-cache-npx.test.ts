@@ -14,7 +14,7 @@ import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js'
 import { GitHttpRemote } from '../helpers/git-http-remote.js';
 import { startNpx, type NpxProcess } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
-import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot, startTestShip } from '../helpers/ship.js';
 
 const USER = { username: 'agent', password: 'right-password-1' };
 let root: string;
@@ -138,4 +138,19 @@ it('a repo named like the cache directory creates and lists normally; the guarde
   const refused = await call(url, 'DELETE', `${path('demo', 'one')}?force=false`);
   expect(refused.status).toBe(409);
   expect(existsSync(dir)).toBe(true);
+});
+
+it('a cache the ship cannot write only costs the speed-up: the create goes on as a plain clone', async () => {
+  const blocked = join(root, 'not-a-directory');
+  writeFileSync(blocked, 'a file where the cache directory would go\n');
+  const other = await startTestShip(join(root, 'blocked'), { repoCacheDirectory: join(blocked, 'cache') });
+  try {
+    const created = await call(other.url, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'plain', branch: 'feature' });
+    expect(created.status).toBe(201);
+    const dir = join(root, 'blocked', 'fleet', 'demo', 'plain');
+    expect(execFileSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'feature@{upstream}'], { encoding: 'utf8' }).trim()).toBe('origin/feature');
+    execFileSync('git', ['-C', dir, 'fsck', '--full'], { stdio: 'ignore' });
+  } finally {
+    await other.stop();
+  }
 });
