@@ -16,11 +16,10 @@
 // The ship clones `https://github.example/acme/widget.git` from a local git HTTP server (git http-backend)
 // through an `insteadOf` in the ship's HOME, so a test can hold a clone; the fake forge and the ship are
 // reached through small HTTP proxies, so a test can slow the one and hold the other's answers.
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +28,7 @@ import type { EphemeralRecord } from '../../bridge/store/ephemeral-store.js';
 import type { FakeGitHub } from '../fakes/github.js';
 import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js';
 import { git, makeRemote } from '../helpers/git-fixtures.js';
+import { serveHttpBackend } from '../helpers/git-http-remote.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
 import { until } from '../helpers/poll.js';
 import { freePort } from '../helpers/ports.js';
@@ -98,46 +98,7 @@ class GitHttpServer {
           });
         }
       }
-      const backend = spawn('git', ['http-backend'], {
-        env: {
-          PATH: process.env.PATH,
-          GIT_PROJECT_ROOT: dirname(bare),
-          GIT_HTTP_EXPORT_ALL: '1',
-          PATH_INFO: url.pathname,
-          QUERY_STRING: url.search.slice(1),
-          REQUEST_METHOD: request.method ?? 'GET',
-          CONTENT_TYPE: request.headers['content-type'] ?? '',
-          ...(request.headers['content-length'] ? { CONTENT_LENGTH: request.headers['content-length'] } : {}),
-          HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-          GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-          REMOTE_ADDR: '127.0.0.1',
-        },
-        stdio: ['pipe', 'pipe', 'ignore'],
-      });
-      request.pipe(backend.stdin);
-      // CGI: headers (Status: among them), a blank line, the body.
-      let head = Buffer.alloc(0);
-      let headersDone = false;
-      backend.stdout.on('data', (chunk: Buffer) => {
-        if (headersDone) return void response.write(chunk);
-        head = Buffer.concat([head, chunk]);
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        headersDone = true;
-        let status = 200;
-        const headers: Record<string, string> = {};
-        for (const line of head.subarray(0, end).toString().split('\r\n')) {
-          const colon = line.indexOf(':');
-          const [name, value] = [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
-          if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-          else headers[name] = value;
-        }
-        response.writeHead(status, headers);
-        response.write(head.subarray(end + 4));
-      });
-      await new Promise<void>((resolve) => backend.on('close', () => resolve()));
-      if (!headersDone) response.writeHead(500);
-      response.end();
+      await serveHttpBackend(bare, request, response);
     } finally {
       this.inFlight--;
     }

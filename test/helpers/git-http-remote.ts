@@ -83,53 +83,65 @@ export class GitHttpRemote {
         await new Promise((resolve) => setTimeout(resolve, hold.ms));
       }
     }
-    const backend = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH,
-        GIT_PROJECT_ROOT: dirname(this.bare),
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: entry.method,
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        ...(request.headers['content-length'] ? { CONTENT_LENGTH: request.headers['content-length'] } : {}),
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-        REMOTE_ADDR: '127.0.0.1',
-      },
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
-    request.pipe(backend.stdin);
-    backend.stdin.on('error', () => undefined);
-    // CGI: headers (Status: among them), a blank line, the body.
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    backend.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) {
-        entry.bytes += chunk.length;
-        response.write(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString().split('\r\n')) {
-        const colon = line.indexOf(':');
-        const [name, value] = [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
-        if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-        else headers[name] = value;
-      }
-      entry.status = status;
-      response.writeHead(status, headers);
-      const rest = head.subarray(end + 4);
-      entry.bytes += rest.length;
-      response.write(rest);
-    });
-    await new Promise<void>((resolve) => backend.on('close', () => resolve()));
-    if (!headersDone) response.writeHead(500);
-    response.end();
+    const answered = await serveHttpBackend(this.bare, request, response);
+    entry.status = answered.status;
+    entry.bytes = answered.bytes;
   }
+}
+
+/**
+ * Answers one request for the bare repository `bare` with `git http-backend` (CGI: headers with a `Status:`
+ * among them, a blank line, the body). Resolves with the status and the body's size once it has ended.
+ */
+export async function serveHttpBackend(bare: string, request: IncomingMessage, response: ServerResponse): Promise<{ status: number; bytes: number }> {
+  const url = new URL(request.url ?? '/', 'http://git.invalid');
+  const answered = { status: 0, bytes: 0 };
+  const backend = spawn('git', ['http-backend'], {
+    env: {
+      PATH: process.env.PATH,
+      GIT_PROJECT_ROOT: dirname(bare),
+      GIT_HTTP_EXPORT_ALL: '1',
+      PATH_INFO: url.pathname,
+      QUERY_STRING: url.search.slice(1),
+      REQUEST_METHOD: request.method ?? 'GET',
+      CONTENT_TYPE: request.headers['content-type'] ?? '',
+      ...(request.headers['content-length'] ? { CONTENT_LENGTH: request.headers['content-length'] } : {}),
+      HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
+      GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
+      REMOTE_ADDR: '127.0.0.1',
+    },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  request.pipe(backend.stdin);
+  backend.stdin.on('error', () => undefined);
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  backend.stdout.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      answered.bytes += chunk.length;
+      response.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    headersDone = true;
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head.subarray(0, end).toString().split('\r\n')) {
+      const colon = line.indexOf(':');
+      const [name, value] = [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+      if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
+      else headers[name] = value;
+    }
+    answered.status = status;
+    response.writeHead(status, headers);
+    const rest = head.subarray(end + 4);
+    answered.bytes += rest.length;
+    response.write(rest);
+  });
+  await new Promise<void>((resolve) => backend.on('close', () => resolve()));
+  if (!headersDone) response.writeHead(500);
+  response.end();
+  return answered;
 }
