@@ -4,19 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { runUntilSignal } from './run-until-signal.js';
-
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** A Go-style duration as Kubernetes users write them: `10m`, `90s`, `1h30m`, `500ms`; `0` turns it off. */
-function parseDuration(value: string): number {
-  const text = value.trim();
-  if (text === '0') return 0;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== text) {
-    throw new InvalidArgumentError('must be a duration such as 10m, 90s or 1h30m');
-  }
-  return Math.round(parts.reduce((total, part) => total + Number(part[1]) * UNITS[part[2]!]!, 0));
-}
+import { parseDuration } from './duration.js';
 
 function parseUrl(value: string): string {
   // An empty SVC_BRIDGE_URL counts as unset (the action then says the URL is required).

@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { identifierProblem } from '../protocol/identifier-rules.js';
 import { SHIP_DEFAULT_PORT } from '../protocol/ports.js';
 import { normalizeUrl } from './url.js';
+import { parseDuration } from './duration.js';
 import { runUntilSignal } from './run-until-signal.js';
 
 export function parsePort(value: string): number {
@@ -44,6 +45,7 @@ export function shipCommand(): Command {
     .option('--session-url <url>', 'URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>)')
     .option('--repo-cache <dir>', 'where each repo\'s object cache lives, so later workspaces of it copy locally (default: <fleet-directory>.repo-cache)')
     .option('--no-repo-cache', 'no repo cache: every create clones from the remote')
+    .addOption(new Option('--repo-cache-max-idle <duration>', 'remove a repo cache no create has used this long (0: never)').default(14 * 86_400_000, '14d').argParser(parseDuration))
     .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
@@ -56,6 +58,7 @@ export function shipCommand(): Command {
       sessionHolder?: boolean;
       sessionUrl?: string;
       repoCache?: string | false;
+      repoCacheMaxIdle: number;
       metricsPort?: number;
     }) => {
       // Configuration first: a session environment naming the ship's own variables refuses the start.
@@ -83,6 +86,7 @@ export function shipCommand(): Command {
         selfCommand: [process.execPath, realpathSync(process.argv[1]!)],
         sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
         repoCacheDirectory: options.repoCache === false ? null : options.repoCache,
+        repoCacheMaxIdleMs: options.repoCacheMaxIdle,
         metricsPort: options.metricsPort,
       });
       await runUntilSignal(

@@ -63,6 +63,9 @@ import { tmuxSocketFor } from './sessions/tmux-socket.js';
 import { agentWiringPrelude } from './sessions/agent-wiring.js';
 import type { HarnessChoice } from '../protocol/agent-harnesses.js';
 import { RepoCache } from './workspaces/repo-cache.js';
+
+/** How long a repo cache may go unused before the ship removes it. */
+export const REPO_CACHE_MAX_IDLE_MS = 14 * 86_400_000;
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
@@ -110,6 +113,8 @@ export interface ShipOptions {
    * null switches the cache off (`--no-repo-cache`): every create is a plain clone.
    */
   repoCacheDirectory?: string | null;
+  /** A repo cache no create has used this long is removed (default 14 days; 0: never). */
+  repoCacheMaxIdleMs?: number;
   /** Test seam: awaited before each event-stream snapshot is built. */
   beforeSnapshot?: () => Promise<void>;
   /** Bench seam: false forks git and tmux on the ship's own thread, as before the spawn helper. */
@@ -201,8 +206,15 @@ async function assembleShip(
   const fleet = new Fleet(fleetDirectory);
   const metrics = new ShipMetrics();
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
-  const repoCache = options.repoCacheDirectory === null ? undefined : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git);
+  const repoCache = options.repoCacheDirectory === null ? undefined : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git, metrics.repoCache);
   await repoCache?.clearLeftovers();
+  if (repoCache) metrics.watchRepoCaches(() => repoCache.list());
+  // Caches no create has used for the idle time are removed, at start and every hour.
+  const cacheIdleMs = options.repoCacheMaxIdleMs ?? REPO_CACHE_MAX_IDLE_MS;
+  const sweepCaches = () => void (cacheIdleMs > 0 ? repoCache?.removeUnused(cacheIdleMs).catch(() => undefined) : undefined);
+  sweepCaches();
+  const cacheSweeper = setInterval(sweepCaches, Math.min(3_600_000, Math.max(1_000, cacheIdleMs / 4)));
+  cacheSweeper.unref();
   if (options.agentHarness && !options.selfCommand) throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
   const prelude = options.agentHarness ? agentWiringPrelude(options.agentHarness, options.selfCommand!) : undefined;
   const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude });
@@ -357,6 +369,7 @@ async function assembleShip(
     metricsPort: metricsPort?.port ?? null,
     async close() {
       try {
+        clearInterval(cacheSweeper);
         for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
         await metricsPort?.close();
         await app.close();

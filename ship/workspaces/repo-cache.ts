@@ -9,13 +9,30 @@
 // one lock per cache lets ten creates at once fill it once, then each fetch what it lacks.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SplitUrl } from '../../protocol/index.js';
 import type { GitRunner } from '../git/runner.js';
 import { KeyLock } from './key-lock.js';
 
 const FILL_PREFIX = '.fill-';
+/** In each cache: the URL it holds (without credentials), and a file touched at every use. */
+const URL_FILE = 'svc-url';
+const USE_FILE = 'svc-last-use';
+
+/** What the ship's metrics say of each cache (svc_repo_cache_*). */
+export interface RepoCacheInfo {
+  url: string;
+  bytes: number;
+  /** When a create last used it (ms since the epoch). */
+  lastUse: number;
+}
+
+/** Counts each create's use of a cache: a hit found it, a miss filled it. */
+export interface RepoCacheObserver {
+  hit(): void;
+  miss(): void;
+}
 
 /** How a create's git calls are bounded (the clone limits) and authenticated (the URL's credentials). */
 export interface RemoteCall {
@@ -38,6 +55,7 @@ export class RepoCache {
   constructor(
     readonly root: string,
     private readonly git: GitRunner,
+    private readonly observer?: RepoCacheObserver,
   ) {}
 
   /** The cache of a clone URL without credentials. */
@@ -53,9 +71,12 @@ export class RepoCache {
     const dir = this.dirFor(split.url);
     return this.locks.run(dir, async () => {
       if (existsSync(dir) && (await this.readable(dir))) {
+        this.observer?.hit();
         await this.fetchInto(dir, split, call);
+        await writeFile(join(dir, USE_FILE), `${new Date().toISOString()}\n`);
         return dir;
       }
+      this.observer?.miss();
       await rm(dir, { recursive: true, force: true });
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       const scratch = join(this.root, `${FILL_PREFIX}${Date.now()}-${randomBytes(6).toString('hex')}`);
@@ -65,6 +86,8 @@ export class RepoCache {
         // Never gc'd behind a create's back: objects a clone is linking must stay until it has them.
         await this.git.run(['config', 'gc.auto', '0'], { cwd: scratch });
         await this.fetchInto(scratch, split, call);
+        await writeFile(join(scratch, URL_FILE), `${split.url}\n`);
+        await writeFile(join(scratch, USE_FILE), `${new Date().toISOString()}\n`);
         await rename(scratch, dir);
       } catch (error) {
         await rm(scratch, { recursive: true, force: true });
@@ -78,6 +101,39 @@ export class RepoCache {
   async discard(url: string): Promise<void> {
     const dir = this.dirFor(url);
     await this.locks.run(dir, () => rm(dir, { recursive: true, force: true }));
+  }
+
+  /** Every cache: its URL, size on disk and last use. */
+  async list(): Promise<RepoCacheInfo[]> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    const caches: RepoCacheInfo[] = [];
+    for (const name of names.filter((entry) => entry.endsWith('.git'))) {
+      const dir = join(this.root, name);
+      try {
+        const url = (await readFile(join(dir, URL_FILE), 'utf8')).trim();
+        caches.push({ url, bytes: await diskUsage(dir), lastUse: (await stat(join(dir, USE_FILE))).mtimeMs });
+      } catch {
+        // Being filled again, or removed meanwhile.
+      }
+    }
+    return caches;
+  }
+
+  /** Removes the caches no create has used for `maxIdleMs`; says how many. */
+  async removeUnused(maxIdleMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const cache of await this.list()) {
+      if (now - cache.lastUse <= maxIdleMs) continue;
+      const dir = this.dirFor(cache.url);
+      await this.locks.run(dir, async () => {
+        // Used again while it waited for the lock: kept.
+        const lastUse = await stat(join(dir, USE_FILE)).then((found) => found.mtimeMs, () => 0);
+        if (now - lastUse <= maxIdleMs) return;
+        await rm(dir, { recursive: true, force: true });
+        removed++;
+      });
+    }
+    return removed;
   }
 
   /** Removes the scratch directories of fills a killed ship left (at start). */
@@ -103,4 +159,18 @@ export class RepoCache {
     const symbolic = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(head.stdout.toString('utf8'))?.[1];
     if (symbolic) await this.git.run(['symbolic-ref', 'HEAD', symbolic], { cwd: dir });
   }
+}
+
+/** Bytes a directory's files take on disk (blocks), each hard-linked file counted once. */
+async function diskUsage(dir: string): Promise<number> {
+  const seen = new Set<number>();
+  let bytes = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const found = await stat(join(entry.parentPath, entry.name)).catch(() => null);
+    if (!found || seen.has(found.ino)) continue;
+    seen.add(found.ino);
+    bytes += found.blocks * 512;
+  }
+  return bytes;
 }

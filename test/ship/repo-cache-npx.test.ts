@@ -15,6 +15,8 @@ import { GitHttpRemote } from '../helpers/git-http-remote.js';
 import { startNpx, type NpxProcess } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip } from '../helpers/ship.js';
+import { sample } from '../helpers/metrics.js';
+import { until } from '../helpers/poll.js';
 
 const USER = { username: 'agent', password: 'right-password-1' };
 let root: string;
@@ -154,3 +156,27 @@ it('a cache the ship cannot write only costs the speed-up: the create goes on as
     await other.stop();
   }
 });
+
+it("reports each cache in the ship's metrics: its URL without credentials, size, last use, hits and misses", async () => {
+  const text = (await call(url, 'GET', '/metrics')).text;
+  const cacheUrl = http.url();
+  expect(sample(text, 'svc_repo_cache_bytes', { url: cacheUrl })).toBeGreaterThan(96 * 1024);
+  expect(sample(text, 'svc_repo_cache_last_use_seconds', { url: cacheUrl })).toBeGreaterThan(Date.now() / 1000 - 600);
+  expect(sample(text, 'svc_repo_cache_uses_total', { result: 'miss' })).toBeGreaterThanOrEqual(2);
+  expect(sample(text, 'svc_repo_cache_uses_total', { result: 'hit' })).toBeGreaterThanOrEqual(10);
+  expect(text).not.toContain(USER.password);
+});
+
+it('removes a cache no create has used for the idle time; its workspaces keep every object', async () => {
+  const idle = await startTestShip(join(root, 'idle'), { repoCacheMaxIdleMs: 1_500 });
+  try {
+    const created = await call(idle.url, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'kept', branch: 'main' });
+    expect(created.status).toBe(201);
+    const caches = join(root, 'idle', 'fleet.repo-cache');
+    expect(readdirSync(caches).filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
+    await until(async () => readdirSync(caches).filter((entry) => entry.endsWith('.git')).length === 0, 'the unused cache removed', 15_000);
+    execFileSync('git', ['-C', join(root, 'idle', 'fleet', 'demo', 'kept'), 'fsck', '--full'], { stdio: 'ignore' });
+  } finally {
+    await idle.stop();
+  }
+}, 30_000);
