@@ -2,7 +2,6 @@
 // (`(3) svc`), a badge on the favicon, and a browser notification when an agent starts awaiting, at most one
 // per workspace a minute, unless this user muted them or the browser refused. Mounted once, in the frame.
 import { useEffect, useRef } from 'react';
-import { keyOf } from '../state/workspace-list.js';
 import { newlyAwaiting } from '../state/attention.js';
 import { useNotificationsMuted } from '../state/attention-preferences.js';
 import { useLiveFleet } from '../state/live-fleet.js';
@@ -41,8 +40,9 @@ export function useAttentionSignals(count: number): void {
         const now = Date.now();
         if (now - (lastShown.current.get(key) ?? -Infinity) < NOTIFY_SPACING_MS) continue;
         lastShown.current.set(key, now);
-        if (event.type === 'sync' || keyOf(event.workspace) !== key) continue;
-        const notification = new Notification(`${key} is waiting for you`, { body: event.workspace.agent?.description ?? '', tag: `svc-awaiting-${key}` });
+        // newlyAwaiting answers only the key of the change itself, never for a sync.
+        const description = event.type === 'sync' ? '' : (event.workspace.agent?.description ?? '');
+        const notification = new Notification(`${key} is waiting for you`, { body: description, tag: `svc-awaiting-${key}` });
         notification.onclick = () => {
           window.focus();
           navigate(pathOf({ page: 'inbox' }));

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Composer } from '../components/composer.js';
 import { ExternalLink } from '../components/external-link.js';
 import { Link } from '../components/link.js';
+import { LiveIndicator } from '../components/live-indicator.js';
 import { Text } from '../components/text.js';
 import { useAttention } from '../hooks/use-attention.js';
 import { useNow } from '../hooks/use-now.js';
@@ -25,7 +26,7 @@ const REASON_LABEL: Record<AttentionReason, string> = {
 
 export function InboxPage() {
   const { entries, synced, dismiss } = useAttention();
-  const { connected, problem } = useLiveFleet();
+  const { problem } = useLiveFleet();
   const [selected, setSelected] = useState(0);
   const items = useRef<(HTMLLIElement | null)[]>([]);
   const now = useNow();
@@ -54,9 +55,7 @@ export function InboxPage() {
     <section aria-label="inbox">
       <header className="page-header">
         <h2>Needs you{entries.length > 0 ? ` (${entries.length})` : ''}</h2>
-        <span className={connected ? 'live on' : 'live off'} data-testid="live">
-          {connected ? 'live' : 'offline'}
-        </span>
+        <LiveIndicator />
         <span className="spacer" />
         <NotificationControl />
       </header>

@@ -7,6 +7,7 @@ import { memo, useMemo, useRef, useState } from 'react';
 import type { BridgeWorkspaceSummary } from '../../../protocol/bridge.js';
 import { FleetOverview } from '../components/fleet-overview.js';
 import { Link } from '../components/link.js';
+import { LiveIndicator } from '../components/live-indicator.js';
 import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
@@ -14,7 +15,7 @@ import { useLiveFleet } from '../state/live-fleet.js';
 import { filterWorkspaces, keyOf, type Activity } from '../state/workspace-list.js';
 
 export function WorkspacesPage() {
-  const { list, connected, problem } = useLiveFleet();
+  const { list, problem } = useLiveFleet();
   const [activity, setActivity] = useState<Activity>('all');
   const [text, setText] = useState('');
   const shown = useMemo(() => filterWorkspaces(list, { activity, text }), [list, activity, text]);
@@ -40,9 +41,7 @@ export function WorkspacesPage() {
           Filter
           <input name="filter" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="repo, name, ship, branch, agent" />
         </label>
-        <span className={connected ? 'live on' : 'live off'} data-testid="live">
-          {connected ? 'live' : 'offline'}
-        </span>
+        <LiveIndicator />
       </div>
       {problem && <p className="notice">{problem}</p>}
       {!list.synced ? (
