@@ -140,8 +140,12 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     // The detail view is live: what changes elsewhere (the API, the agent through its ship) shows without a
     // reload, and an action offered is the one the workspace's state allows now.
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
+    // The page fetches the bridge's agent histories once after its event stream's first sync; wait for that so
+    // what is recorded below is only what the live updates cause.
+    const historyFetched = page.waitForResponse((response) => new URL(response.url()).pathname === '/workspaces/agent-history');
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
     await eventually(() => page.getByTestId('state').textContent()).toBe('active');
+    await historyFetched;
     const requests: string[] = [];
     page.on('request', (request) => requests.push(new URL(request.url()).pathname));
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/deactivate')).status).toBe(200);
