@@ -1,24 +1,14 @@
 // The branch of an issue-linked create (spec "POST /workspaces (bridge)", DESIGN §9): the canonical name
-// `<number>-<slug of title>` capped at 60 characters, created on the forge and linked to the issue as its
+// (protocol/issue-branch.ts), created on the forge and linked to the issue as its
 // development branch; when the forge will not create it, the same name found among the issue's linked
 // branches and then as a plain ref. A branch linked under another name is never used instead (409).
 import { BridgeError } from '../errors.js';
 import type { ForgeProvider } from '../providers/forge-provider.js';
 import type { Repo } from '../../protocol/index.js';
+import { issueBranchName } from '../../protocol/issue-branch.js';
 
-export const ISSUE_BRANCH_MAX_LENGTH = 60;
-
-/** Lowercase ASCII letters and digits; every run of anything else one `-`; trimmed of `-`. */
-export function slugOf(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-}
-
-/** `<number>-<slug>`, cut to 60 characters with no trailing `-`; a title that slugs to nothing gives `<number>`. */
-export function issueBranchName(issueNumber: number, title: string): string {
-  const slug = slugOf(title);
-  const full = slug === '' ? String(issueNumber) : `${issueNumber}-${slug}`;
-  return full.slice(0, ISSUE_BRANCH_MAX_LENGTH).replace(/-+$/, '');
-}
+// The naming rule is shared with the GUI's preview; re-exported for the bridge's callers.
+export { ISSUE_BRANCH_MAX_LENGTH, issueBranchName, slugOf } from '../../protocol/issue-branch.js';
 
 export interface IssueBranch {
   branch: string;

@@ -2,7 +2,10 @@
 // answer shapes of DESIGN §6, and ProviderError, the one error a provider throws (status and a message
 // that is safe to show: no token, URL credentials redacted). The routes map it to a BridgeError once.
 // Which provider serves a repo is the routes' choice (by `repo.provider`); this module knows no forge.
+import type { IssueSummary } from '../../protocol/forge.js';
 import type { Repo } from '../../protocol/index.js';
+
+export type { IssueSummary } from '../../protocol/forge.js';
 import { BridgeError } from '../errors.js';
 
 export class ProviderError extends Error {
@@ -32,15 +35,6 @@ export interface RepoInfo {
   private: boolean;
   stars: number;
   openIssues: number;
-}
-export interface IssueSummary {
-  number: number;
-  title: string;
-  state: string;
-  author: string | null;
-  url: string;
-  createdAt: string;
-  updatedAt: string;
 }
 export interface ForgeComment {
   id: number;
