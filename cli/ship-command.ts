@@ -25,6 +25,13 @@ export function metricsPortOption(): Option {
     .argParser((value) => (value.trim() === '' ? undefined : parsePort(value)));
 }
 
+/** `--max-disk-fill`: a fraction of the volume, above 0 and at most 1 (a percentage is refused, not guessed). */
+export function parseFill(value: string): number {
+  const fill = Number(value);
+  if (value.trim() === '' || !Number.isFinite(fill) || fill <= 0 || fill > 1) throw new InvalidArgumentError('must be a fraction above 0 and at most 1 (e.g. 0.9)');
+  return fill;
+}
+
 export function parseIdentifier(value: string): string {
   const problem = identifierProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
@@ -46,6 +53,7 @@ export function shipCommand(): Command {
     .option('--repo-cache <dir>', 'where each repo\'s object cache lives, so later workspaces of it copy locally (default: <fleet-directory>.repo-cache)')
     .option('--no-repo-cache', 'no repo cache: every create clones from the remote')
     .addOption(new Option('--repo-cache-max-idle <duration>', 'remove a repo cache no create has used this long (0: never)').default(14 * 86_400_000, '14d').argParser(parseDuration))
+    .addOption(new Option('--max-disk-fill <fraction>', 'GET /readyz fails while the fleet directory\'s volume is fuller than this (e.g. 0.9)').argParser(parseFill))
     .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
@@ -60,6 +68,7 @@ export function shipCommand(): Command {
       repoCache?: string | false;
       repoCacheMaxIdle: number;
       metricsPort?: number;
+      maxDiskFill?: number;
     }) => {
       // Configuration first: a session environment naming the ship's own variables refuses the start.
       const { sessionEnvNames, sessionEnvValues } = await import('../ship/sessions/session-env.js');
@@ -88,6 +97,7 @@ export function shipCommand(): Command {
         repoCacheDirectory: options.repoCache === false ? null : options.repoCache,
         repoCacheMaxIdleMs: options.repoCacheMaxIdle,
         metricsPort: options.metricsPort,
+        maxDiskFill: options.maxDiskFill,
       });
       await runUntilSignal(
         () => ship.close(),

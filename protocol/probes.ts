@@ -10,14 +10,15 @@ export const METRICS_PATH = '/metrics';
 
 /**
  * What a readiness check looks at: the bridge's store (it answers a query) and its migrations (every one
- * this build knows is recorded), the ship's tmux server (it answers) and fleet directory (a file can be
- * written in it).
+ * this build knows is recorded), the ship's tmux server (it answers), fleet directory (a file can be
+ * written in it) and fleet volume (no fuller than `--max-disk-fill`).
  */
 export const ReadinessCheckName = Type.Union([
   Type.Literal('store'),
   Type.Literal('migrations'),
   Type.Literal('tmux'),
   Type.Literal('fleet-directory'),
+  Type.Literal('fleet-volume'),
 ]);
 export type ReadinessCheckName = Static<typeof ReadinessCheckName>;
 

@@ -123,6 +123,8 @@ export interface ShipOptions {
   agentStaleMs?: number;
   /** A second port serving only GET /metrics, without a credential (--metrics-port; none: not served). */
   metricsPort?: number;
+  /** /readyz fails while the fleet's volume is fuller than this fraction (--max-disk-fill; none: no limit). */
+  maxDiskFill?: number;
 }
 
 export interface Ship {
@@ -317,7 +319,7 @@ async function assembleShip(
   await app.register(agentRoutes(service, credentials));
   await app.register(mcpRoutes(service, credentials));
   await app.register(systemRoutes());
-  await app.register(probeRoutes({ readiness: singleFlightReadiness(shipReadiness(tmux, fleetDirectory)), metrics }));
+  await app.register(probeRoutes({ readiness: singleFlightReadiness(shipReadiness(tmux, fleetDirectory, options.maxDiskFill)), metrics }));
   await app.register(armoryRoutes(armory));
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();

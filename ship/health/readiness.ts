@@ -4,7 +4,9 @@
 //          client until it gets SIGUSR1, and the ship is unready until then;
 //   fleet-directory — a file can be created and removed in the fleet directory's state directory (the same
 //          filesystem as the workspaces), and the fleet directory itself is writable: a read-only or full
-//          filesystem, or a fleet directory replaced by something else, fails it.
+//          filesystem, or a fleet directory replaced by something else, fails it;
+//   fleet-volume — with `--max-disk-fill`, the fleet's volume is no fuller than that (health/disk-fill.ts), so
+//          a nearly full node takes its ship out of rotation before the kubelet starts evicting pods.
 // Nothing here starts, repairs or changes anything: a probe only looks.
 import { constants } from 'node:fs';
 import { access, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +14,11 @@ import { join } from 'node:path';
 import type { ReadinessCheck } from '../../protocol/index.js';
 import { KEEPER_SESSION, type Tmux } from '../sessions/tmux.js';
 import { SHIP_STATE_DIR } from '../workspaces/fleet.js';
+import { assertVolumeBelow } from './disk-fill.js';
 
-export function shipReadiness(tmux: Tmux, fleetDirectory: string): ReadinessCheck[] {
+export function shipReadiness(tmux: Tmux, fleetDirectory: string, maxDiskFill?: number): ReadinessCheck[] {
   const marker = join(fleetDirectory, SHIP_STATE_DIR, 'readyz');
-  return [
+  const checks: ReadinessCheck[] = [
     {
       name: 'tmux',
       run: async () => {
@@ -37,4 +40,6 @@ export function shipReadiness(tmux: Tmux, fleetDirectory: string): ReadinessChec
       },
     },
   ];
+  if (maxDiskFill !== undefined) checks.push({ name: 'fleet-volume', run: () => assertVolumeBelow(fleetDirectory, maxDiskFill) });
+  return checks;
 }
