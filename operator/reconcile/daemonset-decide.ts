@@ -1,6 +1,7 @@
 // Ships for a ship DaemonSet, decided purely from the DaemonSet, its pods, the Ships in its namespace and
 // the time (tested as a table with an injected clock). One managed Ship per node whose ship pod is Ready:
-// named after the node, url http://<hostIP>:4700 (the port is an option), expectedName the node (the chart names each ship after
+// named after the node, url http://<hostIP>:4700 (the port is an option; the pod's own IP instead when the
+// DaemonSet's svc.dev/ship-address annotation says podIP), expectedName the node (the chart names each ship after
 // its node, DESIGN §10), auth from the shared token Secret, label svc.dev/managed-by=daemonset and a
 // controller reference to the DaemonSet (so deleting the DaemonSet garbage-collects them, each deregistered
 // by its own finalizer). A node that loses its ready ship pod keeps its Ship for the grace period (default
@@ -8,7 +9,7 @@
 // release workspaces. A Ship not managed by this DaemonSet is never created over, changed or deleted.
 import type { KubernetesObject, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { API_VERSION, MANAGED_BY_LABEL, SHIP_NAME_MAX_LENGTH, type ShipResource, type ShipSpec } from '../resources/index.js';
-import { MANAGED_BY_DAEMONSET, MANAGED_BY_OPERATOR, NODE_WITHOUT_SHIP_SINCE } from './names.js';
+import { MANAGED_BY_DAEMONSET, MANAGED_BY_OPERATOR, NODE_WITHOUT_SHIP_SINCE, SHIP_ADDRESS_ANNOTATION, SHIP_ADDRESSES } from './names.js';
 import { deepEqual } from './cluster.js';
 
 export interface DaemonSetFacts {
@@ -20,13 +21,13 @@ export interface DaemonSetFacts {
   now: number;
   graceMs: number;
   tokenSecret: string;
-  /** The port the ship listens on at its node's host IP (default 4700). */
+  /** The port the ship listens on at its registered address (default 4700). */
   shipPort?: number;
 }
 
 export interface DaemonSetPlan {
   create: ShipResource[];
-  /** Managed Ships whose spec no longer matches their node's pod (a new host IP, another token Secret). */
+  /** Managed Ships whose spec no longer matches their node's pod (a new host or pod IP, another token Secret). */
   update: { name: string; spec: ShipSpec }[];
   /** Stamp (RFC 3339) or clear (null) the time a managed Ship's node was first seen without a ready ship pod. */
   annotate: { name: string; since: string | null }[];
@@ -48,18 +49,24 @@ function ownedBy(object: { metadata?: { ownerReferences?: { uid: string }[] } },
   return !!uid && (object.metadata?.ownerReferences ?? []).some((owner) => owner.uid === uid);
 }
 
-function shipUrlFor(hostIP: string, port = 4700): string {
-  return `http://${hostIP.includes(':') ? `[${hostIP}]` : hostIP}:${port}`;
+function shipUrlFor(ip: string, port = 4700): string {
+  return `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`;
 }
 
-/** Node name → host IP of a ready ship pod of this DaemonSet there (the first by pod name). */
-function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[]): Map<string, string> {
+/** Which address of a pod its Ship is registered at (SHIP_ADDRESS_ANNOTATION); null for a value it does not know. */
+function shipAddressOf(daemonSet: V1DaemonSet): (typeof SHIP_ADDRESSES)[number] | null {
+  const value = daemonSet.metadata?.annotations?.[SHIP_ADDRESS_ANNOTATION] ?? 'nodeIP';
+  return (SHIP_ADDRESSES as readonly string[]).includes(value) ? (value as (typeof SHIP_ADDRESSES)[number]) : null;
+}
+
+/** Node name → the address (host or pod IP) of a ready ship pod of this DaemonSet there (the first by pod name). */
+function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[], address: (typeof SHIP_ADDRESSES)[number]): Map<string, string> {
   const nodes = new Map<string, string>();
   const owned = pods.filter((pod) => ownedBy(pod, daemonSet.metadata?.uid)).sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   for (const pod of owned) {
     const node = pod.spec?.nodeName;
-    const hostIP = pod.status?.hostIP;
-    if (node && hostIP && podReady(pod) && !nodes.has(node)) nodes.set(node, hostIP);
+    const ip = address === 'podIP' ? pod.status?.podIP : pod.status?.hostIP;
+    if (node && ip && podReady(pod) && !nodes.has(node)) nodes.set(node, ip);
   }
   return nodes;
 }
@@ -68,11 +75,11 @@ function isManagedBy(ship: ShipResource & KubernetesObject, daemonSet: V1DaemonS
   return ship.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_DAEMONSET && ownedBy(ship, daemonSet.metadata?.uid);
 }
 
-function desiredSpec(node: string, hostIP: string, tokenSecret: string, port?: number): ShipSpec {
-  return { url: shipUrlFor(hostIP, port), expectedName: node, auth: { mode: 'Secret', secretRef: { name: tokenSecret } } };
+function desiredSpec(node: string, ip: string, tokenSecret: string, port?: number): ShipSpec {
+  return { url: shipUrlFor(ip, port), expectedName: node, auth: { mode: 'Secret', secretRef: { name: tokenSecret } } };
 }
 
-export function managedShip(daemonSet: V1DaemonSet, node: string, hostIP: string, tokenSecret: string, port?: number): ShipResource {
+export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, tokenSecret: string, port?: number): ShipResource {
   return {
     apiVersion: API_VERSION,
     kind: 'Ship',
@@ -82,7 +89,7 @@ export function managedShip(daemonSet: V1DaemonSet, node: string, hostIP: string
       labels: { ...MANAGED_BY_OPERATOR, [MANAGED_BY_LABEL]: MANAGED_BY_DAEMONSET },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata?.name ?? '', uid: daemonSet.metadata?.uid ?? '', controller: true }],
     },
-    spec: desiredSpec(node, hostIP, tokenSecret, port),
+    spec: desiredSpec(node, ip, tokenSecret, port),
   };
 }
 
@@ -94,17 +101,24 @@ function managedFields(spec: ShipSpec): ShipSpec {
 export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
   const { daemonSet, ships, now, graceMs } = facts;
   const plan: DaemonSetPlan = { create: [], update: [], annotate: [], remove: [], skipped: [] };
-  const ready = readyShipNodes(daemonSet, facts.pods);
+  const address = shipAddressOf(daemonSet);
+  if (!address) {
+    // Registering at an address it cannot name would point every Ship at nothing: leave them all as they are.
+    const value = daemonSet.metadata?.annotations?.[SHIP_ADDRESS_ANNOTATION];
+    plan.skipped.push({ node: '*', reason: `the DaemonSet's ${SHIP_ADDRESS_ANNOTATION} annotation is ${JSON.stringify(value)}, not one of ${SHIP_ADDRESSES.join(', ')}: no Ship created, changed or removed` });
+    return plan;
+  }
+  const ready = readyShipNodes(daemonSet, facts.pods, address);
   const byName = new Map(ships.map((ship) => [ship.metadata.name ?? '', ship]));
   let nextDeadline = Infinity;
-  for (const [node, hostIP] of [...ready.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [node, ip] of [...ready.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const existing = byName.get(node);
     if (!existing) {
       if (node.length > SHIP_NAME_MAX_LENGTH) {
         plan.skipped.push({ node, reason: `node name longer than ${SHIP_NAME_MAX_LENGTH} characters, the longest Ship name` });
         continue;
       }
-      plan.create.push(managedShip(daemonSet, node, hostIP, facts.tokenSecret, facts.shipPort));
+      plan.create.push(managedShip(daemonSet, node, ip, facts.tokenSecret, facts.shipPort));
       continue;
     }
     if (!isManagedBy(existing, daemonSet)) {
@@ -112,7 +126,7 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
       continue;
     }
     if (existing.metadata.deletionTimestamp) continue; // going away (grace over earlier); made again once gone
-    const spec = desiredSpec(node, hostIP, facts.tokenSecret, facts.shipPort);
+    const spec = desiredSpec(node, ip, facts.tokenSecret, facts.shipPort);
     if (!deepEqual(managedFields(existing.spec), spec)) plan.update.push({ name: node, spec });
     if (existing.metadata.annotations?.[NODE_WITHOUT_SHIP_SINCE] !== undefined) plan.annotate.push({ name: node, since: null });
   }

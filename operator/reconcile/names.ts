@@ -30,6 +30,13 @@ export const MANAGED_BY_DAEMONSET = 'daemonset';
  */
 export const NODE_WITHOUT_SHIP_SINCE = 'svc.dev/node-without-ship-since';
 
+/**
+ * On a ship DaemonSet (the chart's `ship.registration`): which address of a ready pod its Ship is registered
+ * at. `nodeIP` (or absent): the node's, where hostPort or hostNetwork put the ship; `podIP`: the pod's own,
+ * which the bridge reaches over the pod network with no hostPort (the Pod Security `baseline` level).
+ */
+export const SHIP_ADDRESS_ANNOTATION = 'svc.dev/ship-address';
+export const SHIP_ADDRESSES = ['nodeIP', 'podIP'] as const;
 
 /** Defaults of the options the reconcilers take beyond the runtime's OperatorOptions. */
 export const RECONCILE_DEFAULTS = {

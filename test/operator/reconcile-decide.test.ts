@@ -311,4 +311,37 @@ describe('decideDaemonSet', () => {
     expect(decideDaemonSet({ ...base, now: base.now + 600_000, pods: [], ships: [managed('node-a', '10.0.0.1', NOW)] }).remove).toEqual([{ name: 'node-a', uid: 'uid-node-a' }]);
     expect(decideDaemonSet({ ...base, pods: [pod('p1', 'node-a', '10.0.0.1')], ships: [managed('node-a', '10.0.0.1', NOW)] }).annotate).toEqual([{ name: 'node-a', since: null }]);
   });
+
+  describe('the address a Ship is registered at (svc.dev/ship-address on the DaemonSet)', () => {
+    const withAddress = (value: string): V1DaemonSet => ({ metadata: { ...ds.metadata, annotations: { 'svc.dev/ship-address': value } } });
+    const podWithIP = (name: string, node: string, hostIP: string, podIP: string, ready = true): V1Pod => {
+      const made = pod(name, node, hostIP, ready);
+      made.status!.podIP = podIP;
+      return made;
+    };
+    const cases: { title: string; daemonSet: V1DaemonSet; urls: [string, string][] }[] = [
+      { title: 'absent: the node IP (hostPort or hostNetwork)', daemonSet: ds, urls: [['node-a', 'http://10.0.0.1:4700'], ['node-c', 'http://[fd00::3]:4700']] },
+      { title: 'nodeIP: the node IP', daemonSet: withAddress('nodeIP'), urls: [['node-a', 'http://10.0.0.1:4700'], ['node-c', 'http://[fd00::3]:4700']] },
+      { title: 'podIP: the pod\'s own IP, no hostPort needed', daemonSet: withAddress('podIP'), urls: [['node-a', 'http://10.244.1.7:4700'], ['node-c', 'http://[fd00:10:244::9]:4700']] },
+    ];
+    const pods = [podWithIP('p1', 'node-a', '10.0.0.1', '10.244.1.7'), podWithIP('p2', 'node-b', '10.0.0.2', '10.244.2.7', false), podWithIP('p3', 'node-c', 'fd00::3', 'fd00:10:244::9')];
+    it.each(cases)('$title', ({ daemonSet, urls }) => {
+      expect(decideDaemonSet({ ...base, daemonSet, pods, ships: [] }).create.map((s) => [s.metadata.name, s.spec.url])).toEqual(urls);
+    });
+
+    it('podIP: a ready pod without a pod IP yet gets no Ship; a pod replaced with a new IP moves its Ship', () => {
+      const podIP = withAddress('podIP');
+      expect(decideDaemonSet({ ...base, daemonSet: podIP, pods: [pod('p1', 'node-a', '10.0.0.1')], ships: [] }).create).toEqual([]);
+      const current = managedShip(podIP, 'node-a', '10.244.1.7', 'svc-ship-tokens') as ShipResource & { apiVersion: string; kind: string };
+      const plan = decideDaemonSet({ ...base, daemonSet: podIP, pods: [podWithIP('p9', 'node-a', '10.0.0.1', '10.244.1.8')], ships: [current] });
+      expect(plan.update).toEqual([{ name: 'node-a', spec: expect.objectContaining({ url: 'http://10.244.1.8:4700' }) }]);
+    });
+
+    it('an unknown value changes nothing and says why', () => {
+      const current = managed('node-a', '10.0.0.1');
+      const plan = decideDaemonSet({ ...base, daemonSet: withAddress('hostname'), pods, ships: [current] });
+      expect(plan).toMatchObject({ create: [], update: [], annotate: [], remove: [] });
+      expect(plan.skipped).toEqual([{ node: '*', reason: 'the DaemonSet\'s svc.dev/ship-address annotation is "hostname", not one of nodeIP, podIP: no Ship created, changed or removed' }]);
+    });
+  });
 });
