@@ -1,5 +1,7 @@
 // The client side of the terminal protocol: applies grid and patch frames to a cell buffer and says what
 // to answer (ack the applied seq, or one resync on a gap). Used by the CLI, the GUI, tests and benchmarks.
+// A patch replaces the rows it touches with new arrays instead of writing into them, so a caller that kept
+// `cells.slice()` from before still holds the previous screen (the GUI compares the two to find scrolling).
 import type { Cell, Cursor, GridFrame, PatchFrame } from './terminal.js';
 
 export interface ApplyResult {
@@ -16,6 +18,8 @@ export class TerminalScreen {
   cursor: Cursor = { x: 0, y: 0, visible: true };
   /** seq of the last applied frame; -1 before the first grid. */
   seq = -1;
+  /** The application asked for bracketed paste (the frames' optional `bracketedPaste`). */
+  bracketedPaste = false;
   private awaitingGrid = true;
 
   apply(frame: GridFrame | PatchFrame): ApplyResult {
@@ -25,6 +29,7 @@ export class TerminalScreen {
       this.cells = frame.cells.map((row) => [...row]);
       this.cursor = frame.cursor;
       this.seq = frame.seq;
+      this.bracketedPaste = frame.bracketedPaste === true;
       this.awaitingGrid = false;
       return { ack: frame.seq };
     }
@@ -33,13 +38,17 @@ export class TerminalScreen {
       this.awaitingGrid = true;
       return { resync: true };
     }
+    const copied = new Set<number>();
     for (const [row, col, cells] of frame.runs) {
-      const target = this.cells[row];
-      if (!target) continue;
+      const old = this.cells[row];
+      if (!old) continue;
+      const target = copied.has(row) ? old : (this.cells[row] = [...old]);
+      copied.add(row);
       for (let i = 0; i < cells.length && col + i < this.cols; i++) target[col + i] = cells[i]!;
     }
     this.cursor = frame.cursor;
     this.seq = frame.seq;
+    this.bracketedPaste = frame.bracketedPaste === true;
     return { ack: frame.seq };
   }
 

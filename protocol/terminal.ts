@@ -14,6 +14,8 @@ export const TERMINAL_CLOSE = {
   invalidMessage: { code: 1008, reason: 'Invalid terminal message' },
   binary: { code: 1003, reason: 'Binary terminal messages are not supported' },
   bufferLimit: { code: 1009, reason: 'Terminal buffer limit exceeded' },
+  /** After `{type: "exit", code: 1}`: another connection holds the session's one terminal. */
+  openElsewhere: { code: 1000, reason: 'Terminal open elsewhere' },
 } as const;
 
 const Cols = Type.Integer({ minimum: 1, maximum: TERMINAL_MAX_COLS });
@@ -76,6 +78,12 @@ export const Cursor = Type.Object({
 });
 export type Cursor = Static<typeof Cursor>;
 
+/**
+ * Present (and true) on a frame while the application has asked for bracketed paste (`ESC[?2004h`): a
+ * client then wraps pasted text in `ESC[200~` … `ESC[201~`. An optional addition; absent means off.
+ */
+const BracketedPaste = Type.Optional(Type.Literal(true));
+
 export const GridFrame = Type.Object({
   type: Type.Literal('grid'),
   seq: Type.Integer({ minimum: 0 }),
@@ -83,6 +91,7 @@ export const GridFrame = Type.Object({
   rows: Rows,
   cursor: Cursor,
   cells: Type.Array(Type.Array(Cell)),
+  bracketedPaste: BracketedPaste,
 });
 export type GridFrame = Omit<Static<typeof GridFrame>, 'cells'> & { cells: Cell[][] };
 
@@ -97,6 +106,7 @@ export const PatchFrame = Type.Object({
   rows: Rows,
   cursor: Cursor,
   runs: Type.Array(Run),
+  bracketedPaste: BracketedPaste,
 });
 export type PatchFrame = Omit<Static<typeof PatchFrame>, 'runs'> & { runs: Run[] };
 

@@ -100,4 +100,26 @@ describe('frames reconstruct the emulator screen', () => {
     await write(term, '\x1b[?25h\x1b[4 q');
     expect(readScreen(term).cursor).toEqual({ x: 2, y: 0, visible: true, shape: 'underline' });
   });
+
+  it('carries the bracketed-paste mode: a change of the mode alone is a patch, and the JSON holds it only while on', async () => {
+    const term = makeTerminal(10, 3);
+    const builder = new FrameBuilder();
+    const client = new TerminalScreen();
+    client.apply(JSON.parse(frameJson(builder.grid(0, readScreen(term)))));
+    expect(client.bracketedPaste).toBe(false);
+    await write(term, '\x1b[?2004h');
+    const on = builder.patch(1, readScreen(term))!;
+    expect(on).toMatchObject({ runs: [], bracketedPaste: true });
+    client.apply(JSON.parse(frameJson(on)));
+    expect(client.bracketedPaste).toBe(true);
+    expect(builder.patch(2, readScreen(term))).toBeNull();
+    const grid = JSON.parse(frameJson(builder.grid(2, readScreen(term))));
+    expect(grid.bracketedPaste).toBe(true);
+    client.apply(grid);
+    await write(term, '\x1b[?2004l');
+    const off = frameJson(builder.patch(3, readScreen(term))!);
+    expect(off).not.toContain('bracketedPaste');
+    client.apply(JSON.parse(off));
+    expect(client.bracketedPaste).toBe(false);
+  });
 });

@@ -1,5 +1,6 @@
 // Turns successive screens into frames: a full `grid`, or a `patch` holding only the runs of cells that
-// changed since the last frame actually sent (nearby changes within a row merge into one run).
+// changed since the last frame actually sent (nearby changes within a row merge into one run). A change of
+// the bracketed-paste mode alone is a patch too, so a client learns it before the next paste.
 import { cellEquals, type Cell, type Cursor, type GridFrame, type PatchFrame, type Run } from '../../protocol/index.js';
 import type { Screen } from './screen-reader.js';
 
@@ -33,7 +34,9 @@ export class FrameBuilder {
 
   grid(seq: number, screen: Screen): GridFrame {
     this.sent = screen;
-    return { type: 'grid', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, cells: screen.cells };
+    const frame: GridFrame = { type: 'grid', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, cells: screen.cells };
+    if (screen.bracketedPaste) frame.bracketedPaste = true;
+    return frame;
   }
 
   /** A patch against the last sent screen, or null when nothing visible changed. Needs a prior grid. */
@@ -42,9 +45,12 @@ export class FrameBuilder {
     if (!sent || sent.cols !== screen.cols || sent.rows !== screen.rows) throw new Error('a patch needs a grid of the same size first');
     const runs: Run[] = [];
     for (let row = 0; row < screen.rows; row++) runs.push(...diffRow(row, sent.cells[row]!, screen.cells[row]!));
-    if (runs.length === 0 && cursorEquals(sent.cursor, screen.cursor)) return null;
+    const samePaste = Boolean(sent.bracketedPaste) === Boolean(screen.bracketedPaste);
+    if (runs.length === 0 && cursorEquals(sent.cursor, screen.cursor) && samePaste) return null;
     this.sent = screen;
-    return { type: 'patch', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, runs };
+    const frame: PatchFrame = { type: 'patch', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, runs };
+    if (screen.bracketedPaste) frame.bracketedPaste = true;
+    return frame;
   }
 
   /** True when the next frame must be a grid (nothing sent yet, or the size changed). */

@@ -22,7 +22,8 @@ function cellsText(cells: Cell[]): string {
 }
 
 export function frameJson(frame: GridFrame | PatchFrame): string {
-  const head = `{"type":"${frame.type}","seq":${frame.seq},"cols":${frame.cols},"rows":${frame.rows},"cursor":${JSON.stringify(frame.cursor)}`;
+  const paste = frame.bracketedPaste ? ',"bracketedPaste":true' : '';
+  const head = `{"type":"${frame.type}","seq":${frame.seq},"cols":${frame.cols},"rows":${frame.rows},"cursor":${JSON.stringify(frame.cursor)}${paste}`;
   if (frame.type === 'grid') return `${head},"cells":[${frame.cells.map(cellsText).join(',')}]}`;
   return `${head},"runs":[${frame.runs.map(([row, col, cells]) => `[${row},${col},${cellsText(cells)}]`).join(',')}]}`;
 }

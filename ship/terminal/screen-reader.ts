@@ -10,6 +10,8 @@ export interface Screen {
   rows: number;
   cells: Cell[][];
   cursor: Cursor;
+  /** The application asked for bracketed paste (DECSET 2004); carried in frames (docs/terminal.md). */
+  bracketedPaste?: boolean;
 }
 
 function color(isDefault: boolean, isRgb: boolean, value: number): CellColor | undefined {
@@ -144,5 +146,5 @@ export function readScreen(term: Terminal, interner?: CellInterner): Screen {
   const scratch = term.buffer.active.getNullCell();
   const cells: Cell[][] = [];
   for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch, interner));
-  return { cols: term.cols, rows: term.rows, cells, cursor: readCursor(term) };
+  return { cols: term.cols, rows: term.rows, cells, cursor: readCursor(term), bracketedPaste: term.modes.bracketedPasteMode };
 }

@@ -143,10 +143,8 @@ export class TerminalConnection {
 
   private async attach(cols: number, rows: number): Promise<void> {
     const session = this.session;
-    if (session === null || !this.deps.guard.acquire(session)) {
-      this.exit(1);
-      return;
-    }
+    if (session === null) return this.exit(1);
+    if (!this.deps.guard.acquire(session)) return this.exit(1, TERMINAL_CLOSE.openElsewhere);
     this.holdsGuard = true;
     // The client carries the session's own variables: tmux's update-environment would otherwise drop them
     // from the session when this client attaches.
@@ -228,9 +226,11 @@ export class TerminalConnection {
         if (error || !term || this.phase === 'closed' || stream !== this.stream) return;
         const [facts = '', ...screen] = lines.map((line) => line.toString('utf8'));
         const [cursorX, cursorY, cursorFlag, alternate] = facts.split(' ');
+        // tmux has no format for the bracketed-paste mode: what this emulator learnt survives the re-seed.
+        const bracketedPaste = term.modes.bracketedPasteMode ? '\x1b[?2004h' : '';
         term.reset();
         if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
-        const setup = alternate === '1' ? '\x1b[?1049h' : '';
+        const setup = (alternate === '1' ? '\x1b[?1049h' : '') + bracketedPaste;
         const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
         term.write(`${setup}\x1b[H${screen.slice(0, rows).join('\x1b[0m\r\n')}${cursor}`);
         const pending = held ?? [];
@@ -290,12 +290,13 @@ export class TerminalConnection {
     this.exit(code ?? 0);
   }
 
-  private exit(code: number): void {
+  /** `how`: the close after the exit frame; its reason tells a refusal by the one-terminal rule apart. */
+  private exit(code: number, how: { code: number; reason: string } = { code: 1000, reason: '' }): void {
     if (this.phase === 'closed') return;
     const frame: ExitFrame = { type: 'exit', code };
     const text = JSON.stringify(frame);
     this.socket.send(text, compressionFor(text));
-    this.close({ code: 1000, reason: '' });
+    this.close(how);
   }
 
   close(how: { code: number; reason: string }): void {

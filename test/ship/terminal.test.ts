@@ -156,13 +156,32 @@ describe('terminal', () => {
     await client.close();
   });
 
+  it("carries the application's bracketed-paste mode in its frames, across a resize's re-seed", async () => {
+    const name = await activeWorkspace();
+    const client = await open(name);
+    await prompt(client);
+    // bash's readline asks for bracketed paste at each prompt and turns it off while a command runs. The
+    // first prompt came before this terminal attached (tmux keeps no such mode to ask for); the next one is seen.
+    client.input('true\r');
+    await client.until((screen) => screen.bracketedPaste);
+    client.send({ type: 'resize', cols: 70, rows: 20 });
+    // The re-seed resets the emulator; the mode it had learnt is written back with the pane's screen.
+    await client.until((screen) => screen.cols === 70 && screen.bracketedPaste);
+    client.input('cat\r');
+    await client.until((screen) => !screen.bracketedPaste);
+    client.input('\x04');
+    await client.until((screen) => screen.bracketedPaste);
+    await client.close();
+  });
+
   it('a second connection to the same session gets exit 1 and is closed; the slot frees when the first closes', async () => {
     const name = await activeWorkspace();
     const first = await open(name);
     await first.waitForFrames(1);
     const second = await open(name);
     expect(await second.exit).toBe(1);
-    expect((await second.closed).code).toBe(1000);
+    // The close's reason tells this refusal apart from a missing or inactive workspace (below).
+    expect(await second.closed).toEqual({ code: 1000, reason: 'Terminal open elsewhere' });
     await first.close();
     await new Promise((r) => setTimeout(r, 50));
     const third = await open(name);
@@ -178,6 +197,7 @@ describe('terminal', () => {
     await call(ship.url, 'POST', path('term', name, '/deactivate'));
     const inactive = await open(name);
     expect(await inactive.exit).toBe(1);
+    expect(await inactive.closed).toEqual({ code: 1000, reason: '' });
   });
 
   it('sends the shell exit code and closes', async () => {
