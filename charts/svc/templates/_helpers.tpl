@@ -120,9 +120,69 @@ imagePullSecrets:
 {{- printf "%s:%s" (.Values.ship.image.repository | default .Values.image.repository) (.Values.ship.image.tag | default .Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
-{{/* "true" when the sessions live in the session-holder DaemonSet (it needs the node's hostPath to share with the ship). */}}
+{{/*
+"true" when the sessions live in the session-holder DaemonSet: it needs the node's hostPath to share with the
+ship, and the node's address to reach the ship at after a ship restart (a pod IP changes with the pod).
+*/}}
 {{- define "svc.sessionHolder" -}}
-{{- if and .Values.ship.enabled .Values.ship.sessionHolder.enabled (eq .Values.ship.fleet.mode "hostPath") -}}true{{- end -}}
+{{- if and .Values.ship.enabled .Values.ship.sessionHolder.enabled (eq .Values.ship.fleet.mode "hostPath") (ne .Values.ship.registration "podIP") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The strictest Pod Security level the ship pods meet (README "Pod Security"): `privileged` for a hostPath
+volume, a hostPort or hostNetwork; `restricted` otherwise (test/chart/ship-modes.test.ts checks both).
+*/}}
+{{- define "svc.shipPodSecurity" -}}
+{{- if and .Values.ship.enabled (or (eq .Values.ship.fleet.mode "hostPath") (ne .Values.ship.registration "podIP")) -}}privileged{{- else -}}restricted{{- end -}}
+{{- end -}}
+
+{{/*
+The enforced level: podSecurity.enforce, else `privileged` where the ships need it and `baseline` where they
+do not (the level issue #30 asks for; `restricted` is accepted too). A level the ships do not meet fails.
+*/}}
+{{- define "svc.podSecurityEnforce" -}}
+{{- $meets := include "svc.shipPodSecurity" . -}}
+{{- $level := .Values.podSecurity.enforce | default (ternary "privileged" "baseline" (eq $meets "privileged")) -}}
+{{- $rank := dict "privileged" 0 "baseline" 1 "restricted" 2 -}}
+{{- if gt (int (get $rank $level)) (int (get $rank $meets)) -}}
+{{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need privileged with ship.fleet.mode=%s and ship.registration=%s (hostPath, hostPort or hostNetwork; README \"Pod Security\"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged" $level .Values.ship.fleet.mode .Values.ship.registration) -}}
+{{- end -}}
+{{- $level -}}
+{{- end -}}
+
+{{/* The warned and audited level: podSecurity.warn, else one step above privileged (baseline) or restricted. */}}
+{{- define "svc.podSecurityWarn" -}}
+{{- .Values.podSecurity.warn | default (ternary "baseline" "restricted" (eq (include "svc.podSecurityEnforce" .) "privileged")) -}}
+{{- end -}}
+
+{{/*
+An egress ipBlock for an allowlist entry's cidr, with the cloud metadata address excepted when the range
+holds it (169.254.169.254 for IPv4; fd00:ec2::254, AWS's IPv6 one, from ::/0). IPv4 containment is computed
+here: same network bits as 169.254.169.254 (2852039166) under the prefix length.
+*/}}
+{{- define "svc.egressIpBlock" -}}
+{{- $cidr := . -}}
+{{- $parts := splitList "/" $cidr -}}
+{{- $prefix := int (last $parts) -}}
+cidr: {{ $cidr }}
+{{- if contains ":" $cidr }}
+{{- if eq $prefix 0 }}
+except:
+  - fd00:ec2::254/128
+{{- end }}
+{{- else }}
+{{- if eq $cidr "169.254.169.254/32" }}
+{{- fail "ship.egress: 169.254.169.254/32 is the cloud metadata address; the ships' egress policy never allows it" }}
+{{- end }}
+{{- $ip := 0 -}}
+{{- range splitList "." (first $parts) }}{{ $ip = add (mul $ip 256) (int .) }}{{ end -}}
+{{- $block := 1 -}}
+{{- range until (sub 32 $prefix | int) }}{{ $block = mul $block 2 }}{{ end -}}
+{{- if eq (div $ip $block) (div 2852039166 $block) }}
+except:
+  - 169.254.169.254/32
+{{- end }}
+{{- end }}
 {{- end -}}
 
 {{/* The ship's and the session holder's mounts of the node's directory: fleet, home, and /tmp (tmux's socket, the pane pipes) shared when sessions are held. */}}
