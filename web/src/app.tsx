@@ -1,15 +1,17 @@
 // The GUI's frame: the sign-in gate while signed out (state/session.tsx), else the signed-in session's data
 // layer (one cache, one live stream: state/query-client.ts, state/live-fleet.tsx), the navigation with the
 // inbox's count (admin-only pages hidden from members), who is signed in, sign out, and the page for the
-// current route.
+// current route, and the keyboard layer (command palette, shortcuts overlay: keyboard/).
 import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { Link } from './components/link.js';
+import { PageTitle } from './components/page-title.js';
 import { Text } from './components/text.js';
 import { useRoute } from './hooks/use-route.js';
 import type { Route } from './lib/routes.js';
 import { useAttention } from './hooks/use-attention.js';
 import { useAttentionSignals } from './hooks/use-attention-signals.js';
+import { useKeyboardLayer } from './keyboard/keyboard-layer.js';
 import { AccountPage } from './pages/account.js';
 import { ArmoryPage } from './pages/armory.js';
 import { InboxPage } from './pages/inbox.js';
@@ -36,6 +38,7 @@ export function App() {
     case 'unreachable':
       return (
         <main className="gate">
+          <h1>svc</h1>
           <p className="error" role="alert">
             The bridge did not answer: <Text value={state.message} />
           </p>
@@ -63,9 +66,15 @@ function Page({ route }: { route: Route }) {
       return <WorkspaceDetailPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />;
     case 'terminal':
       return (
-        <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
-          <TerminalPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />
-        </Suspense>
+        <>
+          {/* The terminal page's one <h1> (issue #31), kept off the screen the terminal needs. */}
+          <h1 className="visually-hidden" tabIndex={-1}>
+            Terminal of <Text value={`${route.repo}/${route.name}`} />
+          </h1>
+          <Suspense fallback={<p className="muted">Loading the terminal…</p>}>
+            <TerminalPage key={`${route.repo}/${route.name}`} repo={route.repo} name={route.name} />
+          </Suspense>
+        </>
       );
     case 'ships':
       return <ShipsPage />;
@@ -80,7 +89,12 @@ function Page({ route }: { route: Route }) {
     case 'account':
       return <AccountPage />;
     case 'not-found':
-      return <p>There is no such page.</p>;
+      return (
+        <>
+          <PageTitle>Not found</PageTitle>
+          <p>There is no such page.</p>
+        </>
+      );
   }
 }
 
@@ -102,6 +116,7 @@ function Frame() {
   const { user, isAdmin, authRequired } = useViewer();
   const { entries } = useAttention();
   useAttentionSignals(entries.length);
+  const keyboard = useKeyboardLayer();
   return (
     <div className="shell">
       <nav aria-label="main">
@@ -121,6 +136,9 @@ function Frame() {
         <Link to={{ page: 'armory' }}>Armory</Link>
         {isAdmin && <Link to={{ page: 'users' }}>Users</Link>}
         <span className="spacer" />
+        <button type="button" onClick={keyboard.openPalette} aria-keyshortcuts="Control+K Meta+K" title="Command palette (Ctrl+K); ? lists the shortcuts">
+          Commands <kbd>Ctrl K</kbd>
+        </button>
         <Link to={{ page: 'account' }}>
           <span data-testid="whoami">{user ? <Text value={user.username} /> : null}</span>
           {user ? ` (${user.role})` : ''}
@@ -138,6 +156,7 @@ function Frame() {
       <main>
         <Page route={route} />
       </main>
+      {keyboard.layer}
     </div>
   );
 }

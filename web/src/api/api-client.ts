@@ -4,7 +4,8 @@
 // the app to show the sign-in gate (spec "Clients": any 401 returns to the gate). WebSockets take a fresh
 // single-use ticket from POST /auth/ws-ticket immediately before each connect (30 s, spec rule 5).
 import type { AuthMode, CreateUserRequest, LoginResponse, Role, User, WsTicket } from '../../../protocol/auth.js';
-import type { ArmoryManifest, ShipArmoryState } from '../../../protocol/armory.js';
+import type { ArmoryFile, ArmoryManifest, ShipArmoryState } from '../../../protocol/armory.js';
+import type { IssueSummary } from '../../../protocol/forge.js';
 import type {
   BridgeCreateWorkspaceRequest,
   BridgeWorkspaceStatus,
@@ -222,6 +223,11 @@ export class ApiClient {
     return this.request('GET', `/repos/${segment(repo)}/branches`);
   }
 
+  /** The repo's open issues, from its forge (GET /repos/:name/issues; pull requests are not among them). */
+  issues(repo: string): Promise<IssueSummary[]> {
+    return this.request('GET', `/repos/${segment(repo)}/issues`, { query: { state: 'open' } });
+  }
+
   resources(): Promise<ShipSystemResources[]> {
     return this.request('GET', '/system-resources');
   }
@@ -232,6 +238,11 @@ export class ApiClient {
 
   armoryShips(): Promise<ShipArmoryState[]> {
     return this.request('GET', '/armory/ships');
+  }
+
+  /** One armory file: UTF-8 text as text, anything else base64 (GET /armory/file). */
+  armoryFile(path: string): Promise<ArmoryFile> {
+    return this.request('GET', '/armory/file', { query: { path } });
   }
 
   // --- users (DESIGN §5) ---
@@ -249,6 +260,11 @@ export class ApiClient {
 
   setRole(name: string, role: Role): Promise<User> {
     return this.request('POST', `/users/${segment(name)}/role`, { body: { role } });
+  }
+
+  /** Self or admin (POST /users/:name/email); answers the updated user. */
+  setEmail(name: string, email: string): Promise<User> {
+    return this.request('POST', `/users/${segment(name)}/email`, { body: { email } });
   }
 
   setPassword(name: string, password: string): Promise<{ ok: true }> {

@@ -37,7 +37,7 @@ export function Composer({ repo, name, label = 'Answer' }: { repo: string; name:
   return (
     <form className="composer" aria-label={`${label} ${repo}/${name}`} onSubmit={onSubmit}>
       <label htmlFor={id} className="visually-hidden">
-        {label}
+        {label} {repo}/{name}
       </label>
       <textarea
         id={id}
@@ -51,7 +51,7 @@ export function Composer({ repo, name, label = 'Answer' }: { repo: string; name:
         }}
         onKeyDown={onKeyDown}
       />
-      <button type="submit" disabled={sending.pending || text.trim() === ''}>
+      <button type="submit" disabled={sending.pending || text.trim() === ''} aria-label={`Send to ${repo}/${name}`}>
         {sending.pending ? 'Sending…' : 'Send'}
       </button>
       {sent && (

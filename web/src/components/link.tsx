@@ -3,7 +3,8 @@ import type { MouseEvent, ReactNode } from 'react';
 import { navigate } from '../hooks/use-route.js';
 import { pathOf, type Route } from '../lib/routes.js';
 
-export function Link({ to, children, className }: { to: Route; children: ReactNode; className?: string }) {
+/** `label`: an accessible name that adds to the visible text ("Terminal demo/x" for "Terminal"). */
+export function Link({ to, children, className, label }: { to: Route; children: ReactNode; className?: string; label?: string }) {
   const href = pathOf(to);
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -11,7 +12,7 @@ export function Link({ to, children, className }: { to: Route; children: ReactNo
     navigate(href);
   };
   return (
-    <a href={href} onClick={onClick} className={className}>
+    <a href={href} onClick={onClick} className={className} aria-label={label}>
       {children}
     </a>
   );

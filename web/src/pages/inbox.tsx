@@ -16,6 +16,7 @@ import { DISMISSIBLE, type AttentionEntry, type AttentionReason } from '../state
 import { useNotificationsMuted } from '../state/attention-preferences.js';
 import { useLiveFleet } from '../state/live-fleet.js';
 import { useViewer } from '../state/session.js';
+import { PageTitle } from '../components/page-title.js';
 
 const REASON_LABEL: Record<AttentionReason, string> = {
   awaiting: 'asks',
@@ -54,7 +55,7 @@ export function InboxPage() {
   return (
     <section aria-label="inbox">
       <header className="page-header">
-        <h2>Needs you{entries.length > 0 ? ` (${entries.length})` : ''}</h2>
+        <PageTitle>Needs you{entries.length > 0 ? ` (${entries.length})` : ''}</PageTitle>
         <LiveIndicator />
         <span className="spacer" />
         <NotificationControl />
@@ -143,10 +144,16 @@ function AttentionItem({ entry, now, onDismiss }: { entry: AttentionEntry; now: 
       </p>
       {reason === 'awaiting' && <Composer repo={workspace.repoName} name={workspace.name} />}
       <p className="actions">
-        <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }}>Review</Link>
-        {workspace.active && <Link to={{ page: 'terminal', repo: workspace.repoName, name: workspace.name }}>Terminal</Link>}
+        <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }} label={`Review ${entry.key}`}>
+          Review
+        </Link>
+        {workspace.active && (
+          <Link to={{ page: 'terminal', repo: workspace.repoName, name: workspace.name }} label={`Terminal ${entry.key}`}>
+            Terminal
+          </Link>
+        )}
         {DISMISSIBLE.has(reason) && (
-          <button type="button" onClick={onDismiss}>
+          <button type="button" onClick={onDismiss} aria-label={`Dismiss ${entry.key}`}>
             Dismiss
           </button>
         )}

@@ -1,8 +1,15 @@
-// Creating a workspace through the bridge (spec "POST /workspaces (bridge)"): a ship and a registered repo,
-// then either a branch (suggested from the remote's branches) or an issue number, optionally ephemeral.
+// Creating a workspace through the bridge (spec "POST /workspaces (bridge)", issue #31): an online ship
+// (offline ones are listed but cannot be chosen), a registered repo, a name checked as it is typed with
+// protocol/'s identifier rules and the spec's messages, then either a branch (a combobox over the remote's
+// branches; a name it lacks is created, and the form says so) or one of the repo's open issues (searchable,
+// with the branch name the bridge will create), optionally ephemeral.
 import { useState, type FormEvent } from 'react';
 import type { BridgeCreateWorkspaceRequest } from '../../../protocol/bridge.js';
+import { identifierProblem } from '../../../protocol/identifier-rules.js';
+import { BranchCombobox } from '../components/branch-combobox.js';
 import { ErrorMessage } from '../components/error-message.js';
+import { IssuePicker } from '../components/issue-picker.js';
+import { PageTitle } from '../components/page-title.js';
 import { visibleText } from '../lib/visible-text.js';
 import { useAction } from '../hooks/use-action.js';
 import { useBranches, useRepos, useShips } from '../hooks/use-fleet.js';
@@ -17,17 +24,24 @@ export function NewWorkspacePage() {
   const [ship, setShip] = useState('');
   const [repo, setRepo] = useState('');
   const [name, setName] = useState('');
+  const [nameTouched, setNameTouched] = useState(false);
   const [from, setFrom] = useState<'branch' | 'issue'>('branch');
   const [branch, setBranch] = useState('');
-  const [issue, setIssue] = useState('');
+  const [issue, setIssue] = useState<number | null>(null);
   const [ephemeral, setEphemeral] = useState(false);
   const branches = useBranches(repo);
   const action = useAction();
+  const nameProblem = identifierProblem(name);
+  const showNameProblem = nameProblem !== null && (nameTouched || name !== '');
+  const chosenShip = ships.data?.find((candidate) => candidate.name === ship);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setNameTouched(true);
+    if (nameProblem) return;
+    if (from === 'issue' && issue === null) return;
     const request: BridgeCreateWorkspaceRequest =
-      from === 'branch' ? { ship, repoName: repo, name, branch } : { ship, repoName: repo, name, issueNumber: Number(issue), ...(ephemeral ? { ephemeral: true } : {}) };
+      from === 'branch' ? { ship, repoName: repo, name, branch } : { ship, repoName: repo, name, issueNumber: issue!, ...(ephemeral ? { ephemeral: true } : {}) };
     void action.run(async () => {
       const created = await api.createWorkspace(request);
       navigate(pathOf({ page: 'workspace', repo: created.repoName, name: created.name }));
@@ -36,7 +50,7 @@ export function NewWorkspacePage() {
 
   return (
     <section aria-label="new workspace">
-      <h2>New workspace</h2>
+      <PageTitle>New workspace</PageTitle>
       <ErrorMessage error={ships.error ?? repos.error} />
       <form onSubmit={submit} className="stacked" aria-label="create workspace">
         <label>
@@ -44,15 +58,29 @@ export function NewWorkspacePage() {
           <select name="ship" value={ship} onChange={(e) => setShip(e.target.value)} required>
             <option value="">choose a ship</option>
             {(ships.data ?? []).map((s) => (
-              <option key={s.name} value={s.name}>
-                {visibleText(s.name)} ({s.status})
+              <option key={s.name} value={s.name} disabled={s.status !== 'online'}>
+                {visibleText(s.name)}
+                {s.status === 'online' ? '' : ` (${s.status}: cannot be chosen)`}
               </option>
             ))}
           </select>
         </label>
+        {chosenShip && chosenShip.status !== 'online' && (
+          <p className="error" role="alert">
+            Ship {visibleText(chosenShip.name)} went offline: choose another.
+          </p>
+        )}
         <label>
           Repo
-          <select name="repo" value={repo} onChange={(e) => setRepo(e.target.value)} required>
+          <select
+            name="repo"
+            value={repo}
+            onChange={(e) => {
+              setRepo(e.target.value);
+              setIssue(null);
+            }}
+            required
+          >
             <option value="">choose a repo</option>
             {(repos.data ?? []).map((r) => (
               <option key={r.name} value={r.name}>
@@ -63,8 +91,20 @@ export function NewWorkspacePage() {
         </label>
         <label>
           Name
-          <input name="name" value={name} onChange={(e) => setName(e.target.value)} required />
+          <input
+            name="name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            onBlur={() => setNameTouched(true)}
+            required
+            aria-invalid={showNameProblem}
+            aria-describedby="name-problem"
+            autoComplete="off"
+          />
         </label>
+        <p id="name-problem" className={showNameProblem ? 'error field-note' : 'field-note muted'} aria-live="polite" data-testid="name-problem">
+          {showNameProblem ? `Name: ${nameProblem}` : 'Any name up to 128 bytes, without / or \\ or control characters.'}
+        </p>
         <fieldset>
           <legend>From</legend>
           <label className="inline">
@@ -75,29 +115,27 @@ export function NewWorkspacePage() {
           </label>
         </fieldset>
         {from === 'branch' ? (
-          <label>
-            Branch
-            <input name="branch" list="branch-suggestions" value={branch} onChange={(e) => setBranch(e.target.value)} required />
-            <datalist id="branch-suggestions">
-              {(branches.data ?? []).map((b) => (
-                <option key={b.name} value={b.name} />
-              ))}
-            </datalist>
-            {branches.error && <span className="muted">branches unavailable: {visibleText(branches.error)}</span>}
-          </label>
+          <BranchCombobox
+            label="Branch"
+            name="branch"
+            value={branch}
+            onChange={setBranch}
+            branches={branches.data}
+            loading={branches.loading}
+            error={branches.error}
+            newBranchNote="will be created from the remote's default branch (and not pushed)"
+            required
+          />
         ) : (
           <>
-            <label>
-              Issue number
-              <input name="issue" type="number" min={1} step={1} value={issue} onChange={(e) => setIssue(e.target.value)} required />
-            </label>
+            <IssuePicker repo={repo} value={issue} onChange={setIssue} />
             <label className="inline">
               <input name="ephemeral" type="checkbox" checked={ephemeral} onChange={(e) => setEphemeral(e.target.checked)} /> ephemeral (removed
               once its pull request is merged or closed)
             </label>
           </>
         )}
-        <button type="submit" disabled={action.pending}>
+        <button type="submit" disabled={action.pending || (chosenShip !== undefined && chosenShip.status !== 'online')}>
           {action.pending ? 'Creating…' : 'Create'}
         </button>
         <ErrorMessage error={action.error} />

@@ -8,6 +8,7 @@ import { Text } from '../components/text.js';
 import { useAction } from '../hooks/use-action.js';
 import { useBranches, useRepos } from '../hooks/use-fleet.js';
 import { useApi } from '../state/session.js';
+import { PageTitle } from '../components/page-title.js';
 
 export function ReposPage() {
   const api = useApi();
@@ -17,7 +18,7 @@ export function ReposPage() {
   return (
     <section aria-label="repos">
       <header className="page-header">
-        <h2>Repos</h2>
+        <PageTitle>Repos</PageTitle>
       </header>
       <ErrorMessage error={repos.error} />
       <table className="repos">
@@ -42,11 +43,12 @@ export function ReposPage() {
                 <Text value={repo.provider} />
               </td>
               <td className="actions">
-                <button type="button" onClick={() => setShown(shown === repo.name ? '' : repo.name)}>
+                <button type="button" aria-label={`Branches of ${repo.name}`} aria-expanded={shown === repo.name} onClick={() => setShown(shown === repo.name ? '' : repo.name)}>
                   Branches
                 </button>
                 <ConfirmButton
                   label="Remove"
+                  target={`repo ${repo.name}`}
                   question={
                     <>
                       Remove repo <Text value={repo.name} />? Workspaces cloned from it stay.
@@ -70,9 +72,9 @@ function Branches({ repo }: { repo: string }) {
   const branches = useBranches(repo);
   return (
     <div className="branches" aria-label="branches">
-      <h3>
+      <h2>
         Branches of <Text value={repo} />
-      </h3>
+      </h2>
       {branches.loading && <p className="muted">Asking the remote…</p>}
       <ErrorMessage error={branches.error} />
       <ul>
@@ -103,7 +105,7 @@ function AddRepoForm({ onAdded }: { onAdded: () => void }) {
   };
   return (
     <form onSubmit={submit} className="stacked" aria-label="add repo">
-      <h3>Add repo</h3>
+      <h2>Add repo</h2>
       <label>
         Name
         <input name="name" value={name} onChange={(e) => setName(e.target.value)} required />

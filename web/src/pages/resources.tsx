@@ -1,21 +1,19 @@
-// Resources: every ship's CPU, memory and load from GET /system-resources; an offline ship or a failed
-// sample is shown inline in its row (the bridge never fails the whole answer for one ship).
+// Resources: every ship's CPU, memory and load from GET /system-resources, as bars (components/
+// resource-bars.tsx) re-read every few seconds while the page is visible; an offline ship or a failed sample
+// is shown inline in its row (the bridge never fails the whole answer for one ship).
 import { ErrorMessage } from '../components/error-message.js';
+import { PageTitle } from '../components/page-title.js';
+import { ResourceCells } from '../components/resource-bars.js';
 import { Text } from '../components/text.js';
-import { useResources } from '../hooks/use-fleet.js';
-
-const percent = (fraction: number) => `${(fraction * 100).toFixed(0)}%`;
-const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+import { RESOURCES_POLL_MS, useResources } from '../hooks/use-fleet.js';
 
 export function ResourcesPage() {
-  const resources = useResources();
+  const resources = useResources(RESOURCES_POLL_MS);
   return (
     <section aria-label="resources">
       <header className="page-header">
-        <h2>Resources</h2>
-        <button type="button" onClick={resources.reload}>
-          Refresh
-        </button>
+        <PageTitle>Resources</PageTitle>
+        <span className="muted">refreshed every {RESOURCES_POLL_MS / 1000} s</span>
       </header>
       <ErrorMessage error={resources.error} />
       <table className="resources">
@@ -30,26 +28,12 @@ export function ResourcesPage() {
         </thead>
         <tbody>
           {(resources.data ?? []).map((entry) => (
-            <tr key={entry.ship} data-ship={entry.ship}>
+            <tr key={entry.ship} data-ship={entry.ship} className={entry.status}>
               <td>
                 <Text value={entry.ship} />
               </td>
               <td className={`status ${entry.status}`}>{entry.status}</td>
-              {entry.resources ? (
-                <>
-                  <td>
-                    {percent(entry.resources.cpu.usage)} of {entry.resources.cpu.cores} cores
-                  </td>
-                  <td>
-                    {gib(entry.resources.memory.used)} / {gib(entry.resources.memory.total)} ({percent(entry.resources.memory.usage)})
-                  </td>
-                  <td>{entry.resources.cpu.loadAverage.map((load) => load.toFixed(2)).join(', ')}</td>
-                </>
-              ) : (
-                <td colSpan={3} className="muted">
-                  {entry.error ? <Text value={`unavailable: ${entry.error}`} /> : entry.status === 'offline' ? 'offline: no data' : 'no data'}
-                </td>
-              )}
+              <ResourceCells ship={entry.ship} entry={entry} />
             </tr>
           ))}
         </tbody>

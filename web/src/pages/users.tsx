@@ -8,6 +8,7 @@ import { Text } from '../components/text.js';
 import { useAction } from '../hooks/use-action.js';
 import { useUsers } from '../hooks/use-fleet.js';
 import { useApi, useViewer } from '../state/session.js';
+import { PageTitle } from '../components/page-title.js';
 
 export function UsersPage() {
   const api = useApi();
@@ -17,7 +18,7 @@ export function UsersPage() {
   return (
     <section aria-label="users">
       <header className="page-header">
-        <h2>Users</h2>
+        <PageTitle>Users</PageTitle>
       </header>
       <ErrorMessage error={users.error} />
       <table className="users">
@@ -53,6 +54,7 @@ export function UsersPage() {
               <td>
                 <ConfirmButton
                   label="Remove"
+                  target={`user ${user.username}`}
                   question={
                     <>
                       Remove user <Text value={user.username} />? Their sessions end.
@@ -90,7 +92,7 @@ function AddUserForm({ onAdded }: { onAdded: () => void }) {
   };
   return (
     <form onSubmit={submit} className="stacked" aria-label="add user">
-      <h3>Add user</h3>
+      <h2>Add user</h2>
       <label>
         Username
         <input name="username" value={username} onChange={(e) => setUsername(e.target.value)} required />

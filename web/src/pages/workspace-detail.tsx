@@ -1,11 +1,13 @@
 // One workspace, the page a supervisor reviews an agent's work on (issue #28): the agent's state, question
 // (with the answer box), model and harness, link and stale time at the top; then the workspace's facts
-// (ship, branch, diff counts, ephemeral record), its actions and branch switch; then the review
+// (ship, branch, diff counts, ephemeral record), its actions and branch switch (the create form's branch
+// combobox over the repo's remote branches); then the review
 // (review/review-panel.tsx, loaded on first use). Live: each change the bridge's stream brings for it
 // invalidates its status and diff (state/live-fleet.tsx), and the status is re-read every 10 s while the page
 // is visible so a change made on disk, which raises no event, shows as soon as the diff counts move.
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from 'react';
+import { BranchCombobox } from '../components/branch-combobox.js';
 import { Composer } from '../components/composer.js';
 import { ErrorMessage } from '../components/error-message.js';
 import { ExternalLink } from '../components/external-link.js';
@@ -14,6 +16,7 @@ import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
 import { useAction } from '../hooks/use-action.js';
+import { useBranches } from '../hooks/use-fleet.js';
 import { useNow } from '../hooks/use-now.js';
 import { navigate } from '../hooks/use-route.js';
 import { useLiveWorkspace } from '../hooks/use-live-workspace.js';
@@ -22,6 +25,7 @@ import { elapsed } from '../lib/elapsed.js';
 import { pathOf } from '../lib/routes.js';
 import { queryKeys } from '../state/query-client.js';
 import { useApi } from '../state/session.js';
+import { PageTitle } from '../components/page-title.js';
 
 const ReviewPanel = lazy(() => import('../review/review-panel.js'));
 /** How often the page re-reads the status for diff counts that moved without an event. */
@@ -33,6 +37,7 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
   const status = useWorkspaceStatus(repo, name, true, STATUS_POLL_MS);
   const [branch, setBranch] = useState('');
   const switching = useAction();
+  const branches = useBranches(repo);
   const live = useLiveWorkspace(repo, name);
   const workspace = live.gone ? undefined : status.data;
   const now = useNow();
@@ -54,15 +59,28 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
     });
   };
   const agent = workspace?.state === 'active' ? workspace.agent : null;
+  // Opened from the command palette for its branch or its agent (keyboard/commands.ts): focus that field
+  // once it is there, then drop the fragment so a reload does not do it again.
+  const loaded = workspace !== undefined;
+  const hasAgent = agent !== null;
+  useEffect(() => {
+    const wanted = window.location.hash.slice(1);
+    if (!loaded || (wanted !== 'switch-branch' && wanted !== 'answer')) return;
+    if (wanted === 'answer' && !hasAgent) return;
+    const field = document.querySelector<HTMLElement>(wanted === 'answer' ? 'section[aria-label="agent"] textarea' : 'form[aria-label="switch branch"] input');
+    if (!field) return;
+    field.focus();
+    window.history.replaceState(window.history.state, '', window.location.pathname);
+  }, [loaded, hasAgent]);
 
   return (
     <section aria-label="workspace">
       <p>
         <Link to={{ page: 'workspaces' }}>← Workspaces</Link>
       </p>
-      <h2>
+      <PageTitle>
         <Text value={repo} />/<Text value={name} />
-      </h2>
+      </PageTitle>
       <ErrorMessage error={status.error} />
       {live.gone && status.data && <p role="status">This workspace was removed.</p>}
       {live.problem && <p className="notice">{live.problem}</p>}
@@ -125,10 +143,17 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
             onChanged={(what) => (what === 'deleted' ? navigate(pathOf({ page: 'workspaces' })) : status.reload())}
           />
           <form onSubmit={switchBranch} className="inline-form" aria-label="switch branch">
-            <label>
-              Switch branch
-              <input name="branch" value={branch} onChange={(e) => setBranch(e.target.value)} required />
-            </label>
+            <BranchCombobox
+              label="Switch branch"
+              name="branch"
+              value={branch}
+              onChange={setBranch}
+              branches={branches.data}
+              loading={branches.loading}
+              error={branches.error}
+              newBranchNote="will be created from the workspace's current commit (unless the workspace already has it locally)"
+              required
+            />
             <button type="submit" disabled={switching.pending}>
               Switch
             </button>
@@ -136,7 +161,7 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
           </form>
         </>
       )}
-      <h3>Review</h3>
+      <h2>Review</h2>
       {workspace?.state === 'active' ? (
         <Suspense fallback={<p className="muted">Loading the diff…</p>}>
           <ReviewPanel repo={repo} name={name} />

@@ -13,6 +13,7 @@ import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
 import { useLiveFleet } from '../state/live-fleet.js';
 import { filterWorkspaces, keyOf, type Activity } from '../state/workspace-list.js';
+import { PageTitle } from '../components/page-title.js';
 
 export function WorkspacesPage() {
   const { list, problem } = useLiveFleet();
@@ -22,7 +23,7 @@ export function WorkspacesPage() {
   return (
     <section aria-label="workspaces">
       <header className="page-header">
-        <h2>Workspaces</h2>
+        <PageTitle>Workspaces</PageTitle>
         <Link to={{ page: 'new-workspace' }} className="button">
           New workspace
         </Link>

@@ -63,7 +63,7 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
         {widgets[key]}
         <div className="review-comment" data-testid="review-comment">
           <span className="muted">{rangeLabel(comment)}</span> <Text value={comment.text} multiline />{' '}
-          <button type="button" onClick={() => onRemove(comment.id)}>
+          <button type="button" onClick={() => onRemove(comment.id)} aria-label={`Remove comment on ${path}, ${rangeLabel(comment)}`}>
             Remove
           </button>
         </div>
@@ -93,10 +93,10 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
           }}
         >
           <textarea name="comment" rows={3} value={draft} autoFocus onChange={(event) => setDraft(event.target.value)} placeholder={`Comment on ${path}, ${rangeLabel(commentOn('', path, lines, 'x')!)}`} />
-          <button type="submit" disabled={draft.trim() === ''}>
+          <button type="submit" disabled={draft.trim() === ''} aria-label={`Add comment on ${path}`}>
             Add comment
           </button>
-          <button type="button" onClick={() => setSelection([])}>
+          <button type="button" onClick={() => setSelection([])} aria-label={`Cancel comment on ${path}`}>
             Cancel
           </button>
         </form>

@@ -23,7 +23,9 @@ export const queryKeys = {
   ships: ['ships'] as const,
   repos: ['repos'] as const,
   branches: (repo: string) => ['repos', repo, 'branches'] as const,
+  issues: (repo: string) => ['repos', repo, 'issues'] as const,
   resources: ['resources'] as const,
   armory: ['armory'] as const,
+  armoryFile: (path: string) => ['armory', 'file', path] as const,
   users: ['users'] as const,
 };

@@ -18,6 +18,8 @@ interface Session {
   state: SessionState;
   signIn(username: string, password: string): Promise<void>;
   signOut(): Promise<void>;
+  /** The signed-in user changed (their own email): show the bridge's answer. */
+  updateUser(user: User): void;
   retry(): void;
 }
 
@@ -65,12 +67,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     await client.logout().catch(() => undefined);
     setState({ status: 'signed-out', notice: 'Signed out.' });
   }, [client]);
+  const updateUser = useCallback((user: User) => {
+    setState((current) => (current.status === 'signed-in' && current.user.id === user.id ? { ...current, user } : current));
+  }, []);
   const retry = useCallback(() => {
     setState({ status: 'loading' });
     setAttempt((n) => n + 1);
   }, []);
 
-  const session = useMemo(() => ({ client, state, signIn, signOut, retry }), [client, state, signIn, signOut, retry]);
+  const session = useMemo(() => ({ client, state, signIn, signOut, updateUser, retry }), [client, state, signIn, signOut, updateUser, retry]);
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
 
