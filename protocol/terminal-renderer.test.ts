@@ -49,6 +49,31 @@ describe('terminal renderer', () => {
     expect(output).not.toContain('\x9b');
   });
 
+  it('pushes scrolled lines into the scrollback in order, whether or not they are still on screen', async () => {
+    const term = new Terminal({ cols: 4, rows: 2, scrollback: 100, allowProposedApi: true });
+    const write = (data: string) => new Promise<void>((resolve) => term.write(data, resolve));
+    const line = (text: string) => [...text].map((t) => ({ t }));
+    const screen = new TerminalScreen();
+    const renderer = new TerminalRenderer();
+    const viewport = { cols: 4, rows: 2 };
+    screen.apply(grid([line('aaaa'), line('bbbb')]));
+    await write(renderer.render(screen, viewport));
+    // An ordinary scroll by one: 'aaaa' is the top row already, so only a line feed is written for it.
+    screen.apply(grid([line('bbbb'), line('cccc')], 1));
+    const scroll = renderer.scrollOut([line('aaaa')], viewport);
+    expect(scroll).not.toContain('aaaa');
+    const redraw = renderer.render(screen, viewport);
+    expect(redraw).not.toContain('bbbb');
+    await write(scroll + redraw);
+    // Lines that went by between two paints (never drawn) are written, then scrolled off.
+    screen.apply(grid([line('ffff'), line('gggg')], 2));
+    await write(renderer.scrollOut([line('bbbb'), line('cccc'), line('dddd'), line('eeee')], viewport) + renderer.render(screen, viewport));
+    const buffer = term.buffer.active;
+    const all = Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true));
+    expect(all).toEqual(['aaaa', 'bbbb', 'cccc', 'dddd', 'eeee', 'ffff', 'gggg']);
+    term.dispose();
+  });
+
   it('maps styles to SGR', () => {
     expect(sgrFor(0)).toBe('\x1b[0m');
     expect(sgrFor({ t: 'x', f: 1, b: 9, a: 1 | 16 })).toBe('\x1b[0;1;7;31;101m');

@@ -3,8 +3,9 @@
 // sequence it generates itself (CUP, SGR, cursor visibility/shape, clear): cell text is stripped of control
 // characters, so nothing a workspace prints (OSC 52 clipboard writes, titles, DCS queries) reaches the
 // user's terminal (security notes H12). Browser-safe: the CLI's attach draws a real terminal with it and the
-// GUI draws xterm.js with it, so both show a workspace the same way.
-import { ATTRIBUTE, WIDTH, type Cell, type CellColor, type Cursor } from './terminal.js';
+// GUI draws xterm.js with it, so both show a workspace the same way. `scrollOut` moves lines into the
+// terminal's own scrollback with line feeds at the bottom row (the GUI's scrollback, docs/terminal.md).
+import { ATTRIBUTE, cellEquals, WIDTH, type Cell, type CellColor, type Cursor } from './terminal.js';
 import type { TerminalScreen } from './terminal-screen.js';
 
 const ESC = '\x1b';
@@ -44,7 +45,37 @@ function textOf(cell: Cell): string {
 
 /** Marks a position that must be redrawn whatever it holds. */
 const NEVER_DRAWN: Cell = { t: '\u0000' };
-const sameCell = (a: Cell | undefined, b: Cell) => a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+const sameCell = (a: Cell | undefined, b: Cell) => a !== undefined && cellEquals(a, b);
+
+function sameRow(drawn: Cell[] | undefined, line: Cell[], cols: number): boolean {
+  if (!drawn) return false;
+  for (let x = 0; x < cols; x++) if (!sameCell(drawn[x], line[x] ?? 0)) return false;
+  return true;
+}
+
+/** One line's text and styles from the cursor's position on, blanks at its end left to an erase. */
+function lineBytes(line: Cell[], cols: number): string {
+  let end = Math.min(line.length, cols);
+  while (end > 0 && line[end - 1] === 0) end--;
+  let out = '';
+  let style = '';
+  for (let x = 0; x < end; x++) {
+    const cell = line[x]!;
+    if (cell !== 0 && cell.w === WIDTH.spacerTail) continue;
+    if (cell !== 0 && cell.w === WIDTH.wide && x + 1 >= cols) {
+      out += `${ESC}[0m `;
+      style = '';
+      continue;
+    }
+    const sgr = sgrFor(cell);
+    if (sgr !== style) {
+      out += sgr;
+      style = sgr;
+    }
+    out += textOf(cell);
+  }
+  return `${out}${ESC}[0m${ESC}[K`;
+}
 
 const CURSOR_SHAPES: Record<string, [number, number]> = { block: [2, 1], underline: [4, 3], bar: [6, 5] };
 
@@ -63,6 +94,29 @@ export class TerminalRenderer {
   /** Forget what is on the terminal (after a local resize or a clear): the next render redraws all. */
   invalidate(): void {
     this.drawn = [];
+  }
+
+  /**
+   * The bytes that push `lines` (oldest first) into the terminal's scrollback above what it shows: each one
+   * is made the top row (written there unless it already is, as after an ordinary scroll) and scrolled off
+   * with a line feed on the bottom row. What was drawn moves up with it, so the next render writes only
+   * the new rows. `viewport` is the terminal's size.
+   */
+  scrollOut(lines: Cell[][], viewport: { cols: number; rows: number }): string {
+    if (lines.length === 0) return '';
+    const known = this.drawn.length > 0 && this.drawnRows === viewport.rows;
+    const cols = known ? this.drawnCols : viewport.cols;
+    let out = `${ESC}[0m`;
+    for (const line of lines) {
+      if (!known || !sameRow(this.drawn[0], line, cols)) out += `${ESC}[H${lineBytes(line, cols)}`;
+      out += `${ESC}[${viewport.rows};1H\n`;
+      if (known) {
+        this.drawn.shift();
+        this.drawn.push(new Array<Cell>(cols).fill(0));
+      }
+    }
+    if (!known) this.invalidate();
+    return out;
   }
 
   /** The bytes that bring the terminal from what was drawn to `screen`, clipped to `viewport`. */

@@ -87,7 +87,7 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     await second.page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/term/terminal`);
     await expect
       .poll(() => second.page.getByTestId('terminal-status').textContent(), { timeout: 15_000 })
-      .toBe("This workspace's terminal is open elsewhere. Reconnect");
+      .toMatch(/^This workspace's terminal is open elsewhere\. A session has one terminal at a time .* Take over$/);
     // The first is unaffected.
     const again = `again-${randomBytes(4).toString('hex')}`;
     await typeLine(page, `echo ${again}`);
@@ -95,7 +95,7 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
 
     // Leaving the page closes its socket, so the second can now reconnect.
     await page.goto(`${gui.fleet.bridgeUrl}/ui/`);
-    await second.page.getByRole('button', { name: 'Reconnect' }).click();
+    await second.page.getByRole('button', { name: 'Take over' }).click();
     await eventually(() => second.page.getByTestId('terminal-status').textContent(), 15_000).toBe('Connected.');
     expect(watch.pageErrors).toEqual([]);
     expect(await watch.cspViolations()).toEqual([]);

@@ -1,6 +1,7 @@
 // The GUI's terminal protocol client (web/src/terminal/terminal-session.ts) over a scripted socket: init
-// with the fitted size on open, ack per applied frame, one resync on a gap, input and resize, and what the
-// page says when the terminal ends (terminal-messages.ts).
+// with the fitted size on open, each applied frame reported with its seq (acked by the caller once drawn),
+// one resync on a gap, the lines a scroll moved off the top, input and resize, and what the page says when
+// the terminal ends (terminal-messages.ts).
 import { describe, expect, it } from 'vitest';
 import type { Cell, GridFrame, PatchFrame } from '../../protocol/terminal.js';
 import { closeMessage, exitMessage, OPEN_ELSEWHERE } from '../../web/src/terminal/terminal-messages.js';
@@ -38,9 +39,13 @@ const patch = (seq: number, col: number, t: string): PatchFrame => ({ type: 'pat
 
 function session() {
   const socket = new ScriptedSocket();
-  const seen = { screens: [] as string[], exits: [] as [number, boolean][], closes: [] as [number, string][] };
-  const terminal = new TerminalSession(socket, { cols: 90, rows: 30 }, {
-    screen: (screen) => seen.screens.push(screen.text()),
+  const seen = { screens: [] as string[], scrolled: [] as string[][], exits: [] as [number, boolean][], closes: [] as [number, string][] };
+  const terminal: TerminalSession = new TerminalSession(socket, { cols: 90, rows: 30 }, {
+    screen: (screen, scrolled, seq) => {
+      seen.screens.push(screen.text());
+      seen.scrolled.push(scrolled.map((row) => row.map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' '))).join('').trimEnd()));
+      terminal.ack(seq);
+    },
     exit: (code, before) => seen.exits.push([code, before]),
     closed: (code, reason) => seen.closes.push([code, reason]),
   });
@@ -90,6 +95,24 @@ describe('the GUI terminal session', () => {
     exited.socket.frame(grid(0, '$   '));
     exited.socket.frame({ type: 'exit', code: 1 });
     expect(exited.seen.exits).toEqual([[1, false]]);
+  });
+
+  it('reports the rows a scroll moved off the top, and none for a change in place or a clear', () => {
+    const { socket, seen } = session();
+    socket.open();
+    const rows = (...lines: string[]): GridFrame => ({
+      type: 'grid', seq: 0, cols: 3, rows: lines.length, cursor,
+      cells: lines.map((line) => [...line.padEnd(3)].map((t): Cell => (t === ' ' ? 0 : { t }))),
+    });
+    const scrollBy = (seq: number, lines: string[]): PatchFrame => ({
+      type: 'patch', seq, cols: 3, rows: lines.length, cursor,
+      runs: lines.map((line, row): [number, number, Cell[]] => [row, 0, [...line.padEnd(3)].map((t): Cell => (t === ' ' ? 0 : { t }))]),
+    });
+    socket.frame(rows('a', 'b', 'c', '$'));
+    socket.frame(scrollBy(1, ['c', '$', 'd', '$']));
+    socket.frame(scrollBy(2, ['c', '$', 'd', '$x']));
+    socket.frame(scrollBy(3, ['$', '', '', '']));
+    expect(seen.scrolled).toEqual([[], ['a', 'b'], [], []]);
   });
 
   it('ignores frames that are not JSON or not terminal frames', () => {

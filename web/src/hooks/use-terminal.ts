@@ -1,72 +1,69 @@
-// One workspace terminal for the terminal page: opens the bridge's terminal socket (fresh ticket) once the
-// view knows its fitted size, runs the protocol through TerminalSession, and says what happened in words:
-// the shell's exit code, a refused socket ("open elsewhere"), or a close with its code and reason.
+// One workspace terminal for the terminal page: a ReconnectingTerminal (terminal/reconnecting-terminal.ts)
+// over the API client's sockets (a fresh ticket each time), started once the view knows its fitted size,
+// drawing through the view's painter; the page reads its status (open, reconnecting, open elsewhere,
+// ended, a full keystroke queue) and may connect now (take over, reconnect, skip a wait).
 import { useEffect, useMemo, useRef, useState } from 'react';
+import type { Cell } from '../../../protocol/terminal.js';
 import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
-import { errorText } from '../api/api-error.js';
 import { useApi } from '../state/session.js';
-import { closeMessage, exitMessage } from '../terminal/terminal-messages.js';
-import { TerminalSession, type TerminalSize } from '../terminal/terminal-session.js';
+import { ReconnectingTerminal, type TerminalStatus } from '../terminal/reconnecting-terminal.js';
+import type { TerminalSize } from '../terminal/terminal-session.js';
 
-export type TerminalStatus =
-  | { kind: 'connecting' }
-  | { kind: 'open' }
-  | { kind: 'ended'; message: string };
+export type { TerminalStatus };
 
-/** What the terminal view drives: start with the fitted size and a drawing function, then input and resizes. */
+/** Where the feed draws: the view's ScreenPainter. */
+export interface TerminalCanvas {
+  frame(screen: TerminalScreen, scrolled: Cell[][], acknowledge: () => void): void;
+}
+
+/** What the terminal view drives: start with the fitted size and its canvas, then input and resizes. */
 export interface TerminalFeed {
-  start(size: TerminalSize, draw: (screen: TerminalScreen) => void): void;
+  start(size: TerminalSize, canvas: TerminalCanvas): void;
   input(data: string): void;
   resize(size: TerminalSize): void;
 }
 
-export function useTerminal(repo: string, name: string, generation: number): { status: TerminalStatus; feed: TerminalFeed } {
+const browserTimers = {
+  setTimeout: (run: () => void, ms: number) => setTimeout(run, ms),
+  clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export function useTerminal(repo: string, name: string): { status: TerminalStatus; feed: TerminalFeed; connectNow(): void } {
   const api = useApi();
-  const [status, setStatus] = useState<TerminalStatus>({ kind: 'connecting' });
-  // The session of the current view; callbacks of an older one (closing after a reconnect) are ignored.
-  const current = useRef<{ session: TerminalSession | null; ended: boolean } | null>(null);
+  const [status, setStatus] = useState<TerminalStatus>({ state: { kind: 'connecting' }, queueFull: false });
+  const current = useRef<ReconnectingTerminal | null>(null);
 
   useEffect(() => {
-    setStatus({ kind: 'connecting' });
+    setStatus({ state: { kind: 'connecting' }, queueFull: false });
     return () => {
-      const previous = current.current;
+      current.current?.close();
       current.current = null;
-      previous?.session?.close();
     };
-  }, [repo, name, generation]);
+  }, [repo, name]);
 
   const feed = useMemo<TerminalFeed>(
     () => ({
-      start(size, draw) {
-        const mine: { session: TerminalSession | null; ended: boolean } = { session: null, ended: false };
-        current.current = mine;
-        const end = (message: string) => {
-          if (current.current !== mine || mine.ended) return;
-          mine.ended = true;
-          setStatus({ kind: 'ended', message });
-        };
-        api.openSocket(api.terminalPath(repo, name)).then(
-          (socket) => {
-            if (current.current !== mine) return socket.close(1000, 'view closed');
-            mine.session = new TerminalSession(socket, size, {
-              screen: (screen) => {
-                if (current.current !== mine) return;
-                if (!mine.ended) setStatus({ kind: 'open' });
-                draw(screen);
-              },
-              exit: (code, beforeFirstFrame) => end(exitMessage(code, beforeFirstFrame)),
-              closed: (code, reason) => end(closeMessage(code, reason) ?? 'The terminal was closed.'),
-            });
+      start(size, canvas) {
+        current.current?.close();
+        const terminal = new ReconnectingTerminal(
+          {
+            open: () => api.openSocket(api.terminalPath(repo, name)),
+            timers: browserTimers,
+            screen: (screen, scrolled, acknowledge) => canvas.frame(screen, scrolled, acknowledge),
+            status: (next) => {
+              if (current.current === terminal) setStatus(next);
+            },
           },
-          (error: unknown) => end(`Could not open the terminal: ${errorText(error)}`),
+          size,
         );
+        current.current = terminal;
+        terminal.start();
       },
-      input: (data) => current.current?.session?.input(data),
-      resize: (size) => current.current?.session?.resize(size),
+      input: (data) => current.current?.input(data),
+      resize: (size) => current.current?.resize(size),
     }),
-    // generation: a reconnect gives the new view a new feed
-    [api, repo, name, generation],
+    [api, repo, name],
   );
 
-  return { status, feed };
+  return { status, feed, connectNow: () => current.current?.connectNow() };
 }

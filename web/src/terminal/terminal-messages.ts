@@ -1,9 +1,12 @@
-// What the terminal page tells the user when a terminal ends (docs/terminal.md): a refused socket, the
-// shell's exit code, or a close with its code and reason. Pure.
+// What the terminal page tells the user about its terminal (docs/terminal.md): a shell's exit code, a close
+// with its code and reason, the one-terminal rule, and a keystroke queue that filled up. Pure.
 
 export const OPEN_ELSEWHERE = "This workspace's terminal is open elsewhere.";
+export const OPEN_ELSEWHERE_HELP =
+  'A session has one terminal at a time (another tab, window or svc client attach holds it). Close it there, then take over here.';
+export const QUEUE_FULL = 'Input queue full: what you type now is dropped until the terminal is back.';
 
-/** The words for `{type: exit, code}`; `beforeFirstFrame` marks a socket refused before any screen. */
+/** The words for `{type: exit}` after the terminal showed a screen: the shell ended. */
 export function exitMessage(code: number, beforeFirstFrame: boolean): string {
   return beforeFirstFrame && code === 1 ? OPEN_ELSEWHERE : `The shell exited (code ${code}).`;
 }

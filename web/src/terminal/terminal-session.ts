@@ -1,9 +1,11 @@
 // The client side of one terminal socket (DESIGN §7, docs/terminal.md), without any DOM: sends `init` with
-// the fitted size once the socket opens, applies grid/patch frames to a TerminalScreen (protocol/), acks
-// each applied frame, sends one `resync` on a gap, forwards `input` and `resize`, and reports the screen,
-// the exit code and the close. The socket comes from the API client (a fresh ticket each time).
+// the fitted size once the socket opens, applies grid/patch frames to a TerminalScreen (protocol/), sends
+// one `resync` on a gap, forwards `input` and `resize`, and reports each applied frame with the lines it
+// scrolled off (scrolled-lines.ts), the exit and the close. Acks are the caller's: it sends `ack(seq)` once
+// the frame is drawn. Reconnecting is not its job (reconnecting-terminal.ts makes a new session).
 import { TerminalScreen } from '../../../protocol/terminal-screen.js';
-import type { TerminalClientMessage, TerminalServerFrame } from '../../../protocol/terminal.js';
+import type { Cell, TerminalClientMessage, TerminalServerFrame } from '../../../protocol/terminal.js';
+import { scrolledLines } from './scrolled-lines.js';
 
 export interface TerminalSize {
   cols: number;
@@ -11,9 +13,9 @@ export interface TerminalSize {
 }
 
 export interface TerminalSessionEvents {
-  /** A frame was applied; draw the screen. */
-  screen(screen: TerminalScreen): void;
-  /** `{type: exit}`: `beforeFirstFrame` tells a refused socket (another terminal holds it) from a shell exit. */
+  /** A frame was applied: draw the screen (after `scrolled` went into the scrollback), then ack `seq`. */
+  screen(screen: TerminalScreen, scrolled: Cell[][], seq: number): void;
+  /** `{type: exit}`: `beforeFirstFrame` tells a refused socket from a shell exit. */
   exit(code: number, beforeFirstFrame: boolean): void;
   /** The socket closed (after an exit or on its own). */
   closed(code: number, reason: string): void;
@@ -48,8 +50,17 @@ export class TerminalSession {
     socket.addEventListener('close', (event) => this.events.closed(event.code, event.reason));
   }
 
+  /** True once a frame was applied: the ship has attached, input now reaches the session. */
+  get live(): boolean {
+    return this.framesSeen > 0 && !this.exited && this.socket.readyState === OPEN;
+  }
+
   input(data: string): void {
     if (data !== '') this.send({ type: 'input', data });
+  }
+
+  ack(seq: number): void {
+    this.send({ type: 'ack', seq });
   }
 
   resize(size: TerminalSize): void {
@@ -81,11 +92,10 @@ export class TerminalSession {
     }
     if (frame.type !== 'grid' && frame.type !== 'patch') return;
     this.framesSeen++;
-    const answer = this.screen.apply(frame);
+    const screen = this.screen;
+    const before = screen.seq >= 0 && screen.cols === frame.cols && screen.rows === frame.rows ? screen.cells.slice() : null;
+    const answer = screen.apply(frame);
     if (answer.resync) this.send({ type: 'resync' });
-    if (answer.ack !== undefined) {
-      this.send({ type: 'ack', seq: answer.ack });
-      this.events.screen(this.screen);
-    }
+    if (answer.ack !== undefined) this.events.screen(screen, before ? scrolledLines(before, screen.cells) : [], answer.ack);
   }
 }
