@@ -15,6 +15,8 @@ groups.fleet = async () => (await import('./fleet.js')).benchFleet();
 groups.operator = async () => (await import('./operator.js')).benchOperator();
 groups.start = async () => (await import('./first-start.js')).benchFirstStart();
 // The GUI against 5 fake ships × 200 workspaces in Chromium (issue #28).
+// Fan-out through the ship's repo cache against plain clones from a slowed forge (issue #29).
+groups.fanout = async () => (await import('./fanout.js')).benchFanout();
 groups.gui = async () => (await import('./gui.js')).benchGui();
 // Two minutes of the soak with the abusive clients, held to its full bars (bench/soak-bars.ts).
 groups.soak = async () => {

@@ -121,6 +121,9 @@ export const startDirectSpawnShip = (fleetDirectory: string) => startPortReporte
 /** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
 export const startBareProxy = (upstream: string) => startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');
 
+/** The bare repositories of `directory` served as a forge across a network would (bench/lib/slow-forge.ts). */
+export const startSlowForge = (directory: string) => startPortReporter('dist/bench/lib/slow-forge.js', directory, 'slow forge');
+
 /** Ends the tmux server a bench ship ran for `fleetDirectory`: its sessions outlive the ship by design. */
 export function endFleetTmux(fleetDirectory: string): void {
   try {

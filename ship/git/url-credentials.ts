@@ -9,11 +9,18 @@ const quote = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, 
 
 /** Puts the credentialed URL back as the clone's `origin` URL, editing the config file (never argv). */
 export async function persistUrlCredentials(workTree: string, split: SplitUrl): Promise<void> {
-  if (!split.credentialed) return;
+  if (split.credentialed && (await readFile(join(workTree, '.git', 'config'), 'utf8')).includes('[remote "origin"]')) await setOriginUrl(workTree, split);
+}
+
+/**
+ * Makes the requested URL the clone's `origin` (credentials included, in the 0600 config file): for a clone
+ * made from another source, the ship's repo cache.
+ */
+export async function setOriginUrl(workTree: string, split: SplitUrl): Promise<void> {
   const configPath = join(workTree, '.git', 'config');
   const config = await readFile(configPath, 'utf8');
   const section = /(\[remote "origin"\][^[]*?\n\s*url = )([^\n]*)/;
-  if (!section.test(config)) return;
+  if (!section.test(config)) throw new Error(`${configPath} names no origin`);
   await chmod(configPath, 0o600);
-  await writeFile(configPath, config.replace(section, (_match, head: string) => `${head}${quote(split.credentialed!)}`));
+  await writeFile(configPath, config.replace(section, (_match, head: string) => `${head}${quote(split.credentialed ?? split.url)}`));
 }

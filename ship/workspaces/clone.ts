@@ -5,10 +5,16 @@
 // is the caller's 400; any other failed clone is a 500; both carry git's (redacted) message.
 import { WorkspaceError, cannotCreateBranch, noUsableHead } from '../errors.js';
 import type { GitRunner } from '../git/runner.js';
-import { persistUrlCredentials } from '../git/url-credentials.js';
+import { persistUrlCredentials, setOriginUrl } from '../git/url-credentials.js';
 import { rm } from 'node:fs/promises';
 import { redactUrlCredentials, splitUrlCredentials, type SplitUrl } from '../../protocol/index.js';
 import { RemoteFailed, type RepoCache } from './repo-cache.js';
+
+/**
+ * Files written by one worker per core: creating thousands of files is the larger part of a workspace made
+ * from the cache, and on some disks each costs a fraction of a millisecond of kernel time.
+ */
+const PARALLEL_CHECKOUT = ['-c', 'checkout.workers=0'];
 
 const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
 
@@ -54,9 +60,21 @@ function cloneFailed(url: string, stderr: string): WorkspaceError {
   return new WorkspaceError(status, redactUrlCredentials(`git clone of ${url} failed: ${detail || 'unknown error'}`));
 }
 
+/** Where a clone comes from: the requested URL itself, or the ship's repo cache of it. */
+interface CloneSource {
+  /** What git clones: the URL without credentials, or the cache's directory. */
+  from: string;
+  env: Record<string, string>;
+  /** Extra clone options (`--local` for the cache). */
+  options: string[];
+  /** After the clone: `origin` made the requested URL (credentials included, never in argv). */
+  finish: (dir: string) => Promise<void>;
+}
+
 /**
  * Clones `url` into the empty directory `dir` and leaves `branch` checked out (a tag detached). Says whether
  * the branch was made here because the remote advertises no such name (the spec's silent case the CLI names).
+ * With a repo cache, the clone is made from the cache once the cache has the remote's current refs.
  */
 export async function cloneWorkspace(
   git: GitRunner,
@@ -77,36 +95,18 @@ export async function cloneWorkspace(
       await rm(dir, { recursive: true, force: true });
     }
   }
-  const options = { timeoutMs: limits.timeoutMs, env: split.env };
-  const stall = ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
-  const direct = await git.run([...stall, 'clone', '--quiet', `--branch=${branch}`, '--', split.url, dir], options);
-  if (direct.code === 0) {
-    await persistUrlCredentials(dir, split);
-    return { branchCreated: false };
-  }
-  if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw cloneFailed(url, direct.stderr);
-
-  const problem = await branchNameProblem(git, branch);
-  if (problem) throw cannotCreateBranch(branch, problem);
-  const fallback = await git.run([...stall, 'clone', '--quiet', '--', split.url, dir], options);
-  if (fallback.code !== 0) throw cloneFailed(url, fallback.stderr);
-  await persistUrlCredentials(dir, split);
-  const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });
-  if (head.code !== 0) throw noUsableHead(branch);
-  const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
-  if (created.code !== 0) throw cannotCreateBranch(branch, firstLine(created.stderr));
-  return { branchCreated: true };
+  const remote: CloneSource = { from: split.url, env: split.env, options: [], finish: (into) => persistUrlCredentials(into, split) };
+  return cloneFrom(git, remote, url, dir, branch, limits, { lastTry: true });
 }
 
 /**
- * The same workspace from the repo cache (repo-cache.ts): the cache fetched up to the remote's current refs
+ * The same workspace from the repo cache (repo-cache.ts): the cache brought to the remote's current refs
  * with this create's credentials (a refusal fails the create as a clone would), then a `--local` clone of it
- * (hard-linked objects, no network), `origin` pointed at the requested URL, and the branch checked out by
- * the same rules: a remote branch (tracked), else a tag (detached), else a new branch off the default one.
+ * (hard-linked objects, no network) by the same branch rules, with `origin` pointed at the requested URL.
  * A cache git cannot clone from is dropped and filled again once.
  */
 async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, split: SplitUrl, dir: string, branch: string, limits: CloneLimits): Promise<{ branchCreated: boolean }> {
-  const call = { settings: ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`], timeoutMs: limits.timeoutMs, env: split.env };
+  const call = { settings: stallSettings(limits), timeoutMs: limits.timeoutMs, env: split.env };
   const refreshed = async () => {
     try {
       return await cache.refresh(split, call);
@@ -116,44 +116,58 @@ async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, 
     }
   };
   // The cache is ours, a local path: the file transport is allowed for this one clone whatever the policy.
-  const local = (source: string) => git.run(['clone', '--quiet', '--local', '--no-checkout', '--', source, dir], { timeoutMs: limits.timeoutMs, env: { GIT_ALLOW_PROTOCOL: 'file' } });
-  let cloned = await local(await refreshed());
-  if (cloned.code !== 0) {
+  const fromCache = (from: string): CloneSource => ({ from, env: { GIT_ALLOW_PROTOCOL: 'file' }, options: ['--local'], finish: (into) => setOriginUrl(into, split) });
+  try {
+    return await cloneFrom(git, fromCache(await refreshed()), url, dir, branch, limits, { lastTry: false });
+  } catch (error) {
+    if (!(error instanceof UnreadableSource)) throw error;
     await rm(dir, { recursive: true, force: true });
     await cache.discard(split.url);
-    cloned = await local(await refreshed());
-    if (cloned.code !== 0) throw cloneFailed(url, cloned.stderr);
+    return cloneFrom(git, fromCache(await refreshed()), url, dir, branch, limits, { lastTry: true });
   }
-  const inDir = { cwd: dir };
-  const setUrl = await git.run(['remote', 'set-url', 'origin', split.url], inDir);
-  if (setUrl.code !== 0) throw cloneFailed(url, setUrl.stderr);
-  await persistUrlCredentials(dir, split);
-  const local0 = (await git.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], inDir)).stdout.toString().trim();
-  let branchCreated = false;
-  if (await hasRef(git, dir, `refs/remotes/origin/${branch}`)) {
-    await checkout(git, dir, branch, ['checkout', '--quiet', '-B', branch, '--track', `origin/${branch}`]);
-  } else if (await hasRef(git, dir, `refs/tags/${branch}`)) {
-    await checkout(git, dir, branch, ['checkout', '--quiet', '--detach', `refs/tags/${branch}`]);
-  } else {
-    const problem = await branchNameProblem(git, branch);
-    if (problem) throw cannotCreateBranch(branch, problem);
-    if (!(await hasRef(git, dir, 'refs/remotes/origin/HEAD'))) throw noUsableHead(branch);
-    await checkout(git, dir, branch, ['checkout', '--quiet', '--no-track', '-B', branch, 'origin/HEAD']);
-    branchCreated = true;
-  }
-  // `clone --local` made a branch for the cache's HEAD; a plain clone of another branch has none.
-  if (local0 && local0 !== branch) await git.run(['branch', '--quiet', '-D', '--', local0], inDir);
-  return { branchCreated };
 }
 
-async function hasRef(git: GitRunner, dir: string, ref: string): Promise<boolean> {
-  return (await git.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd: dir })).code === 0;
+/** A clone from the cache failed for a reason other than the branch: the cache is dropped and filled again. */
+class UnreadableSource extends Error {}
+
+/**
+ * `git clone --branch` from `source`; when the source has no such branch or tag, the default branch cloned
+ * and the branch created locally, never pushed. A failure other than the branch is the create's failure on
+ * the last try, and an `UnreadableSource` before it.
+ */
+async function cloneFrom(
+  git: GitRunner,
+  source: CloneSource,
+  url: string,
+  dir: string,
+  branch: string,
+  limits: CloneLimits,
+  attempt: { lastTry: boolean },
+): Promise<{ branchCreated: boolean }> {
+  const clone = (extra: string[]) => git.run([...stallSettings(limits), ...PARALLEL_CHECKOUT, 'clone', '--quiet', ...source.options, ...extra, '--', source.from, dir], { timeoutMs: limits.timeoutMs, env: source.env });
+  const failed = (stderr: string) => (attempt.lastTry ? cloneFailed(url, stderr) : new UnreadableSource(stderr));
+  const direct = await clone([`--branch=${branch}`]);
+  if (direct.code === 0) {
+    await source.finish(dir);
+    return { branchCreated: false };
+  }
+  if (!BRANCH_NOT_ON_REMOTE.test(direct.stderr)) throw failed(direct.stderr);
+
+  const problem = await branchNameProblem(git, branch);
+  if (problem) throw cannotCreateBranch(branch, problem);
+  await rm(dir, { recursive: true, force: true });
+  const fallback = await clone([]);
+  if (fallback.code !== 0) throw failed(fallback.stderr);
+  await source.finish(dir);
+  const head = await git.run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir });
+  if (head.code !== 0) throw noUsableHead(branch);
+  const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });
+  if (created.code !== 0) throw cannotCreateBranch(branch, firstLine(created.stderr));
+  return { branchCreated: true };
 }
 
-async function checkout(git: GitRunner, dir: string, branch: string, args: string[]): Promise<void> {
-  const result = await git.run(args, { cwd: dir });
-  if (result.code !== 0) throw cannotCreateBranch(branch, firstLine(result.stderr));
-}
+/** How long an http(s) transfer may stall (under 1 byte/s) before git gives up. */
+const stallSettings = (limits: CloneLimits) => ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
 
 export function firstLine(text: string): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? '').replace(/^(fatal|error): /, '').trim();

@@ -6,7 +6,8 @@
 // decide a plain clone; then the workspace is cloned from the cache with `--local`, whose objects are hard
 // links (their own directory entries: deleting the cache or pruning it never takes them from a workspace).
 // Fills happen in a scratch directory renamed into place, so a ship killed mid-fill leaves no half cache;
-// one lock per cache lets ten creates at once fill it once, then each fetch what it lacks.
+// one lock per cache lets ten creates at once fill it once; each later create fetches only when the
+// remote's refs have moved.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -64,37 +65,62 @@ export class RepoCache {
   }
 
   /**
-   * Brings the cache of `split.url` to the remote's current branches, tags and default branch, fetching with
-   * the create's own credentials; fills it when it is absent or unreadable. Returns its directory.
+   * Brings the cache of `split.url` to the remote's current branches, tags and default branch, with the
+   * create's own credentials; fills it when it is absent or unreadable. Returns its directory.
+   *
+   * A cache that is there costs this create its own ref advertisement (`ls-remote`, outside the lock, so
+   * creates at once ask together) and a fetch only when the remote's refs differ from the cache's. A fill
+   * asks for the advertisement alongside its fetch. Either way the remote has accepted this create's
+   * credentials before the cache is used.
    */
   async refresh(split: SplitUrl, call: RemoteCall): Promise<string> {
     const dir = this.dirFor(split.url);
-    return this.locks.run(dir, async () => {
-      if (existsSync(dir) && (await this.readable(dir))) {
-        this.observer?.hit();
-        await this.fetchInto(dir, split, call);
-        await writeFile(join(dir, USE_FILE), `${new Date().toISOString()}\n`);
-        return dir;
+    // A cache removed between the look and the lock (idle, or a failed clone's discard) sends the create
+    // round again; the second round fills it.
+    for (let round = 0; ; round++) {
+      if (existsSync(dir) && round < 2) {
+        const advertised = await this.advertisement(split, call);
+        const used = await this.locks.run(dir, async () => {
+          if (!existsSync(dir) || !(await this.readable(dir))) return false;
+          this.observer?.hit();
+          if (!(await this.holds(dir, advertised))) await this.fetchInto(dir, split, call);
+          await this.pointHead(dir, advertised.head);
+          await writeFile(join(dir, USE_FILE), `${new Date().toISOString()}\n`);
+          return true;
+        });
+        if (used) return dir;
       }
-      this.observer?.miss();
-      await rm(dir, { recursive: true, force: true });
-      await mkdir(this.root, { recursive: true, mode: 0o700 });
-      const scratch = join(this.root, `${FILL_PREFIX}${Date.now()}-${randomBytes(6).toString('hex')}`);
-      try {
-        const init = await this.git.run(['init', '--bare', '--quiet', scratch]);
-        if (init.code !== 0) throw new Error(`could not create the repo cache ${scratch}: ${init.stderr.trim()}`);
-        // Never gc'd behind a create's back: objects a clone is linking must stay until it has them.
-        await this.git.run(['config', 'gc.auto', '0'], { cwd: scratch });
-        await this.fetchInto(scratch, split, call);
-        await writeFile(join(scratch, URL_FILE), `${split.url}\n`);
-        await writeFile(join(scratch, USE_FILE), `${new Date().toISOString()}\n`);
-        await rename(scratch, dir);
-      } catch (error) {
-        await rm(scratch, { recursive: true, force: true });
-        throw error;
-      }
-      return dir;
-    });
+      const filled = await this.locks.run(dir, async () => {
+        if (existsSync(dir) && (await this.readable(dir)) && round < 2) return false;
+        this.observer?.miss();
+        await this.fill(dir, split, call);
+        return true;
+      });
+      if (filled) return dir;
+    }
+  }
+
+  /** A new cache for `split.url` at `dir`, built in a scratch directory and renamed into place. */
+  private async fill(dir: string, split: SplitUrl, call: RemoteCall): Promise<void> {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    const scratch = join(this.root, `${FILL_PREFIX}${Date.now()}-${randomBytes(6).toString('hex')}`);
+    try {
+      const init = await this.git.run(['init', '--bare', '--quiet', scratch]);
+      if (init.code !== 0) throw new Error(`could not create the repo cache ${scratch}: ${init.stderr.trim()}`);
+      // Never gc'd behind a create's back: objects a clone is linking must stay until it has them.
+      await this.git.run(['config', 'gc.auto', '0'], { cwd: scratch });
+      const [advertised, fetched] = await Promise.allSettled([this.advertisement(split, call), this.fetchInto(scratch, split, call)]);
+      if (advertised.status === 'rejected') throw advertised.reason;
+      if (fetched.status === 'rejected') throw fetched.reason;
+      await this.pointHead(scratch, advertised.value.head);
+      await writeFile(join(scratch, URL_FILE), `${split.url}\n`);
+      await writeFile(join(scratch, USE_FILE), `${new Date().toISOString()}\n`);
+      await rename(scratch, dir);
+    } catch (error) {
+      await rm(scratch, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /** Forgets the cache of `url` (a clone from it failed): the next create fills it again. */
@@ -146,19 +172,51 @@ export class RepoCache {
     return (await this.git.run(['rev-parse', '--git-dir'], { cwd: dir })).code === 0;
   }
 
-  /** The remote's branches and tags into `dir` (pruned), and its HEAD as the cache's HEAD. */
+  /** The remote's branches and tags, and the branch its HEAD names, as this create's credentials see them. */
+  private async advertisement(split: SplitUrl, call: RemoteCall): Promise<Advertisement> {
+    const listed = await this.git.run([...call.settings, 'ls-remote', '--symref', '--', split.url, 'HEAD', 'refs/heads/*', 'refs/tags/*'], { timeoutMs: call.timeoutMs, env: call.env });
+    if (listed.code !== 0) throw new RemoteFailed(listed.stderr);
+    return parseAdvertisement(listed.stdout.toString('utf8'));
+  }
+
+  /** Whether the cache's branches and tags are exactly the advertised ones. */
+  private async holds(dir: string, advertised: Advertisement): Promise<boolean> {
+    const listed = await this.git.run(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { cwd: dir });
+    return listed.code === 0 && listed.stdout.toString('utf8').trim() === advertised.refs;
+  }
+
+  /** The remote's branches and tags into `dir`, those it no longer has pruned. */
   private async fetchInto(dir: string, split: SplitUrl, call: RemoteCall): Promise<void> {
-    const options = { cwd: dir, timeoutMs: call.timeoutMs, env: call.env };
-    const head = await this.git.run([...call.settings, 'ls-remote', '--symref', '--', split.url, 'HEAD'], options);
-    if (head.code !== 0) throw new RemoteFailed(head.stderr);
     const fetched = await this.git.run(
       [...call.settings, 'fetch', '--quiet', '--prune', '--no-tags', '--', split.url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-      options,
+      { cwd: dir, timeoutMs: call.timeoutMs, env: call.env },
     );
     if (fetched.code !== 0) throw new RemoteFailed(fetched.stderr);
-    const symbolic = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(head.stdout.toString('utf8'))?.[1];
-    if (symbolic) await this.git.run(['symbolic-ref', 'HEAD', symbolic], { cwd: dir });
   }
+
+  /** The cache's HEAD names the remote's default branch (a clone of the cache starts there). */
+  private async pointHead(dir: string, head: string | null): Promise<void> {
+    if (head) await this.git.run(['symbolic-ref', 'HEAD', head], { cwd: dir });
+  }
+}
+
+/** A remote's refs as `ls-remote` lists them: `<sha> <ref>` lines sorted as `for-each-ref` sorts them. */
+interface Advertisement {
+  refs: string;
+  head: string | null;
+}
+
+function parseAdvertisement(listing: string): Advertisement {
+  let head: string | null = null;
+  const refs: Array<[string, string]> = [];
+  for (const line of listing.split('\n')) {
+    const symbolic = /^ref: (refs\/heads\/\S+)\tHEAD$/.exec(line);
+    if (symbolic) head = symbolic[1]!;
+    const [sha, ref] = line.split('\t');
+    if (sha && ref && /^refs\/(heads|tags)\//.test(ref) && !ref.endsWith('^{}')) refs.push([sha, ref]);
+  }
+  refs.sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { refs: refs.map(([sha, ref]) => `${sha} ${ref}`).join('\n'), head };
 }
 
 /** Bytes a directory's files take on disk (blocks), each hard-linked file counted once. */

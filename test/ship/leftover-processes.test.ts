@@ -36,7 +36,8 @@ describe('leftover processes', () => {
     const outside = leaderWithHelper(join(root, 'staging-other', 'x'));
     const insideHelper = await inside.helperPid;
     const outsideHelper = await outside.helperPid;
-    expect(processesUsing(join(root, 'staging'))).toEqual([inside.leader.pid]);
+    // Until the backgrounded child has exec'd `sleep`, it is a fork of the shell with the shell's command line.
+    await expect.poll(() => processesUsing(join(root, 'staging'))).toEqual([inside.leader.pid]);
 
     const exited = new Promise((resolve) => inside.leader.once('exit', resolve));
     expect(await endProcessesUsing(join(root, 'staging'))).toEqual([inside.leader.pid]);

@@ -3,7 +3,8 @@
 // (`git fsck` before and after the cache is deleted or pruned), see the remote's current refs, check out
 // branches, tags and new branches by the spec's rules, and authenticate every create (a wrong password
 // fails with the cache warm and leaves no directory). Ten creates at once transfer the pack once. A repo
-// named like the cache's directory creates and lists normally; the guarded delete still guards.
+// named like the cache's directory creates and lists normally; the guarded delete still guards. A ship
+// SIGKILLed mid-fill leaves no half cache: started again, it fills afresh.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -77,6 +78,10 @@ it('makes an independent clone from the cache: the remote as origin, its current
   expect((await create('two')).status).toBe(201);
   expect(inWorkspace('two', 'rev-parse', 'HEAD')).toBe(head);
   expect(inWorkspace('two', 'rev-parse', 'origin/main')).toBe(head);
+  // The remote unchanged since: the next create asks for its refs (with its credentials) and fetches nothing.
+  http.log.length = 0;
+  expect((await create('two-again')).status).toBe(201);
+  expect(http.log.map((entry) => `${entry.method} ${entry.status}`)).toEqual(['GET 401', 'GET 200', 'POST 200']);
 
   // The cache pruned, then deleted: the workspaces keep every object.
   const [cache] = readdirSync(cacheRoot).filter((entry) => entry.endsWith('.git'));
@@ -90,17 +95,21 @@ it('makes an independent clone from the cache: the remote as origin, its current
   fsck('three');
 }, 60_000);
 
-it('checks out a remote branch (tracked), a tag (detached) or a new branch off the default one, leaving no other local branch', async () => {
+it('checks out a remote branch (tracked), a tag (detached) or a new branch off the default one, with the local branches a plain clone has', async () => {
   expect((await create('feat', 'feature')).status).toBe(201);
   expect(inWorkspace('feat', 'rev-parse', '--abbrev-ref', 'feature@{upstream}')).toBe('origin/feature');
   expect(inWorkspace('feat', 'branch', '--format=%(refname:short)')).toBe('feature');
   expect((await create('tagged', 'v1.0')).status).toBe(201);
   expect(inWorkspace('tagged', 'rev-parse', 'HEAD')).toBe(inWorkspace('tagged', 'rev-parse', 'v1.0^{commit}'));
-  expect(inWorkspace('tagged', 'branch', '--format=%(refname:short)')).toMatch(/^\(HEAD detached at v1\.0\)$/);
+  expect(() => inWorkspace('tagged', 'symbolic-ref', '--quiet', 'HEAD')).toThrow();
+  expect(inWorkspace('tagged', 'for-each-ref', '--format=%(refname)', 'refs/heads')).toBe('');
   const fresh = await create('fresh', 'agent/new-work');
   expect(fresh.status).toBe(201);
   expect(fresh.body).toMatchObject({ branch: 'agent/new-work' });
-  expect(inWorkspace('fresh', 'branch', '--format=%(refname:short)')).toBe('agent/new-work');
+  expect(inWorkspace('fresh', 'branch', '--show-current')).toBe('agent/new-work');
+  // As `git clone` then `git switch -c` leave it: the default branch, and the new one, tracking nothing.
+  expect(inWorkspace('fresh', 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).toBe('agent/new-work\nmain');
+  expect(() => inWorkspace('fresh', 'rev-parse', '--abbrev-ref', 'agent/new-work@{upstream}')).toThrow();
   expect(inWorkspace('fresh', 'rev-parse', 'HEAD')).toBe(inWorkspace('fresh', 'rev-parse', 'origin/main'));
 });
 
@@ -180,3 +189,37 @@ it('removes a cache no create has used for the idle time; its workspaces keep ev
     await idle.stop();
   }
 }, 30_000);
+
+it('a ship SIGKILLed mid-fill leaves no half cache: started again, the create succeeds and the cache is sound', async () => {
+  const crashFleet = join(root, 'crash', 'fleet');
+  const crashCaches = `${crashFleet}.repo-cache`;
+  const port = await freePort();
+  const crashUrl = `http://127.0.0.1:${port}`;
+  const startCrashShip = async () => {
+    const started = startNpx(['ship', '--port', String(port), '--name', 'crash-ship', '--fleet-directory', crashFleet]);
+    await started.waitFor('ship listening', 60_000);
+    return started;
+  };
+  const body = { url: http.url(USER), repoName: 'demo', name: 'after-crash', branch: 'main' };
+  const crashing = await startCrashShip();
+  const packAsked = http.holdNextPack(3_000);
+  const pending = call(crashUrl, 'POST', '/workspaces', body).catch((error: Error) => error);
+  await packAsked;
+  crashing.signalGroup('SIGKILL');
+  await crashing.exited;
+  expect(await pending).toBeInstanceOf(Error);
+  expect(readdirSync(crashCaches).filter((entry) => entry.endsWith('.git'))).toEqual([]);
+
+  const restarted = await startCrashShip();
+  try {
+    expect((await call(crashUrl, 'POST', '/workspaces', body)).status).toBe(201);
+    const caches = readdirSync(crashCaches);
+    expect(caches.filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
+    expect(caches.filter((entry) => !entry.endsWith('.git'))).toEqual([]);
+    execFileSync('git', ['-C', join(crashCaches, caches[0]!), 'fsck', '--full', '--strict'], { stdio: 'ignore' });
+    execFileSync('git', ['-C', join(crashFleet, 'demo', 'after-crash'), 'fsck', '--full', '--strict'], { stdio: 'ignore' });
+  } finally {
+    await restarted.terminateThenKill();
+    await killFleetTmux(crashFleet);
+  }
+}, 120_000);
