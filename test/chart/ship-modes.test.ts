@@ -3,7 +3,8 @@
 // emptyDir, one claim per node) with their quota and disk guard, the Pod Security level each combination
 // meets (checked field by field by pod-security.ts, since admission needs a cluster) and the one the chart
 // labels its namespace with, and the default-deny egress policy for the pods the agents run in, evaluated
-// for the addresses that matter: the cloud metadata address, the bridge, DNS, the allowlists.
+// for the addresses that matter: the cloud metadata address, the bridge, DNS, the allowlists. And the repo
+// cache's place on the fleet volume (issue #29).
 import { describe, expect, it } from 'vitest';
 import { SHIP_ADDRESS_ANNOTATION } from '../../operator/reconcile/names.js';
 import { helmAvailable, NAMESPACE, parseObjects, template, valuesFile, type KubeObject } from './render.js';
@@ -131,6 +132,22 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
     expect(shipArgs(await render(['--values', valuesFile('defaults'), '--set-json', 'ship.fleet.maxFill=null']))).not.toContain('--max-disk-fill');
     expect(await refusal(['ship.fleet.maxFill=90'])).toMatch(/\/ship\/fleet\/maxFill'/);
     expect(await refusal(['ship.fleet.maxFill=0'])).toMatch(/\/ship\/fleet\/maxFill'/);
+  });
+
+  it('the repo cache sits on the fleet volume by default; its path and idle time are values, and it can be switched off', async () => {
+    const defaults = shipArgs(await renderCase('defaults'));
+    expect(flag(defaults, '--repo-cache')).toBe('/var/lib/svc/fleet/.svc-ship/repo-cache');
+    expect(flag(defaults, '--repo-cache-max-idle')).toBe('14d');
+    const moved = shipArgs(await renderCase('defaults', 'ship.repoCache.path=/var/lib/svc/fleet/.caches', 'ship.repoCache.maxIdle=0'));
+    expect(flag(moved, '--repo-cache')).toBe('/var/lib/svc/fleet/.caches');
+    expect(flag(moved, '--repo-cache-max-idle')).toBe('0');
+    const off = shipArgs(await renderCase('defaults', 'ship.repoCache.enabled=false'));
+    expect(off).toContain('--no-repo-cache');
+    expect(off).not.toContain('--repo-cache');
+    // Off the fleet's volume, workspaces could not hard-link the cache's objects; a visible name could be a repo's.
+    expect(await refusal(['ship.repoCache.path=/tmp/cache'])).toMatch(/\/ship\/repoCache\/path'/);
+    expect(await refusal(['ship.repoCache.path=/var/lib/svc/fleet/cache'])).toMatch(/\/ship\/repoCache\/path'/);
+    expect(await refusal(['ship.repoCache.maxIdle=two weeks'])).toMatch(/\/ship\/repoCache\/maxIdle'/);
   });
 });
 
