@@ -1,19 +1,20 @@
-// The repo cache (issue #29) through a real `npx svc ship` and a real smart-HTTP remote behind basic
-// authentication (helpers/git-http-remote.ts): workspaces made from the cache are independent clones
-// (`git fsck` before and after the cache is deleted or pruned), see the remote's current refs, check out
-// branches, tags and new branches by the spec's rules, and authenticate every create (a wrong password
-// fails with the cache warm and leaves no directory). Ten creates at once transfer the pack once. A repo
-// named like the cache's directory creates and lists normally; the guarded delete still guards. A ship
-// SIGKILLed mid-fill leaves no half cache: started again, it fills afresh.
+// The repo cache (issue #29) through real `npx svc` processes (a bridge and a ship) and a real smart-HTTP
+// remote behind basic authentication (helpers/git-http-remote.ts): workspaces made from the cache are
+// independent clones (`git fsck` before and after the cache is deleted or pruned), see the remote's current
+// refs, check out branches, tags and new branches by the spec's rules, and authenticate every create (a
+// wrong password fails with the cache warm and leaves no directory). Ten creates at once through the bridge
+// transfer the pack once. A repo named like the cache's directory creates and lists normally; the guarded
+// delete still guards. A ship SIGKILLed mid-fill leaves no half cache: started again, it fills afresh.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { killFleetTmux } from '../helpers/cli.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { GitHttpRemote } from '../helpers/git-http-remote.js';
-import { startNpx, type NpxProcess } from '../helpers/npx.js';
+import { startNpx } from '../helpers/npx.js';
+import { startNpxFleet, type NpxFleet } from '../helpers/npx-fleet.js';
 import { freePort } from '../helpers/ports.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip } from '../helpers/ship.js';
 import { sample } from '../helpers/metrics.js';
@@ -25,7 +26,7 @@ let fleet: string;
 let cacheRoot: string;
 let remote: RemoteFixture;
 let http: GitHttpRemote;
-let ship: NpxProcess;
+let bridgeFleet: NpxFleet;
 let url: string;
 
 const inWorkspace = (name: string, ...args: string[]) => execFileSync('git', ['-C', join(fleet, 'demo', name), ...args], { encoding: 'utf8' }).trim();
@@ -41,16 +42,13 @@ beforeAll(async () => {
   git(remote.work, 'commit', '--quiet', '-m', 'a large file');
   git(remote.work, 'push', '--quiet', remote.bare, 'HEAD:main');
   http = await GitHttpRemote.start(remote.bare, USER);
-  fleet = join(root, 'fleet');
+  bridgeFleet = await startNpxFleet(root, 'cache-ship', { demo: http.url(USER) });
+  fleet = bridgeFleet.fleetDirectory;
   cacheRoot = `${fleet}.repo-cache`;
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  ship = startNpx(['ship', '--port', String(port), '--name', 'cache-ship', '--fleet-directory', fleet]);
-  await ship.waitFor('ship listening', 60_000);
+  url = bridgeFleet.shipUrl;
 }, 90_000);
 afterAll(async () => {
-  await ship?.terminateThenKill();
-  if (fleet) await killFleetTmux(fleet);
+  await bridgeFleet?.stop();
   await http?.close();
   if (root) await removeRoot(root);
 });
@@ -125,18 +123,20 @@ it('authenticates every create: a wrong password fails with the cache warm, as a
   expect(existsSync(join(fleet, 'demo', 'anonymous'))).toBe(false);
 });
 
-it('ten creates at once all succeed and the pack crosses the network once', async () => {
+it('ten creates at once through the bridge all succeed and the pack crosses the network once', async () => {
   rmSync(cacheRoot, { recursive: true, force: true });
   http.log.length = 0;
   const names = Array.from({ length: 10 }, (_, index) => `many-${index}`);
-  const answers = await Promise.all(names.map((name) => create(name)));
+  const answers = await Promise.all(
+    names.map((name) => call(bridgeFleet.bridgeUrl, 'POST', '/workspaces', { ship: 'cache-ship', repoName: 'demo', name, branch: 'main' }, { authorization: `Bearer ${bridgeFleet.token}` })),
+  );
   expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 201));
   expect(http.packTransfers(32 * 1024)).toHaveLength(1);
   for (const name of names) fsck(name);
 }, 60_000);
 
 it('a repo named like the cache directory creates and lists normally; the guarded delete still refuses unpushed work', async () => {
-  const repoName = 'fleet.repo-cache';
+  const repoName = basename(cacheRoot);
   expect((await create('alike', 'main', http.url(USER), repoName)).status).toBe(201);
   const listed = await call(url, 'GET', '/workspaces');
   expect(listed.body.map((workspace: { repoName: string; name: string }) => `${workspace.repoName}/${workspace.name}`)).toContain(`${repoName}/alike`);
