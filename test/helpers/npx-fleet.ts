@@ -20,6 +20,10 @@ export interface NpxFleet {
   token: string;
   /** Environment for `svc client` runs: the session, a private config directory, no colour. */
   env: Record<string, string>;
+  /** The bridge stopped the way a supervisor stops it (SIGTERM to its group, SIGKILL after the grace). */
+  stopBridge(): Promise<void>;
+  /** The bridge started again on the same port and data directory, as a supervisor restarts it. */
+  startBridge(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,12 +42,14 @@ export async function startNpxFleet(root: string, ship: string, repos: Record<st
     await killFleetTmux(fleetDirectory).catch(() => undefined);
   };
   try {
-    const bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge-data')], {
+    const bridgeArgs = (port: string) => ['bridge', '--port', port, '--data-directory', join(root, 'bridge-data')];
+    const bridgeEnv = {
       SVC_BRIDGE_ADMIN_USER: FLEET_ADMIN.username,
       SVC_BRIDGE_ADMIN_EMAIL: FLEET_ADMIN.email,
       SVC_BRIDGE_ADMIN_PASSWORD: FLEET_ADMIN.password,
       ...env.bridge,
-    });
+    };
+    let bridge = startNpx(bridgeArgs('0'), bridgeEnv);
     started.push(bridge);
     const shipProcess = startNpx(['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory], env.ship);
     started.push(shipProcess);
@@ -61,7 +67,20 @@ export async function startNpxFleet(root: string, ship: string, repos: Record<st
       const repo = await as('POST', '/repos', { name, url });
       if (repo.status !== 201) throw new Error(`repo ${name}: ${repo.status} ${repo.text}`);
     }
-    return { bridgeUrl, shipUrl, fleetDirectory, token, env: { SVC_TOKEN: token, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1' }, stop };
+    return {
+      bridgeUrl,
+      shipUrl,
+      fleetDirectory,
+      token,
+      env: { SVC_TOKEN: token, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1' },
+      stopBridge: () => bridge.terminateThenKill(),
+      async startBridge() {
+        bridge = startNpx(bridgeArgs(new URL(bridgeUrl).port), bridgeEnv);
+        started.push(bridge);
+        await bridge.waitFor('bridge listening on', 60_000);
+      },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

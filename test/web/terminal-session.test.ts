@@ -111,8 +111,10 @@ describe('the GUI terminal session', () => {
     socket.frame(rows('a', 'b', 'c', '$'));
     socket.frame(scrollBy(1, ['c', '$', 'd', '$']));
     socket.frame(scrollBy(2, ['c', '$', 'd', '$x']));
-    socket.frame(scrollBy(3, ['$', '', '', '']));
-    expect(seen.scrolled).toEqual([[], ['a', 'b'], [], []]);
+    // Output written on the cursor's row, then scrolled: the old bottom row differs.
+    socket.frame(scrollBy(3, ['$', 'd', '$xy', 'e']));
+    socket.frame(scrollBy(4, ['$', '', '', '']));
+    expect(seen.scrolled).toEqual([[], ['a', 'b'], [], ['c'], []]);
   });
 
   it('ignores frames that are not JSON or not terminal frames', () => {

@@ -5,11 +5,13 @@
 import type { SearchAddon, ISearchOptions } from '@xterm/addon-search';
 import { forwardRef, useEffect, useState } from 'react';
 
+// Outlines only: a match background is drawn by xterm.js's DOM renderer as a style attribute on each cell,
+// which the GUI's CSP (no inline styles) blocks; an outline is set through the CSSOM, which it allows.
 const OPTIONS: ISearchOptions = {
   decorations: {
-    matchBackground: '#665c00',
+    matchBorder: '#ffd700',
     matchOverviewRuler: '#ffd700',
-    activeMatchBackground: '#b35900',
+    activeMatchBorder: '#ff8c00',
     activeMatchColorOverviewRuler: '#ff8c00',
   },
 };
