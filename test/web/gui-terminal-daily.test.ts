@@ -154,7 +154,7 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
     await typeLine(page, `clear; printf '\\360\\237\\233\\270|\\nab|\\n'`);
     await showsRow(page, 'ab|');
     const bars = await page.evaluate(() => {
-      const rows = [...document.querySelectorAll('.xterm-rows > div')];
+      const rows = Array.from(document.querySelectorAll('.xterm-rows > div'));
       return ['🛸|', 'ab|'].map((text) => {
         const row = rows.find((candidate) => (candidate.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd() === text);
         if (!row) return null;
