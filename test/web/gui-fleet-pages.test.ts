@@ -88,7 +88,8 @@ describe.skipIf(!found)('fleet pages', () => {
     await page.goto(`${gui.fleet.bridgeUrl}/ui/armory`);
     const manifest = (await gui.api('GET', '/armory')).body as { revision: string };
     await eventually(() => page.getByTestId('revision').textContent()).toBe(manifest.revision);
-    await eventually(() => page.locator('tr[data-ship="tokened"] td').nth(2).textContent()).toBe(`${manifest.revision.slice(0, 12)} (current)`);
+    await eventually(() => page.locator('tr[data-ship="tokened"]').getByTestId('sync').textContent()).toBe('in sync');
+    expect(await page.locator('tr[data-ship="tokened"] td').nth(2).textContent()).toBe(manifest.revision.slice(0, 12));
 
     await extra!.terminateThenKill();
     extra = undefined;

@@ -4,7 +4,7 @@
 // forge, here the fake GitHub behind `npx svc bridge`) is `javascript:`. In Chromium: no dialog, no
 // script or image element appears, no request for `x`, every string shows literally, the bidi override as
 // a visible mark, and the `javascript:` URL as text, not a link. With the forge there, the create form's
-// issue path (issue number + ephemeral) is tested here too.
+// issue path (the issue picker + ephemeral) is tested here too.
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeGitHub } from '../fakes/github.js';
@@ -89,8 +89,8 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     expect(await pull.locator('a').count()).toBe(0);
 
     // The detail views of the hostile names route and render too.
-    await img.getByRole('link', { name: `demo/${IMG_NAME}` }).click();
-    await eventually(() => page.getByRole('heading', { level: 2 }).textContent()).toBe(`demo/${IMG_NAME}`);
+    await img.getByRole('link', { name: `demo/${IMG_NAME}`, exact: true }).click();
+    await eventually(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(`demo/${IMG_NAME}`);
     await eventually(() => page.getByTestId('agent-description').textContent()).toBe(DESCRIPTION);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/widget/eph`);
     await eventually(() => page.locator('.pull-request').textContent()).toContain(HOSTILE_PR);
@@ -115,7 +115,7 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     await form.getByLabel('Repo').selectOption('widget');
     await form.getByLabel('Name').fill('dark');
     await form.getByRole('radio', { name: 'an issue' }).check();
-    await form.getByLabel('Issue number').fill(String(issue.number));
+    await form.getByRole('radio', { name: new RegExp(`^#${issue.number} Add dark mode`) }).check();
     await form.getByLabel(/ephemeral/).check();
     await form.getByRole('button', { name: 'Create' }).click();
     await eventually(() => page.getByTestId('branch').textContent(), 15_000).toBe(`${issue.number}-add-dark-mode`);

@@ -36,7 +36,7 @@ beforeAll(async () => {
     putArmoryFile(armory, 'skills/review/SKILL.md', '# Review\nRead the diff twice.\n');
     putArmoryFile(armory, 'plugins/lint/bin/run', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0xff, 0xfe, 0x00]), 0o755);
     putArmoryFile(armory, 'dotfiles/gitconfig', '[user]\n\tname = agent\n');
-    putArmoryFile(armory, 'dotfiles/dotfile-map.json', JSON.stringify({ gitconfig: '~/.gitconfig' }));
+    putArmoryFile(armory, 'dotfile-map.json', JSON.stringify({ gitconfig: '~/.gitconfig' }));
     return { bridge: { SVC_GITHUB_API_URL: fake.url, SVC_GITHUB_TOKEN: TOKEN }, ship: { HOME: cloneHome(root, remote.bare, GITHUB_URL) } };
   });
   expect((await gui.api('POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);

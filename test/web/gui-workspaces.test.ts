@@ -33,13 +33,10 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const form = page.getByRole('form', { name: 'create workspace' });
     await form.getByLabel('Ship').selectOption('ws-ship');
     await form.getByLabel('Repo').selectOption('demo');
-    await eventually(() => page.locator('#branch-suggestions option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual([
-      'feature',
-      'main',
-      'other',
-    ]);
+    await form.getByRole('combobox', { name: 'Branch' }).click();
+    await eventually(() => form.getByRole('listbox', { name: 'Branch suggestions' }).getByRole('option').allTextContents()).toEqual(['feature', 'main', 'other']);
     await form.getByLabel('Name').fill('from-gui');
-    await form.getByLabel('Branch', { exact: true }).fill('feature');
+    await form.getByRole('combobox', { name: 'Branch' }).fill('feature');
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('region', { name: 'workspace', exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/workspaces/demo/from-gui');
@@ -57,7 +54,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
 
     // Switch branch.
     const switching = page.getByRole('form', { name: 'switch branch' });
-    await switching.getByLabel('Switch branch').fill('other');
+    await switching.getByRole('combobox', { name: 'Switch branch' }).fill('other');
     await switching.getByRole('button', { name: 'Switch' }).click();
     await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
     expect(headOf(directory)).toBe('other');
@@ -95,7 +92,7 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await again.getByLabel('Ship').selectOption('ws-ship');
     await again.getByLabel('Repo').selectOption('demo');
     await again.getByLabel('Name').fill('from-gui');
-    await again.getByLabel('Branch', { exact: true }).fill('main');
+    await again.getByRole('combobox', { name: 'Branch' }).fill('main');
     await again.getByRole('button', { name: 'Create' }).click();
     await eventually(() => again.getByRole('alert').textContent()).toBe(duplicate.body.error);
 

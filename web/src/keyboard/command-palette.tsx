@@ -67,10 +67,11 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
     }
   };
 
+  // Keyed Modals: the question is a dialog of its own (opened with its Cancel focused), not the list's.
   if (deleting && deleting.effect.kind === 'delete') {
     const { repo, name } = deleting.effect;
     return (
-      <Modal title="Delete a workspace" onClose={onClose} className="palette">
+      <Modal key="delete" title="Delete a workspace" onClose={onClose} className="palette">
         <p>
           Delete <Text value={`${repo}/${name}`} /> and its directory?
         </p>
@@ -99,7 +100,7 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
     );
   }
   return (
-    <Modal title="Command palette" onClose={onClose} className="palette">
+    <Modal key="commands" title="Command palette" onClose={onClose} className="palette">
       <input
         role="combobox"
         aria-label="Command"

@@ -32,7 +32,8 @@ export function NewWorkspacePage() {
   const branches = useBranches(repo);
   const action = useAction();
   const nameProblem = identifierProblem(name);
-  const showNameProblem = nameProblem !== null && (nameTouched || name !== '');
+  // Checked from the first keystroke (or leaving the field), not before: an untouched empty form is not wrong yet.
+  const showNameProblem = nameProblem !== null && nameTouched;
   const chosenShip = ships.data?.find((candidate) => candidate.name === ship);
 
   const submit = (event: FormEvent) => {
@@ -94,7 +95,10 @@ export function NewWorkspacePage() {
           <input
             name="name"
             value={name}
-            onChange={(e) => setName(e.target.value)}
+            onChange={(e) => {
+              setName(e.target.value);
+              setNameTouched(true);
+            }}
             onBlur={() => setNameTouched(true)}
             required
             aria-invalid={showNameProblem}
