@@ -174,4 +174,8 @@ describe.skipIf(!found)('accessibility of every page', () => {
   it('every page as a member, light', async () => {
     expect(await checkAll('member', 'light')).toEqual([]);
   }, 180_000);
+
+  it('every page as a member, dark', async () => {
+    expect(await checkAll('member', 'dark')).toEqual([]);
+  }, 180_000);
 });
