@@ -3,6 +3,9 @@
 // For the duration of that open() call only, this hands xterm.js stand-ins for those elements: inert
 // <template> elements whose text goes into constructed stylesheets (document.adoptedStyleSheets), which the
 // CSP permits, and which leave with the element. Nothing outside the call is affected.
+// Its DOM renderer also styles single cells (24-bit colours, a selection's colours, contrast fixes) with
+// `setAttribute('style', …)`, which the CSP blocks as an inline style attribute; the same declarations set
+// through CSSOM (`style.cssText`) are script, not markup, and the CSP allows them.
 
 type CreateElement = Document['createElement'];
 
@@ -38,4 +41,22 @@ export function withCspSafeStyles<T>(document: Document, open: () => T): T {
   } finally {
     delete (document as { createElement?: unknown }).createElement;
   }
+}
+
+const cssomStyled = new WeakSet<object>();
+
+/**
+ * Makes `setAttribute('style', …)` on <span> elements set the declarations through CSSOM. The cells are
+ * spans, and nothing else in the GUI writes a span's style attribute (React sets styles through CSSOM too);
+ * markup an attacker could inject is still parsed under the CSP.
+ */
+export function styleSpansThroughCssom(window: Window & typeof globalThis): void {
+  const prototype = window.HTMLSpanElement.prototype;
+  if (cssomStyled.has(prototype)) return;
+  cssomStyled.add(prototype);
+  const setAttribute = prototype.setAttribute;
+  prototype.setAttribute = function (this: HTMLSpanElement, name: string, value: string) {
+    if (name.toLowerCase() === 'style') this.style.cssText = String(value);
+    else setAttribute.call(this, name, value);
+  };
 }

@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { TerminalFeed } from '../hooks/use-terminal.js';
 import { keyAction } from './clipboard-keys.js';
 import { copySelection, handlePasteEvents, pasteFromClipboard } from './clipboard.js';
-import { withCspSafeStyles } from './csp-safe-styles.js';
+import { styleSpansThroughCssom, withCspSafeStyles } from './csp-safe-styles.js';
 import { ScreenPainter } from './screen-painter.js';
 import { TerminalSearch } from './terminal-search.js';
 
@@ -51,6 +51,7 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
     // The ship measures with Unicode 11 widths (its emulator and tmux): the same here, or wide cells shift.
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
+    styleSpansThroughCssom(window);
     withCspSafeStyles(document, () => {
       term.open(element);
       fit.fit();
