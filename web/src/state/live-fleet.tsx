@@ -13,6 +13,7 @@ import { trackHistory, withBridgeHistory, type AgentHistories } from './attentio
 import { queryKeys } from './query-client.js';
 import { useApi } from './session.js';
 import { applyEvent, EMPTY_LIST, parseEvent, type WorkspaceList } from './workspace-list.js';
+import { Backoff } from '../lib/backoff.js';
 
 export interface LiveFleet {
   list: WorkspaceList;
@@ -31,7 +32,6 @@ interface Fleet {
   histories: AgentHistories;
 }
 
-const MAX_BACKOFF_MS = 5000;
 const LiveFleetContext = createContext<LiveFleet | null>(null);
 
 export function LiveFleetProvider({ children }: { children: ReactNode }) {
@@ -48,7 +48,7 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
     let stopped = false;
     let socket: WebSocket | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let backoff = 250;
+    const backoff = new Backoff();
     // Frames apply at once (listeners and invalidations see each in order); React renders what they made
     // once per animation frame, so a burst of changes costs one render and one layout of the page, not one
     // each (bench/RESULTS.md, "GUI"). A hidden tab has no animation frames: a timer renders there.
@@ -87,8 +87,7 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
     };
     const retry = () => {
       if (stopped) return;
-      timer = setTimeout(connect, backoff);
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      timer = setTimeout(connect, backoff.next());
     };
     const connect = () => {
       api.openSocket('/events').then(
@@ -96,7 +95,7 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
           if (stopped) return opened.close();
           socket = opened;
           opened.addEventListener('open', () => {
-            backoff = 250;
+            backoff.reset();
             setConnected(true);
             setProblem(null);
           });
