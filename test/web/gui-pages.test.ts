@@ -4,7 +4,8 @@
 //   previews the bridge's branch; the workspace created from it is on that branch. Names are checked as
 //   typed with the spec's messages; an offline ship cannot be chosen; the branch combobox suggests the
 //   remote's branches, says when a name is new, and creates it; Switch branch uses the same combobox.
-// - Ships: CPU, memory and load bars re-read while the page is open; a ship that stops shows offline.
+// - Ships: CPU, memory and load bars re-read while the page is visible (not while hidden, on the page's
+//   faked clock); a ship that stops shows offline.
 // - Armory: in sync / error per ship, the install's conflicts and warnings and lastError as the API has
 //   them, the file viewer (text as text, binary as size and hash) and the dotfile map.
 // - Account: a member changes their own email.
@@ -234,6 +235,46 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     expect(await ship.locator('option[value="armed"]').isDisabled()).toBe(true);
     expect(await ship.locator('option[value="main-ship"]').isDisabled()).toBe(false);
   }, 90_000);
+
+  it('re-reads resources every few seconds while the page is visible, and not while it is hidden', async () => {
+    // The page's clock is faked from its first script on, so the test moves time itself.
+    const context = await gui.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.clock.install();
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/`);
+    await gui.signIn(page);
+    const seen: string[] = [];
+    page.on('request', (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path === '/system-resources' || path === '/healthz') seen.push(path);
+    });
+    const polls = () => seen.filter((path) => path === '/system-resources').length;
+    await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Ships' }).click();
+    await page.getByRole('meter', { name: 'CPU of main-ship' }).waitFor();
+    const first = polls();
+    await page.clock.runFor(3_100);
+    await eventually(polls).toBeGreaterThan(first);
+
+    // Hidden (another tab): ten seconds bring no request. A request the test sends afterwards marks the
+    // end of that window in the page's request order.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const hidden = polls();
+    await page.clock.runFor(10_000);
+    await page.evaluate(() => fetch('/healthz').then(() => undefined));
+    await eventually(() => seen.includes('/healthz')).toBe(true);
+    expect(polls()).toBe(hidden);
+
+    // Visible again: read at once, then every few seconds.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await eventually(polls).toBeGreaterThan(hidden);
+    await context.close();
+  }, 60_000);
 
   it('lets a member change their own email', async () => {
     expect((await gui.api('POST', '/users', { username: 'mia', email: 'mia@example.com', password: 'mia-password-1', role: 'member' })).status).toBe(201);
