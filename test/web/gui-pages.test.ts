@@ -10,7 +10,8 @@
 //   them, the file viewer (text as text, binary as size and hash) and the dotfile map.
 // - Account: a member changes their own email.
 // - Keyboard: the command palette reaches a page and runs workspace actions (activate, switch branch with
-//   its field focused, delete behind a question); `?` lists the shortcuts; focus after a confirmation.
+//   its field focused, delete behind a question), and in the terminal only on Ctrl+Shift+K (Ctrl+K is the
+//   shell's); `?` lists the shortcuts; focus after a confirmation.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -334,6 +335,21 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     await question.getByRole('button', { name: 'Yes, delete demo/palette' }).click();
     await eventually(() => new URL(page.url()).pathname, 15_000).toBe('/ui/workspaces');
     expect((await gui.api('GET', '/workspaces/demo/palette')).status).toBe(404);
+
+    // In the terminal Ctrl+K belongs to the shell; Ctrl+Shift+K opens the palette there.
+    expect((await gui.api('POST', '/workspaces', { ship: 'main-ship', repoName: 'demo', name: 'term', branch: 'main' })).status).toBe(201);
+    expect((await gui.api('POST', '/workspaces/demo/term/activate')).status).toBe(200);
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/term/terminal`);
+    await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toBe('Connected.');
+    await page.locator('.xterm-helper-textarea').focus();
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+Shift+K');
+    await palette.waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await eventually(() => palette.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.closest('.terminal') !== null)).toBe(true);
+    await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces`);
 
     // ? lists the shortcuts; Escape closes it and focus returns.
     await page.getByLabel('Filter').focus();
