@@ -28,6 +28,7 @@ export function operatorCommand(): Command {
     .option('--namespace <namespace>', 'namespace to watch (default: the pod\'s own, else the kubeconfig context\'s)')
     .option('--all-namespaces', 'watch every namespace')
     .addOption(new Option('--health-port <port>', 'port of /healthz, /readyz and /metrics').default(8081).argParser(parsePort))
+    .addOption(new Option('--token-exchange-port <port>', 'serve each ship DaemonSet pod its own node\'s token pair on this port (POST /ship-tokens with the pod\'s projected service-account token)').argParser(parsePort))
     .option('--leader-elect', 'elect one active replica through a Lease (run with two replicas for failover)')
     .addOption(new Option('--daemonset-grace <duration>', 'how long a DaemonSet ship outlives its last pod on a node').default(600_000, '10m').argParser(parseDuration))
     .action(async (options: {
@@ -35,6 +36,7 @@ export function operatorCommand(): Command {
       namespace?: string;
       allNamespaces?: boolean;
       healthPort: number;
+      tokenExchangePort?: number;
       leaderElect?: boolean;
       daemonsetGrace: number;
     }) => {
@@ -47,6 +49,7 @@ export function operatorCommand(): Command {
         namespace: options.namespace,
         allNamespaces: Boolean(options.allNamespaces),
         healthPort: options.healthPort,
+        tokenExchangePort: options.tokenExchangePort,
         leaderElect: Boolean(options.leaderElect),
         daemonsetGraceMs: options.daemonsetGrace,
       });

@@ -1,5 +1,5 @@
 // `svc ship`: runs one ship until SIGINT/SIGTERM. Flags as DESIGN §4; secrets only from the environment
-// (SVC_BRIDGE_TOKEN), never from flags. On shutdown, sessions of active workspaces stay in tmux and are
+// (SVC_BRIDGE_TOKEN) or the operator's token exchange (--tokens-from, a credential file), never from flags. On shutdown, sessions of active workspaces stay in tmux and are
 // adopted by the next start.
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
@@ -54,6 +54,8 @@ export function shipCommand(): Command {
     .option('--no-repo-cache', 'no repo cache: every create clones from the remote')
     .addOption(new Option('--repo-cache-max-idle <duration>', 'remove a repo cache no create has used this long (0: never)').default(14 * 86_400_000, '14d').argParser(parseDuration))
     .addOption(new Option('--max-disk-fill <fraction>', 'GET /readyz fails while the fleet directory\'s volume is fuller than this (e.g. 0.9)').argParser(parseFill))
+    .option('--tokens-from <url>', 'fetch this ship\'s token pair from the svc operator\'s token exchange (instead of SVC_BRIDGE_TOKEN/SVC_SHIP_TOKEN); needs --tokens-credential')
+    .option('--tokens-credential <file>', 'file holding the credential presented to --tokens-from (the pod\'s projected service-account token)')
     .addOption(metricsPortOption())
     .action(async (options: {
       port: number;
@@ -69,7 +71,10 @@ export function shipCommand(): Command {
       repoCacheMaxIdle: number;
       metricsPort?: number;
       maxDiskFill?: number;
+      tokensFrom?: string;
+      tokensCredential?: string;
     }) => {
+      if (!options.tokensFrom !== !options.tokensCredential) throw new InvalidArgumentError('--tokens-from and --tokens-credential go together');
       // Configuration first: a session environment naming the ship's own variables refuses the start.
       const { sessionEnvNames, sessionEnvValues } = await import('../ship/sessions/session-env.js');
       const sessionEnv = sessionEnvValues(sessionEnvNames(process.env.SVC_SESSION_ENV), process.env);
@@ -98,6 +103,7 @@ export function shipCommand(): Command {
         repoCacheMaxIdleMs: options.repoCacheMaxIdle,
         metricsPort: options.metricsPort,
         maxDiskFill: options.maxDiskFill,
+        tokenExchange: options.tokensFrom ? { url: options.tokensFrom, credentialFile: options.tokensCredential! } : undefined,
       });
       await runUntilSignal(
         () => ship.close(),

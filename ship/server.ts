@@ -69,6 +69,7 @@ export const REPO_CACHE_MAX_IDLE_MS = 14 * 86_400_000;
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
+import { ExchangedTokens } from './tokens/exchanged-tokens.js';
 
 export interface ShipOptions {
   fleetDirectory: string;
@@ -83,6 +84,8 @@ export interface ShipOptions {
   bridgeToken?: string;
   /** Token presented to the bridge on armory pulls (SVC_SHIP_TOKEN). */
   shipToken?: string;
+  /** The pair comes from the operator's token exchange instead (`--tokens-from`): bridgeToken and shipToken are ignored. */
+  tokenExchange?: { url: string; credentialFile: string };
   /** The ship user's home: armory state under `.config/svc/ship`, installs into provider roots (default os.homedir()). */
   homeDirectory?: string;
   allowedHosts?: string[];
@@ -223,11 +226,17 @@ async function assembleShip(
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
+  // A pair of this node's own from the operator (never open meanwhile): fetched before serving, kept fresh.
+  const exchanged = options.tokenExchange ? new ExchangedTokens({ ...options.tokenExchange, logger }) : undefined;
+  if (exchanged) {
+    await exchanged.start();
+    undo.push(async () => exchanged.stop());
+  }
   const armory = new ArmorySync({
     home: options.homeDirectory ?? os.homedir(),
     fleetDirectory,
     pinnedBridgeUrl: options.bridgeUrl,
-    shipToken: options.shipToken,
+    shipToken: exchanged ? () => exchanged.shipToken : options.shipToken,
     logger,
   });
   // Re-apply the cached armory now, without waiting for the bridge.
@@ -299,7 +308,7 @@ async function assembleShip(
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
   });
   const allowedHosts = [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])];
-  installRequestGuard(app, { bridgeToken: options.bridgeToken, tokens, allowedHosts });
+  installRequestGuard(app, { bridgeToken: exchanged ? undefined : options.bridgeToken, tokens, allowedHosts, exchanged });
   // An upgrade request answered with an HTTP status (401, 403, 404…) leaves a socket the HTTP server no
   // longer tracks: end it, or it lingers and holds close() open.
   app.addHook('onResponse', (request, _reply, done) => {
@@ -347,7 +356,7 @@ async function assembleShip(
     undo.push(() => opened.close());
   }
   await writeDiscoveryFile(fleetDirectory, port);
-  if (!options.bridgeToken) {
+  if (!options.bridgeToken && !exchanged) {
     logger.warn(
       { host: options.host ?? 'localhost', port },
       'SVC_BRIDGE_TOKEN is not set: every route, terminals included, answers anyone who can reach this port',
@@ -372,6 +381,7 @@ async function assembleShip(
     async close() {
       try {
         clearInterval(cacheSweeper);
+        exchanged?.stop();
         for (const terminal of [...terminals]) terminal.close({ code: 1001, reason: 'ship shutting down' });
         await metricsPort?.close();
         await app.close();

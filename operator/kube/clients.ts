@@ -14,7 +14,7 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
-  AppsV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions,
+  AppsV1Api, AuthenticationV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions,
 } from '@kubernetes/client-node';
 import { makeApiClient, SharedAgent } from './shared-agent.js';
 
@@ -105,6 +105,8 @@ export interface KubeClients {
   apps: AppsV1Api;
   custom: CustomObjectsApi;
   coordination: CoordinationV1Api;
+  /** TokenReview, for the ships' token exchange (operator/tokens/). */
+  authentication: AuthenticationV1Api;
 }
 
 export function makeKubeClients(config: KubeConfig): KubeClients {
@@ -116,5 +118,6 @@ export function makeKubeClients(config: KubeConfig): KubeClients {
     apps: makeApiClient(config, agent, AppsV1Api),
     custom: makeApiClient(config, agent, CustomObjectsApi),
     coordination: makeApiClient(config, agent, CoordinationV1Api),
+    authentication: makeApiClient(config, agent, AuthenticationV1Api),
   };
 }

@@ -1,5 +1,4 @@
-// The Secrets the Helm chart references and nobody else creates (issue #19): the shared ship token pair the
-// ship DaemonSet and its managed Ships use, the first-admin credentials (the bridge's SVC_BRIDGE_ADMIN_* and
+// The Secrets the Helm chart references and nobody else creates (issue #19): the first-admin credentials (the bridge's SVC_BRIDGE_ADMIN_* and
 // the operator's own login), and the bundled PostgreSQL's password. Each is created when absent, with CSPRNG
 // values, and never written again — an upgrade, a restart or a second replica finds it and leaves it. A
 // user who pre-creates one (or deletes one to get fresh values) decides; a deleted admin Secret is recreated
@@ -11,7 +10,6 @@ import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controll
 import type { ReconcileDeps } from './context.js';
 import { MANAGED_BY_OPERATOR, OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE } from './names.js';
 import { newToken } from '../../bridge/auth/tokens.js';
-import { newTokenPair } from './tokens.js';
 
 export interface ChartSecret {
   name: string;
@@ -24,11 +22,6 @@ export interface ChartSecret {
 /** The chart's Secrets as the options name them. */
 export function chartSecrets(options: ReconcileDeps['options']): ChartSecret[] {
   return [
-    {
-      name: options.shipTokenSecret,
-      purpose: 'the shared ship token pair',
-      values: newTokenPair,
-    },
     {
       name: options.adminSecret,
       purpose: 'the first-admin credentials',
@@ -47,7 +40,7 @@ function secretBody(namespace: string, secret: ChartSecret): V1Secret {
   return { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret.name, namespace, labels: { ...MANAGED_BY_OPERATOR } }, data };
 }
 
-/** The one key the chart's Secrets are reconciled under (not an object: all three are ensured together). */
+/** The one key the chart's Secrets are reconciled under (not an object: all are ensured together). */
 export const CHART_SECRETS_KEY = 'chart-secrets';
 
 /**

@@ -4,7 +4,7 @@
 // resourceVersion the decision was made on, so a concurrent change is a 409 (retried by the runtime) instead
 // of a lost finalizer. Status goes to the /status subresource only, and only when it changed. Events are
 // best effort: a failure to record one is logged, never fails a reconcile.
-import { ApiException, type CoreV1Event, type KubernetesObject, type V1Secret } from '@kubernetes/client-node';
+import { ApiException, type CoreV1Event, type KubernetesObject, type V1Pod, type V1Secret, type V1TokenReviewStatus } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { MERGE_PATCH, type KubeClients } from '../kube/clients.js';
 import type { Clock } from '../../protocol/clock.js';
@@ -108,6 +108,32 @@ export class Cluster {
     }
   }
 
+  /** A custom resource read straight from the API server (the token exchange: any replica answers); undefined when absent. */
+  async readObject<T extends KubernetesObject>(resource: ResourceRef, object: ObjectIdentity): Promise<T | undefined> {
+    try {
+      return (await this.kube.custom.getNamespacedCustomObject(this.custom(resource, object))) as T;
+    } catch (error) {
+      if (isApiStatus(error, 404)) return undefined;
+      throw error;
+    }
+  }
+
+  /** A pod read straight from the API server; undefined when absent. */
+  async readPod(namespace: string, name: string): Promise<V1Pod | undefined> {
+    try {
+      return await this.kube.core.readNamespacedPod({ namespace, name });
+    } catch (error) {
+      if (isApiStatus(error, 404)) return undefined;
+      throw error;
+    }
+  }
+
+  /** What the API server says about a bearer token for `audiences` (TokenReview; a cluster-scoped create). */
+  async reviewToken(token: string, audiences: string[]): Promise<V1TokenReviewStatus | undefined> {
+    const review = await this.kube.authentication.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } } });
+    return review.status;
+  }
+
   /** A Secret read straight from the API server (when the cache has not seen it yet); undefined when absent. */
   async readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
     try {
@@ -127,6 +153,11 @@ export class Cluster {
       if (isApiStatus(error, 409)) return 'exists';
       throw error;
     }
+  }
+
+  /** Replaces a Secret the operator owns (a rotated pair); `metadata.resourceVersion` makes it conditional. */
+  async replaceSecret(secret: V1Secret): Promise<void> {
+    await this.kube.core.replaceNamespacedSecret({ namespace: secret.metadata?.namespace ?? '', name: secret.metadata?.name ?? '', body: secret });
   }
 
   /** Records a core/v1 Event about `object` (best effort; never carries a token: messages are ours). */

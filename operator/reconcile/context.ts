@@ -16,7 +16,6 @@ export interface ReconcileOptions {
   daemonsetGraceMs: number;
   shipDaemonSetSelector: string;
   daemonsetShipPort: number;
-  shipTokenSecret: string;
   adminSecret: string;
   adminUsername: string;
   adminEmail: string;

@@ -2,7 +2,8 @@
 // the time (tested as a table with an injected clock). One managed Ship per node whose ship pod is Ready:
 // named after the node, url http://<hostIP>:4700 (the port is an option; the pod's own IP instead when the
 // DaemonSet's svc.dev/ship-address annotation says podIP), expectedName the node (the chart names each ship after
-// its node, DESIGN §10), auth from the shared token Secret, label svc.dev/managed-by=daemonset and a
+// its node, DESIGN §10), auth Generated (a pair of its own in <node>-tokens, which only that node's ship pod
+// can fetch: operator/tokens/), label svc.dev/managed-by=daemonset and a
 // controller reference to the DaemonSet (so deleting the DaemonSet garbage-collects them, each deregistered
 // by its own finalizer). A node that loses its ready ship pod keeps its Ship for the grace period (default
 // 10 min; the start is stamped on the Ship so it survives operator restarts): rollouts and reboots do not
@@ -20,14 +21,13 @@ export interface DaemonSetFacts {
   ships: readonly (ShipResource & KubernetesObject)[];
   now: number;
   graceMs: number;
-  tokenSecret: string;
   /** The port the ship listens on at its registered address (default 4700). */
   shipPort?: number;
 }
 
 export interface DaemonSetPlan {
   create: ShipResource[];
-  /** Managed Ships whose spec no longer matches their node's pod (a new host or pod IP, another token Secret). */
+  /** Managed Ships whose spec no longer matches their node's pod (a new host or pod IP, another auth). */
   update: { name: string; spec: ShipSpec }[];
   /** Stamp (RFC 3339) or clear (null) the time a managed Ship's node was first seen without a ready ship pod. */
   annotate: { name: string; since: string | null }[];
@@ -75,11 +75,11 @@ function isManagedBy(ship: ShipResource & KubernetesObject, daemonSet: V1DaemonS
   return ship.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY_DAEMONSET && ownedBy(ship, daemonSet.metadata?.uid);
 }
 
-function desiredSpec(node: string, ip: string, tokenSecret: string, port?: number): ShipSpec {
-  return { url: shipUrlFor(ip, port), expectedName: node, auth: { mode: 'Secret', secretRef: { name: tokenSecret } } };
+function desiredSpec(node: string, ip: string, port?: number): ShipSpec {
+  return { url: shipUrlFor(ip, port), expectedName: node, auth: { mode: 'Generated' } };
 }
 
-export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, tokenSecret: string, port?: number): ShipResource {
+export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, port?: number): ShipResource {
   return {
     apiVersion: API_VERSION,
     kind: 'Ship',
@@ -89,13 +89,14 @@ export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, to
       labels: { ...MANAGED_BY_OPERATOR, [MANAGED_BY_LABEL]: MANAGED_BY_DAEMONSET },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata?.name ?? '', uid: daemonSet.metadata?.uid ?? '', controller: true }],
     },
-    spec: desiredSpec(node, ip, tokenSecret, port),
+    spec: desiredSpec(node, ip, port),
   };
 }
 
 /** The spec fields the operator sets on a managed Ship, as they stand (server defaults ignored). */
 function managedFields(spec: ShipSpec): ShipSpec {
-  return { url: spec.url, expectedName: spec.expectedName, auth: { mode: spec.auth?.mode, secretRef: spec.auth?.secretRef } as ShipSpec['auth'] };
+  const auth = spec.auth?.secretRef ? { mode: spec.auth.mode, secretRef: spec.auth.secretRef } : { mode: spec.auth?.mode };
+  return { url: spec.url, expectedName: spec.expectedName, auth: auth as ShipSpec['auth'] };
 }
 
 export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
@@ -118,7 +119,7 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
         plan.skipped.push({ node, reason: `node name longer than ${SHIP_NAME_MAX_LENGTH} characters, the longest Ship name` });
         continue;
       }
-      plan.create.push(managedShip(daemonSet, node, ip, facts.tokenSecret, facts.shipPort));
+      plan.create.push(managedShip(daemonSet, node, ip, facts.shipPort));
       continue;
     }
     if (!isManagedBy(existing, daemonSet)) {
@@ -126,7 +127,7 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
       continue;
     }
     if (existing.metadata.deletionTimestamp) continue; // going away (grace over earlier); made again once gone
-    const spec = desiredSpec(node, ip, facts.tokenSecret, facts.shipPort);
+    const spec = desiredSpec(node, ip, facts.shipPort);
     if (!deepEqual(managedFields(existing.spec), spec)) plan.update.push({ name: node, spec });
     if (existing.metadata.annotations?.[NODE_WITHOUT_SHIP_SINCE] !== undefined) plan.annotate.push({ name: node, since: null });
   }

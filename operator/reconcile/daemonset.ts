@@ -39,7 +39,6 @@ export class DaemonSetShipsReconciler implements Reconciler {
       ships: cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE, key.namespace),
       now: clock(),
       graceMs: options.daemonsetGraceMs,
-      tokenSecret: options.shipTokenSecret,
       shipPort: options.daemonsetShipPort,
     });
     const at = (name: string) => ({ namespace: key.namespace, name });

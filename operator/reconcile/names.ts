@@ -38,14 +38,21 @@ export const NODE_WITHOUT_SHIP_SINCE = 'svc.dev/node-without-ship-since';
 export const SHIP_ADDRESS_ANNOTATION = 'svc.dev/ship-address';
 export const SHIP_ADDRESSES = ['nodeIP', 'podIP'] as const;
 
+/**
+ * On a Ship whose pair is Generated (every DaemonSet-managed Ship): a new value asks the operator to rotate
+ * the pair (`kubectl annotate ship NODE svc.dev/rotate-tokens="$(date +%s)" --overwrite`). The new pair is
+ * written into the same Secret, which records the value in TOKENS_ROTATION_ANNOTATION, and the ship is
+ * registered again with it; the node's ship fetches it at the bridge's next call (ship/tokens/).
+ */
+export const ROTATE_TOKENS_ANNOTATION = 'svc.dev/rotate-tokens';
+export const TOKENS_ROTATION_ANNOTATION = 'svc.dev/tokens-rotation';
+
 /** Defaults of the options the reconcilers take beyond the runtime's OperatorOptions. */
 export const RECONCILE_DEFAULTS = {
   /** Labels selecting the ship DaemonSet(s) the operator manages Ships for. */
   shipDaemonSetSelector: 'app.kubernetes.io/name=svc,app.kubernetes.io/component=ship',
   /** The port a DaemonSet ship listens on, on its node's host IP (the ship's default, 4700). */
   daemonsetShipPort: 4700,
-  /** The shared token pair every DaemonSet ship uses (keys shipToken, bridgeToken). */
-  shipTokenSecret: 'svc-ship-tokens',
   /** First-admin credentials (keys username, email, password): the bridge's SVC_BRIDGE_ADMIN_* and the operator's login. */
   adminSecret: 'svc-admin',
   adminUsername: 'admin',

@@ -12,6 +12,9 @@
 //   adopted; N elsewhere (and not another Ship's) is replaced — DELETE, POST again, with an Event.
 // - spec.expectedName is checked against the name the ship reports; a mismatch is never adopted: a
 //   registration made (or held) under the wrong name is deregistered and Registered=False NameMismatch.
+// - Rotation: a Generated pair is replaced in its Secret when the Ship's svc.dev/rotate-tokens annotation asks
+//   for it; a held registration made with another pair than the Secret's (status.tokenFingerprint) is made
+//   again (TokensChanged), so the bridge always holds the Secret's pair.
 // - Tokens come first: a Generated Secret is created before the first POST (so the registration and the
 //   ship pod always see the same pair); an unusable Secret stops before the bridge (TokensInvalid). A held
 //   registration made with another Secret than spec.auth now names is made again (TokensChanged).
@@ -20,7 +23,7 @@ import { FINALIZER, type ShipResource, type ShipResourceStatus } from '../resour
 import { describeClaim, type Claim } from './claims.js';
 import { findCondition, REASONS, type ConditionInput, type Reason } from './conditions.js';
 import { bridgeTroubleReady, notRegisteredConditions, readyEvents, statusAfter, type BridgeTrouble, type EventSpec, type RegistrationFacts } from './outcomes.js';
-import type { TokenState } from './tokens.js';
+import { rotationRequested, tokenFingerprint, type TokenState } from './tokens.js';
 
 /** The answer to one POST /ships. */
 export type ShipRegisterOutcome =
@@ -53,6 +56,8 @@ export type ShipAction =
   | { kind: 'addFinalizer' }
   | { kind: 'removeFinalizer'; event?: EventSpec }
   | { kind: 'createTokenSecret'; secretName: string }
+  /** Write a fresh pair into the Generated Secret, recording `rotation` (the Ship's request) on it. */
+  | { kind: 'rotateTokenSecret'; secretName: string; rotation: string }
   | { kind: 'readRoster' }
   /** POST /ships with spec.url and the pair in facts.tokens (never carried here, so an action can be logged). */
   | { kind: 'register' }
@@ -95,7 +100,14 @@ function shipStatus(facts: ShipFacts, held: Held, registered: ConditionInput | '
   // (bridge trouble, unusable tokens), the one it was made with; otherwise the one this reconcile used.
   const secretName = held === 'unchanged' && previous.shipName !== undefined ? previous.tokenSecretName : currentSecretName(facts);
   if (secretName) status.tokenSecretName = secretName;
+  const fingerprint = held === 'unchanged' && previous.shipName !== undefined ? previous.tokenFingerprint : currentFingerprint(facts);
+  if (fingerprint) status.tokenFingerprint = fingerprint;
   return status;
+}
+
+/** The fingerprint of the pair this reconcile uses (undefined without one). */
+function currentFingerprint(facts: ShipFacts): string | undefined {
+  return facts.tokens.kind === 'pair' ? tokenFingerprint(facts.tokens) : undefined;
 }
 
 /** The Secret the tokens of this reconcile come from (undefined for mode None). */
@@ -133,6 +145,8 @@ export function decideShip(facts: ShipFacts): ShipAction {
   if (!(ship.metadata.finalizers ?? []).includes(FINALIZER)) return { kind: 'addFinalizer' };
   const tokens = facts.tokens;
   if (tokens.kind === 'absent') return { kind: 'createTokenSecret', secretName: tokens.secretName };
+  const rotation = rotationRequested(ship, tokens);
+  if (rotation !== undefined) return { kind: 'rotateTokenSecret', secretName: tokens.secretName!, rotation };
   if (tokens.kind === 'invalid') {
     const ready: ConditionInput = { type: 'Ready', status: 'False', reason: REASONS.TokensInvalid, message: tokens.message };
     // Nothing changes until the Secret or the Ship does (no bridge call was made): a watched Secret's
@@ -215,6 +229,16 @@ export function decideShip(facts: ShipFacts): ShipAction {
         return {
           kind: 'deregister', name: own, why: 'tokens',
           event: { type: 'Normal', reason: 'TokensChanged', message: `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}` },
+        };
+      }
+      // The same Secret holds another pair (rotated, or edited by its owner): register again with it. A status
+      // without a fingerprint (written before fingerprints) is taken to match.
+      const made = ship.status?.tokenFingerprint;
+      const current = currentFingerprint(facts);
+      if (made !== undefined && made !== current) {
+        return {
+          kind: 'deregister', name: own, why: 'tokens',
+          event: { type: 'Normal', reason: 'TokensChanged', message: `the token pair in ${now ? `Secret ${now}` : 'no Secret'} changed; deregistered ship ${own} to register it with the new pair` },
         };
       }
       return registeredAs(facts, registration(ownRegistration));

@@ -127,6 +127,16 @@ export class ShipReconciler implements Reconciler {
         }
         return 'continue';
       }
+      case 'rotateTokenSecret': {
+        const pair = newTokenPair();
+        const current = facts.tokens.kind === 'pair' ? facts.tokens.resourceVersion : undefined;
+        const secret = generatedTokenSecret(ship, pair, action.rotation);
+        // Optimistic: a Secret changed since it was read answers 409, and the runtime retries from the new one.
+        await cluster.replaceSecret({ ...secret, metadata: { ...secret.metadata, resourceVersion: current } });
+        log.info({ secret: action.secretName, rotation: action.rotation }, 'rotated the token pair');
+        facts.tokens = { kind: 'pair', secretName: action.secretName, ...pair, rotation: action.rotation };
+        return 'continue';
+      }
       case 'register': {
         const tokens = facts.tokens;
         const body = tokens.kind === 'pair' ? { url: ship.spec.url, shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken } : { url: ship.spec.url };

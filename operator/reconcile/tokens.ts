@@ -1,16 +1,19 @@
 // Ship token pairs in Secrets (DESIGN §10): what a Ship's `spec.auth` asks for, read from the Secret it names
 // (pure), and the Generated Secret the operator creates once. Values are 32 bytes of CSPRNG output in
-// base64url (spec "Ship/bridge token pair"); a Secret that exists is never written again, so a pair is never
-// rotated by accident. Nothing here logs, and nothing returned for status or messages holds a token.
+// base64url (spec "Ship/bridge token pair"); a Secret that exists is written again only to rotate its pair,
+// when the Ship asks through ROTATE_TOKENS_ANNOTATION (never by accident). A pair's fingerprint (a truncated
+// SHA-256, never the tokens) tells the status which pair a registration was made with. Nothing here logs, and
+// nothing returned for status or messages holds a token.
+import { createHash } from 'node:crypto';
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import { newToken } from '../../bridge/auth/tokens.js';
 import { generatedTokenSecretName, TOKEN_KEYS, type ShipResource } from '../resources/index.js';
-import { MANAGED_BY_OPERATOR } from './names.js';
+import { MANAGED_BY_OPERATOR, ROTATE_TOKENS_ANNOTATION, TOKENS_ROTATION_ANNOTATION } from './names.js';
 
 /** What registration will present, decided from the Ship's auth mode and the Secret's contents. */
 export type TokenState =
   /** Register with this pair. */
-  | { kind: 'pair'; secretName: string; shipToken: string; bridgeToken: string }
+  | { kind: 'pair'; secretName: string; shipToken: string; bridgeToken: string; rotation?: string; resourceVersion?: string }
   /** Register without credentials (mode None, or a Secret with neither key). */
   | { kind: 'none'; secretName?: string }
   /** Mode Generated and the Secret does not exist yet: create it. */
@@ -55,7 +58,10 @@ export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret
   }
   const shipToken = decoded(secret, TOKEN_KEYS.shipToken) || undefined;
   const bridgeToken = decoded(secret, TOKEN_KEYS.bridgeToken) || undefined;
-  if (shipToken && bridgeToken) return { kind: 'pair', secretName, shipToken, bridgeToken };
+  if (shipToken && bridgeToken) {
+    const rotation = secret.metadata?.annotations?.[TOKENS_ROTATION_ANNOTATION];
+    return { kind: 'pair', secretName, shipToken, bridgeToken, ...(rotation ? { rotation } : {}), ...(secret.metadata?.resourceVersion ? { resourceVersion: secret.metadata.resourceVersion } : {}) };
+  }
   if (!shipToken && !bridgeToken) {
     // A Generated Secret without its keys was not written by the operator (it writes both): never fill it in.
     if (mode === 'Generated') return { kind: 'invalid', secretName, message: `Secret ${secretName} exists but holds neither shipToken nor bridgeToken; the operator never overwrites a Secret: delete it to have a pair generated` };
@@ -65,13 +71,31 @@ export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret
   return { kind: 'invalid', secretName, message: `Secret ${secretName} holds only one of shipToken and bridgeToken (${missing} is missing or empty): a ship is registered with both or neither` };
 }
 
+/**
+ * Which pair a registration was made with, for the status: 16 hex digits of SHA-256 over both tokens. The
+ * tokens are 32 random bytes each, so this reveals nothing that helps to guess them.
+ */
+export function tokenFingerprint(pair: { shipToken: string; bridgeToken: string }): string {
+  return createHash('sha256').update(`${pair.shipToken}\n${pair.bridgeToken}`).digest('hex').slice(0, 16);
+}
+
+/**
+ * The rotation a Generated pair owes its Ship: the Ship's ROTATE_TOKENS_ANNOTATION value when the Secret was
+ * not yet written for it (the Secret records the value it was rotated for), else undefined.
+ */
+export function rotationRequested(ship: Pick<ShipResource, 'metadata' | 'spec'>, tokens: TokenState): string | undefined {
+  if ((ship.spec.auth?.mode ?? 'Generated') !== 'Generated' || tokens.kind !== 'pair') return undefined;
+  const wanted = ship.metadata.annotations?.[ROTATE_TOKENS_ANNOTATION];
+  return wanted && wanted !== tokens.rotation ? wanted : undefined;
+}
+
 /** A fresh pair: each token 32 bytes of CSPRNG output in base64url (spec rule 3), as the bridge issues its own. */
 export function newTokenPair(): { shipToken: string; bridgeToken: string } {
   return { shipToken: newToken(), bridgeToken: newToken() };
 }
 
 /** The Generated Secret for `ship`: type Opaque, both keys, owned by the Ship (garbage-collected with it). */
-export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string }): V1Secret {
+export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string }, rotation?: string): V1Secret {
   const owner: V1OwnerReference = {
     apiVersion: ship.apiVersion,
     kind: ship.kind,
@@ -87,6 +111,7 @@ export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: stri
       name: generatedTokenSecretName(ship.metadata.name ?? ''),
       namespace: ship.metadata.namespace,
       labels: { ...MANAGED_BY_OPERATOR },
+      ...(rotation ? { annotations: { [TOKENS_ROTATION_ANNOTATION]: rotation } } : {}),
       ownerReferences: [owner],
     },
     data: {

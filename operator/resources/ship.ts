@@ -67,6 +67,7 @@ export const ShipResourceStatus = ResourceStatus({
   registeredURL: Type.Optional(Type.String({ description: 'The URL the ship is registered with.' })),
   bridgeStatus: Type.Optional(Type.Union(BridgeShipStatus.anyOf, { description: 'online or offline, as the bridge last reported it.' })),
   tokenSecretName: Type.Optional(Type.String({ description: 'The Secret holding the token pair in use (never the tokens).' })),
+  tokenFingerprint: Type.Optional(Type.String({ description: 'Which pair the registration was made with: 16 hex digits of a SHA-256 over the pair (never the tokens); a new pair in the Secret registers again.' })),
 });
 export type ShipResourceStatus = Static<typeof ShipResourceStatus>;
 

@@ -10,6 +10,9 @@ import { createReconcilers } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';
 import { HealthServer } from '../health/server.js';
+import { Cluster } from '../reconcile/cluster.js';
+import { RECONCILE_DEFAULTS } from '../reconcile/names.js';
+import { TokenExchangeServer } from '../tokens/exchange-server.js';
 import type { ReconcilerFactory } from './controller.js';
 import { OperatorRuntime, type OperatorRuntimeOptions } from './runtime.js';
 
@@ -20,6 +23,8 @@ export interface StartOperatorOptions {
   allNamespaces: boolean;
   healthPort: number;
   healthHost?: string;
+  /** Serve the ships' token exchange on this port (operator/tokens/); undefined: not served. */
+  tokenExchangePort?: number;
   leaderElect: boolean;
   daemonsetGraceMs: number;
   kubeconfig?: KubeConfigSource;
@@ -33,6 +38,7 @@ export interface StartOperatorOptions {
 export interface RunningOperator {
   runtime: OperatorRuntime;
   healthPort: number;
+  tokenExchangePort?: number;
   close(): Promise<void>;
 }
 
@@ -50,8 +56,9 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   const watched = options.allNamespaces ? undefined : (options.namespace ?? loaded.namespace);
   const identity = `${process.env.POD_NAME || hostname()}_${randomBytes(4).toString('hex')}`;
   const metrics = new OperatorMetrics();
+  const kube = makeKubeClients(loaded.config);
   const runtime = new OperatorRuntime({
-    kube: makeKubeClients(loaded.config),
+    kube,
     reconcilers: options.reconcilers ?? createReconcilers,
     options: { bridgeUrl: options.bridgeUrl, namespace: watched, ownNamespace: loaded.namespace, daemonsetGraceMs: options.daemonsetGraceMs },
     log,
@@ -63,12 +70,22 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   });
   if (!options.leaderElect) metrics.setLeader(true);
   const health = await HealthServer.start({ port: options.healthPort, host: options.healthHost, metrics, notReady: () => runtime.notReady() });
+  // Every replica answers the exchange, leader or not: it reads from the API server, never from the caches.
+  const tokenExchange = options.tokenExchangePort === undefined ? undefined : await TokenExchangeServer.start({
+    port: options.tokenExchangePort,
+    host: options.healthHost,
+    cluster: new Cluster(kube, log, Date.now),
+    namespace: watched,
+    shipPodSelector: RECONCILE_DEFAULTS.shipDaemonSetSelector,
+    log: log.child({ component: 'token-exchange' }),
+  });
   log.info({
     kubeconfig: loaded.source,
     cluster: loaded.config.getCurrentCluster()?.server,
     namespace: watched ?? '(all namespaces)',
     bridgeUrl: options.bridgeUrl,
     healthPort: health.port,
+    tokenExchangePort: tokenExchange?.port,
     leaderElect: options.leaderElect,
     identity: options.leaderElect ? identity : undefined,
     daemonsetGraceMs: options.daemonsetGraceMs,
@@ -77,11 +94,13 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   return {
     runtime,
     healthPort: health.port,
+    tokenExchangePort: tokenExchange?.port,
     async close() {
       // The log's pending batch first (bridge/logger.ts): a supervisor's SIGKILL may follow the SIGTERM closely.
       log.flush();
       await runtime.stop({ release: true });
       await health.close();
+      await tokenExchange?.close();
       log.info('svc operator stopped');
       log.flush();
     },

@@ -37,8 +37,8 @@ export interface ArmorySyncOptions {
   fleetDirectory: string;
   /** `--bridge-url`: the only bridge allowed to push (none: the first that pushes). */
   pinnedBridgeUrl?: string;
-  /** SVC_SHIP_TOKEN, presented on pulls. */
-  shipToken?: string;
+  /** SVC_SHIP_TOKEN (or the exchanged pair's, which can change: read at each pull), presented on pulls. */
+  shipToken?: string | (() => string | undefined);
   logger: Logger;
 }
 
@@ -137,7 +137,8 @@ export class ArmorySync {
 
   private async fetchJson(url: string, what: string): Promise<unknown> {
     const headers: Record<string, string> = {};
-    if (this.options.shipToken) headers.authorization = `Bearer ${this.options.shipToken}`;
+    const shipToken = typeof this.options.shipToken === 'function' ? this.options.shipToken() : this.options.shipToken;
+    if (shipToken) headers.authorization = `Bearer ${shipToken}`;
     let response: Response;
     try {
       response = await fetch(url, { headers, redirect: 'error', signal: AbortSignal.timeout(PULL_TIMEOUT_MS) });

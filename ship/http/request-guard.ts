@@ -6,17 +6,23 @@
 //    a workspace MCP token only GET/POST/DELETE of its own workspace's `/mcp` (401 otherwise); the API
 //    description (`GET /openapi.json`) and the probes (`GET /healthz`, `GET /readyz`) need none. `GET /metrics`
 //    needs the bridge token like any other route (the unauthenticated copy is on --metrics-port).
+// 4. with a pair from the token exchange (ship/tokens/), the ship is never open, even before it has one; a
+//    bearer it does not know makes it fetch its pair again (rate-limited) and look once more, so the bridge's
+//    first call after a rotation gets through.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { crossOriginProblem, HEALTHZ_PATH, hostAllowed, hostnameOf, READYZ_PATH, workspaceKey } from '../../protocol/index.js';
 import { OPENAPI_PATH } from '../../protocol/openapi.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
+import type { ExchangedTokens } from '../tokens/exchanged-tokens.js';
 
 export interface GuardOptions {
   bridgeToken: string | undefined;
   tokens: McpTokenRegistry;
   /** Host names an open ship answers besides loopback, IP literals and this machine's name. */
   allowedHosts: string[];
+  /** The pair from the token exchange, which replaces `bridgeToken` (the ship is then never open). */
+  exchanged?: Pick<ExchangedTokens, 'bridgeToken' | 'refresh'>;
 }
 
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
@@ -47,7 +53,18 @@ function mcpKey(url: string): string | null {
 }
 
 export function installRequestGuard(app: FastifyInstance, options: GuardOptions): void {
-  const expected = options.bridgeToken ? sha256(options.bridgeToken) : null;
+  const fixed = options.bridgeToken ? sha256(options.bridgeToken) : null;
+  const exchanged = options.exchanged;
+  let hashed: { token: string; digest: Buffer } | undefined;
+  /** The digest of the bridge token in force now (the exchanged one is re-hashed only when it changes). */
+  const expectedNow = (): Buffer | null => {
+    if (!exchanged) return fixed;
+    const token = exchanged.bridgeToken;
+    if (!token) return null;
+    if (hashed?.token !== token) hashed = { token, digest: sha256(token) };
+    return hashed.digest;
+  };
+  const closed = fixed !== null || exchanged !== undefined;
 
   /** Why a request is refused (status and message), or null to let it through. */
   const refusal = (request: FastifyRequest): [number, string] | null => {
@@ -58,11 +75,12 @@ export function installRequestGuard(app: FastifyInstance, options: GuardOptions)
       secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
     });
     if (crossOrigin) return [403, crossOrigin];
-    if (!expected) return hostAllowed(host, options.allowedHosts) ? null : [421, `host not allowed: ${hostnameOf(host)}`];
+    if (!closed) return hostAllowed(host, options.allowedHosts) ? null : [421, `host not allowed: ${hostnameOf(host)}`];
     if (request.method === 'GET' && OPEN_PATHS.has(request.url)) return null;
     const token = bearer(request);
     if (!token) return [401, 'authentication required'];
-    if (timingSafeEqual(sha256(token), expected)) return null;
+    const expected = expectedNow();
+    if (expected && timingSafeEqual(sha256(token), expected)) return null;
     const boundKey = options.tokens.resolve(token);
     if (boundKey !== null && MCP_METHODS.has(request.method) && mcpKey(request.url) === boundKey) return null;
     return [401, 'authentication required'];
@@ -71,7 +89,13 @@ export function installRequestGuard(app: FastifyInstance, options: GuardOptions)
   // Callback style: no promise per request on the ship's hottest path.
   app.addHook('onRequest', (request, reply: FastifyReply, done) => {
     const refused = refusal(request);
-    if (refused) return void reply.code(refused[0]).send({ error: refused[1] });
-    done();
+    if (!refused) return done();
+    if (refused[0] !== 401 || !exchanged || !bearer(request)) return void reply.code(refused[0]).send({ error: refused[1] });
+    // An unknown bearer on an exchanged pair: perhaps a rotation this ship has not fetched yet.
+    void exchanged.refresh().then(() => {
+      const again = refusal(request);
+      if (!again) return done();
+      void reply.code(again[0]).send({ error: again[1] });
+    });
   });
 }

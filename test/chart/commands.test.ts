@@ -55,15 +55,18 @@ describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))('the chart\'s svc
     expect(problems).toEqual([]);
   });
 
-  it('a ship listens beyond loopback only with the bridge token from the shared Secret', async () => {
+  it('a ship listens beyond loopback only with its own node\'s pair from the operator\'s token exchange, never a shared Secret', async () => {
     for (const name of CASES) {
       for (const object of await caseObjects(name)) {
         if (object.kind !== 'DaemonSet' || object.metadata.labels?.['app.kubernetes.io/component'] !== 'ship') continue;
         const container = (object.spec as Json).template.spec.containers[0];
         expect(container.args.slice(0, 3)).toEqual(['ship', '--host', '0.0.0.0']);
-        const token = container.env.find((env: Json) => env.name === 'SVC_BRIDGE_TOKEN');
-        expect(token?.valueFrom?.secretKeyRef).toEqual({ name: 'svc-ship-tokens', key: 'bridgeToken' });
-        expect(token.valueFrom.secretKeyRef.optional).toBeUndefined();
+        expect(container.env.filter((env: Json) => env.name.startsWith('SVC_') && env.name.endsWith('_TOKEN'))).toEqual([]);
+        expect(container.args[container.args.indexOf('--tokens-from') + 1]).toBe('http://svc-operator.svc.svc:8082/ship-tokens');
+        expect(container.args[container.args.indexOf('--tokens-credential') + 1]).toBe('/var/run/svc/ship-identity/token');
+        const pod = (object.spec as Json).template.spec;
+        expect(pod.automountServiceAccountToken).toBe(false);
+        expect(pod.volumes.find((volume: Json) => volume.name === 'ship-identity').projected.sources).toEqual([{ serviceAccountToken: { audience: 'svc.dev/ship-tokens', expirationSeconds: 3600, path: 'token' } }]);
         expect(container.args[container.args.indexOf('--name') + 1]).toBe('$(NODE_NAME)');
         expect(container.env.find((env: Json) => env.name === 'NODE_NAME').valueFrom).toEqual({ fieldRef: { fieldPath: 'spec.nodeName' } });
       }

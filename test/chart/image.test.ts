@@ -150,9 +150,9 @@ describe.skipIf(!helmAvailable('test/chart/image.test.ts'))('what the chart runs
       }
       if (init) continue;
       // The root filesystem is read-only: every directory svc writes to is a volume, on a path the image
-      // creates for its user.
+      // creates for its user. A read-only mount (the ship's projected token) is never written.
       for (const mount of container.volumeMounts ?? []) {
-        if (mount.mountPath !== '/tmp' && !ownedDirectories.includes(mount.mountPath)) problems.push(`${at}: mounts ${mount.mountPath}, which the image does not create for UID 10001`);
+        if (mount.mountPath !== '/tmp' && !mount.readOnly && !ownedDirectories.includes(mount.mountPath)) problems.push(`${at}: mounts ${mount.mountPath}, which the image does not create for UID 10001`);
       }
       const args: string[] = container.args ?? [];
       for (const flag of ['--data-directory', '--fleet-directory']) {

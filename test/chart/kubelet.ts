@@ -14,10 +14,12 @@
 //   - Services: `<service>.<namespace>.svc:<port>` → 127.0.0.1 and the free port of its target;
 //   - the service-account mount: KUBECONFIG with the service account's token;
 //   - PATH: this machine's, for its git, tmux and node (the image's comes from its node base image).
+//   - projected service-account tokens: a random token the fake API server knows as bound to the pod
+//     (Placement.projectedToken), written where the volume puts it;
 // Not emulated: init containers (the ship's chowns a hostPath as root; the kubelet makes subPath directories,
 // and so does this), resources, security contexts, liveness probes. Readiness probes are run to mark pods Ready.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +108,8 @@ export interface Placement {
   services: Map<string, string>;
   /** The service account's kubeconfig, for a pod that mounts its token. */
   kubeconfig?: string;
+  /** A token bound to the pod for `audience`, as the kubelet requests one for a projected volume. */
+  projectedToken?(audience: string): string;
 }
 
 /** A free port for every container port of the pod. */
@@ -152,6 +156,19 @@ export function fieldOf(pod: Pod, path: string): string {
   return fields[path]!;
 }
 
+/** A projected volume of service-account tokens, written into a directory standing for it. */
+function projectedVolume(volume: Json, placement: Placement): string {
+  const directory = join(placement.podRoot, 'volumes', volume.name);
+  mkdirSync(directory, { recursive: true });
+  for (const source of volume.projected.sources as Json[]) {
+    const token = source.serviceAccountToken;
+    if (!token || Object.keys(source).length !== 1) throw new Error(`the test cannot project ${JSON.stringify(source)}: handle it in test/chart/kubelet.ts`);
+    if (!placement.projectedToken) throw new Error(`pod ${placement.pod.metadata.name} projects a service-account token: give its placement projectedToken`);
+    writeFileSync(join(directory, token.path), placement.projectedToken(token.audience), { mode: 0o600 });
+  }
+  return directory;
+}
+
 /** Where each mount path of the container is on this machine (longest first). */
 function mountsOf(container: Container, placement: Placement): [string, string][] {
   const volumes = new Map((placement.pod.spec.volumes ?? []).map((volume) => [volume.name as string, volume]));
@@ -162,6 +179,7 @@ function mountsOf(container: Container, placement: Placement): [string, string][
     if (volume?.hostPath) directory = join(placement.nodeRoot, volume.hostPath.path);
     else if (volume?.emptyDir) directory = join(placement.podRoot, 'volumes', mount.name);
     else if (volume?.persistentVolumeClaim) directory = join(placement.nodeRoot, 'claims', volume.persistentVolumeClaim.claimName);
+    else if (volume?.projected) directory = projectedVolume(volume, placement);
     else throw new Error(`the test cannot provide volume ${mount.name} (${JSON.stringify(volume)}): handle it in test/chart/kubelet.ts`);
     directory = mount.subPath ? join(directory, mount.subPath) : directory;
     mkdirSync(directory, { recursive: true });

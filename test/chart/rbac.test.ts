@@ -11,6 +11,8 @@
 // - list + watch for every reconciler's primary resource (`resource = X_RESOURCE`) and the resources in its
 //   secondary watches (`watches = [{ resource: X_RESOURCE, … }]`), which the runtime lists and watches
 //   through operator/kube/http.ts.
+// - cluster-scoped typed calls (`create<Kind>(`, only TokenReview today: the token exchange) belong in the
+//   release's ClusterRole, compared on their own.
 // Anything the scan cannot resolve fails the test, naming it, instead of being skipped.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -43,6 +45,23 @@ const BUILT_IN: Record<string, { group: string; plural: string }> = {
 };
 const VERBS: Record<string, string> = { read: 'get', get: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', delete: 'delete', deleteCollection: 'deletecollection' };
 const TYPED_CALL = /\b(read|get|list|create|replace|patch|delete|deleteCollection)Namespaced(\w+?)(Status)?\(/g;
+
+/** Cluster-scoped kinds the operator's typed calls may name (`create<Kind>(`, no `Namespaced`). */
+const CLUSTER_SCOPED: Record<string, { group: string; plural: string }> = {
+  TokenReview: { group: 'authentication.k8s.io', plural: 'tokenreviews' },
+};
+
+/** The cluster-scoped calls in operator/, as `group/resource:verb`. */
+export function clusterPermissions(files = sources(OPERATOR)): Set<string> {
+  const found = new Set<string>();
+  for (const { text } of files) {
+    for (const [, kind] of text.matchAll(/\.create(\w+)\(/g)) {
+      const scoped = CLUSTER_SCOPED[kind!];
+      if (scoped) found.add(permission(scoped.group, scoped.plural, 'create'));
+    }
+  }
+  return found;
+}
 
 const permission = (group: string, resource: string, verb: string) => `${group || 'core'}/${resource}:${verb}`;
 
@@ -164,9 +183,16 @@ describe('the scan of operator/', () => {
 describe.skipIf(!helmAvailable('test/chart/rbac.test.ts'))('the operator\'s RBAC in the chart', () => {
   it('grants exactly the verbs and resources the operator calls, in its namespace', async () => {
     const objects = await caseObjects('defaults');
-    const roles = objects.filter((object) => object.kind === 'Role' || (object.kind === 'ClusterRole' && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit']));
-    expect(roles.map((role) => `${role.kind}/${role.metadata.name}`)).toEqual(['Role/svc-operator']);
+    const roles = objects.filter((object) => object.kind === 'Role' || (object.kind === 'ClusterRole' && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit']))
+      .sort((a, b) => (a.kind === 'Role' ? -1 : b.kind === 'Role' ? 1 : 0));
+    expect(roles.map((role) => `${role.kind}/${role.metadata.name}`)).toEqual(['Role/svc-operator', 'ClusterRole/svc-svc-operator-tokenreview']);
     expect([...granted(roles[0]!)].sort()).toEqual([...operatorPermissions().permissions].sort());
+    // Cluster-wide, only what the token exchange calls: TokenReview.
+    expect([...granted(roles[1]!)].sort()).toEqual([...clusterPermissions()].sort());
+    expect([...clusterPermissions()]).toEqual(['authentication.k8s.io/tokenreviews:create']);
+    const binding = objects.find((object) => object.kind === 'ClusterRoleBinding') as KubeObject & { roleRef: { name: string }; subjects: { name: string; namespace: string }[] };
+    expect(binding.roleRef.name).toBe('svc-svc-operator-tokenreview');
+    expect(binding.subjects).toEqual([expect.objectContaining({ name: 'svc-operator', namespace: 'svc' })]);
   });
 
   it('binds that Role to the ServiceAccount the operator pods run as', async () => {

@@ -149,7 +149,7 @@ describe('the check itself', () => {
   it('refuses an unknown Secret, a key the operator does not write, a missing ConfigMap and an undefined $(VAR)', () => {
     expect(unresolved([pod([
       { name: 'A', valueFrom: { secretKeyRef: { name: 'mystery', key: 'x' } } },
-      { name: 'B', valueFrom: { secretKeyRef: { name: 'svc-ship-tokens', key: 'token' } } },
+      { name: 'B', valueFrom: { secretKeyRef: { name: 'svc-admin', key: 'token' } } },
       { name: 'C', valueFrom: { configMapKeyRef: { name: 'cm', key: 'x' } } },
       { name: 'D', value: 'postgres://$(LATER)@db' },
       { name: 'LATER', value: 'x' },
@@ -159,7 +159,7 @@ describe('the check itself', () => {
 
 describe.skipIf(!haveHelm)('every reference in the rendered chart resolves', () => {
   it('the operator creates the Secrets the chart names', () => {
-    expect([...OPERATOR_SECRETS.keys()].sort()).toEqual(['svc-admin', 'svc-postgres', 'svc-ship-tokens']);
+    expect([...OPERATOR_SECRETS.keys()].sort()).toEqual(['svc-admin', 'svc-postgres']);
   });
 
   it.each(CASES)('%s', async (name) => {

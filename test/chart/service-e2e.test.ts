@@ -17,6 +17,9 @@
 // its process (not the ship's) and sees `ship.agentEnv`'s key from a Secret, and a ship replaced by a pod of
 // a new image tag adopts the session: the workspace stays active with the same shell. `ship.agent.harness`
 // has the session write its agent's MCP configuration, pointing at the ship through the node's address.
+// Per-node token pairs (issue #30): a second node runs its own holder and ship; each ship fetches its own
+// node's pair from the operator's token exchange with its pod's projected token (the fake API server
+// answers the TokenReview), refuses the other node's bridge token, and follows a rotation of its pair.
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +52,11 @@ const DATABASE_SECRET = { name: 'e2e-database', key: 'url' };
 const NODE = 'e2e-node-1';
 // The node's address: somewhere on 127.0.0.0/8, so its hostPort 4700 (fixed in the chart and the operator)
 // is unlikely to meet another listener.
-const HOST_IP = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+const HOST_IP = `127.${randomInt(1, 128)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+// A second node, with its own holder and ship.
+const NODE_2 = 'e2e-node-2';
+const HOST_IP_2 = `127.${randomInt(128, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+const HOSTS: Record<string, string> = { [NODE]: HOST_IP, [NODE_2]: HOST_IP_2 };
 const CONVERGE_MS = 60_000;
 const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${randomBytes(6).toString('hex')}` };
 
@@ -59,9 +66,9 @@ const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${
  */
 const SUBSTITUTED: Record<string, string[]> = {
   bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --repo-cache', 'arg --bridge-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --repo-cache', 'arg --bridge-url', 'arg --tokens-from', 'arg --tokens-credential', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   sessions: ['entrypoint', 'arg --fleet-directory', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  operator: ['entrypoint', 'arg --health-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
+  operator: ['entrypoint', 'arg --health-port', 'arg --token-exchange-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
 };
 
 type Json = Record<string, any>;
@@ -116,7 +123,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const found = fake.read('v1', 'Secret', name, NAMESPACE);
     return found && decode(found.data as Record<string, string>);
   };
-  const ship = () => fake.read('svc.dev/v1alpha1', 'Ship', NODE, NAMESPACE) as (FakeObject & { spec: Json; status?: Json }) | undefined;
+  const ship = (node = NODE) => fake.read('svc.dev/v1alpha1', 'Ship', node, NAMESPACE) as (FakeObject & { spec: Json; status?: Json }) | undefined;
   const admin = () => secret(RECONCILE_DEFAULTS.adminSecret)!;
   const asAdmin = async () => {
     const login = await call(bridgeUrl, 'POST', '/auth/login', { username: admin().username, password: admin().password });
@@ -125,8 +132,14 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     return (method: string, route: string, body?: unknown) => call(bridgeUrl, method, route, body, { authorization: `Bearer ${token}` });
   };
 
-  /** Starts a container as the kubelet would once its Secrets exist, and waits for its readiness probe. */
+  /**
+   * Starts a container as the kubelet would once its Secrets exist, and waits for its readiness probe. The
+   * second node's processes are named `<component>@<node>` and not compared with their containers (the
+   * first node's are).
+   */
   const runContainer = async (component: string, pod: Pod, placement: Placement) => {
+    const node = pod.spec.nodeName ?? NODE;
+    const name = node === NODE ? component : `${component}@${node}`;
     const container = pod.spec.containers[0]!;
     const deadline = Date.now() + CONVERGE_MS;
     let launch = launchOf(image, container, placement);
@@ -135,14 +148,14 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       await new Promise((resolve) => setTimeout(resolve, 100));
       launch = launchOf(image, container, placement);
     }
-    launches[component] = { launch, container, placement };
-    const started = startContainer(component, launch);
+    if (node === NODE) launches[component] = { launch, container, placement };
+    const started = startContainer(name, launch);
     running.push(started);
     await waitReady(started, container, pod.spec, placement.ports);
     return launch;
   };
 
-  let startShipPod: (shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } }) => Promise<string>;
+  let startShipPod: (shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } }, node?: string) => Promise<string>;
 
   beforeAll(async () => {
     const rendered = await template(['--values', VALUES]);
@@ -153,6 +166,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const shipSet = workload('DaemonSet', 'ship');
     const operator = workload('Deployment', 'operator');
     const bridgeService = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'svc-bridge')!;
+    const operatorService = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'svc-operator')!;
 
     root = await makeTempRoot('svc-test-chart-e2e-');
     closers.push(() => removeRoot(root));
@@ -168,16 +182,28 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const serviceAccountKubeconfig = join(root, 'service-account.kubeconfig');
     writeFileSync(serviceAccountKubeconfig, kubeconfigYaml({ server: fake.url, caPem: fake.caPem, token: serviceAccountToken, namespace: NAMESPACE }), { mode: 0o600 });
 
-    const ports = {
-      bridge: await podPorts(bridge.spec.template.spec), ship: await podPorts(shipSet.spec.template.spec), operator: await podPorts(operator.spec.template.spec),
-      sessions: await podPorts(holderSet.spec.template.spec),
+    const ports = { bridge: await podPorts(bridge.spec.template.spec), operator: await podPorts(operator.spec.template.spec) };
+    // The ships and the holders: one pod each per node, each pod its own ports.
+    const nodePorts: Record<string, { ship: Map<number, number>; sessions: Map<number, number> }> = {};
+    for (const node of [NODE, NODE_2]) nodePorts[node] = { ship: await podPorts(shipSet.spec.template.spec), sessions: await podPorts(holderSet.spec.template.spec) };
+    const services = new Map([...serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge), ...serviceRoutes(operatorService, operator.spec.template.spec, ports.operator)]);
+    const podOf = (component: string, spec: PodSpec, node = NODE): Pod => ({ metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE }, spec: { ...spec, nodeName: node } });
+    const placementOf = (pod: Pod, component: 'bridge' | 'operator' | 'ship' | 'sessions'): Placement => {
+      const node = pod.spec.nodeName ?? NODE;
+      return {
+        pod, nodeRoot: join(root, node === NODE ? 'node' : node), podRoot: join(root, 'pods', pod.metadata.name),
+        ports: component === 'ship' || component === 'sessions' ? nodePorts[node]![component] : ports[component], secret, services,
+        kubeconfig: pod.spec.serviceAccountName && pod.spec.automountServiceAccountToken !== false ? serviceAccountKubeconfig : undefined,
+        // The kubelet's TokenRequest for a projected volume: a token the API server knows as bound to this pod.
+        projectedToken: (audience) => {
+          const token = randomBytes(24).toString('base64url');
+          const uid = (pod.metadata as { uid?: string }).uid;
+          if (!uid || !pod.spec.serviceAccountName) throw new Error(`pod ${pod.metadata.name} has no uid or service account to bind a token to`);
+          fake.addBoundToken(token, { namespace: NAMESPACE, serviceAccount: pod.spec.serviceAccountName, podName: pod.metadata.name, podUid: uid, audiences: [audience] });
+          return token;
+        },
+      };
     };
-    const services = serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge);
-    const podOf = (component: string, spec: PodSpec): Pod => ({ metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE }, spec: { ...spec, nodeName: NODE } });
-    const placementOf = (pod: Pod, component: keyof typeof ports): Placement => ({
-      pod, nodeRoot: join(root, 'node'), podRoot: join(root, 'pods', pod.metadata.name), ports: ports[component], secret, services,
-      kubeconfig: pod.spec.serviceAccountName ? serviceAccountKubeconfig : undefined,
-    });
 
     // Before `helm install`, the user creates the database Secret the values name (here: a fresh schema).
     fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: DATABASE_SECRET.name, namespace: NAMESPACE }, type: 'Opaque', stringData: { [DATABASE_SECRET.key]: schema.url } });
@@ -193,46 +219,56 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     bridgeUrl = `http://${[...services.values()][0]}`;
     await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
 
-    // The session holder's pod on the node (its DaemonSet is rolled only on delete: nothing watches it).
-    const holderPod = podOf('sessions', holderSet.spec.template.spec);
-    await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
+    // The session holder's pod on each node (its DaemonSet is rolled only on delete: nothing watches it).
+    for (const node of [NODE, NODE_2]) {
+      const holderPod = podOf('sessions', holderSet.spec.template.spec, node);
+      await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
+    }
 
     // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
     // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
-    startShipPod = async (set) => {
+    startShipPod = async (set, node = NODE) => {
       const podTemplate = set.spec.template;
+      const hostIP = HOSTS[node]!;
       const created = fake.create({
         apiVersion: 'v1', kind: 'Pod',
         metadata: { name: `svc-ship-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata.name, uid: daemonSet.metadata.uid, controller: true }] },
-        spec: { ...podTemplate.spec, nodeName: NODE },
+        spec: { ...podTemplate.spec, nodeName: node },
       }) as unknown as Pod;
-      const shipPod = { ...created, status: { hostIP: HOST_IP, podIP: HOST_IP } };
+      const shipPod = { ...created, status: { hostIP, podIP: hostIP } };
       await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
-      fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP: HOST_IP, podIP: HOST_IP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
+      fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP, podIP: hostIP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
       return shipPod.metadata.name;
     };
-    const forwarder = await forwardHostPorts(shipSet.spec.template.spec.containers[0]!, HOST_IP, ports.ship);
-    closers.unshift(() => forwarder.close());
-    await startShipPod(shipSet);
+    for (const node of [NODE, NODE_2]) {
+      const forwarder = await forwardHostPorts(shipSet.spec.template.spec.containers[0]!, HOSTS[node]!, nodePorts[node]!.ship);
+      closers.unshift(() => forwarder.close());
+      await startShipPod(shipSet, node);
+    }
   }, 180_000);
 
   afterAll(async () => {
     for (const each of running.splice(0).reverse()) await each.stop();
     // A ship leaves its tmux server (the sessions) running on purpose; the node's next ship finds it.
     const shipArgv = launches.ship?.launch.argv;
-    if (shipArgv) await killFleetTmux(shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!);
+    if (shipArgv) {
+      const fleet = shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!;
+      await killFleetTmux(fleet);
+      await killFleetTmux(fleet.replace(join(root, 'node'), join(root, NODE_2)));
+    }
     for (const close of closers) await close().catch(() => undefined);
   }, 120_000);
 
   it('the operator makes the node\'s Ship from the ready ship pod and registers it: Ready=True, online on the bridge', async () => {
     await until(async () => ship()?.status?.conditions?.find((condition: Json) => condition.type === 'Ready' && condition.status === 'True') ?? false, `Ship ${NODE} Ready=True; it is ${JSON.stringify(ship()?.status)}`, CONVERGE_MS, 100);
     const url = `http://${HOST_IP}:4700`;
-    expect(ship()!.spec).toMatchObject({ url, expectedName: NODE, auth: { mode: 'Secret', secretRef: { name: RECONCILE_DEFAULTS.shipTokenSecret } } });
-    expect(ship()!.status).toMatchObject({ shipName: NODE, registeredURL: url, bridgeStatus: 'online' });
-    // The operator made the ship token pair the ship pod started with.
-    expect(fake.read('v1', 'Secret', RECONCILE_DEFAULTS.shipTokenSecret, NAMESPACE)!.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'svc-operator' });
+    expect(ship()!.spec).toMatchObject({ url, expectedName: NODE, auth: { mode: 'Generated' } });
+    expect(ship()!.status).toMatchObject({ shipName: NODE, registeredURL: url, bridgeStatus: 'online', tokenSecretName: `${NODE}-tokens` });
+    // The operator made the node's own token pair, which the ship pod fetched from it.
+    expect(fake.read('v1', 'Secret', `${NODE}-tokens`, NAMESPACE)!.metadata).toMatchObject({ labels: { 'app.kubernetes.io/managed-by': 'svc-operator' }, ownerReferences: [{ kind: 'Ship', name: NODE }] });
     const as = await asAdmin();
-    expect((await as('GET', '/ships')).body).toEqual([{ name: NODE, url, status: 'online' }]);
+    await until(async () => ship(NODE_2)?.status?.bridgeStatus === 'online', `Ship ${NODE_2} online`, CONVERGE_MS, 100);
+    expect((await as('GET', '/ships')).body).toEqual(expect.arrayContaining([{ name: NODE, url, status: 'online' }, { name: NODE_2, url: `http://${HOST_IP_2}:4700`, status: 'online' }]));
     // The operator did all that within the chart's Role.
     expect(fake.requests.filter((request) => request.user === serviceAccount).length).toBeGreaterThan(0);
     expect(refused).toEqual([]);
@@ -337,6 +373,61 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     expect(Number(await inShell('echo $$'))).toBe(shell);
   }, CONVERGE_MS + 30_000);
 
+  /** What a node's ship answers to GET /workspaces through its node's port, presenting `token`. */
+  const shipAnswer = async (node: string, token: string) => (await call(`http://${HOSTS[node]}:4700`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` })).status;
+  const pairOf = (node: string) => secret(`${node}-tokens`)!;
+  const shipArg = (flag: string) => launches.ship!.launch.argv[launches.ship!.launch.argv.indexOf(flag) + 1]!;
+
+  it('gives each node\'s ship a pair of its own: one node\'s bridge token opens its ship and no other', async () => {
+    for (const node of [NODE, NODE_2]) await until(async () => ship(node)?.status?.bridgeStatus === 'online', `Ship ${node} online`, CONVERGE_MS, 100);
+    const one = pairOf(NODE);
+    const two = pairOf(NODE_2);
+    expect(one.bridgeToken).not.toBe(two.bridgeToken);
+    expect(one.shipToken).not.toBe(two.shipToken);
+    expect(await shipAnswer(NODE, one.bridgeToken)).toBe(200);
+    expect(await shipAnswer(NODE_2, two.bridgeToken)).toBe(200);
+    expect(await shipAnswer(NODE, two.bridgeToken)).toBe(401);
+    expect(await shipAnswer(NODE_2, one.bridgeToken)).toBe(401);
+    // Neither ship token opens a ship.
+    expect(await shipAnswer(NODE, one.shipToken)).toBe(401);
+    // No token in the ship's environment: it holds the pair in memory, from the exchange.
+    expect(Object.keys(launches.ship!.launch.env).filter((name) => name.startsWith('SVC_') && name.endsWith('TOKEN'))).toEqual([]);
+    // The exchange answers the node-1 pod's credential with node 1's pair, and a credential it cannot review with 401.
+    const exchange = (credential: string) => fetch(shipArg('--tokens-from'), { method: 'POST', headers: { authorization: `Bearer ${credential}` } });
+    const own = await exchange(readFileSync(shipArg('--tokens-credential'), 'utf8'));
+    expect([own.status, await own.json()]).toEqual([200, { shipToken: one.shipToken, bridgeToken: one.bridgeToken }]);
+    expect(own.headers.get('cache-control')).toBe('no-store');
+    expect((await exchange(randomBytes(24).toString('base64url'))).status).toBe(401);
+  }, CONVERGE_MS + 10_000);
+
+  it('rotates a node\'s pair when its Ship asks: the ship follows, the old bridge token is refused, the bridge keeps it online', async () => {
+    const before = pairOf(NODE_2);
+    const untouched = pairOf(NODE);
+    const fingerprint = ship(NODE_2)!.status!.tokenFingerprint;
+    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    fake.patch('svc.dev/v1alpha1', 'Ship', NODE_2, { metadata: { annotations: { 'svc.dev/rotate-tokens': 'r1' } } }, NAMESPACE);
+    await until(async () => pairOf(NODE_2).bridgeToken !== before.bridgeToken, 'a new pair in the node\'s Secret', CONVERGE_MS, 100);
+    const after = pairOf(NODE_2);
+    expect(after.shipToken).not.toBe(before.shipToken);
+    expect(fake.read('v1', 'Secret', `${NODE_2}-tokens`, NAMESPACE)!.metadata.annotations).toMatchObject({ 'svc.dev/tokens-rotation': 'r1' });
+    await until(async () => {
+      const status = ship(NODE_2)?.status;
+      return status?.tokenFingerprint !== fingerprint && status?.bridgeStatus === 'online'
+        && status?.conditions?.some((condition: Json) => condition.type === 'Ready' && condition.status === 'True');
+    }, `Ship ${NODE_2} registered again with the new pair; it is ${JSON.stringify(ship(NODE_2)?.status)}`, CONVERGE_MS, 100);
+    expect(await shipAnswer(NODE_2, after.bridgeToken)).toBe(200);
+    expect(await shipAnswer(NODE_2, before.bridgeToken)).toBe(401);
+    const as = await asAdmin();
+    expect((await as('GET', '/ships')).body).toContainEqual({ name: NODE_2, url: `http://${HOST_IP_2}:4700`, status: 'online' });
+    const events = fake.list('v1', 'Event', NAMESPACE).filter((event: Json) => event.involvedObject?.name === NODE_2 && event.reason === 'TokensChanged');
+    expect(events.length).toBeGreaterThan(0);
+    // No token in any event or status.
+    expect(JSON.stringify([ship(NODE_2), fake.list('v1', 'Event', NAMESPACE)])).not.toContain(after.bridgeToken);
+    // The other node is untouched.
+    expect(pairOf(NODE)).toEqual(untouched);
+    expect(await shipAnswer(NODE, untouched.bridgeToken)).toBe(200);
+  }, 2 * CONVERGE_MS + 10_000);
+
   it('every process ran its rendered container, changed only by the listed substitutions', () => {
     expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'sessions', 'ship']);
     for (const [component, { launch, container, placement }] of Object.entries(launches)) {
@@ -367,6 +458,9 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       outcomes[each.name] = await each.stop();
       expect(groupMembers(each.child.pid!)).toEqual([]);
     }
-    expect(outcomes).toEqual({ 'git daemon': 'terminated', ship: 'terminated', sessions: 'terminated', bridge: 'terminated', operator: 'terminated' });
+    expect(outcomes).toEqual({
+      'git daemon': 'terminated', ship: 'terminated', sessions: 'terminated', [`ship@${NODE_2}`]: 'terminated', [`sessions@${NODE_2}`]: 'terminated',
+      bridge: 'terminated', operator: 'terminated',
+    });
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 // The DaemonSet flow and the chart's Secrets end to end (issue #19): the fake Kubernetes API seeded with a
 // ship DaemonSet and its pods (nodes as pod.spec.nodeName, host IPs on 127.0.0.0/8), real ships listening
-// on those host IPs with the shared token pair, a real bridge on PostgreSQL, and the operator's clock
+// on those host IPs, each with its node's own token pair (`<node>-tokens`, made here before the ship starts,
+// as the token exchange would hand it over: test/chart/service-e2e.test.ts runs that part), a real bridge on PostgreSQL, and the operator's clock
 // injected so the grace period is walked through without waiting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../fakes/kube-api/index.js';
@@ -9,6 +10,7 @@ import { waitFor } from '../auth/harness.js';
 import type { TestShip } from '../helpers/ship.js';
 import { CHART_SECRETS_KEY } from '../../operator/reconcile/chart-secrets.js';
 import { NODE_WITHOUT_SHIP_SINCE } from '../../operator/reconcile/names.js';
+import { newTokenPair } from '../../operator/reconcile/tokens.js';
 import { condition, hasPostgres, NAMESPACE, reconcileUntil, shipObject, startHarness, type Harness } from './reconcile-harness.js';
 
 let h: Harness;
@@ -40,7 +42,11 @@ function setPod(node: string, hostIP: string, isReady: boolean): void {
 }
 
 async function startNodeShip(node: string, hostIP: string): Promise<void> {
-  running[node] = await h.startShip(node, { host: hostIP, port, ...h.tokensIn('svc-ship-tokens') });
+  const secret = `${node}-tokens`;
+  if (!h.secret(secret)) {
+    h.fake.create({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret, namespace: NAMESPACE, labels: { 'app.kubernetes.io/managed-by': 'svc-operator' } }, stringData: newTokenPair() });
+  }
+  running[node] = await h.startShip(node, { host: hostIP, port, ...h.tokensIn(secret) });
 }
 
 describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
@@ -55,19 +61,18 @@ describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
   it('creates the chart\'s Secrets when absent with CSPRNG values, keeps a pre-existing one, and never regenerates', async () => {
     h.fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'svc-postgres', namespace: NAMESPACE }, type: 'Opaque', stringData: { password: 'chosen-by-the-user' } });
     await h.chartSecrets.ensureAll();
-    const ships = h.secret('svc-ship-tokens')!;
     const admin = h.secret('svc-admin')!;
-    expect(ships.type).toBe('Opaque');
-    expect(Object.keys(decode(ships.data)).sort()).toEqual(['bridgeToken', 'shipToken']);
-    for (const token of Object.values(decode(ships.data))) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(admin.type).toBe('Opaque');
     expect(decode(admin.data)).toEqual({ username: 'admin', email: 'admin@svc.invalid', password: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
-    expect(ships.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'svc-operator' });
+    expect(admin.metadata.labels).toEqual({ 'app.kubernetes.io/managed-by': 'svc-operator' });
+    // No shared ship token pair any more: each node's Ship has its own (below).
+    expect(h.secret('svc-ship-tokens')).toBeUndefined();
     expect(decode(h.secret('svc-postgres')!.data)).toEqual({ password: 'chosen-by-the-user' });
-    const versions = ['svc-ship-tokens', 'svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion);
+    const versions = ['svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion);
     const key = { namespace: NAMESPACE, name: CHART_SECRETS_KEY };
     await h.chartSecrets.ensureAll();
     await h.chartSecrets.reconcile(key);
-    expect(['svc-ship-tokens', 'svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion)).toEqual(versions);
+    expect(['svc-admin', 'svc-postgres'].map((name) => h.secret(name)!.metadata.resourceVersion)).toEqual(versions);
     // One fixed key: enqueued at start, and for events of the chart's Secrets only.
     expect(h.chartSecrets.initialKeys()).toEqual([key]);
     expect(h.chartSecrets.keysOf(admin)).toEqual([key]);
@@ -79,7 +84,7 @@ describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
     expect(decode(h.secret('svc-admin')!.data).password).not.toBe(decode(admin.data).password);
   });
 
-  it('one Ship per node with a ready ship pod: named after the node, http://<hostIP>:<port>, owned by the DaemonSet, shared Secret; a user Ship is left alone', async () => {
+  it('one Ship per node with a ready ship pod: named after the node, http://<hostIP>:<port>, owned by the DaemonSet, a Generated pair of its own; a user Ship is left alone', async () => {
     daemonSet = h.fake.create({
       apiVersion: 'apps/v1', kind: 'DaemonSet',
       metadata: { name: 'svc-ship', namespace: NAMESPACE, labels: LABELS },
@@ -101,13 +106,14 @@ describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
         labels: { 'svc.dev/managed-by': 'daemonset', 'app.kubernetes.io/managed-by': 'svc-operator' },
         ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'svc-ship', uid: daemonSet.metadata.uid, controller: true }],
       },
-      spec: { url: `http://127.0.0.2:${port}`, expectedName: 'node-a', auth: { mode: 'Secret', secretRef: { name: 'svc-ship-tokens' } } },
+      spec: { url: `http://127.0.0.2:${port}`, expectedName: 'node-a', auth: { mode: 'Generated' } },
     });
     expect(h.ship('node-d')!.spec).toEqual({ url: 'http://127.0.0.9:1', auth: { mode: 'None' }, deletionPolicy: 'Deregister' });
     expect(h.ship('node-d')!.metadata.labels).toBeUndefined();
 
     for (const node of ['node-a', 'node-b']) await reconcileUntil(h.ships, node, () => ready(node)?.status === 'True', `${node} Ready`);
-    expect(h.ship('node-a')!.status).toMatchObject({ shipName: 'node-a', tokenSecretName: 'svc-ship-tokens', bridgeStatus: 'online' });
+    expect(h.ship('node-a')!.status).toMatchObject({ shipName: 'node-a', tokenSecretName: 'node-a-tokens', bridgeStatus: 'online' });
+    expect(decode(h.secret('node-a-tokens')!.data).bridgeToken).not.toBe(decode(h.secret('node-b-tokens')!.data).bridgeToken);
     expect((await bridgeShips()).map((ship) => ship.name)).toEqual(['node-a', 'node-b']);
     // The pod on node-c becomes ready: its Ship follows.
     setPod('node-c', '127.0.0.4', true);

@@ -10,7 +10,7 @@ import { claimsAgainst, type Claim } from '../../operator/reconcile/claims.js';
 import { decideShip, type ShipFacts } from '../../operator/reconcile/ship-decide.js';
 import { decideRepo, type RepoFacts } from '../../operator/reconcile/repo-decide.js';
 import { decideDaemonSet, managedShip } from '../../operator/reconcile/daemonset-decide.js';
-import { readTokens } from '../../operator/reconcile/tokens.js';
+import { readTokens, tokenFingerprint } from '../../operator/reconcile/tokens.js';
 import { registerOutcomeOf } from '../../operator/reconcile/ship.js';
 import { BridgeRefused } from '../../operator/bridge-client.js';
 import { shipAlreadyRegistered, shipDidNotRespond, shipStreamRefused } from '../../protocol/ship-registration.js';
@@ -109,6 +109,32 @@ describe('decideShip', () => {
     const toNone = decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { kind: 'none' } }));
     expect(toNone).toMatchObject({ kind: 'deregister', why: 'tokens', event: { message: expect.stringContaining('to register with no tokens') } });
     expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { ...PAIR, secretName: 'old-creds' } }))).ready).toBe('True/Online');
+  });
+
+  it('rotation: a Ship asking for one gets a new pair written, and a registration made with another pair is made again', () => {
+    const asking = (value: string, status?: ShipResource['status']) => {
+      const object = ship({ status });
+      object.metadata.annotations = { 'svc.dev/rotate-tokens': value };
+      return object;
+    };
+    expect(decideShip(shipFacts({ ship: asking('r1') }))).toEqual({ kind: 'rotateTokenSecret', secretName: 's1-tokens', rotation: 'r1' });
+    // Already rotated for that request: nothing to do; a Secret mode Ship is never rotated by the operator.
+    expect(decideShip(shipFacts({ ship: asking('r1'), tokens: { ...PAIR, rotation: 'r1' } }))).toEqual({ kind: 'readRoster' });
+    const user = asking('r1');
+    user.spec.auth = { mode: 'Secret', secretRef: { name: 's1-tokens' } };
+    expect(decideShip(shipFacts({ ship: user }))).toEqual({ kind: 'readRoster' });
+    // The status records the pair's fingerprint (never a token); another pair in the same Secret registers again.
+    const registered = finished(decideShip(shipFacts({ ship: ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' } }), roster: [online('n1')] })));
+    expect(registered.ready).toBe('True/Online');
+    expect(registered.status.tokenFingerprint).toBe(tokenFingerprint(PAIR));
+    const fingerprint = tokenFingerprint(PAIR);
+    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(JSON.stringify(registered)).not.toContain('"bt"');
+    const held = ship({ status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens', tokenFingerprint: fingerprint } });
+    expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')] }))).ready).toBe('True/Online');
+    const rotated = { ...PAIR, shipToken: 'st2', bridgeToken: 'bt2' };
+    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: rotated }))).toMatchObject({ kind: 'deregister', name: 'n1', why: 'tokens', event: { reason: 'TokensChanged' } });
+    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: rotated, removed: ['n1'] }))).toEqual({ kind: 'register' });
   });
 
   it('a changed URL registers first, then deregisters the old registration and registers again (URLChanged event)', () => {
@@ -282,21 +308,25 @@ describe('decideDaemonSet', () => {
     spec: { nodeName: node, containers: [] },
     status: { phase: 'Running', hostIP: ip, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
   });
-  const base = { daemonSet: ds, now: Date.parse(NOW), graceMs: 600_000, tokenSecret: 'svc-ship-tokens' };
+  const base = { daemonSet: ds, now: Date.parse(NOW), graceMs: 600_000, };
   const managed = (node: string, ip: string, since?: string) => {
-    const object = managedShip(ds, node, ip, 'svc-ship-tokens') as ShipResource & { metadata: { uid: string } };
+    const object = managedShip(ds, node, ip) as ShipResource & { metadata: { uid: string } };
     object.metadata.uid = `uid-${node}`;
     if (since) object.metadata.annotations = { [NODE_WITHOUT_SHIP_SINCE]: since };
     return object as ShipResource & { apiVersion: string; kind: string };
   };
 
-  it('creates one Ship per node with a ready ship pod, named after the node, using the shared Secret', () => {
+  it('creates one Ship per node with a ready ship pod, named after the node, with a Generated pair of its own', () => {
     const plan = decideDaemonSet({ ...base, pods: [pod('p1', 'node-a', '10.0.0.1'), pod('p2', 'node-b', '10.0.0.2', false), pod('p3', 'node-c', 'fd00::3')], ships: [] });
     expect(plan.create.map((s) => [s.metadata.name, s.spec.url])).toEqual([['node-a', 'http://10.0.0.1:4700'], ['node-c', 'http://[fd00::3]:4700']]);
     expect(plan.create[0]).toMatchObject({
       metadata: { labels: { 'svc.dev/managed-by': 'daemonset' }, ownerReferences: [{ kind: 'DaemonSet', uid: 'ds-uid', controller: true }] },
-      spec: { expectedName: 'node-a', auth: { mode: 'Secret', secretRef: { name: 'svc-ship-tokens' } } },
+      spec: { expectedName: 'node-a', auth: { mode: 'Generated' } },
     });
+    // A Ship made when every node shared one Secret moves to a pair of its own.
+    const shared = managed('node-a', '10.0.0.1');
+    shared.spec.auth = { mode: 'Secret', secretRef: { name: 'svc-ship-tokens' } };
+    expect(decideDaemonSet({ ...base, pods: [pod('p1', 'node-a', '10.0.0.1')], ships: [shared] }).update).toEqual([{ name: 'node-a', spec: expect.objectContaining({ auth: { mode: 'Generated' } }) }]);
   });
 
   it('never touches a user Ship; follows a new host IP; keeps a Ship through the grace period and removes it after', () => {
@@ -332,7 +362,7 @@ describe('decideDaemonSet', () => {
     it('podIP: a ready pod without a pod IP yet gets no Ship; a pod replaced with a new IP moves its Ship', () => {
       const podIP = withAddress('podIP');
       expect(decideDaemonSet({ ...base, daemonSet: podIP, pods: [pod('p1', 'node-a', '10.0.0.1')], ships: [] }).create).toEqual([]);
-      const current = managedShip(podIP, 'node-a', '10.244.1.7', 'svc-ship-tokens') as ShipResource & { apiVersion: string; kind: string };
+      const current = managedShip(podIP, 'node-a', '10.244.1.7') as ShipResource & { apiVersion: string; kind: string };
       const plan = decideDaemonSet({ ...base, daemonSet: podIP, pods: [podWithIP('p9', 'node-a', '10.0.0.1', '10.244.1.8')], ships: [current] });
       expect(plan.update).toEqual([{ name: 'node-a', spec: expect.objectContaining({ url: 'http://10.244.1.8:4700' }) }]);
     });

@@ -69,7 +69,7 @@ describe.skipIf(!hasPostgres)('reconcilers under the operator runtime', () => {
   });
 
   it('the chart Secrets are created at start, with no Secret event', async () => {
-    await until(async () => (h.secret('svc-ship-tokens') && h.secret('svc-admin') && h.secret('svc-postgres')) ?? null, 'the chart Secrets', 10_000);
+    await until(async () => (h.secret('svc-admin') && h.secret('svc-postgres')) ?? null, 'the chart Secrets', 10_000);
   });
 
   it('watches and caches only the Secrets the operator made; a Ship using a user\'s Secret reads it from the API server, and sees it fixed by the refresh', async () => {
@@ -89,7 +89,7 @@ describe.skipIf(!hasPostgres)('reconcilers under the operator runtime', () => {
     await until(async () => condition(h.ship('userland'), 'Ready')?.status === 'True', 'userland Ready once its Secret holds both keys', 10_000);
 
     const cached = runtime.cache.list(SECRET_RESOURCE, NAMESPACE).map((secret) => secret.metadata?.name).sort();
-    expect(cached).toEqual(['runner-tokens', 'svc-admin', 'svc-postgres', 'svc-ship-tokens'].filter((name) => h.secret(name)));
+    expect(cached).toEqual(['runner-tokens', 'svc-admin', 'svc-postgres'].filter((name) => h.secret(name)));
     const secretLists = h.fake.requests.filter((request) => request.method === 'GET' && request.path.endsWith('/secrets'));
     expect(secretLists.length).toBeGreaterThan(0);
     for (const request of secretLists) expect(new URLSearchParams(request.query).get('labelSelector')).toBe('app.kubernetes.io/managed-by=svc-operator');
@@ -116,7 +116,7 @@ describe.skipIf(!hasPostgres)('reconcilers under the operator runtime', () => {
     const text = logs.join('');
     expect(text).toContain('registered with the bridge');
     for (const secret of secrets) expect(text).not.toContain(secret);
-    for (const name of ['svc-ship-tokens', 'svc-admin', 'svc-postgres']) {
+    for (const name of ['svc-admin', 'svc-postgres']) {
       for (const [key, value] of Object.entries(h.secret(name)?.data ?? {})) {
         if (key !== 'username' && key !== 'email') expect(text).not.toContain(Buffer.from(value, 'base64').toString('utf8'));
       }

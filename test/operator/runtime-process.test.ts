@@ -53,7 +53,7 @@ describe('svc operator (process)', () => {
   });
 
   it('creates the chart\'s Secrets in an empty namespace with no other event: the watched one, and with --all-namespaces its own (--daemonset-grace 90s and the default read too)', async () => {
-    const chartSecrets = ['svc-admin', 'svc-postgres', 'svc-ship-tokens'];
+    const chartSecrets = ['svc-admin', 'svc-postgres'];
     const secretsIn = (fake: Awaited<ReturnType<typeof startFake>>['fake'], namespace?: string) =>
       fake.list('v1', 'Secret', namespace).map((secret) => `${secret.metadata.namespace}/${secret.metadata.name}`).sort();
     // Also the other --daemonset-grace forms: 90s, and the 10m default.

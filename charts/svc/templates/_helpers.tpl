@@ -38,7 +38,6 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/* The Secrets the operator creates when absent (operator/reconcile/names.ts); not values: the operator has no flags for them. */}}
 {{- define "svc.adminSecret" -}}svc-admin{{- end -}}
-{{- define "svc.shipTokenSecret" -}}svc-ship-tokens{{- end -}}
 {{- define "svc.postgresSecret" -}}svc-postgres{{- end -}}
 
 {{/*

@@ -125,6 +125,7 @@ export class FakeKubeApi {
   readonly token: string;
   readonly namespace: string;
   private readonly tokens = new Map<string, string>();
+  private readonly boundTokens = new Map<string, BoundToken>();
   private readonly faults: InjectedFault[] = [];
   private readonly watches = new Set<WatchStream>();
   private readonly sockets = new Set<Socket>();
@@ -223,6 +224,36 @@ export class FakeKubeApi {
 
   addToken(token: string, user: string): void {
     this.tokens.set(token, user);
+  }
+
+  /**
+   * A projected service-account token bound to a pod, as the kubelet gets it through TokenRequest: it
+   * authenticates nothing by itself here (no API access), and TokenReview answers for it while the pod exists
+   * with that uid and the audience matches.
+   */
+  addBoundToken(token: string, binding: BoundToken): void {
+    this.boundTokens.set(token, binding);
+  }
+
+  /** POST /apis/authentication.k8s.io/v1/tokenreviews, as kube-apiserver answers for bound tokens. */
+  private tokenReview(body: unknown): Answer {
+    const spec = (body as { spec?: { token?: string; audiences?: string[] } } | undefined)?.spec ?? {};
+    const binding = spec.token ? this.boundTokens.get(spec.token) : undefined;
+    const pod = binding && this.read('v1', 'Pod', binding.podName, binding.namespace);
+    const audiences = (spec.audiences ?? []).filter((audience) => binding?.audiences.includes(audience));
+    const valid = binding && pod && pod.metadata.uid === binding.podUid && !pod.metadata.deletionTimestamp && audiences.length > 0;
+    const status = valid
+      ? {
+          authenticated: true,
+          audiences,
+          user: {
+            username: `system:serviceaccount:${binding.namespace}:${binding.serviceAccount}`,
+            groups: ['system:serviceaccounts', `system:serviceaccounts:${binding.namespace}`, 'system:authenticated'],
+            extra: { 'authentication.kubernetes.io/pod-name': [binding.podName], 'authentication.kubernetes.io/pod-uid': [binding.podUid] },
+          },
+        }
+      : { authenticated: false, error: 'invalid bearer token' };
+    return { status: 201, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { audiences: spec.audiences ?? [] }, status } };
   }
 
   // ---- knobs -------------------------------------------------------------------------------------------
@@ -330,6 +361,12 @@ export class FakeKubeApi {
     return this.lifecycle.patch(resource, version, resource.namespaced ? namespace : undefined, name, 'application/merge-patch+json', { status }, resource.statusSubresource ? 'status' : undefined).object;
   }
 
+  /** A JSON merge patch of the object itself (as `kubectl annotate`/`kubectl patch --type merge` send). */
+  patch(apiVersion: string, kind: string, name: string, body: Record<string, unknown>, namespace: string | undefined = this.namespace): KubeObject {
+    const { resource, version } = this.resourceFor(apiVersion, kind);
+    return this.lifecycle.patch(resource, version, resource.namespaced ? namespace : undefined, name, 'application/merge-patch+json', body, undefined).object;
+  }
+
   remove(apiVersion: string, kind: string, name: string, namespace: string | undefined = this.namespace): void {
     const { resource, version } = this.resourceFor(apiVersion, kind);
     this.lifecycle.delete(resource, version, resource.namespaced ? namespace : undefined, name);
@@ -419,6 +456,13 @@ export class FakeKubeApi {
         throw errors.pathNotFound();
       }
     }
+    if (method === 'POST' && path === '/apis/authentication.k8s.io/v1/tokenreviews') {
+      seen.verb = 'create';
+      if (this.options.authorize && !this.options.authorize({ user, verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' })) {
+        throw errors.forbidden(user, 'create', { group: 'authentication.k8s.io', plural: 'tokenreviews' } as never, undefined, undefined);
+      }
+      return this.tokenReview(parseBody(method, mediaType(request.headers['content-type']), await readBody(request)));
+    }
     const resourcePath = parseResourcePath(path);
     if (!resourcePath) throw errors.pathNotFound();
     const resource = this.handlers.resolve(resourcePath);
@@ -433,6 +477,15 @@ export class FakeKubeApi {
     const body = parseBody(method, contentType, await readBody(request));
     return this.handlers.handle({ method, path: resourcePath, query: url.searchParams, body, contentType, rendering }, response);
   }
+}
+
+/** A pod-bound projected service-account token (addBoundToken). */
+export interface BoundToken {
+  namespace: string;
+  serviceAccount: string;
+  podName: string;
+  podUid: string;
+  audiences: string[];
 }
 
 /** Starts a fake API server; `await fake.close()` when done. */
