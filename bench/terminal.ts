@@ -234,7 +234,7 @@ async function gridOnTheWire(agent: http.Agent, shipUrl: string, repoUrl: string
 }
 
 /**
- * Security notes H11: a neighbouring workspace prints escape sequences with huge repeat counts (REP, IL and
+ * docs/security.md H11: a neighbouring workspace prints escape sequences with huge repeat counts (REP, IL and
  * a scroll region) 50 times a second while keys are typed here and the ship's status route is polled. The
  * emulator work they cause must not stall this terminal or the ship.
  */

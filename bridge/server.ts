@@ -147,7 +147,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     backoff: options.reconnect,
     heartbeatMs: options.heartbeatMs,
     probeMs: options.registrationProbeMs,
-    // Audit (security notes H9): who holds a workspace decides where its keystrokes go.
+    // Audit (docs/security.md H9): who holds a workspace decides where its keystrokes go.
     onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
   });
   const hub = new EventHub(() => registry.aggregateSegments());
@@ -163,7 +163,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   }
   registry.useEphemeral(ephemeral);
   // Intent rows left by a create that got no answer (or a bridge killed mid-create) are decided by the
-  // ship's own view, at every sync (security notes H23).
+  // ship's own view, at every sync (docs/security.md H23).
   registry.onShipSync((ship, workspaces) => {
     void ephemeral
       .reconcile(ship, new Set(workspaces.map((w) => workspaceKey(w.repoName, w.name))))
@@ -226,7 +226,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     metrics.observeHttp(app);
     app.setValidatorCompiler(validatorCompiler);
     installErrorHandler(app);
-    // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
+    // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
     const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
     app.addHook('onRequest', (request, reply, done) => {
       if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
@@ -249,7 +249,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       done();
     });
     await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
-    // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
+    // Liveness on every accepted socket, and a ceiling on open connections (docs/security.md H16).
     app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
       pendingUpgrades.settle(request);
       keepAlive(socket, options.heartbeatMs);

@@ -1,4 +1,4 @@
-// `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of DESIGN §4.
+// `svc bridge`: runs the central server until SIGINT/SIGTERM, with the flags of docs/cli.md.
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';

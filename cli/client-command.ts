@@ -1,4 +1,4 @@
-// `svc client`: the verbs on workspaces, ships, repos and resources (DESIGN §4). Through the bridge with
+// `svc client`: the verbs on workspaces, ships, repos and resources (docs/cli.md). Through the bridge with
 // the stored session by default (`--bridge-url`, 4800); with `--url` straight to one ship, presenting
 // SVC_BRIDGE_TOKEN when set, else the token a local `svc launch` recorded for that ship. Each group of verbs
 // lives in its own module under client/.

@@ -1,5 +1,5 @@
 // The `svc` command. Each subcommand lives in its own module; this file only assembles them and turns a
-// failure into `svc: <message>` on stderr with exit code 1 (DESIGN §4).
+// failure into `svc: <message>` on stderr with exit code 1 (docs/cli.md).
 //
 // Start-up note: every command builds this whole tree (help and completion need all of it), so the modules
 // that build it load only commander and small modules of their own. Anything heavier (the servers, TypeBox

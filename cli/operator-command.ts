@@ -1,4 +1,4 @@
-// `svc operator`: runs the Kubernetes operator (issue #19) until SIGINT/SIGTERM, with the flags of DESIGN §10.
+// `svc operator`: runs the Kubernetes operator (issue #19) until SIGINT/SIGTERM, with the flags of docs/architecture.md §10.
 // The operator itself (client-node, pino, prom-client) is imported inside the action: see main.ts's start-up note.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parsePort } from './ship-command.js';

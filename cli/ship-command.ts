@@ -1,4 +1,4 @@
-// `svc ship`: runs one ship until SIGINT/SIGTERM. Flags as DESIGN §4; secrets only from the environment
+// `svc ship`: runs one ship until SIGINT/SIGTERM. Flags as docs/cli.md; secrets only from the environment
 // (SVC_BRIDGE_TOKEN) or the operator's token exchange (--tokens-from, a credential file), never from flags. On shutdown, sessions of active workspaces stay in tmux and are
 // adopted by the next start.
 import { realpathSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The operator's HTTP client for the bridge (DESIGN §10): the ship and repo roster calls the reconcilers
+// The operator's HTTP client for the bridge (docs/architecture.md §10): the ship and repo roster calls the reconcilers
 // make, each answer validated against the protocol's schemas, every failure one of four typed errors:
 //   BridgeUnavailable   nothing answered, the call timed out, or a 5xx that is not the bridge's own verdict
 //                       (a proxy's 502/503, the store down): retry later, the bridge is the problem;
@@ -32,7 +32,7 @@ export type BridgeCredentials =
   | { kind: 'none' };
 
 /**
- * DESIGN §10: a username/password pair first, else the Secret holding one (SVC_OPERATOR_ADMIN_SECRET), else a
+ * docs/architecture.md §10: a username/password pair first, else the Secret holding one (SVC_OPERATOR_ADMIN_SECRET), else a
  * session token, else nothing (an insecure bridge).
  */
 export function bridgeCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): BridgeCredentials {
@@ -276,7 +276,7 @@ export class BridgeClient {
         method: spec.method,
         headers,
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        // DESIGN §12: no redirect is ever followed (a 3xx is a failure, judged above).
+        // docs/security.md H8: no redirect is ever followed (a 3xx is a failure, judged above).
         redirect: 'manual',
         signal: AbortSignal.timeout(spec.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });

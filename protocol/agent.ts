@@ -42,7 +42,7 @@ export const UpdateAgentStatusRequest = Type.Object({
 });
 export type UpdateAgentStatusRequest = Static<typeof UpdateAgentStatusRequest>;
 
-/** Body of the agent initialization route (DESIGN §6): fixes model, provider and harness. */
+/** Body of the agent initialization route (docs/architecture.md §8): fixes model, provider and harness. */
 export const AgentInitRequest = Type.Object({
   model: Type.String(),
   provider: Type.String(),

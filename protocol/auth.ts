@@ -1,4 +1,4 @@
-// Shapes of the bridge's authentication surface (spec "Authentication", bodies from DESIGN §5): users,
+// Shapes of the bridge's authentication surface (spec "Authentication", bodies from docs/architecture.md §7): users,
 // login, the WebSocket ticket, and the /users request bodies. Schemas only require types: a present field
 // with a bad value is the route's 400 `invalid request — <field>: <reason>`, a missing one is 422.
 import { Type, type Static } from 'typebox';

@@ -2,7 +2,7 @@
 // backoff, the operator's leases, grace periods and condition times — so tests move time instead of
 // waiting for it. Two kinds: wall time for what is stored and must mean the same after a restart (session
 // expiry), and a monotonic clock for what lives only in memory (tickets, backoff). The bridge reads wall
-// time through `forwardOnly`, so a wall-clock step backwards extends neither (security notes X10).
+// time through `forwardOnly`, so a wall-clock step backwards extends neither (docs/security.md X10).
 export type Clock = () => number;
 
 export const systemClock: Clock = () => Date.now();

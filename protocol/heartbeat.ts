@@ -1,4 +1,4 @@
-// WebSocket liveness, the same on every server socket (security notes H16): a ping every 30 s, and a peer
+// WebSocket liveness, the same on every server socket (docs/security.md H16): a ping every 30 s, and a peer
 // that lets two pings in a row go unanswered is terminated, so half-open connections and stalled clients do
 // not hold their buffers forever. Browser-safe: works on anything with ping/terminate and a pong event.
 export const HEARTBEAT_INTERVAL_MS = 30_000;

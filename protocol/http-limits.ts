@@ -1,4 +1,4 @@
-// HTTP server limits, the same on ship and bridge (security notes H15–H16): how long a client may take to
+// HTTP server limits, the same on ship and bridge (docs/security.md H15–H16): how long a client may take to
 // send its headers and its whole request, how long an idle or never-reading socket is kept, how many
 // connections and pending WebSocket upgrades are accepted. Plain values and a pure per-address counter, so
 // this stays browser-safe; each server applies them to its own fastify instance.

@@ -1,4 +1,4 @@
-// The canonical issue branch of DESIGN §9: `<number>-<slug>`, ASCII only, capped at 60 without a trailing `-`.
+// The canonical issue branch of docs/architecture.md §9: `<number>-<slug>`, ASCII only, capped at 60 without a trailing `-`.
 import { describe, expect, it } from 'vitest';
 import { issueBranchName, slugOf } from './issue-branch.js';
 

@@ -1,4 +1,4 @@
-// The branch name an issue-linked create asks the forge for (spec "POST /workspaces (bridge)", DESIGN §9):
+// The branch name an issue-linked create asks the forge for (spec "POST /workspaces (bridge)", docs/architecture.md §9):
 // `<number>-<slug of title>` capped at 60 characters. Here, not in the bridge, because the GUI previews the
 // name before the create (issue #31) and the preview must be the bridge's own rule, not a copy of it. The
 // forge steps (create and link, or find) stay in bridge/ephemeral/issue-branch.ts.

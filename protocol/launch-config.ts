@@ -1,4 +1,4 @@
-// The `svc launch` configuration file (DESIGN §4, spec "Launch configuration"): a bridge section and a map
+// The `svc launch` configuration file (docs/cli.md, spec "Launch configuration"): a bridge section and a map
 // of ships, each `source: local` (started in the launch process) or `source: remote` (registered by URL).
 // Token values are written `secrets:<VAR>` or with `${VAR}` interpolation; they are resolved before this
 // schema sees them. Cross-field rules (a remote ship needs a url, tokens come in pairs) are checked by the

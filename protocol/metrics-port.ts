@@ -2,7 +2,7 @@
 // in Prometheus' text format and nothing else (every other path is 404, another method 405), without a
 // credential, for a scraper inside the cluster. Plain node:http (plain-http-server.ts): one read-only route
 // needs none of the servers' HTTP machinery. It binds the server's own listen address. Having no credential,
-// it keeps the browser rules of DESIGN §12 that an open server keeps: a foreign Origin or a cross-site fetch
+// it keeps the browser rules of docs/security.md H1 that an open server keeps: a foreign Origin or a cross-site fetch
 // is 403, and a Host other than loopback, an IP literal or a configured name is 421 (a scraper reaching a
 // pod by its IP passes; one using a DNS name lists it with --allowed-host).
 //

@@ -1,4 +1,4 @@
-// Browser-facing request checks shared by the ship and the bridge (security notes H1): a page from another
+// Browser-facing request checks shared by the ship and the bridge (docs/security.md H1): a page from another
 // origin must not drive a server (cross-site WebSocket hijacking, body-less CSRF), and an open server must
 // not answer a DNS-rebinding Host name.
 

@@ -1,4 +1,4 @@
-// Single-flight for fleet-wide reads: the bridge's fleet listings (security notes H17) and the operator's
+// Single-flight for fleet-wide reads: the bridge's fleet listings (docs/security.md H17) and the operator's
 // GET /ships and GET /repos (operator/reconcile/rosters.ts). At most one fetch runs at a time, and a caller
 // shares a fetch only if that fetch started after the caller arrived. A caller arriving while a fetch runs
 // waits for the next one, which starts when the running one ends and is shared by everyone who waited; no

@@ -2,7 +2,7 @@
 // last drawn are written, each run positioned with CUP and styled with SGR. Every byte it emits is a
 // sequence it generates itself (CUP, SGR, cursor visibility/shape, clear): cell text is stripped of control
 // characters, so nothing a workspace prints (OSC 52 clipboard writes, titles, DCS queries) reaches the
-// user's terminal (security notes H12). Browser-safe: the CLI's attach draws a real terminal with it and the
+// user's terminal (docs/security.md H12). Browser-safe: the CLI's attach draws a real terminal with it and the
 // GUI draws xterm.js with it, so both show a workspace the same way. `scrollOut` moves lines into the
 // terminal's own scrollback with line feeds at the bottom row (the GUI's scrollback, docs/terminal.md).
 import { ATTRIBUTE, cellEquals, WIDTH, type Cell, type CellColor, type Cursor } from './terminal.js';

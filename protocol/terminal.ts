@@ -1,4 +1,4 @@
-// The terminal protocol (spec "WS …/terminal", DESIGN §7): client messages, server frames, cells, close
+// The terminal protocol (spec "WS …/terminal", docs/terminal.md): client messages, server frames, cells, close
 // codes and limits. Shared by the ship, the bridge's proxy, the CLI, the GUI and the tests.
 import { Type, type Static } from 'typebox';
 

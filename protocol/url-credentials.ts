@@ -1,4 +1,4 @@
-// Splits credentials out of an http(s) clone URL so they never reach a command line (security notes F6):
+// Splits credentials out of an http(s) clone URL so they never reach a command line (docs/security.md F6):
 // git is given the bare URL and a credential helper (set through GIT_CONFIG_* variables) that answers
 // from the environment. Shared by the ship's clone and the bridge's branch listing.
 

@@ -34,7 +34,7 @@ export const invalidDiffRequest = (reason: string) => new WorkspaceError(400, `i
 export const unauthorized = () => new WorkspaceError(401, 'authentication required');
 
 /**
- * Out of file descriptors or memory (security notes X11): transient, answered 503 so callers retry, and
+ * Out of file descriptors or memory (docs/security.md X11): transient, answered 503 so callers retry, and
  * never read as "this file is absent" — a listing that lost its workspaces to EMFILE would make the
  * bridge release keys the ship still holds.
  */

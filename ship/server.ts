@@ -297,7 +297,7 @@ async function assembleShip(
   metrics.watchWorkspaces(() => service.list());
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandler(app);
-  // First hook: one address may not park more than a few dozen upgrades on the handshake (security notes H16).
+  // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
   const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
@@ -316,7 +316,7 @@ async function assembleShip(
     done();
   });
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
-  // Liveness on every accepted socket, and a ceiling on open connections (security notes H16).
+  // Liveness on every accepted socket, and a ceiling on open connections (docs/security.md H16).
   app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     pendingUpgrades.settle(request);
     keepAlive(socket, options.heartbeatMs);

@@ -1,5 +1,5 @@
 // Reads the armory directory into a manifest: only `skills/`, `plugins/`, `dotfiles/` and `dotfile-map.json`
-// are looked at; symlinks are never followed (a warning names each, security notes H13); modes are
+// are looked at; symlinks are never followed (a warning names each, docs/security.md H13); modes are
 // normalized to 0o755/0o644; entries sorted by path. The revision is the sha256 over every entry's path,
 // sha256 and mode and the dotfile map, so it changes exactly when one of those does and two scans of an
 // unchanged tree agree. A missing directory is an empty manifest.

@@ -22,7 +22,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /openapi.json': 'open',
   // Probes (issue #20): whether the bridge serves and is ready; no data in them, and a kubelet has no credential.
   'GET /healthz': 'open',
-  // The GUI's static files and the redirects to them (DESIGN §5, a deliberate addition): no data in them.
+  // The GUI's static files and the redirects to them (docs/architecture.md §7, a deliberate addition): no data in them.
   'GET /': 'open',
   'GET /ui': 'open',
   'GET /ui/*': 'open',
@@ -47,7 +47,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /repos': 'user-or-agent',
   'DELETE /repos/:name': 'user-or-agent',
   'GET /repos/:name/branches': 'user-or-agent',
-  // The forge routes (DESIGN §6): members and the ship-agent read, comment and review.
+  // The forge routes (docs/architecture.md §8): members and the ship-agent read, comment and review.
   'GET /repos/:name/info': 'user-or-agent',
   'GET /repos/:name/issues': 'user-or-agent',
   'GET /repos/:name/issues/:number': 'user-or-agent',

@@ -1,6 +1,6 @@
 // User accounts and sessions: login and logout, tickets, and the /users operations with the rules of
-// DESIGN §5. Every change that revokes something revokes all of it in one place: the stored sessions, the
-// authenticator's cache, unused tickets and the open sockets of that session or user (security notes H19).
+// docs/architecture.md §7. Every change that revokes something revokes all of it in one place: the stored sessions, the
+// authenticator's cache, unused tickets and the open sockets of that session or user (docs/security.md H19).
 import { randomUUID } from 'node:crypto';
 import {
   emailProblem,

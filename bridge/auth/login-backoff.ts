@@ -1,4 +1,4 @@
-// Failed-login backoff per username and per client address (security notes H17/H22): after a few free
+// Failed-login backoff per username and per client address (docs/security.md H17/H22): after a few free
 // failures each further attempt on that key waits 1 s, doubling to 60 s, before it is even checked; a
 // success clears the username's count. An address gets more free failures than a name (many people share
 // one address behind a NAT, or the CLI on one host), and a success does not clear it (an attacker holding

@@ -1,5 +1,5 @@
 // The WebSockets each user holds open through the bridge (events, terminals), so revoking a session or
-// changing a user closes what that credential opened (security notes H19: a deleted user must not keep a
+// changing a user closes what that credential opened (docs/security.md H19: a deleted user must not keep a
 // terminal). Closed with 1008 (policy violation).
 import type { WebSocket } from 'ws';
 import type { Principal } from './principal.js';

@@ -1,4 +1,4 @@
-// Intent rows (security notes H23) against a real store: a pending row is decided by the ship's view: there
+// Intent rows (docs/security.md H23) against a real store: a pending row is decided by the ship's view: there
 // → watching; absent → kept while the create could still be running on the ship (a running clone is in no
 // sync), gone after PENDING_CREATE_MS; a `workspace.created` adopts it; a create running here is never decided.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -3,7 +3,7 @@
 // itself without a query. This process is the only writer of the table (the data-directory lock), so the
 // mirror is the store's content, not a cache that could say something else.
 // It owns the intent-row life of a create (begin → confirm | abandon | settle) and the reconciliation of
-// `pending` rows with a ship's sync (security notes H23).
+// `pending` rows with a ship's sync (docs/security.md H23).
 import { workspaceKey, type EphemeralWorkspace } from '../../protocol/index.js';
 import type { EphemeralRecord, EphemeralStore } from '../store/ephemeral-store.js';
 

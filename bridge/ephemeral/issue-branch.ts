@@ -1,4 +1,4 @@
-// The branch of an issue-linked create (spec "POST /workspaces (bridge)", DESIGN §9): the canonical name
+// The branch of an issue-linked create (spec "POST /workspaces (bridge)", docs/architecture.md §9): the canonical name
 // (protocol/issue-branch.ts), created on the forge and linked to the issue as its
 // development branch; when the forge will not create it, the same name found among the issue's linked
 // branches and then as a plain ref. A branch linked under another name is never used instead (409).

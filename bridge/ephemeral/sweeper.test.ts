@@ -1,4 +1,4 @@
-// The sweeper's timer under a fake clock (security notes X10, DECISIONS "Timer"): a pass starts one
+// The sweeper's timer under a fake clock (docs/security.md X10, DECISIONS "Timer"): a pass starts one
 // interval after the previous one ended, a wall clock stepped back or forward an hour neither delays nor
 // repeats one, a pass asked for while one runs shares it, and a pass that outlasts the interval is never
 // overlapped. Real parts throughout: the store (PGlite in a temp directory), the ship registry with a real

@@ -1,4 +1,4 @@
-// The ephemeral cleanup (spec "Ephemeral cleanup", DESIGN §9): one pass at a time, on a timer and on
+// The ephemeral cleanup (spec "Ephemeral cleanup", docs/architecture.md §9): one pass at a time, on a timer and on
 // POST /workspaces/sweep, a concurrent call getting the running pass's counters. A pass reads each
 // involved ship's workspaces live (a record whose workspace is gone from an online ship is forgotten), then
 // asks the forge about each record's branch: one pull-request list per (repo, branch), and the issue only
@@ -72,7 +72,7 @@ function truncate(text: string): string {
 }
 const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
 
-/** The open pull request if any, else the highest-numbered (DESIGN §9). */
+/** The open pull request if any, else the highest-numbered (docs/architecture.md §9). */
 function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | null {
   const newestFirst = [...pulls].sort((a, b) => b.number - a.number);
   return newestFirst.find((pull) => pull.state === 'open') ?? newestFirst[0] ?? null;

@@ -1,4 +1,4 @@
-// The bridge's browser guard, before routing and before any upgrade (security notes H1): foreign Origins and
+// The bridge's browser guard, before routing and before any upgrade (docs/security.md H1): foreign Origins and
 // cross-site fetches are refused (403); while authentication is off, so is a Host that is not loopback, an
 // IP literal or configured (421, DNS rebinding). Authentication plugs in after it as its own hook.
 import type { FastifyInstance } from 'fastify';

@@ -1,10 +1,10 @@
-// Serves the GUI (DESIGN §1, §5): the static build of web/ (dist/web) at /ui/, with `GET /` and `GET /ui`
+// Serves the GUI (docs/architecture.md §1, §7): the static build of web/ (dist/web) at /ui/, with `GET /` and `GET /ui`
 // redirecting there. These paths are open in the access policy (they hold no data); everything else stays
 // default-deny. A path under /ui/ that names a built file gets that file (hashed assets cached for a year,
 // the rest revalidated); any other path gets index.html, so the GUI's client routes load on a reload. Only
 // files listed at start-up are ever served, so no request path reaches the file system. @fastify/static
 // does the serving (content types, ETag, ranges, HEAD). Every answer carries the GUI's security headers
-// (security notes H21). It owns nothing about the API: the GUI calls the same routes as the CLI.
+// (docs/security.md H21). It owns nothing about the API: the GUI calls the same routes as the CLI.
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';

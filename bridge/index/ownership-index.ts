@@ -15,7 +15,7 @@ export interface OwnedWorkspace {
   summary: WorkspaceSummary;
 }
 
-/** Told of every change of a key's owner (null: none), for the audit log (security notes H9). */
+/** Told of every change of a key's owner (null: none), for the audit log (docs/security.md H9). */
 export type OwnerChange = (key: string, from: string | null, to: string | null) => void;
 
 export class OwnershipIndex {

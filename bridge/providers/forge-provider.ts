@@ -1,5 +1,5 @@
-// The forge behind a repo (DESIGN §6/§8): one interface the /repos/:name/… forge routes call, with the
-// answer shapes of DESIGN §6, and ProviderError, the one error a provider throws (status and a message
+// The forge behind a repo (docs/architecture.md §8): one interface the /repos/:name/… forge routes call, with the
+// answer shapes of docs/architecture.md §8, and ProviderError, the one error a provider throws (status and a message
 // that is safe to show: no token, URL credentials redacted). The routes map it to a BridgeError once.
 // Which provider serves a repo is the routes' choice (by `repo.provider`); this module knows no forge.
 import type { IssueSummary } from '../../protocol/forge.js';
@@ -83,7 +83,7 @@ export interface FailedJobLog {
   log: string;
 }
 
-/** What issue-linked create needs of an issue (DESIGN §9). */
+/** What issue-linked create needs of an issue (docs/architecture.md §9). */
 export interface IssueBrief {
   number: number;
   title: string;
@@ -108,7 +108,7 @@ export interface ForgeProvider {
   checks(repo: Repo, target: CheckTarget): Promise<CheckRun[]>;
   failedJobLogs(repo: Repo, target: CheckTarget): Promise<FailedJobLog[]>;
 
-  // Issue-linked and ephemeral workspaces (spec "POST /workspaces (bridge)", DESIGN §9).
+  // Issue-linked and ephemeral workspaces (spec "POST /workspaces (bridge)", docs/architecture.md §9).
   /** The issue's number, title and state; a pull request's number is 404 (it is not an issue). */
   readIssue(repo: Repo, number: number): Promise<IssueBrief>;
   /**

@@ -1,4 +1,4 @@
-// The GitHub provider (DESIGN §8) on @octokit/rest: every list through octokit.paginate (all pages, no
+// The GitHub provider (docs/architecture.md §8) on @octokit/rest: every list through octokit.paginate (all pages, no
 // 100-item cap); 5xx retried, primary and secondary rate limits waited out with the reset time GitHub sends
 // but only while the wait is short and only once, and writes spaced (github-request-policy.ts); a longer or
 // repeated limit is surfaced as the forge's own status with the reset time in the message.
@@ -280,7 +280,7 @@ export class GitHubProvider implements ForgeProvider {
     });
   }
 
-  // Issue-linked and ephemeral workspaces (spec "POST /workspaces (bridge)", DESIGN §9).
+  // Issue-linked and ephemeral workspaces (spec "POST /workspaces (bridge)", docs/architecture.md §9).
 
   readIssue(repo: Repo, number: number): Promise<IssueBrief> {
     return this.call(async () => {

@@ -1,4 +1,4 @@
-// /auth: login, logout, the caller's own user, the auth mode, and WebSocket tickets (DESIGN §5 bodies).
+// /auth: login, logout, the caller's own user, the auth mode, and WebSocket tickets (docs/architecture.md §7 bodies).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AuthMode, LoginRequest, LoginResponse, OkResponse, User, WsTicket } from '../../protocol/index.js';

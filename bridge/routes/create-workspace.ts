@@ -1,7 +1,7 @@
 // POST /workspaces on the bridge (spec "POST /workspaces (bridge)"): validation, the branch (given, or
 // resolved from an issue through the repo's forge), the key's reservation, the ship's clone, and for
 // `ephemeral: true` the record: an intent row before the ship is called, watching once it confirmed, gone
-// when it refused (security notes H23). The answer is the ship's summary with `ship` and `ephemeral`.
+// when it refused (docs/security.md H23). The answer is the ship's summary with `ship` and `ephemeral`.
 import {
   identifierProblem,
   workspaceKey,

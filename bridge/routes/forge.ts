@@ -1,5 +1,5 @@
-// The forge routes of DESIGN §6 under /repos/:name/…: each resolves the repo, picks the provider its
-// `provider` names (none → 501), and answers the provider's DESIGN §6 shape. ProviderError is mapped to a
+// The forge routes of docs/architecture.md §8 under /repos/:name/…: each resolves the repo, picks the provider its
+// `provider` names (none → 501), and answers the provider's docs/architecture.md §8 shape. ProviderError is mapped to a
 // BridgeError once, by bridgeErrorOf: a forge 5xx (or no answer) is 502, any other forge status passes through.
 // Who may call them is the access table's business (users and the ship-agent), not these routes'.
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// /users (DESIGN §5): list and create users, remove one, change a role, a password or an email. Who may
+// /users (docs/architecture.md §7): list and create users, remove one, change a role, a password or an email. Who may
 // call which is the access policy's business; these handlers only do the work.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

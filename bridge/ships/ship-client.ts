@@ -1,5 +1,5 @@
 // HTTP calls from the bridge to one ship over kept-alive connections (node:http: fetch costs the routed
-// path more than the ship's own work): the bridge token as bearer, no redirects followed (security notes
+// path more than the ship's own work): the bridge token as bearer, no redirects followed (docs/security.md
 // F9: a ship must not bounce a call elsewhere; a 3xx becomes a 502), a deadline per call. A transport failure
 // is ShipUnreachable; whatever status the ship answers is returned as is. An idle connection is dropped a
 // second before the ship's keep-alive ends (Node honours the ship's `Keep-Alive: timeout` hint only when the

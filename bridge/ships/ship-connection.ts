@@ -1,7 +1,7 @@
 // The bridge's event connection to one ship (`WS <ship>/events`): validates every frame, hands the first
 // `sync` to whoever waits for it (registration learns the ship's name from it), passes later frames on,
 // and reconnects after a loss with capped exponential backoff and jitter. Never follows a redirect, and
-// treats any answer to the upgrade other than 101 as a failure (security notes H8).
+// treats any answer to the upgrade other than 101 as a failure (docs/security.md H8).
 import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
 import { FleetEvent, keepAlive, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
@@ -11,7 +11,7 @@ const checkEvent = Compile(FleetEvent);
 /** A ship's frames are bounded too: an 8 MiB sync is far past any real fleet. */
 const MAX_SHIP_FRAME = 8 * 1024 * 1024;
 /**
- * Events a ship may send per second (security notes H9). Past it the stream is dropped and reopened: the
+ * Events a ship may send per second (docs/security.md H9). Past it the stream is dropped and reopened: the
  * fresh `sync` replaces whatever was skipped, and a flooding ship costs the bridge one reconnect per
  * backoff step instead of unbounded work.
  */
@@ -33,7 +33,7 @@ export interface BackoffOptions {
 export interface ShipStreamOptions extends BackoffOptions {
   /**
    * Ping interval on the stream (default 30 s): a ship behind a blackholed link never closes the socket,
-   * so only missed pongs reveal it (security notes X6) and turn it offline.
+   * so only missed pongs reveal it (docs/security.md X6) and turn it offline.
    */
   heartbeatMs?: number;
 }

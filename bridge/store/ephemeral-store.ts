@@ -1,5 +1,5 @@
 // The ephemeral-workspace records (spec "EphemeralWorkspace", the `ephemeral_workspaces` table), with the
-// intent rows of security notes H23: a create writes its row as `pending` before it calls the ship and
+// intent rows of docs/security.md H23: a create writes its row as `pending` before it calls the ship and
 // turns it into `watching` after the ship confirmed the clone, so a bridge killed in between finds the row
 // at start and reconciles it with the ship's own view instead of losing the workspace to nobody's sweep.
 import type { PullRequestRef } from '../../protocol/index.js';

@@ -45,7 +45,7 @@ export interface Store {
 /**
  * Drops group and other bits from everything under `directory`. PGlite's file system layer creates its
  * files 0666 whatever the process umask; the 0700 data directory already keeps other users out, and this
- * keeps the files themselves private too (security notes H20). Run after opening and at close.
+ * keeps the files themselves private too (docs/security.md H20). Run after opening and at close.
  */
 export function tightenModes(directory: string): void {
   const walk = (path: string) => {

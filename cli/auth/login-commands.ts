@@ -1,4 +1,4 @@
-// `svc login`, `svc whoami`, `svc logout` (spec "Clients", DESIGN §4): the username from -u or a prompt,
+// `svc login`, `svc whoami`, `svc logout` (spec "Clients", docs/cli.md): the username from -u or a prompt,
 // the password always prompted without echo; the session stored per bridge URL.
 import { Command } from 'commander';
 import type { User } from '../../protocol/index.js';

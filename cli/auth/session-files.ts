@@ -1,4 +1,4 @@
-// The CLI's stored sessions (DESIGN §4): one file per bridge URL, named by the sha256 of the URL, in
+// The CLI's stored sessions (docs/cli.md): one file per bridge URL, named by the sha256 of the URL, in
 // `$XDG_CONFIG_HOME/svc/sessions` (default `~/.config/svc/sessions`); the directory 0700, each file 0600,
 // written atomically so a crash never leaves half a token.
 import { createHash, randomBytes } from 'node:crypto';

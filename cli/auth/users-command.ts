@@ -1,4 +1,4 @@
-// `svc users` (DESIGN §4): list, add (password asked twice, never an argument), remove, change a role,
+// `svc users` (docs/cli.md): list, add (password asked twice, never an argument), remove, change a role,
 // a password or an email, through the bridge's /users routes with the stored session. Whatever can refuse
 // the command is checked before a password is asked for: a stdin that is no terminal, and for `add` a name or
 // email the bridge already has (issue #15), so nobody types a password twice to read a 409.

@@ -1,4 +1,4 @@
-// `svc client armory ls|cat|ships` (DESIGN §4): the bridge's armory manifest, one file's contents (text
+// `svc client armory ls|cat|ships` (docs/cli.md): the bridge's armory manifest, one file's contents (text
 // only: binary is refused with a clear message), and each ship's sync state against the current revision.
 import { Command, Option } from 'commander';
 import type { ArmoryFile, ArmoryManifest, ShipArmoryState } from '../../protocol/index.js';

@@ -1,6 +1,6 @@
-// `svc client repos ls|add|rm|branches` (DESIGN §4): the bridge's repo registry. `add` then lists the new
+// `svc client repos ls|add|rm|branches` (docs/cli.md): the bridge's repo registry. `add` then lists the new
 // repo's branches through the bridge and warns when that fails (repo-probe.ts). `issues` and `pulls` are a
-// quick look at the repo's forge through the bridge's forge routes (DESIGN §6). Names are checked here
+// quick look at the repo's forge through the bridge's forge routes (docs/architecture.md §8). Names are checked here
 // first, as workspace verbs check theirs: `.` and `..` cannot even travel in a URL path (they would resolve
 // away to another route), and the rule broken is said the same way the bridge says it.
 import { Command, Option } from 'commander';
@@ -12,7 +12,7 @@ import { printJson, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { branchListingProblem } from './repo-probe.js';
 
-/** The fields of the forge routes' issue and pull summaries (DESIGN §6) these tables show. */
+/** The fields of the forge routes' issue and pull summaries (docs/architecture.md §8) these tables show. */
 interface ForgeItem {
   number: number;
   title: string;

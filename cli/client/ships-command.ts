@@ -1,4 +1,4 @@
-// `svc client ships ls|add|rm` (DESIGN §4). `add` never takes a token as a flag (spec "Ship/bridge token
+// `svc client ships ls|add|rm` (docs/cli.md). `add` never takes a token as a flag (spec "Ship/bridge token
 // pair" rule 5): at a terminal it asks without echo for the ship token (blank: no credentials) and then the
 // bridge token; SVC_REGISTER_SHIP_TOKEN / SVC_REGISTER_BRIDGE_TOKEN replace the prompts (either one set
 // suppresses them all); with no terminal and neither set, the ship is registered without credentials.

@@ -1,4 +1,4 @@
-// The workspace verbs of `svc client` (DESIGN §4): ls, status, create, branch, activate, deactivate, send, rm
+// The workspace verbs of `svc client` (docs/cli.md): ls, status, create, branch, activate, deactivate, send, rm
 // (its own module, rm-command.ts), diff. Through the bridge by default; with `--url` straight to one ship.
 // Tables for people, `--json` for the raw API body.
 import type { Command } from 'commander';

@@ -1,4 +1,4 @@
-// Kubernetes access for the operator: which kubeconfig to load (DESIGN §10: the pod's service account, else
+// Kubernetes access for the operator: which kubeconfig to load (docs/architecture.md §10: the pod's service account, else
 // $KUBECONFIG, else ~/.kube/config — client-node's loadFromDefault() tries them in the opposite order, so a
 // stray KUBECONFIG in a pod would win there), the namespace to default to, and the typed API clients.
 // PATCH content type: client-node 1.4's generated patch methods send `application/json-patch+json` unless told

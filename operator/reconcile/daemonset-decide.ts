@@ -2,7 +2,7 @@
 // the time (tested as a table with an injected clock). One managed Ship per node whose ship pod is Ready:
 // named after the node, url http://<hostIP>:4700 (the port is an option; the pod's own IP instead when the
 // DaemonSet's svc.dev/ship-address annotation says podIP), expectedName the node (the chart names each ship after
-// its node, DESIGN §10), auth Generated (a pair of its own in <node>-tokens, which only that node's ship pod
+// its node, docs/architecture.md §10), auth Generated (a pair of its own in <node>-tokens, which only that node's ship pod
 // can fetch: operator/tokens/), label svc.dev/managed-by=daemonset and a
 // controller reference to the DaemonSet (so deleting the DaemonSet garbage-collects them, each deregistered
 // by its own finalizer). A node that loses its ready ship pod keeps its Ship for the grace period (default

@@ -26,7 +26,7 @@ export { ShipReconciler } from './ship.js';
 export interface ReconcilerExtras {
   /** Options beyond the runtime's (secret names, intervals); defaults in names.ts. */
   options?: Partial<ReconcileOptions>;
-  /** Default: from the environment (DESIGN §10). */
+  /** Default: from the environment (docs/architecture.md §10). */
   credentials?: BridgeCredentials;
   env?: NodeJS.ProcessEnv;
   /** Namespace of the chart's Secrets (default: the watched namespace; with --all-namespaces, the operator's own). */

@@ -1,6 +1,6 @@
 // The names the reconcilers agree on with the runtime, the chart and each other: the resources they read
 // and write, labels and annotations the operator sets, and the defaults of its reconcile options
-// (docs/DECISIONS.md, "Kubernetes: the operator's reconcilers"). Names fixed by DESIGN §10 (finalizer,
+// (docs/DECISIONS.md, "Kubernetes: the operator's reconcilers"). Names fixed by docs/architecture.md §10 (finalizer,
 // managed-by label, token keys) live in operator/resources/.
 import type { ResourceRef } from '../runtime/controller.js';
 import { GROUP, VERSION } from '../resources/index.js';

@@ -3,7 +3,7 @@
 // asks again, until the answer is `finish` (the status to write and when to look again). Tested as a table
 // (test/operator/reconcile-decide.test.ts).
 //
-// The rules (issue #19, DESIGN §10; docs/DECISIONS.md "Kubernetes: the operator's reconcilers"):
+// The rules (issue #19, docs/architecture.md §10; docs/DECISIONS.md "Kubernetes: the operator's reconcilers"):
 // - `status.shipName` is the registration this Ship holds; holding is what lets it adopt, keep, replace or
 //   deregister a name. Another Ship holding a name blocks acquiring it (NameConflict).
 // - Registration is POST-first: a changed URL, a name taken at another URL, or no registration at all all

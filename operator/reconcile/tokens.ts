@@ -1,4 +1,4 @@
-// Ship token pairs in Secrets (DESIGN §10): what a Ship's `spec.auth` asks for, read from the Secret it names
+// Ship token pairs in Secrets (docs/architecture.md §10): what a Ship's `spec.auth` asks for, read from the Secret it names
 // (pure), and the Generated Secret the operator creates once. Values are 32 bytes of CSPRNG output in
 // base64url (spec "Ship/bridge token pair"); a Secret that exists is written again only to rotate its pair,
 // when the Ship asks through ROTATE_TOKENS_ANNOTATION (never by accident). A pair's fingerprint (a truncated

@@ -1,4 +1,4 @@
-// What the Ship and Repo custom resources share: the API group, the names DESIGN §10 fixes (finalizer, label,
+// What the Ship and Repo custom resources share: the API group, the names docs/architecture.md §10 fixes (finalizer, label,
 // token keys), the condition shape, the deletion policy and the svc identifier as far as an OpenAPI schema
 // and CEL can say it. These TypeBox schemas are the source of crds/*.yaml (operator/crds/generate.ts turns
 // them into structural schemas), so every constraint here reaches the API server; keep to keywords a
@@ -13,7 +13,7 @@ export const GROUP = 'svc.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 /**
- * The category `kubectl get <category>` lists both kinds under. Not `svc` (DESIGN §10 as first written):
+ * The category `kubectl get <category>` lists both kinds under. Not `svc` (as first designed):
  * kubectl expands a category before it resolves short names, so a category `svc` turns `kubectl get svc`
  * into "list Ships and Repos" for every user of the cluster instead of listing Services (measured with
  * kubectl v1.33.9: a CRD in category `po` took over `kubectl get po`). docs/DECISIONS.md has the details.
@@ -63,7 +63,7 @@ export type DeletionPolicy = Static<typeof DeletionPolicy>;
 export const ConditionStatus = Type.Enum(['True', 'False', 'Unknown']);
 export type ConditionStatus = Static<typeof ConditionStatus>;
 
-/** The condition types both kinds report (DESIGN §10). */
+/** The condition types both kinds report (docs/architecture.md §10). */
 const CONDITION_TYPES = ['Registered', 'Ready'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 

@@ -1,4 +1,4 @@
-// The Repo custom resource (issue #19, DESIGN §10): a repo the operator registers with the bridge. Its bridge
+// The Repo custom resource (issue #19, docs/architecture.md §10): a repo the operator registers with the bridge. Its bridge
 // name is `spec.name`, else `metadata.name` (Kubernetes names cannot hold every identifier: no capitals,
 // `_` or spaces), and that effective name never changes: renaming a bridge repo would orphan the workspaces
 // and records filed under the old name, so a new name is a new Repo.

@@ -1,4 +1,4 @@
-// The Ship custom resource (issue #19, DESIGN §10): a ship the operator registers with the bridge, with the
+// The Ship custom resource (issue #19, docs/architecture.md §10): a ship the operator registers with the bridge, with the
 // token pair it keeps in a Secret. The bridge learns a ship's name from the ship itself, so the spec holds
 // only what the operator needs to register it; `expectedName` lets a user assert the name (a mismatch is a
 // condition, never a silent adoption).

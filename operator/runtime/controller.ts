@@ -88,7 +88,7 @@ export interface Reconciler {
 }
 
 
-/** What `svc operator` was told (DESIGN §10), as the reconcilers need it. */
+/** What `svc operator` was told (docs/architecture.md §10), as the reconcilers need it. */
 export interface OperatorOptions {
   bridgeUrl: string;
   /** The one namespace watched, or undefined with --all-namespaces. */

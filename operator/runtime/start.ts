@@ -44,7 +44,7 @@ export interface RunningOperator {
 
 /**
  * The bridge's logger with component `operator`. Defence in depth: nothing should log a token, but if an
- * object with one slips into a log call, the value is masked (DESIGN §10: tokens never in status, events or logs).
+ * object with one slips into a log call, the value is masked (docs/architecture.md §10: tokens never in status, events or logs).
  */
 function createOperatorLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
   return createLogger(level, 'operator', ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization']);

@@ -1,4 +1,4 @@
-// Where a ship keeps its armory state (DESIGN §3: under `~/.config/svc/ship/`, never the fleet directory):
+// Where a ship keeps its armory state (docs/architecture.md §5: under `~/.config/svc/ship/`, never the fleet directory):
 // one subdirectory per fleet directory, so two ships on one host (a launch with two local ships) keep
 // separate caches, pins and managed-file records. Files are written atomically (temp file + rename).
 import { createHash, randomBytes } from 'node:crypto';

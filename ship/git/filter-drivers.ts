@@ -1,7 +1,7 @@
 // Filter drivers defined by a workspace's own git config. A `.gitattributes` line `* filter=x` with
 // `filter.x.clean` (or `smudge`, `process`) in `.git/config` makes git run that command whenever it reads or
 // writes the working tree: the ship's status, diff and branch switch would run whatever an agent or a
-// hostile repo set there, inside the ship's process tree (security notes H6). Every ship git call in a
+// hostile repo set there, inside the ship's process tree (docs/security.md H6). Every ship git call in a
 // workspace therefore overrides the drivers its repository config defines with empty commands (git then
 // passes content through). Drivers from the machine's own global or system config (git-lfs) are left as
 // they are. The list is read with `git config`, which follows `include.path` like git itself, and is kept

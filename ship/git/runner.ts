@@ -1,4 +1,4 @@
-// Runs git for the ship with the safety settings of DESIGN §12 on every call: repo config that would run
+// Runs git for the ship with the safety settings of docs/security.md §2 on every call: repo config that would run
 // code is neutralised (fsmonitor, hooks), prompts are off, LFS does not smudge, only the allowed transports
 // work, and messages are in the C locale so failures can be classified. Exit codes are reported, not
 // guessed: simple-git treats a non-zero exit with empty stderr as success (`rev-parse --verify --quiet`,

@@ -1,4 +1,4 @@
-// Agent status routes (DESIGN §6) and the bridge's credential push for repository tools.
+// Agent status routes (docs/architecture.md §8) and the bridge's credential push for repository tools.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AgentCredentialsRequest, AgentInitRequest, UpdateAgentStatusRequest, WorkspaceParams } from '../../protocol/index.js';

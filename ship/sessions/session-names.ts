@@ -1,5 +1,5 @@
 // Maps a workspace key to its tmux session name: a fixed prefix and 32 hex characters of sha256(`repo/name`).
-// Identifiers may hold `#()`, `.`, `:` and spaces, which tmux would expand or rewrite (security notes F3, F4).
+// Identifiers may hold `#()`, `.`, `:` and spaces, which tmux would expand or rewrite (docs/security.md F3, F4).
 import { createHash } from 'node:crypto';
 import { workspaceKey } from '../../protocol/index.js';
 

@@ -1,5 +1,5 @@
 // The ship's private tmux server (`-L <socket>`), never the user's. Owns starting it from a scrubbed
-// environment (so no ship secret reaches a pane: security notes F5), the keeper session that keeps it and
+// environment (so no ship secret reaches a pane: docs/security.md F5), the keeper session that keeps it and
 // its watcher alive, and the few commands the ship needs. With a session holder (session-holder.ts, on a
 // cluster) the server belongs to the holder: every command carries `-N` so none ever starts a server in
 // the ship, the ship waits for the holder's, never kills it, and leaves reaping a pane's processes to it
@@ -187,7 +187,7 @@ export class Tmux {
     let started = await startKeeper();
     const holderDeadline = Date.now() + (this.options.holderWaitMs ?? 60_000);
     // A server that was just killed can still hold the socket for a moment; a client that meets it then is
-    // told "server exited unexpectedly" (security notes X8). It is gone a moment later: try again.
+    // told "server exited unexpectedly" (docs/security.md X8). It is gone a moment later: try again.
     for (let attempt = 1; started.code !== 0 && NO_SERVER.test(started.stderr); attempt++) {
       if (this.holder ? Date.now() > holderDeadline || this.stopped : attempt > 5) break;
       await sleep(this.holder ? 250 : 50 * attempt);

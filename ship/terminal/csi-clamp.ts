@@ -1,5 +1,5 @@
 // @xterm/headless does not bound CSI repeat counts: `ESC[100000000b` (REP) or a huge IL/DL/SU/SD/CHT/CBT
-// loops once per count and blocks the JS thread for seconds (security notes F1), freezing every terminal and
+// loops once per count and blocks the JS thread for seconds (docs/security.md F1), freezing every terminal and
 // route of the ship. tmux itself bounds each of these by what the screen can hold, so the pane tmux shows is
 // the clamped result. This module does the same in front of the emulator: a count past what its final can
 // affect is lowered to that limit before xterm's own handler runs, so the screen still equals tmux's

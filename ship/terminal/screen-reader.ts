@@ -1,5 +1,5 @@
 // Reads an @xterm/headless screen into protocol cells. Colours keep their kind (palette index or RGB),
-// attributes become the DESIGN §7 bit set, wide characters their width markers, and the cursor its
+// attributes become the docs/terminal.md bit set, wide characters their width markers, and the cursor its
 // position, visibility and DECSCUSR shape. The visible cursor flag and underline style are not in the
 // public typings; both are read defensively and pinned by tests.
 import type { Terminal, IBufferCell } from '@xterm/headless';

@@ -5,7 +5,7 @@
 // spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
 // flow-controlled against the emulator's parse backlog, so a burst accumulates in the emulator and costs a
 // few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
-// (csi-clamp.ts, security notes F1/F2). With deflate negotiated, only large frames (a grid, a full-screen
+// (csi-clamp.ts, docs/security.md F1/F2). With deflate negotiated, only large frames (a grid, a full-screen
 // patch) are compressed: a keystroke's patch goes out at once, not after a zlib thread-pool round trip
 // (protocol/websocket-compression.ts).
 import xterm from '@xterm/headless';
@@ -74,7 +74,7 @@ export class TerminalConnection {
   private stream: PaneStream | null = null;
   private term: Terminal | null = null;
   private pacer: FramePacer | null = null;
-  /** Resize coalescing (security notes H17): the latest size asked for, and whether a re-seed is running. */
+  /** Resize coalescing (docs/security.md H17): the latest size asked for, and whether a re-seed is running. */
   private pendingSize: { cols: number; rows: number } | null = null;
   private reseeding = false;
   private lastSeedAt = 0;

@@ -21,7 +21,7 @@ const BRANCH_NOT_ON_REMOTE = /Remote branch .* not found in upstream/;
 /**
  * How long a clone may take in all, and how long an http(s) transfer may stall (under 1 byte/s) before git
  * gives up: a remote that stops answering fails the create in seconds instead of holding it, its directory
- * and the bridge's reservation for the whole deadline (security notes X9).
+ * and the bridge's reservation for the whole deadline (docs/security.md X9).
  */
 export interface CloneLimits {
   timeoutMs: number;

@@ -1,6 +1,6 @@
 // The raw diff of GET …/diff. Options map one to one onto git flags and omitted ones are simply absent.
 // Revisions follow `--end-of-options` and paths follow `--`, so a query value can never become a git option
-// (`range=--output=<file>`: security notes F7). `includeUntracked` appends add-file diffs that the ship
+// (`range=--output=<file>`: docs/security.md F7). `includeUntracked` appends add-file diffs that the ship
 // synthesizes for untracked files, reading only regular files and symlinks (never a FIFO or device).
 import { lstat, open, readlink } from 'node:fs/promises';
 import { join } from 'node:path';

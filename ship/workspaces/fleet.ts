@@ -1,6 +1,6 @@
 // The fleet directory on disk: where `<repo>/<name>` lives, which entries are workspaces, and containment.
 // Identifiers can hold no separator and are never `.`/`..`, so a joined path can only escape through a
-// symlink; every lookup refuses a symlinked repo or workspace directory (security notes H13).
+// symlink; every lookup refuses a symlinked repo or workspace directory (docs/security.md H13).
 import { lstatSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// X10 of the security notes, the step backwards: a bridge whose wall clock is set back an hour gives no
+// docs/security.md X10, the step backwards: a bridge whose wall clock is set back an hour gives no
 // session and no WebSocket ticket any extra time. Its own bridge, because the clock here goes backwards
 // (the other auth suites only move it forward).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -32,7 +32,7 @@ const ROWS: Row[] = [
   row('GET /openapi.json', 'open', '/openapi.json', 200),
   row('GET /healthz', 'open', '/healthz', 200),
   row('GET /readyz', 'open', '/readyz', 200),
-  // The GUI (DESIGN §5): its static files and the redirects to them are open; `npm test` builds dist/web.
+  // The GUI (docs/architecture.md §7): its static files and the redirects to them are open; `npm test` builds dist/web.
   row('GET /', 'open', '/', 302),
   row('GET /ui', 'open', '/ui', 302),
   row('GET /ui/*', 'open', '/ui/workspaces', 200),

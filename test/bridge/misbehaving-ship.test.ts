@@ -105,7 +105,7 @@ describe('misbehaving ships', () => {
   });
 
   // Single flight without memory: a read arriving while a fetch runs waits for the next one, so a burst
-  // costs each ship one call at a time, a few in all (security notes H17: ≤ 5 per ship).
+  // costs each ship one call at a time, a few in all (docs/security.md H17: ≤ 5 per ship).
   it('answers a burst of fleet listings with a few calls per ship, one at a time (single flight)', async () => {
     listCalls.clear();
     mostAtOnce.clear();

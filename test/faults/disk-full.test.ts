@@ -1,4 +1,4 @@
-// X7 of the security notes: a full disk under the ship. The fleet directory sits on a 20 MiB tmpfs and a
+// docs/security.md X7: a full disk under the ship. The fleet directory sits on a 20 MiB tmpfs and a
 // clone needs more (the pack fits, the checkout does not); the armory state sits on a 1 MiB tmpfs and the
 // bridge's armory grows past it. Each failure answers with an error, leaves no half clone, no temp file and
 // the previous armory revision installed byte for byte; once space is freed the same operations succeed.

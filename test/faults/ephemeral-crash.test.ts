@@ -1,4 +1,4 @@
-// Ephemeral records through bridge crashes (security notes H23 and X3, issue #17), with a real `svc bridge`
+// Ephemeral records through bridge crashes (docs/security.md H23 and X3, issue #17), with a real `svc bridge`
 // started through npx (killed and restarted on its data directory), a real ship in this process and the
 // fake GitHub (its branches in a real bare repository, so the issue branches the bridge creates clone).
 // - H23: the bridge SIGKILLed at a random point of each of 20 ephemeral creates (before the ship is called,

@@ -1,4 +1,4 @@
-// X11 of the security notes: a ship process out of file descriptors (its limit cut to 256 while it runs,
+// docs/security.md X11: a ship process out of file descriptors (its limit cut to 256 while it runs,
 // then 300 event subscribers hold them). Whatever cannot be served fails with a status and a message that
 // says why, or at connection level; the process stays up; once the descriptors are back every route works.
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// X6 of the security notes: the link between the bridge and one ship goes slow (latency, 64 KB/s), dead
+// docs/security.md X6: the link between the bridge and one ship goes slow (latency, 64 KB/s), dead
 // (blackhole: no FIN, no RST, nothing) and hostile (reset, half-close), through a TCP fault proxy, while a
 // second ship stays healthy. Slow: it all still works, and the healthy ship's calls do not slow down. Dead: routed calls fail 503 within their deadline, the dead peer is found by ping and
 // the ship goes offline, terminals behind it close, the other ship never notices. Healed: the ship is back

@@ -1,4 +1,4 @@
-// X5 of the security notes: the embedded store (PGlite) killed with SIGKILL in the middle of mixed writes,
+// docs/security.md X5: the embedded store (PGlite) killed with SIGKILL in the middle of mixed writes,
 // 50 rounds on one data directory. Every open recovers within 2 s; no acknowledged transaction is lost and
 // none is half applied: each round's names are exactly what its acknowledged transactions wrote, plus at
 // most the one in flight. (The second process refused by the directory lock is bridge/store/store.test.ts.)

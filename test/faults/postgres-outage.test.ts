@@ -1,4 +1,4 @@
-// X4 of the security notes: the bridge on PostgreSQL while the server is stopped, or its postmaster is
+// docs/security.md X4: the bridge on PostgreSQL while the server is stopped, or its postmaster is
 // killed with SIGKILL, and then started again. During the outage the process stays up, calls that need the
 // store answer 503 with Retry-After, and calls carrying an already validated session keep working from the
 // session cache; after it the pool recovers on its own and every write acknowledged before the outage is

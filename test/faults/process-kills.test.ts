@@ -1,4 +1,4 @@
-// X2, X3 and X8 of the security notes, with real `svc` processes: a bridge killed with SIGKILL (and one
+// docs/security.md X2, X3 and X8, with real `svc` processes: a bridge killed with SIGKILL (and one
 // stopped with SIGTERM) comes back with users, ships and repos identical, an index equal to the ships' own
 // view, and every WebSocket ticket void; a ship killed with SIGKILL under eight attached terminals leaves
 // their sessions running, and the restarted ship adopts them with their shells, screens and MCP tokens; a

@@ -1,4 +1,4 @@
-// X1 of the security notes: a ship killed with SIGKILL at a random point of a create routed through the
+// docs/security.md X1: a ship killed with SIGKILL at a random point of a create routed through the
 // bridge, 20 rounds. The caller gets 503 `unreachable` (or its 201, when the kill came after the answer),
 // never anything else; the bridge sees the ship offline within a second and online again within five of the
 // restart; the key is then either absent with no directory, or a complete working tree the bridge lists; and

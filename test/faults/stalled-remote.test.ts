@@ -1,4 +1,4 @@
-// X9 of the security notes: a git remote that stops answering, under a create routed through the bridge.
+// docs/security.md X9: a git remote that stops answering, under a create routed through the bridge.
 // The ship's clone gives up when the transfer stalls (shortened here to 1 s; 30 s in production), answers
 // with git's message, leaves no directory and no staging leftover, and the bridge holds no reservation: the
 // same key is created at once from a remote that answers.

@@ -1,5 +1,5 @@
 // Ephemeral workspaces and the sweeper end to end (spec "EphemeralWorkspace", "Ephemeral cleanup", "POST
-// /workspaces/sweep"; DESIGN §9; DECISIONS "Issue-linked and ephemeral workspaces, the sweeper"): a real
+// /workspaces/sweep"; docs/architecture.md §9; DECISIONS "Issue-linked and ephemeral workspaces, the sweeper"): a real
 // bridge with real ships and real git, the GitHub provider against the fake forge whose branches live in
 // the bare repository the ships clone. Every pass's five counters are asserted exactly, with the record as
 // the bridge shows it (status, list, events), the workspace as its ship has it, and the forge calls made.

@@ -1,6 +1,6 @@
 // The ship's MCP repository tools end to end: an agent's MCP client → real ship → real authenticating
 // bridge (with the ship-agent credential the bridge pushed) → GitHub provider → fake forge. Proves the
-// ship's DESIGN §6 shapes and the bridge's routes agree, and that forge errors reach the agent as tool errors.
+// ship's docs/architecture.md §8 shapes and the bridge's routes agree, and that forge errors reach the agent as tool errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -1,6 +1,6 @@
 // The /repos/:name/… forge routes through a real authenticating bridge whose GitHub provider comes from
 // SVC_GITHUB_TOKEN / SVC_GITHUB_API_URL and talks to the fake forge: every route as a member and as the
-// ship-agent (the credential the bridge pushed to a real ship), each forge error passed through as DESIGN §6
+// ship-agent (the credential the bridge pushed to a real ship), each forge error passed through as docs/architecture.md §8
 // says, and the GitHub token in no response and no line of the bridge's log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempRoot, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';

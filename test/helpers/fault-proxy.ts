@@ -1,4 +1,4 @@
-// A small TCP proxy for fault tests (security notes X6, X9): put it between two real processes and make the
+// A small TCP proxy for fault tests (docs/security.md X6, X9): put it between two real processes and make the
 // link slow (latency, a bandwidth cap), dead or hostile (reset, half-close) while they run. Bytes keep their
 // order; a blackhole holds them (as TCP would while retransmitting) and a heal delivers what the peers are
 // still there to receive.

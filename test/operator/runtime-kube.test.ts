@@ -1,4 +1,4 @@
-// Kubernetes access (operator/kube/clients.ts): the kubeconfig is taken in DESIGN §10's order — the pod's
+// Kubernetes access (operator/kube/clients.ts): the kubeconfig is taken in docs/architecture.md §10's order — the pod's
 // service account, else KUBECONFIG, else ~/.kube/config — with the namespace defaulting to the pod's own, else
 // the context's; and a merge patch sent with MERGE_PATCH applies to a custom resource's status, where
 // client-node's default content type is refused; and every call, generated client or raw list, goes over one

@@ -1,4 +1,4 @@
-// Browser attacks on the bridge (security notes H1): a foreign Origin or a cross-site fetch is refused
+// Browser attacks on the bridge (docs/security.md H1): a foreign Origin or a cross-site fetch is refused
 // before routing and before any WebSocket upgrade (no side effect, no 101), on an authenticating bridge and
 // on an insecure one; an insecure bridge also refuses a rebinding Host (421) while an authenticating one
 // needs no Host check; the bridge's own public origin is accepted.

@@ -1,4 +1,4 @@
-// Half-open and stalled WebSocket peers (security notes H16): every ship and bridge socket is pinged, and a
+// Half-open and stalled WebSocket peers (docs/security.md H16): every ship and bridge socket is pinged, and a
 // peer that leaves two pings unanswered is terminated, while a live client stays connected.
 import WebSocket from 'ws';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Hostile request heads against a ship and an authenticating bridge (security notes §5 "Headers and auth"):
+// Hostile request heads against a ship and an authenticating bridge (docs/security.md §5 "Headers and auth"):
 // an oversized header block is 431, a request without Host is 400, 2,000 headers do not crash anything, and
 // odd upgrade requests (no Connection header, a bad key, Origin: null) never get a 101. Raw sockets, so
 // nothing normalizes the bytes on the way.

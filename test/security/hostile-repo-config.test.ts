@@ -1,4 +1,4 @@
-// H6 of the security notes: a workspace whose own git config and attributes would run code — fsmonitor,
+// docs/security.md H6: a workspace whose own git config and attributes would run code — fsmonitor,
 // hooks (in .git/hooks and through a core.hooksPath of its own), an external diff and a textconv driver,
 // clean/smudge/process filters, one of them hidden behind include.path. Driving status, every diff option,
 // branch switches and a guarded delete through the ship's API runs none of it. At the end plain git in the

@@ -1,4 +1,4 @@
-// Login guessing (security notes H17/H22): wrong passwords from one address slow that address down (and a
+// Login guessing (docs/security.md H17/H22): wrong passwords from one address slow that address down (and a
 // name that is guessed at slows down too), while a good login from another address stays fast. Requests
 // leave from distinct loopback addresses (127.0.0.1 and 127.0.0.2).
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// Secrets never leak (security notes H3): a whole launch (bridge and ship processes in one `svc launch`,
+// Secrets never leak (docs/security.md H3): a whole launch (bridge and ship processes in one `svc launch`,
 // pinned sentinel tokens, a sentinel admin password) driven through login, tickets, workspaces and two
 // terminals, while every process's command line is sampled every 100 ms. No sentinel, session token,
 // ticket or MCP token may appear in any command line, in the logs (at debug level) or in any response body

@@ -1,4 +1,4 @@
-// Slow and never-reading HTTP clients (security notes H16) against a real ship and a real bridge: a client
+// Slow and never-reading HTTP clients (docs/security.md H16) against a real ship and a real bridge: a client
 // trickling its headers, one trickling its body and one that never reads its responses are each cut off
 // at their limit, while a well-behaved client keeps being served. The limits are shortened for the test
 // (production values: protocol/http-limits.ts); the mechanism under test is Node's own, as configured.
@@ -71,7 +71,7 @@ const servers = [
 ] as const;
 
 describe('slow and never-reading clients', () => {
-  it('the production limits are the ones the security notes ask for', () => {
+  it('the production limits are the ones docs/security.md H15 and H16 name', () => {
     expect(HTTP_LIMITS).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 2048, pendingUpgradesPerAddress: 32 });
     expect(HTTP_LIMITS.timeoutCheckIntervalMs).toBeLessThanOrEqual(1000);
     // A socket silent for longer than the longest route is dead; a clone in progress is not.

@@ -1,4 +1,4 @@
-// Agent status routes (DESIGN §6), the event stream's buffered replay over a real socket, and
+// Agent status routes (docs/architecture.md §8), the event stream's buffered replay over a real socket, and
 // GET /system-resources.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';

@@ -1,7 +1,7 @@
 // The ship's MCP endpoint (issue #16), driven by the SDK's own Streamable HTTP client against a real ship
 // with SVC_BRIDGE_TOKEN set: the 13 tools and their schemas, the agent status lifecycle with its events,
 // JSON and event-stream answers, GET/DELETE, who may call it, and the repository tools against a small real
-// HTTP server standing in for the bridge's /repos routes (answering DESIGN §6 shapes, then 404, then 401).
+// HTTP server standing in for the bridge's /repos routes (answering docs/architecture.md §8 shapes, then 404, then 401).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -75,7 +75,7 @@ async function readBody(request: IncomingMessage): Promise<any> {
   return raw ? JSON.parse(raw) : undefined;
 }
 
-// The bridge's /repos routes as DESIGN §6 describes them, for repo `r`.
+// The bridge's /repos routes as docs/architecture.md §8 describes them, for repo `r`.
 const issue = { number: 7, title: 'Crash on start', state: 'open', author: 'ann', url: 'https://forge.test/r/issues/7', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' };
 const pull = { ...issue, number: 8, title: 'Fix crash', url: 'https://forge.test/r/pull/8', draft: false, baseBranch: 'main', headBranch: 'fix' };
 const posted = { id: 99, author: 'svc-agent', body: 'on it', url: 'https://forge.test/r/issues/7#c99', createdAt: '2026-01-03T00:00:00Z' };

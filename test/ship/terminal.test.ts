@@ -311,7 +311,7 @@ describe('terminal with and without permessage-deflate (issue #18)', () => {
   });
 });
 
-describe('terminal under hostile output (issue #14, security notes F1/H11)', () => {
+describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', () => {
   /** The pane as tmux holds it: `capture-pane -p` rows (trailing blanks trimmed) and the cursor. */
   async function tmuxPane(name: string): Promise<{ text: string; cursor: { x: number; y: number } }> {
     const target = `=${sessionName('term', name)}:`;

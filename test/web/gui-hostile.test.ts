@@ -1,4 +1,4 @@
-// Hostile strings in the GUI (security notes H14, H21), seeded through real processes: a workspace named
+// Hostile strings in the GUI (docs/security.md H14, H21), seeded through real processes: a workspace named
 // `<img src=x onerror=alert(1)>`, one whose name carries a bidi override (U+202E), an agent description
 // with `<script>` and an `<img onerror>`, and an ephemeral workspace whose pull request URL (from the
 // forge, here the fake GitHub behind `npx svc bridge`) is `javascript:`. In Chromium: no dialog, no

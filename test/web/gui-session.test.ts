@@ -71,7 +71,7 @@ describe.skipIf(!found)('the GUI session', () => {
     expect((await gui.api('GET', '/auth/me', undefined, token)).status).toBe(200);
     await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same document'));
 
-    // Revoking the session closes its sockets (security notes H19); the list reconnects, its ticket is 401.
+    // Revoking the session closes its sockets (docs/security.md H19); the list reconnects, its ticket is 401.
     expect((await gui.api('POST', '/auth/logout', undefined, token)).status).toBe(200);
     await page.getByRole('form', { name: 'sign in' }).waitFor({ timeout: 15_000 });
     expect(await page.getByText('Your session has ended. Sign in again.').count()).toBe(1);

@@ -1,4 +1,4 @@
-// How the GUI shows untrusted strings (security notes H14, H21): invisible characters as visible marks, and
+// How the GUI shows untrusted strings (docs/security.md H14, H21): invisible characters as visible marks, and
 // links only for http(s) URLs.
 import { describe, expect, it } from 'vitest';
 import { safeHref } from '../../web/src/lib/safe-url.js';

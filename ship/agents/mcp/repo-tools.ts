@@ -1,4 +1,4 @@
-// The repository tools: each calls one of the bridge's /repos/:name/… routes (DESIGN §6) as ship-agent, with
+// The repository tools: each calls one of the bridge's /repos/:name/… routes (docs/architecture.md §8) as ship-agent, with
 // the {bridgeUrl, token} the bridge pushed to POST /agent/credentials, for this workspace's repo. Every
 // failure is a thrown Error whose message the agent reads as a tool error; the token never appears in one.
 import * as z from 'zod';
@@ -29,7 +29,7 @@ export const NO_CREDENTIALS =
   'no bridge has connected to this ship yet, so repository tools have no credentials (POST /agent/credentials); agent status tools still work';
 
 interface BridgeCall<T> {
-  /** The answer's DESIGN §6 shape: anything else is a tool error naming the route. */
+  /** The answer's docs/architecture.md §8 shape: anything else is a tool error naming the route. */
   shape: z.ZodType<T>;
   method: 'GET' | 'POST';
   /** Below /repos/:name, e.g. `/issues/3`. */

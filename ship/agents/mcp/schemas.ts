@@ -1,6 +1,6 @@
 // zod shapes of the MCP tools' inputs and outputs (the SDK takes zod). The agent shapes mirror
 // protocol/agent.ts (a test checks they accept and reject the same values); the repository shapes are the
-// bridge's /repos answers of DESIGN §6. structuredContent must be an object, so lists come wrapped in one.
+// bridge's /repos answers of docs/architecture.md §8. structuredContent must be an object, so lists come wrapped in one.
 import * as z from 'zod';
 import { AGENT_LINK_MAX_LENGTH, AGENT_LINK_PATTERN, AGENT_STATES } from '../../../protocol/index.js';
 

@@ -259,7 +259,7 @@ export const BUILT_IN_RESOURCES: ResourceType[] = [secrets, pods, events, daemon
 
 export { NAME_COLUMN };
 
-/** Ships and Repos when no CRD defines them: schemaless, with the status subresource on (DESIGN §10). */
+/** Ships and Repos when no CRD defines them: schemaless, with the status subresource on (docs/architecture.md §10). */
 export function schemalessCustomResource(group: string, version: string, kind: string, plural: string, shortNames: string[] = []): ResourceType {
   return {
     group, versions: [version], plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced: true, shortNames, categories: ['svc'],

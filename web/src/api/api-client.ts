@@ -102,7 +102,7 @@ export class ApiClient {
     return (raw === '' ? null : JSON.parse(raw)) as T;
   }
 
-  // --- authentication (DESIGN §5) ---
+  // --- authentication (docs/architecture.md §7) ---
   mode(): Promise<AuthMode> {
     return this.request('GET', '/auth/mode');
   }
@@ -245,7 +245,7 @@ export class ApiClient {
     return this.request('GET', '/armory/file', { query: { path } });
   }
 
-  // --- users (DESIGN §5) ---
+  // --- users (docs/architecture.md §7) ---
   users(): Promise<User[]> {
     return this.request('GET', '/users');
   }

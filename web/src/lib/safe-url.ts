@@ -1,4 +1,4 @@
-// Which URLs the GUI renders as links (security notes H21): only http and https. A `javascript:`, `data:`
+// Which URLs the GUI renders as links (docs/security.md H21): only http and https. A `javascript:`, `data:`
 // or unparseable pull-request or agent link is shown as plain text, never as an href.
 
 const ALLOWED = new Set(['http:', 'https:']);

@@ -1,4 +1,4 @@
-// Makes invisible characters visible (security notes H14, H21): format characters (Unicode category Cf:
+// Makes invisible characters visible (docs/security.md H14, H21): format characters (Unicode category Cf:
 // bidi overrides such as U+202E, zero-width joiners and spaces) and control characters (Cc) in names,
 // branches and agent descriptions are shown as `<U+202E>` marks instead of silently reordering or hiding
 // text. Pure; the Text component renders the segments, never as HTML.

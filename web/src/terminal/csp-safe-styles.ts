@@ -1,5 +1,5 @@
 // xterm.js 6 writes its theme colours, cell sizing and scrollbar CSS into <style> elements it creates while a
-// terminal opens, and the GUI's CSP blocks inline style elements (no 'unsafe-inline'; security notes H21).
+// terminal opens, and the GUI's CSP blocks inline style elements (no 'unsafe-inline'; docs/security.md H21).
 // For the duration of that open() call only, this hands xterm.js stand-ins for those elements: inert
 // <template> elements whose text goes into constructed stylesheets (document.adoptedStyleSheets), which the
 // CSP permits, and which leave with the element. Nothing outside the call is affected.

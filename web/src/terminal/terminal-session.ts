@@ -1,4 +1,4 @@
-// The client side of one terminal socket (DESIGN §7, docs/terminal.md), without any DOM: sends `init` with
+// The client side of one terminal socket (docs/terminal.md), without any DOM: sends `init` with
 // the fitted size once the socket opens, applies grid/patch frames to a TerminalScreen (protocol/), sends
 // one `resync` on a gap, forwards `input` and `resize`, and reports each applied frame with the lines it
 // scrolled off (scrolled-lines.ts), the exit and the close. Acks are the caller's: it sends `ack(seq)` once

@@ -1,6 +1,6 @@
 // The terminal view: an adapter from the terminal protocol to xterm.js and nothing else. It draws the
 // screens the feed applies through the painter (screen-painter.ts: the shared renderer, so xterm.js only
-// ever receives escape sequences generated here from cells, never a workspace's raw bytes; security notes
+// ever receives escape sequences generated here from cells, never a workspace's raw bytes; docs/security.md
 // H12), with Unicode 11 widths as the ship measures them, a scrollback fed from the frames and xterm's
 // search over it. It reports keystrokes and pastes (clipboard-keys.ts, clipboard.ts) and its fitted size
 // (initially and on every container resize) to the feed.
