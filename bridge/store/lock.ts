@@ -1,5 +1,5 @@
 // An exclusive lock on the bridge's data directory: PGlite takes none, and two processes on one data
-// directory silently lose writes (deps notes §5). The lock is a listening Unix socket, which the kernel
+// directory silently lose writes (docs/security.md F10). The lock is a listening Unix socket, which the kernel
 // releases the moment its holder dies, whatever killed it and whatever pid the next holder gets: a pid file
 // is no lock (a killed bridge stays visible to kill(pid, 0) until it is reaped, and a restarted container
 // bridge is often pid 1 again, the pid its own stale file names). docs/DECISIONS.md has the choice.

@@ -1,4 +1,4 @@
-// GET, POST, DELETE /workspaces/:repo/:name/mcp: stateless Streamable HTTP (notes/deps-node20.md §4). The
+// GET, POST, DELETE /workspaces/:repo/:name/mcp: stateless Streamable HTTP (docs/mcp.md). The
 // request guard (ship/http/request-guard.ts) has already admitted the caller: the bridge token, or this
 // workspace's own MCP token. Identifiers are checked (400) and the workspace must exist (404 {error}) for
 // every method. POST gets a fresh server + transport bound to this workspace; it answers JSON unless the

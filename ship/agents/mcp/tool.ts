@@ -1,4 +1,4 @@
-// One MCP tool as a small record (notes/style.md): name, one-line description of when to call it, input and
+// One MCP tool as a small record: name, one-line description of when to call it, input and
 // output shapes, annotations and a handler. The handler returns the structured result and a one-line
 // summary; a thrown error becomes an MCP tool error (`isError: true`) carrying its message.
 import type * as z from 'zod';
