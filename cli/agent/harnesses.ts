@@ -1,4 +1,4 @@
-// What each agent harness needs to reach a workspace's MCP endpoint (notes/agents.md §1), as data: the file
+// What each agent harness needs to reach a workspace's MCP endpoint (docs/mcp.md), as data: the file
 // `--write` merges into, the entries it sets there, and how the harness turns the entry into a request
 // (`--check` connects the same way). Pure: no I/O; paths come in through `HarnessContext`.
 //

@@ -32,7 +32,7 @@ import { CellInterner, readScreen } from './screen-reader.js';
 import { frameJson } from './frame-json.js';
 import type { TerminalGuard } from './terminal-guard.js';
 
-// Both packages are CommonJS bundles: named imports fail in Node's ESM loader (deps notes §3).
+// Both packages are CommonJS bundles: named imports fail in Node's ESM loader.
 const { Terminal: HeadlessTerminal } = xterm;
 const { Unicode11Addon } = unicode11;
 const checkMessage = Compile(TerminalClientMessage);

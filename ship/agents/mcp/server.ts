@@ -1,6 +1,6 @@
 // The `svc-agent` MCP server: the tool list assembled into a fresh McpServer per request (the stateless
 // transport is one server + transport per request), with the instructions that tell an agent when to call
-// each tool (notes/agents.md §4).
+// each tool (docs/mcp.md).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
