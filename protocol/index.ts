@@ -24,3 +24,4 @@ export * from './armory.js';
 export * from './heartbeat.js';
 export * from './http-limits.js';
 export * from './probes.js';
+export * from './drain-report.js';
