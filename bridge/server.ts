@@ -41,6 +41,7 @@ import { ShipRegistry } from './ships/registry.js';
 import type { BackoffOptions } from './ships/ship-connection.js';
 import { EventHub } from './events/event-hub.js';
 import { shipRoutes } from './routes/ships.js';
+import { drainReportRoutes } from './routes/drain-report.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { eventRoutes } from './routes/events.js';
 import { terminalRoutes } from './routes/terminal.js';
@@ -268,6 +269,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }));
     await app.register(forgeRoutes({ repos: store.repos, providers: forgeProviders }));
     await app.register(shipRoutes(registry));
+    await app.register(drainReportRoutes(logger));
     await app.register(sweepRoutes(sweeper));
     await app.register(workspaceRoutes({ registry, repos: store.repos, providers: forgeProviders, ephemeral }));
     await app.register(eventRoutes(hub, sockets));

@@ -41,6 +41,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /ships': 'user',
   'POST /ships': 'admin',
   'DELETE /ships/:name': 'admin',
+  // The operator forwards a draining node's report of unpushed work (issue #30): it logs in as an admin.
+  'POST /ships/:name/drain-report': 'admin',
   'GET /ships/:ship/system-resources': 'user',
   'GET /system-resources': 'user',
   'GET /repos': 'user-or-agent',

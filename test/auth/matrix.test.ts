@@ -62,6 +62,7 @@ const ROWS: Row[] = [
   row('GET /ships', 'user', '/ships', 200),
   row('POST /ships', 'admin', '/ships', 422, {}),
   row('DELETE /ships/:name', 'admin', '/ships/nope', 404),
+  row('POST /ships/:name/drain-report', 'admin', '/ships/nope/drain-report', 200, { workspaces: [], scanned: 0 }),
   row('GET /ships/:ship/system-resources', 'user', '/ships/nope/system-resources', 400),
   row('GET /system-resources', 'user', '/system-resources', 200),
   row('GET /armory', 'user-or-ship', '/armory', 200),
