@@ -16,7 +16,7 @@
 import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
-import { LoginResponse, Repo, ShipInfo, type CreateRepoRequest, type RegisterShipRequest } from '../protocol/index.js';
+import { LoginResponse, Repo, ShipInfo, type CreateRepoRequest, type DrainReport, type RegisterShipRequest } from '../protocol/index.js';
 import { SHIP_UNREACHABLE_STATUS } from '../protocol/ship-registration.js';
 
 export interface LoginPair {
@@ -103,6 +103,7 @@ const checkLogin = Compile(LoginResponse);
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_REGISTER_TIMEOUT_MS = 20_000;
+const DRAIN_REPORT_TIMEOUT_MS = 5_000;
 
 interface Answer {
   status: number;
@@ -164,6 +165,11 @@ export class BridgeClient {
   /** DELETE /ships/:name: `absent` when the bridge answers 404 (already gone counts as done). */
   async deregisterShip(name: string): Promise<'removed' | 'absent'> {
     return this.remove('/ships', name);
+  }
+
+  /** POST /ships/:name/drain-report: the bridge logs a draining node's unpushed work (a short deadline: a drain waits). */
+  async drainReport(name: string, report: DrainReport): Promise<void> {
+    await this.call({ method: 'POST', path: `/ships/${encodeURIComponent(name)}/drain-report`, route: '/ships/:name/drain-report', body: report, timeoutMs: DRAIN_REPORT_TIMEOUT_MS });
   }
 
   async listRepos(): Promise<Repo[]> {

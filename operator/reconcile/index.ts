@@ -6,7 +6,7 @@
 // One BridgeClient (credentials from SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD, else the Secret named by
 // SVC_OPERATOR_ADMIN_SECRET in the chart Secrets' namespace, else SVC_TOKEN, else none) and one pair of
 // shared rosters serve them all.
-import { BridgeClient, bridgeCredentialsFromEnv, type BridgeCredentials } from '../bridge-client.js';
+import { BridgeClient, bridgeCredentialsFromEnv, type BridgeCredentials, type LoginPair } from '../bridge-client.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
 import { ChartSecretsReconciler } from './chart-secrets.js';
 import { Cluster } from './cluster.js';
@@ -43,13 +43,7 @@ export function reconcileDeps(context: ReconcilerContext, extras: ReconcilerExtr
     credentials: extras.credentials ?? bridgeCredentialsFromEnv(extras.env ?? process.env),
     logger: context.log.child({ component: 'bridge-client' }),
     observe: (call) => context.observeBridgeCall(call.method, call.route, call.status === 0 ? 'error' : call.status, call.durationMs / 1000),
-    readLoginSecret: async (name) => {
-      if (!secretsNamespace) return undefined;
-      const data = (await cluster.readSecret(secretsNamespace, name))?.data;
-      const decode = (key: string) => (data?.[key] ? Buffer.from(data[key], 'base64').toString('utf8') : '');
-      const pair = { username: decode('username'), password: decode('password') };
-      return pair.username && pair.password ? pair : undefined;
-    },
+    readLoginSecret: loginSecretReader(cluster, secretsNamespace),
   });
   return {
     cache: context.cache,
@@ -70,6 +64,17 @@ export function createReconcilersWith(context: ReconcilerContext, extras: Reconc
     new DaemonSetShipsReconciler(deps),
     new ChartSecretsReconciler(deps, chartSecretsNamespace(context, extras)),
   ];
+}
+
+/** Reads the operator's login pair from its Secret (keys username, password) in `namespace`, at each login. */
+export function loginSecretReader(cluster: Pick<Cluster, 'readSecret'>, namespace: string | undefined): (name: string) => Promise<LoginPair | undefined> {
+  return async (name) => {
+    if (!namespace) return undefined;
+    const data = (await cluster.readSecret(namespace, name))?.data;
+    const decode = (key: string) => (data?.[key] ? Buffer.from(data[key], 'base64').toString('utf8') : '');
+    const pair = { username: decode('username'), password: decode('password') };
+    return pair.username && pair.password ? pair : undefined;
+  };
 }
 
 /** Where the chart's Secrets live: as given, else the watched namespace, else (all namespaces) the operator's own. */

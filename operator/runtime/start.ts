@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createLogger } from '../../bridge/logger.js';
-import { createReconcilers } from '../reconcile/index.js';
+import { BridgeClient, bridgeCredentialsFromEnv } from '../bridge-client.js';
+import { createReconcilers, loginSecretReader } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';
 import { HealthServer } from '../health/server.js';
@@ -71,10 +72,18 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   if (!options.leaderElect) metrics.setLeader(true);
   const health = await HealthServer.start({ port: options.healthPort, host: options.healthHost, metrics, notReady: () => runtime.notReady() });
   // Every replica answers the exchange, leader or not: it reads from the API server, never from the caches.
+  // Drain reports arriving there are forwarded to the bridge with the reconcilers' credentials (index.ts).
+  const exchangeCluster = new Cluster(kube, log, Date.now);
   const tokenExchange = options.tokenExchangePort === undefined ? undefined : await TokenExchangeServer.start({
     port: options.tokenExchangePort,
     host: options.healthHost,
-    cluster: new Cluster(kube, log, Date.now),
+    cluster: exchangeCluster,
+    bridge: new BridgeClient({
+      url: options.bridgeUrl,
+      credentials: bridgeCredentialsFromEnv(),
+      logger: log.child({ component: 'bridge-client' }),
+      readLoginSecret: loginSecretReader(exchangeCluster, watched ?? loaded.namespace),
+    }),
     namespace: watched,
     shipPodSelector: RECONCILE_DEFAULTS.shipDaemonSetSelector,
     log: log.child({ component: 'token-exchange' }),

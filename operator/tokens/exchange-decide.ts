@@ -20,9 +20,9 @@ export type ExchangeAnswer =
   | { status: 401 | 403 | 404 | 503; error: string };
 
 /** The caller's namespace and pod, from a TokenReview's status; a refusal when it names none. */
-export function reviewedPod(review: V1TokenReviewStatus | undefined): { namespace: string; pod: string; uid: string } | ExchangeAnswer {
+export function reviewedPod(review: V1TokenReviewStatus | undefined, audience = SHIP_TOKEN_AUDIENCE): { namespace: string; pod: string; uid: string } | ExchangeAnswer {
   if (!review?.authenticated) return { status: 401, error: 'the credential is not a valid service-account token' };
-  if (!(review.audiences ?? []).includes(SHIP_TOKEN_AUDIENCE)) return { status: 401, error: `the credential is not minted for ${SHIP_TOKEN_AUDIENCE}` };
+  if (!(review.audiences ?? []).includes(audience)) return { status: 401, error: `the credential is not minted for ${audience}` };
   const match = /^system:serviceaccount:([^:]+):[^:]+$/.exec(review.user?.username ?? '');
   const pod = review.user?.extra?.[POD_NAME_EXTRA]?.[0];
   const uid = review.user?.extra?.[POD_UID_EXTRA]?.[0];

@@ -4,23 +4,35 @@
 // token (TokenReview: signature, expiry, the pod still exists, the audience); this module only reads, never
 // writes. Every replica answers (reads go to the API server, not to the leader's cache). Nothing here logs a
 // token; the answer carries `Cache-Control: no-store`. Anything else is 404/405; a refusal is `{error}`.
+// Beside it, `POST /drain-report` (drain-report.ts): a draining session holder's report of unpushed work,
+// with its own pod's token, recorded as Events on its node's Ship and forwarded to the bridge.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Compile } from 'typebox/compile';
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { PlainHttpServer } from '../../protocol/plain-http-server.js';
 import { generatedTokenSecretName, type ShipResource } from '../resources/index.js';
 import type { Cluster } from '../reconcile/cluster.js';
 import { SHIP_RESOURCE } from '../reconcile/names.js';
+import { DrainReport } from '../../protocol/index.js';
+import type { BridgeClient } from '../bridge-client.js';
 import { decideExchange, reviewedPod, SHIP_TOKEN_AUDIENCE, type ExchangeAnswer } from './exchange-decide.js';
+import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR } from './drain-report.js';
 
 export const SHIP_TOKENS_PATH = '/ship-tokens';
+export const DRAIN_REPORT_PATH = '/drain-report';
+/** A report of DRAIN_REPORT_MAX_WORKSPACES workspaces with long branch names fits well within this. */
+const REPORT_MAX_BYTES = 1_048_576;
+const checkReport = Compile(DrainReport);
 /** Longer than any service-account token the API server issues (a few KiB), shorter than abuse. */
 const CREDENTIAL_MAX = 16_384;
 
 export interface TokenExchangeOptions {
   port: number;
   host?: string;
-  cluster: Pick<Cluster, 'reviewToken' | 'readPod' | 'readObject' | 'readSecret'>;
+  cluster: Pick<Cluster, 'reviewToken' | 'readPod' | 'readObject' | 'readSecret' | 'recordEvent'>;
+  /** Where drain reports are forwarded (undefined: Events only). */
+  bridge?: Pick<BridgeClient, 'drainReport'>;
   /** The namespace served (undefined: all). */
   namespace: string | undefined;
   /** Equality label selector of the ship DaemonSet's pods (`a=b,c=d`). */
@@ -71,7 +83,7 @@ export class TokenExchangeServer {
 
 async function answer(options: TokenExchangeOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-  if (path !== SHIP_TOKENS_PATH) return send(response, 404, { error: 'not found' });
+  if (path !== SHIP_TOKENS_PATH && path !== DRAIN_REPORT_PATH) return send(response, 404, { error: 'not found' });
   if (request.method !== 'POST') {
     response.setHeader('Allow', 'POST');
     return send(response, 405, { error: 'method not allowed' });
@@ -79,6 +91,7 @@ async function answer(options: TokenExchangeOptions, request: IncomingMessage, r
   const header = request.headers.authorization ?? '';
   const credential = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
   if (!credential || credential.length > CREDENTIAL_MAX) return send(response, 401, { error: 'a service-account token is required' });
+  if (path === DRAIN_REPORT_PATH) return drainReport(options, credential, request, response);
   let result: ExchangeAnswer;
   try {
     result = await exchange(options, credential);
@@ -92,6 +105,56 @@ async function answer(options: TokenExchangeOptions, request: IncomingMessage, r
   }
   options.log.debug({ node: result.node }, 'token exchange: answered a node\'s pair');
   return send(response, 200, result.pair);
+}
+
+/** The body as JSON, or undefined when it is larger than `limit` or not JSON. */
+async function readJson(request: IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** POST /drain-report: who asks (its pod, so its node's Ship), then one Event per workspace, then the bridge. */
+async function drainReport(options: TokenExchangeOptions, credential: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  let decision;
+  try {
+    const claimed = reviewedPod(await options.cluster.reviewToken(credential, [DRAIN_REPORT_AUDIENCE]), DRAIN_REPORT_AUDIENCE);
+    if ('status' in claimed) return send(response, claimed.status, { error: 'error' in claimed ? claimed.error : 'refused' });
+    const pod: V1Pod | undefined = await options.cluster.readPod(claimed.namespace, claimed.pod);
+    const node = pod?.metadata?.uid === claimed.uid ? pod.spec?.nodeName : undefined;
+    const ship = node ? ((await options.cluster.readObject(SHIP_RESOURCE, { namespace: claimed.namespace, name: node })) as ShipResource | undefined) : undefined;
+    decision = decideDrainReport({ claimed, pod, isHolderPod: (each) => matchesSelector(HOLDER_POD_SELECTOR, each.metadata?.labels), namespace: options.namespace, ship });
+  } catch (error) {
+    options.log.warn({ err: (error as Error).message }, 'drain report: the API server could not be asked');
+    return send(response, 503, { error: 'the API server could not be asked; try again' });
+  }
+  if (decision.status !== 200) {
+    options.log.info({ status: decision.status, reason: decision.error }, 'drain report refused');
+    return send(response, decision.status, { error: decision.error });
+  }
+  const report = await readJson(request, REPORT_MAX_BYTES);
+  if (!checkReport.Check(report)) return send(response, 400, { error: 'the body is not a drain report' });
+  const { ship, node } = decision;
+  for (const event of drainEvents(node, report)) await options.cluster.recordEvent(ship, event);
+  const shipName = ship.status?.shipName ?? ship.metadata.name ?? node;
+  let bridge: 'logged' | 'unreachable' | 'not configured' = 'not configured';
+  if (options.bridge && report.workspaces.length > 0) {
+    bridge = await options.bridge.drainReport(shipName, report).then(() => 'logged' as const, (error: Error) => {
+      options.log.warn({ ship: shipName, err: error.message }, 'drain report: the bridge did not take it');
+      return 'unreachable' as const;
+    });
+  }
+  options.log.info({ node, ship: shipName, workspaces: report.workspaces.length, scanned: report.scanned, bridge }, 'drain report recorded');
+  return send(response, 200, { events: report.workspaces.length, bridge });
 }
 
 function send(response: ServerResponse, status: number, body: object): void {
