@@ -1,16 +1,23 @@
 // `svc session-holder`: holds a fleet's tmux server so workspace sessions outlive the ship (on a cluster,
 // its own DaemonSet; charts/svc README). The holder's module is imported inside the action (main.ts's
-// start-up note). It runs until SIGINT/SIGTERM, which end every session, or until tmux itself ends.
-import { Command } from 'commander';
+// start-up note). It runs until SIGINT/SIGTERM, which end every session, or until tmux itself ends. On the
+// signal it first reports the workspaces with unpushed work (ship/sessions/drain-report.ts), then ends them.
+import { Command, Option } from 'commander';
+import { parseDuration } from './duration.js';
 import { runUntilSignal } from './run-until-signal.js';
 
 export function sessionHolderCommand(): Command {
   return new Command('session-holder')
     .description('hold the tmux server of a fleet so its sessions outlive `svc ship --session-holder` restarts')
     .option('-f, --fleet-directory <dir>', 'the fleet directory of the ship that uses these sessions', './fleet')
-    .action(async (options: { fleetDirectory: string }) => {
-      const [{ startSessionHolder }, { createLogger }] = await Promise.all([
+    .option('--drain-report-to <url>', 'on SIGTERM, before ending the sessions, send the workspaces with unpushed work to this URL (the operator\'s /drain-report)')
+    .option('--drain-report-credential <file>', 'the file holding the bearer token for --drain-report-to (a projected service-account token), read when sending')
+    .addOption(new Option('--drain-timeout <duration>', 'the time the scan for unpushed work and its report may take before the sessions end').default(20_000, '20s').argParser(parseDuration))
+    .action(async (options: { fleetDirectory: string; drainReportTo?: string; drainReportCredential?: string; drainTimeout: number }) => {
+      if (!!options.drainReportTo !== !!options.drainReportCredential) throw new Error('--drain-report-to and --drain-report-credential go together');
+      const [{ startSessionHolder }, { reportDrain }, { createLogger }] = await Promise.all([
         import('../ship/sessions/session-holder.js'),
+        import('../ship/sessions/drain-report.js'),
         import('../ship/logger.js'),
       ]);
       const logger = createLogger();
@@ -20,7 +27,14 @@ export function sessionHolderCommand(): Command {
       });
       await Promise.race([
         runUntilSignal(
-          () => holder.close(),
+          async () => {
+            // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
+            await reportDrain({
+              fleetDirectory: options.fleetDirectory, reportTo: options.drainReportTo, credentialFile: options.drainReportCredential,
+              timeoutMs: options.drainTimeout, logger,
+            }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
+            await holder.close();
+          },
           (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
         ),
         ended,

@@ -1,0 +1,64 @@
+// What a session holder does on SIGTERM before it ends the sessions (issue #30, docs/DECISIONS.md "Drain
+// report"; charts/svc README "Sessions that outlive the ship"): scan the fleet for unpushed work
+// (ship/git/unpushed-work.ts) and, when it found some, report it to the operator (POST /drain-report, the
+// pod's projected token as bearer), which puts an Event on the node's Ship and tells the bridge. Bounded:
+// the scan gets most of `timeoutMs`, the delivery the rest; a report not delivered in time is written to the
+// holder's own log instead, one warn line per workspace, and the drain goes on. The token is read from its
+// file at that moment (the kubelet renews it) and is never logged; nothing follows a redirect.
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { describeFindings, redactUrlCredentials, type DrainReport } from '../../protocol/index.js';
+import { GitRunner } from '../git/runner.js';
+import { scanFleet, type GitRun } from '../git/unpushed-work.js';
+
+export interface DrainReportOptions {
+  fleetDirectory: string;
+  /** The operator's POST /drain-report URL (undefined: the holder's log only). */
+  reportTo?: string;
+  /** The file holding the pod's projected service-account token. */
+  credentialFile?: string;
+  /** Scan and delivery together end within this. */
+  timeoutMs: number;
+  logger: Logger;
+  git?: GitRun;
+  fetch?: typeof fetch;
+}
+
+/** The share of the time the scan may take; the delivery gets the rest. */
+const SCAN_SHARE = 0.6;
+
+export async function reportDrain(options: DrainReportOptions): Promise<DrainReport> {
+  const { logger } = options;
+  const started = Date.now();
+  const git = options.git ?? new GitRunner({ allowLocalRepos: false });
+  const report = await scanFleet(git, options.fleetDirectory, started + options.timeoutMs * SCAN_SHARE);
+  const deliveredTo = report.workspaces.length === 0 ? 'nobody: nothing unpushed' : await deliver(options, report, started + options.timeoutMs);
+  if (deliveredTo !== 'the operator') {
+    for (const found of report.workspaces) {
+      logger.warn({ workspace: `${found.repo}/${found.name}`, findings: found }, `drain: workspace ${found.repo}/${found.name} has unpushed work: ${describeFindings(found)}`);
+    }
+  }
+  logger.info({ scanned: report.scanned, unpushed: report.workspaces.length, reported: deliveredTo, ms: Date.now() - started }, 'drain: workspaces scanned for unpushed work');
+  return report;
+}
+
+/** Sends the report; says where it went, or why it did not (the caller then logs it). */
+async function deliver(options: DrainReportOptions, report: DrainReport, deadline: number): Promise<string> {
+  if (!options.reportTo || !options.credentialFile) return 'the holder\'s log: no --drain-report-to';
+  try {
+    const token = (await readFile(options.credentialFile, 'utf8')).trim();
+    const response = await (options.fetch ?? fetch)(options.reportTo, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(report),
+      redirect: 'error',
+      signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+    });
+    const text = await response.text();
+    if (response.ok) return 'the operator';
+    return `the holder's log: the operator answered ${response.status} ${redactUrlCredentials(text.slice(0, 200))}`;
+  } catch (error) {
+    const failure = error as Error & { cause?: { code?: string } };
+    return `the holder's log: the operator could not be reached (${failure.name === 'TimeoutError' ? 'timed out' : (failure.cause?.code ?? failure.message)})`;
+  }
+}
