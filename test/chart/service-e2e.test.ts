@@ -20,6 +20,9 @@
 // Per-node token pairs (issue #30): a second node runs its own holder and ship; each ship fetches its own
 // node's pair from the operator's token exchange with its pod's projected token (the fake API server
 // answers the TokenReview), refuses the other node's bridge token, and follows a rotation of its pair.
+// The drain report (issue #30): the session holder, given SIGTERM as tini forwards it (to its own process),
+// reports the workspace with a local commit and a changed file in an Event on its node's Ship and a line in
+// the bridge's log before its sessions end; a clean workspace beside it is not named.
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,7 +70,7 @@ const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${
 const SUBSTITUTED: Record<string, string[]> = {
   bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --repo-cache', 'arg --bridge-url', 'arg --tokens-from', 'arg --tokens-credential', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  sessions: ['entrypoint', 'arg --fleet-directory', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
+  sessions: ['entrypoint', 'arg --fleet-directory', 'arg --drain-report-to', 'arg --drain-report-credential', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
   operator: ['entrypoint', 'arg --health-port', 'arg --token-exchange-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
 };
 
@@ -155,6 +158,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     return launch;
   };
 
+  let startHolderPod: (node: string) => Promise<void>;
   let startShipPod: (shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } }, node?: string) => Promise<string>;
 
   beforeAll(async () => {
@@ -220,10 +224,18 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
 
     // The session holder's pod on each node (its DaemonSet is rolled only on delete: nothing watches it).
-    for (const node of [NODE, NODE_2]) {
-      const holderPod = podOf('sessions', holderSet.spec.template.spec, node);
+    // In the API server, as its DaemonSet controller makes it: the operator checks a drain report's pod.
+    const holderDaemonSet = fake.create(holderSet);
+    startHolderPod = async (node) => {
+      const podTemplate = holderSet.spec.template;
+      const holderPod = fake.create({
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { name: `svc-sessions-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: holderDaemonSet.metadata.name, uid: holderDaemonSet.metadata.uid, controller: true }] },
+        spec: { ...podTemplate.spec, nodeName: node },
+      }) as unknown as Pod;
       await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
-    }
+    };
+    for (const node of [NODE, NODE_2]) await startHolderPod(node);
 
     // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
     // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
@@ -427,6 +439,47 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     expect(pairOf(NODE)).toEqual(untouched);
     expect(await shipAnswer(NODE, untouched.bridgeToken)).toBe(200);
   }, 2 * CONVERGE_MS + 10_000);
+
+  it('a drain reports the workspace with unpushed work on its Ship and in the bridge\'s log, then ends its sessions; a clean one is not named', async () => {
+    const as = await asAdmin();
+    expect(await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'tidy', branch: 'main' })).toMatchObject({ status: 201 });
+    const shell = Number(await inShell('echo $$'));
+    const work = join(shipArg('--fleet-directory'), 'app', 'e2e');
+    writeFileSync(join(work, 'drain.txt'), 'local work\n');
+    git(work, 'add', 'drain.txt');
+    git(work, 'commit', '--quiet', '-m', 'not pushed');
+    writeFileSync(join(work, 'README.md'), 'changed, not committed\n');
+    // A node drain: the kubelet's SIGTERM, which tini forwards to svc alone.
+    const at = running.findIndex((each) => each.name === 'sessions');
+    const holder = running.splice(at, 1)[0]!;
+    holder.child.kill('SIGTERM');
+    await until(async () => holder.gone(), 'the session holder exited', 40_000, 100);
+    expect(await holder.stop()).toBe('had exited');
+    // Ended: gone, or a zombie its new parent has yet to reap.
+    const alive = () => {
+      try {
+        return !/\) Z /.test(readFileSync(`/proc/${shell}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    await until(async () => !alive(), `the workspace's shell ${shell} ended`, 10_000, 100);
+
+    const events = fake.list('v1', 'Event', NAMESPACE).filter((event: Json) => event.reason === 'UnpushedWork') as Json[];
+    expect(events.map((event) => [event.type, event.involvedObject.kind, event.involvedObject.name])).toEqual([['Warning', 'Ship', NODE]]);
+    expect(events[0]!.message).toMatch(/^node e2e-node-1 is draining: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/);
+    expect(JSON.stringify(events)).not.toContain('app/tidy');
+    const bridgeLog = running.find((each) => each.name === 'bridge')!.output();
+    expect(bridgeLog).toMatch(/drain of ship e2e-node-1: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/);
+    expect(bridgeLog).not.toMatch(/workspace app\/tidy has unpushed work/);
+    // The report reached the operator: the holder did not fall back to its own log.
+    expect(holder.output()).toMatch(/"reported":"the operator"/);
+    // No token anywhere in what was reported.
+    const credential = readFileSync(launches.sessions!.launch.argv[launches.sessions!.launch.argv.indexOf('--drain-report-credential') + 1]!, 'utf8');
+    expect(JSON.stringify(events) + bridgeLog).not.toContain(credential);
+    // The DaemonSet starts the node's next holder.
+    await startHolderPod(NODE);
+  }, 90_000);
 
   it('every process ran its rendered container, changed only by the listed substitutions', () => {
     expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'sessions', 'ship']);
