@@ -12,23 +12,9 @@ import { git } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
 import { armoryRevision, nextArmoryRevision, putArmoryFile } from '../helpers/armory.js';
+import { tmpfsMountable } from '../helpers/tmpfs.js';
 
-const canMount = (() => {
-  if (process.getuid?.() !== 0) return false;
-  const probe = join(process.env.TMPDIR ?? '/tmp', `svc-mount-probe-${process.pid}`);
-  try {
-    mkdirSync(probe, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!canMount) {
-  if (process.env.CI === 'true') throw new Error('the disk-full test cannot run: it needs root and tmpfs mounts (`.ci/run` runs as root)');
-  console.warn('\n*** disk-full test SKIPPED: it needs root to mount a private tmpfs. ***\n');
-}
+const canMount = tmpfsMountable('disk-full');
 
 const mounted: string[] = [];
 const mountTmpfs = (dir: string, size: string) => {

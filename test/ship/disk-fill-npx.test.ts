@@ -12,23 +12,9 @@ import { runNpx, startNpx, type NpxProcess } from '../helpers/npx.js';
 import { freePort } from '../helpers/ports.js';
 import { until } from '../helpers/poll.js';
 import { killFleetTmux } from '../helpers/cli.js';
+import { tmpfsMountable } from '../helpers/tmpfs.js';
 
-const canMount = (() => {
-  if (process.getuid?.() !== 0) return false;
-  const probe = join(process.env.TMPDIR ?? '/tmp', `svc-mount-probe-${process.pid}`);
-  try {
-    mkdirSync(probe, { recursive: true });
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!canMount) {
-  if (process.env.CI === 'true') throw new Error('the disk-fill test cannot run: it needs root and tmpfs mounts (`.ci/run` runs as root)');
-  console.warn('\n*** disk-fill test SKIPPED: it needs root to mount a private tmpfs. ***\n');
-}
+const canMount = tmpfsMountable('disk-fill');
 
 const TOKEN = 'disk-fill-bridge-token-0123456789abcdef';
 
