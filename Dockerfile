@@ -14,6 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY protocol protocol
+COPY server server
 COPY ship ship
 COPY bridge bridge
 COPY cli cli

@@ -19,7 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const SOURCES = ['protocol', 'ship', 'bridge', 'cli', 'bench', 'operator', 'web'];
+const SOURCES = ['protocol', 'server', 'ship', 'bridge', 'cli', 'bench', 'operator', 'web'];
 const ROOT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'bin/build.js'];
 const STAMP = '.build-stamp';
 const BUILD_PREFIX = '.dist-';

@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { validatorCompiler } from '../protocol/validator-compiler.js';
+import { validatorCompiler } from '../server/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
   BRIDGE_DEFAULT_PORT,
@@ -30,10 +30,10 @@ import { GitHubProvider } from './providers/github.js';
 import type { ForgeProviders } from './providers/forge-provider.js';
 import type { BranchProbeLimits } from './repos/branches.js';
 import { openStore, type Store } from './store/store.js';
-import { listenFailure, reservePort } from '../protocol/port-reservation.js';
-import { startMetricsPort } from '../protocol/metrics-port.js';
-import type { PlainHttpServer } from '../protocol/plain-http-server.js';
-import { probeRoutes } from '../protocol/probe-routes.js';
+import { listenFailure, reservePort } from '../server/port-reservation.js';
+import { startMetricsPort } from '../server/metrics-port.js';
+import type { PlainHttpServer } from '../server/plain-http-server.js';
+import { probeRoutes } from '../server/probe-routes.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { BridgeMetrics } from './metrics/bridge-metrics.js';
 import { storeReadiness } from './store/readiness.js';

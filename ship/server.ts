@@ -10,7 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import websocket from '@fastify/websocket';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { validatorCompiler } from '../protocol/validator-compiler.js';
+import { validatorCompiler } from '../server/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
   HTTP_LIMITS,
@@ -39,10 +39,10 @@ import { DirectSpawner, type Spawner } from './processes/spawner.js';
 import { badUrlError, installErrorHandler } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
-import { listenFailure, reservePort, type PortReservation } from '../protocol/port-reservation.js';
-import { startMetricsPort } from '../protocol/metrics-port.js';
-import type { PlainHttpServer } from '../protocol/plain-http-server.js';
-import { probeRoutes } from '../protocol/probe-routes.js';
+import { listenFailure, reservePort, type PortReservation } from '../server/port-reservation.js';
+import { startMetricsPort } from '../server/metrics-port.js';
+import type { PlainHttpServer } from '../server/plain-http-server.js';
+import { probeRoutes } from '../server/probe-routes.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { shipReadiness } from './health/readiness.js';
 import { ShipMetrics } from './metrics/ship-metrics.js';

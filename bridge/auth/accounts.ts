@@ -23,7 +23,7 @@ import { LoginBackoff } from './login-backoff.js';
 import { PasswordHasher } from './passwords.js';
 import type { Principal } from './principal.js';
 import type { TicketBook } from './tickets.js';
-import { newToken, tokenHash } from './tokens.js';
+import { newToken, tokenHash } from '../../server/tokens.js';
 import type { UserSockets } from './user-sockets.js';
 
 export const INVALID_LOGIN = 'invalid username or password';

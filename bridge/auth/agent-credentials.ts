@@ -9,7 +9,7 @@ import type { AgentTokensStore } from '../store/agent-tokens-store.js';
 import type { ShipClient } from '../ships/ship-client.js';
 import type { Authenticator } from './authenticator.js';
 import type { Clock } from '../../protocol/clock.js';
-import { newToken, tokenHash } from './tokens.js';
+import { newToken, tokenHash } from '../../server/tokens.js';
 
 /** Waits before each retry of a push that got no answer: four attempts in all. */
 const PUSH_RETRY_DELAYS_MS = [250, 1000, 3000];

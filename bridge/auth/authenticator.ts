@@ -6,7 +6,7 @@
 import type { CredentialsStore } from '../store/credentials-store.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { Principal } from './principal.js';
-import { tokenHash } from './tokens.js';
+import { tokenHash } from '../../server/tokens.js';
 
 const CACHE_TTL_MS = 30_000;
 const CACHE_SIZE = 10_000;

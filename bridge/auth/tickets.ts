@@ -4,7 +4,7 @@
 import { WS_TICKET_LIFETIME_MS, type User } from '../../protocol/index.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { Principal } from './principal.js';
-import { newToken } from './tokens.js';
+import { newToken } from '../../server/tokens.js';
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 

@@ -1,5 +1,5 @@
 // The bridge's Prometheus metrics (issue #20), served at GET /metrics (needs a user credential) and on the
-// optional --metrics-port: the families every server has (protocol/server-metrics.ts: process, HTTP,
+// optional --metrics-port: the families every server has (server/server-metrics.ts: process, HTTP,
 // WebSocket connections by kind) and the bridge's own, all named `svc_bridge_…`:
 //   events relayed to `/events` subscribers (by event type) and subscribers dropped for falling behind;
 //   ships by status and workspaces by state (read from the registry at each scrape);
@@ -8,7 +8,7 @@
 // ship, repo, workspace or user name. The components that count hold the small observer interfaces below,
 // not this class, so they do not depend on prom-client.
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { ServerMetrics } from '../../protocol/server-metrics.js';
+import { ServerMetrics } from '../../server/server-metrics.js';
 
 export interface FleetView {
   /** The registered ships with their status. */

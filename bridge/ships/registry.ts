@@ -20,7 +20,7 @@ import { AgentHistories } from '../index/agent-histories.js';
 import { OwnershipIndex, type OwnerChange } from '../index/ownership-index.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipClient } from './ship-client.js';
-import { tokenHash } from '../auth/tokens.js';
+import { tokenHash } from '../../server/tokens.js';
 import { ShipConnection, type BackoffOptions, type ShipStreamOptions } from './ship-connection.js';
 
 export const REGISTRATION_PROBE_MS = 5000;

@@ -6,7 +6,7 @@
 // Anything else is 404, any other method 405. Plain node:http: three read-only routes carry no credentials
 // and need none of the bridge's HTTP machinery; it binds all interfaces because the kubelet probes the pod IP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PlainHttpServer } from '../../protocol/plain-http-server.js';
+import { PlainHttpServer } from '../../server/plain-http-server.js';
 import type { OperatorMetrics } from './metrics.js';
 
 export interface HealthServerOptions {

@@ -9,7 +9,7 @@ import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import type { ReconcileDeps } from './context.js';
 import { MANAGED_BY_OPERATOR, OPERATOR_SECRETS_SELECTOR, SECRET_RESOURCE } from './names.js';
-import { newToken } from '../../bridge/auth/tokens.js';
+import { newToken } from '../../server/tokens.js';
 
 export interface ChartSecret {
   name: string;

@@ -6,7 +6,7 @@
 // nothing returned for status or messages holds a token.
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
-import { newToken } from '../../bridge/auth/tokens.js';
+import { newToken } from '../../server/tokens.js';
 import { generatedTokenSecretName, TOKEN_KEYS, type ShipResource } from '../resources/index.js';
 import { MANAGED_BY_OPERATOR, ROTATE_TOKENS_ANNOTATION, TOKENS_ROTATION_ANNOTATION } from './names.js';
 

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Compile } from 'typebox/compile';
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { PlainHttpServer } from '../../protocol/plain-http-server.js';
+import { PlainHttpServer } from '../../server/plain-http-server.js';
 import { generatedTokenSecretName, type ShipResource } from '../resources/index.js';
 import type { Cluster } from '../reconcile/cluster.js';
 import { SHIP_RESOURCE } from '../reconcile/names.js';

@@ -4,7 +4,7 @@
 // checked by test/docs/openapi.test.ts.
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { OPENAPI_PATH, openApiHeader } from '../../protocol/openapi.js';
+import { OPENAPI_PATH, openApiHeader } from '../../server/openapi.js';
 
 /** Registers the generator; call before any route is added (it collects them as they are registered). */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {

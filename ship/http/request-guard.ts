@@ -12,7 +12,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { crossOriginProblem, HEALTHZ_PATH, hostAllowed, hostnameOf, READYZ_PATH, workspaceKey } from '../../protocol/index.js';
-import { OPENAPI_PATH } from '../../protocol/openapi.js';
+import { OPENAPI_PATH } from '../../server/openapi.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 import type { ExchangedTokens } from '../tokens/exchanged-tokens.js';
 
@@ -28,7 +28,7 @@ export interface GuardOptions {
 const MCP_METHODS = new Set(['GET', 'POST', 'DELETE']);
 /**
  * Paths served without a credential: they describe the ship or say whether it serves, and hold no data
- * (ship/http/openapi.ts, protocol/probe-routes.ts).
+ * (ship/http/openapi.ts, server/probe-routes.ts).
  */
 const OPEN_PATHS = new Set([OPENAPI_PATH, HEALTHZ_PATH, READYZ_PATH]);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();

@@ -1,5 +1,5 @@
 // The ship's Prometheus metrics (issue #20), served at GET /metrics (behind the same guard as every other
-// route) and on the optional --metrics-port: the families every server has (protocol/server-metrics.ts:
+// route) and on the optional --metrics-port: the families every server has (server/server-metrics.ts:
 // process, HTTP, WebSocket connections by kind) and the ship's own, all named `svc_ship_…`:
 //   workspaces by state (read from the workspace service at each scrape);
 //   terminal frames sent (grid, patch) and resyncs clients asked for;
@@ -9,7 +9,7 @@
 // workspace name. The components that count hold the
 // small observer interfaces they declare, not this class.
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { ServerMetrics } from '../../protocol/server-metrics.js';
+import { ServerMetrics } from '../../server/server-metrics.js';
 import type { SpawnRequest, SpawnResult, Spawner } from '../processes/spawner.js';
 import type { TerminalMetrics } from '../terminal/terminal-connection.js';
 import type { RepoCacheInfo, RepoCacheObserver } from '../workspaces/repo-cache.js';

@@ -9,7 +9,7 @@ import { startBridge } from '../../bridge/server.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { connectTerminal } from '../helpers/terminal.js';
-import { tokenHash } from '../../bridge/auth/tokens.js';
+import { tokenHash } from '../../server/tokens.js';
 import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from './harness.js';
 
 const SHIP_TOKEN = 'sentinel-ship-token-Zq8u2WcE1JtT0aVfX4mNnR7yLpB3sKdGh6oQ';

@@ -17,7 +17,7 @@ import { freePort } from '../helpers/ports.js';
 import { TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 import { openStore } from '../../bridge/store/store.js';
-import { tokenHash } from '../../bridge/auth/tokens.js';
+import { tokenHash } from '../../server/tokens.js';
 
 const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'admin', SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1' };
 const NO_ADMIN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined };

@@ -5,7 +5,7 @@
 // routes are registered by then, so the gap is a few event-loop turns); connections arriving meanwhile are
 // reset, as a client of a server that is still starting would expect to be refused.
 //
-// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+// Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import { createServer } from 'node:net';
 
 export interface PortReservation {

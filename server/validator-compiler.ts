@@ -2,8 +2,7 @@
 // schema whose properties are all plain strings skips TypeBox's `Value.Convert`. Path parameters always
 // arrive as strings, and Convert only coerces strings into the numbers, booleans and arrays a schema asks
 // for, so on such a schema it changes nothing; yet it walks the schema interpretively on every request (a
-// few µs of the bridge's routed path, issue #18). Node only, for the servers: not re-exported by
-// protocol/index.ts.
+// few µs of the bridge's routed path, issue #18). Node only, like all of server/.
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';

@@ -6,11 +6,11 @@
 // is 403, and a Host other than loopback, an IP literal or a configured name is 421 (a scraper reaching a
 // pod by its IP passes; one using a DNS name lists it with --allowed-host).
 //
-// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+// Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PlainHttpServer } from './plain-http-server.js';
-import { METRICS_PATH } from './probes.js';
-import { crossOriginProblem, hostAllowed, hostnameOf } from './request-origin.js';
+import { METRICS_PATH } from '../protocol/probes.js';
+import { crossOriginProblem, hostAllowed, hostnameOf } from '../protocol/request-origin.js';
 import { listenFailure } from './port-reservation.js';
 
 export interface MetricsSource {

@@ -7,10 +7,10 @@
 // what the server's other routes need. The probes are left out of the request log (`logLevel: 'silent'`):
 // a kubelet probing every few seconds would otherwise drown it.
 //
-// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+// Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { HEALTHZ_PATH, METRICS_PATH, ProbeFailure, ProbeOk, READYZ_PATH, type ProbeResult } from './probes.js';
+import { HEALTHZ_PATH, METRICS_PATH, ProbeFailure, ProbeOk, READYZ_PATH, type ProbeResult } from '../protocol/probes.js';
 import type { MetricsSource } from './metrics-port.js';
 
 export interface ProbeRoutesOptions {

@@ -10,7 +10,7 @@
 // `request.routeOptions`, which builds an object per read) and keeps the labelled child of each method and
 // status it has seen, so a request costs a map lookup and prom-client's `observe`.
 //
-// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+// Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { WebSocket, WebSocketServer } from 'ws';

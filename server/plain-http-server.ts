@@ -3,7 +3,7 @@
 // response once headers are out), listening resolved or rejected once, and a close that ends kept-alive
 // connections too.
 //
-// Node only, for the servers: not re-exported by protocol/index.ts, which stays browser-safe.
+// Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

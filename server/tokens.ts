@@ -1,7 +1,7 @@
-// Bearer secrets the bridge issues (sessions, agent tokens, tickets): 32 CSPRNG bytes in base64url (spec
+// Bearer secrets svc issues (sessions, agent tokens, tickets, ship token pairs): 32 CSPRNG bytes in base64url (spec
 // rule 6), and the sha256 they are stored and looked up by.
 import { hash, randomBytes } from 'node:crypto';
-import { TOKEN_BYTES } from '../../protocol/index.js';
+import { TOKEN_BYTES } from '../protocol/index.js';
 
 export const newToken = (): string => randomBytes(TOKEN_BYTES).toString('base64url');
 
