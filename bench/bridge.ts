@@ -104,7 +104,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
   const { url: repoUrl } = makeBenchRemote(root, 20);
   const children: Child[] = [];
   try {
-    // The bridge as a user starts it: the default log level, info (bridge/logger.ts: one line per request).
+    // The bridge as a user starts it: the default log level, info (server/logger.ts: one line per request).
     const bridge = await startBridgeProcess(join(root, 'bridge'), await freePort(), { env: { SVC_LOG_LEVEL: 'info' } });
     children.push(bridge);
     // Authentication stays on: what is measured includes the guard (a cached session lookup).

@@ -23,7 +23,7 @@ import {
 import { installBrowserGuard } from './http/browser-guard.js';
 import { installErrorHandler } from './http/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
-import { createLogger, requestLine, requestSerializers } from './logger.js';
+import { createLogger, requestLine, requestSerializers } from '../server/logger.js';
 import { repoRoutes } from './routes/repos.js';
 import { forgeRoutes } from './routes/forge.js';
 import { GitHubProvider } from './providers/github.js';
@@ -53,7 +53,8 @@ import { TicketBook } from './auth/tickets.js';
 import { UserSockets } from './auth/user-sockets.js';
 import { Accounts } from './auth/accounts.js';
 import { AgentCredentials } from './auth/agent-credentials.js';
-import { ensureFirstAdmin, type FirstAdminSource } from './auth/first-admin.js';
+import { ensureFirstAdmin } from './auth/first-admin.js';
+import type { FirstAdminSource } from '../protocol/first-admin.js';
 import { forwardOnly, monotonicClock, systemClock, type Clock } from '../protocol/clock.js';
 import { startInsecureBanner } from './auth/insecure-banner.js';
 import { Armory } from './armory/armory.js';
@@ -128,7 +129,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const name = options.name ?? 'bridge';
   const problem = identifierProblem(name);
   if (problem) throw new Error(`invalid bridge name "${name}": ${problem}`);
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ component: 'bridge' });
   const insecure = options.insecureNoAuth ?? false;
   const clock = forwardOnly(options.clock ?? systemClock);
   // What lives only in memory runs on the monotonic clock; an injected clock (tests) drives both.

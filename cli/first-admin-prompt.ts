@@ -4,7 +4,7 @@
 // whose store is still to be made has none, so there a partial set is checked when the source is made,
 // before anything is opened or created (the user sees the error at once, and no data directory is left).
 // On an existing store the variables are read, as before, only once it has been found empty.
-import { adminFromEnvironment, type FirstAdminSource } from '../bridge/auth/first-admin.js';
+import { adminFromEnvironment, type FirstAdminSource } from '../protocol/first-admin.js';
 import { ask, askNewPassword, interactive } from './prompt.js';
 
 /** With `newStore`, throws at once when the environment names only part of a first admin. */

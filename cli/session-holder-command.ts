@@ -18,9 +18,9 @@ export function sessionHolderCommand(): Command {
       const [{ startSessionHolder }, { reportDrain }, { createLogger }] = await Promise.all([
         import('../ship/sessions/session-holder.js'),
         import('../ship/sessions/drain-report.js'),
-        import('../ship/logger.js'),
+        import('../server/logger.js'),
       ]);
-      const logger = createLogger();
+      const logger = createLogger({ component: 'ship', redact: ['req.headers.authorization', 'headers.authorization'], batched: false });
       const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger });
       const ended = holder.exited.then((code) => {
         throw new Error(`the tmux server ended (exit code ${code})`);

@@ -76,9 +76,9 @@ export function shipCommand(): Command {
     }) => {
       if (!options.tokensFrom !== !options.tokensCredential) throw new InvalidArgumentError('--tokens-from and --tokens-credential go together');
       // Configuration first: a session environment naming the ship's own variables refuses the start.
-      const { sessionEnvNames, sessionEnvValues } = await import('../ship/sessions/session-env.js');
+      const { sessionEnvNames, sessionEnvValues } = await import('../protocol/session-env.js');
       const sessionEnv = sessionEnvValues(sessionEnvNames(process.env.SVC_SESSION_ENV), process.env);
-      const { agentHarnessFrom } = await import('../ship/sessions/agent-wiring.js');
+      const { agentHarnessFrom } = await import('../protocol/agent-harnesses.js');
       const agentHarness = agentHarnessFrom(process.env.SVC_AGENT_HARNESS);
       // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
       const { startShip } = await import('../ship/server.js');

@@ -7,3 +7,13 @@ export type Harness = (typeof HARNESSES)[number];
 /** What `--harness` and SVC_AGENT_HARNESS accept: a harness, or `all` of them. */
 export const HARNESS_CHOICES = [...HARNESSES, 'all'] as const;
 export type HarnessChoice = (typeof HARNESS_CHOICES)[number];
+
+/** The harness SVC_AGENT_HARNESS names, or undefined when it is empty; throws on an unknown one. */
+export function agentHarnessFrom(value: string | undefined): HarnessChoice | undefined {
+  const harness = value?.trim();
+  if (!harness) return undefined;
+  if (!(HARNESS_CHOICES as readonly string[]).includes(harness)) {
+    throw new Error(`SVC_AGENT_HARNESS: "${harness}" is not one of ${HARNESS_CHOICES.join(', ')}`);
+  }
+  return harness as HarnessChoice;
+}

@@ -46,7 +46,7 @@ import { probeRoutes } from '../server/probe-routes.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { shipReadiness } from './health/readiness.js';
 import { ShipMetrics } from './metrics/ship-metrics.js';
-import { createLogger, requestSerializers } from './logger.js';
+import { createLogger, requestSerializers } from '../server/logger.js';
 import { agentRoutes } from './routes/agent.js';
 import { mcpRoutes } from './agents/mcp/route.js';
 import { eventRoutes } from './routes/events.js';
@@ -66,6 +66,8 @@ import { RepoCache } from './workspaces/repo-cache.js';
 
 /** How long a repo cache may go unused before the ship removes it. */
 export const REPO_CACHE_MAX_IDLE_MS = 14 * 86_400_000;
+/** The ship's lines, each written at once (server/logger.ts). */
+const SHIP_LOGGER = { component: 'ship', redact: ['req.headers.authorization', 'headers.authorization'], batched: false };
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
@@ -165,7 +167,7 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const name = options.name ?? os.hostname();
   const problem = identifierProblem(name);
   if (problem) throw new Error(`invalid ship name "${name}": ${problem}`);
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger(SHIP_LOGGER);
   // Before anything with a side effect (the helper process, the fleet directory, tmux): a port in use ends
   // the start here, with one clear line and nothing to undo (issue #15).
   const reservation = await reservePort(options.port, options.host ?? 'localhost');

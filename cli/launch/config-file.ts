@@ -8,7 +8,7 @@ import { parseEnv } from 'node:util';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { Compile } from 'typebox/compile';
 import { identifierProblem, LaunchConfig, LaunchShipConfig } from '../../protocol/index.js';
-import { sessionEnvProblem } from '../../ship/sessions/session-env.js';
+import { sessionEnvProblem } from '../../protocol/session-env.js';
 
 const checkConfig = Compile(LaunchConfig);
 const checkShip = Compile(LaunchShipConfig);

@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { startShip, type Ship } from '../../ship/server.js';
 import { newToken } from '../../server/tokens.js';
-import type { FirstAdminSource } from '../../bridge/auth/first-admin.js';
+import type { FirstAdminSource } from '../../protocol/first-admin.js';
 import type { LaunchPlan, PlannedLocalShip } from './plan.js';
 
 export interface LaunchedShip {

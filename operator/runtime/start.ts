@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { createLogger } from '../../bridge/logger.js';
+import { createLogger } from '../../server/logger.js';
 import { BridgeClient, bridgeCredentialsFromEnv } from '../bridge-client.js';
 import { createReconcilers, loginSecretReader } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
@@ -48,7 +48,7 @@ export interface RunningOperator {
  * object with one slips into a log call, the value is masked (docs/architecture.md §10: tokens never in status, events or logs).
  */
 function createOperatorLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
-  return createLogger(level, 'operator', ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization']);
+  return createLogger({ level, component: 'operator', redact: ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization'] });
 }
 
 export async function startOperator(options: StartOperatorOptions): Promise<RunningOperator> {
@@ -105,7 +105,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     healthPort: health.port,
     tokenExchangePort: tokenExchange?.port,
     async close() {
-      // The log's pending batch first (bridge/logger.ts): a supervisor's SIGKILL may follow the SIGTERM closely.
+      // The log's pending batch first (server/logger.ts): a supervisor's SIGKILL may follow the SIGTERM closely.
       log.flush();
       await runtime.stop({ release: true });
       await health.close();

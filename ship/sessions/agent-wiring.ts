@@ -4,17 +4,7 @@
 // It runs in the session (its cwd, its SVC_MCP_TOKEN and SVC_SHIP_URL), before the session's own command;
 // its output is dropped, an error of it shows in the terminal and never keeps the shell from starting.
 
-import { HARNESS_CHOICES, type HarnessChoice } from '../../protocol/agent-harnesses.js';
-
-/** The harness SVC_AGENT_HARNESS names, or undefined when it is empty; throws on an unknown one. */
-export function agentHarnessFrom(value: string | undefined): HarnessChoice | undefined {
-  const harness = value?.trim();
-  if (!harness) return undefined;
-  if (!(HARNESS_CHOICES as readonly string[]).includes(harness)) {
-    throw new Error(`SVC_AGENT_HARNESS: "${harness}" is not one of ${HARNESS_CHOICES.join(', ')}`);
-  }
-  return harness as HarnessChoice;
-}
+import type { HarnessChoice } from '../../protocol/agent-harnesses.js';
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 

@@ -1,6 +1,6 @@
 // The bridge's request log as a supervisor sees it (issue #18): one line per request at the default level,
 // none for a probe, no WebSocket ticket anywhere, and every line written out by the time a SIGTERM'd
-// `npx svc bridge` has exited, though lines go out in batches (bridge/logger.ts). The event socket is opened
+// `npx svc bridge` has exited, though lines go out in batches (server/logger.ts). The event socket is opened
 // offering compression, as a browser does.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -82,7 +82,7 @@ describe('ephemeral cleanup in a `svc bridge` process', () => {
     await until(async () => (await call(ship.url, 'GET', path('widget', 'fix'))).status === 404, 'the workspace deleted on the ship by a timed sweep', 15_000);
     await sync((workspaces) => !workspaces.some((w) => w.name === 'fix'));
     expect((await call(bridgeUrl, 'GET', path('widget', 'fix'))).status).toBe(404);
-    // An info line: the bridge writes its log in batches, within 100 ms (bridge/logger.ts).
+    // An info line: the bridge writes its log in batches, within 100 ms (server/logger.ts).
     await bridge!.waitFor('sweep destroyed widget/fix', 5000);
   }, 90_000);
 });

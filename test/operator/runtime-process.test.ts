@@ -67,7 +67,7 @@ describe('svc operator (process)', () => {
       // Nothing exists and nothing changes: only the operator's start can bring them about.
       await until(async () => secretsIn(fake).length === chartSecrets.length, `the chart Secrets in ${namespace} (${args.join(' ') || 'no flags'})`, 20_000);
       expect(secretsIn(fake)).toEqual(chartSecrets.map((name) => `${namespace}/${name}`));
-      // Info lines: the log is written in batches, within 100 ms (bridge/logger.ts).
+      // Info lines: the log is written in batches, within 100 ms (server/logger.ts).
       await operator.waitFor('created the first-admin credentials', 5000);
       expect(operator.output()).toContain(`"daemonsetGraceMs":${graceMs}`);
       await operator.terminateThenKill();

@@ -1,6 +1,10 @@
-// The bridge's pino logger: JSON lines, level from SVC_LOG_LEVEL, request logs without bodies or secrets.
-// Lines go to stdout asynchronously (sonic-boom, flushed at exit), so a request never waits on the pipe a
-// supervisor reads its logs from; the one line per request is written by the server's onResponse hook.
+// The one pino logger factory of svc's processes (bridge, ship, session holder, operator): JSON lines,
+// level from SVC_LOG_LEVEL, each process's component name and redacted fields, request logs without bodies
+// or secrets (the authorization header never, a `ticket` query value masked).
+// The bridge's and the operator's lines go to stdout asynchronously (sonic-boom, flushed at exit), so a
+// request never waits on the pipe a supervisor reads its logs from; the one line per request is written by
+// the server's onResponse hook. The ship writes synchronously (`batched: false`): its few lines are each
+// a state change someone waits to read.
 // Lines are written in batches (issue #18): each write to stdout is a hand-off to libuv's thread pool and
 // back, and one per request line cost the routed path more than the rest of its logging (measured as 14 %
 // of the bridge's CPU per request at c16, where not logging at all saved 18 %). A batch goes out once it
@@ -9,9 +13,18 @@
 // is pending, so what matters reaches the terminal without delay. The bridge's close flushes first thing
 // (a SIGTERM under npx is followed by SIGKILL as soon as npm has exited); a SIGKILL alone can lose at most
 // one batch of lines.
-// The operator's logger is this one with its own component and redacted fields (operator/runtime/start.ts).
 import { pino, type Logger } from 'pino';
 import { redactTicket } from '../protocol/index.js';
+
+export interface LoggerOptions {
+  /** The `component` field of every line. */
+  component: string;
+  /** Paths pino replaces with `***` (the authorization header by default). */
+  redact?: string[];
+  level?: string;
+  /** Batched asynchronous writes (default), or each line written at once. */
+  batched?: boolean;
+}
 
 /** About twenty request lines. */
 const BATCH_BYTES = 4096;
@@ -26,11 +39,14 @@ function flushNow(destination: ReturnType<typeof pino.destination>): void {
   }
 }
 
-export function createLogger(
+export function createLogger({
+  component,
+  redact = ['req.headers.authorization'],
   level = process.env.SVC_LOG_LEVEL ?? 'info',
-  component = 'bridge',
-  redact: string[] = ['req.headers.authorization'],
-): Logger {
+  batched = true,
+}: LoggerOptions): Logger {
+  const options = { level, base: { component }, redact: { paths: redact, censor: '***' } };
+  if (!batched) return pino(options);
   const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
   let flushing: NodeJS.Timeout | null = null;
   const flushSoon = () => {
@@ -41,9 +57,7 @@ export function createLogger(
   };
   return pino(
     {
-      level,
-      base: { component },
-      redact: { paths: redact, censor: '***' },
+      ...options,
       hooks: {
         logMethod(args, method, lineLevel) {
           method.apply(this, args);
@@ -68,8 +82,8 @@ export function requestLine(logger: Logger): (request: { method: string; url: st
 }
 
 export const requestSerializers = {
-  req(request: { method: string; url: string; ip?: string }) {
-    return { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip };
+  req(request: { method: string; url: string; ip?: string; socket?: { remoteAddress?: string } }) {
+    return { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip ?? request.socket?.remoteAddress };
   },
   res(reply: { statusCode: number }) {
     return { statusCode: reply.statusCode };

@@ -43,11 +43,11 @@ describe('the request line', () => {
 });
 
 describe('the bridge logger\'s batched output', () => {
-  const logger = resolve(import.meta.dirname, '../dist/bridge/logger.js');
+  const logger = resolve(import.meta.dirname, '../dist/server/logger.js');
   // A child process logging through createLogger: its stdout is the log, stderr carries markers.
   function run(script: string): Promise<Array<{ stream: 'out' | 'err'; text: string }>> {
     if (!existsSync(logger)) throw new Error('run `npm run build` first (npm test does)');
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(logger)};\nconst log = createLogger('info');\n${script}`]);
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(logger)};\nconst log = createLogger({ component: 'bridge', level: 'info' });\n${script}`]);
     const events: Array<{ stream: 'out' | 'err'; text: string }> = [];
     child.stdout.on('data', (chunk: Buffer) => events.push({ stream: 'out', text: chunk.toString() }));
     child.stderr.on('data', (chunk: Buffer) => events.push({ stream: 'err', text: chunk.toString() }));

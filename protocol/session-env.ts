@@ -1,6 +1,6 @@
 // SVC_SESSION_ENV (issue #27): the variables of the ship's own environment that every workspace session
 // receives, named explicitly (a model API key, GH_TOKEN, a proxy). Sessions otherwise start from a scrubbed
-// environment (sessions/tmux.ts), so nothing reaches an agent that the operator did not name. A name in the
+// environment (ship/sessions/tmux.ts), so nothing reaches an agent that the operator did not name. A name in the
 // ship's own namespace (SVC_*: its tokens, its settings) is refused at start, never passed on. Values travel
 // as the per-session variables do: in the creating client's environment, never in argv.
 
