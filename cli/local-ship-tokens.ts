@@ -4,10 +4,11 @@
 // the same tokens) and leaves one pointer per ship URL in `$XDG_CONFIG_HOME/svc/local-ships/` (0700, files
 // 0600, named by the sha256 of the URL, holding the URL and the file's path, no token), so a client in any
 // directory finds the file. SVC_BRIDGE_TOKEN, when set and not empty, always wins. Tokens are never printed.
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../server/atomic-file.js';
 
 export const LOCAL_SHIPS_FILE = 'local-ships.json';
 
@@ -23,20 +24,15 @@ function pointersDirectory(env: NodeJS.ProcessEnv): string {
 
 const pointerFor = (url: string, env: NodeJS.ProcessEnv) => join(pointersDirectory(env), `${createHash('sha256').update(url).digest('hex')}.json`);
 
-function writePrivately(file: string, text: string): void {
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, text, { mode: 0o600 });
-  renameSync(temporary, file);
-}
 
 /** Records the launch's local ships; returns the token file's path. */
 export function recordLocalShips(dataDirectory: string, ships: LocalShip[], env: NodeJS.ProcessEnv = process.env): string {
   const file = join(dataDirectory, LOCAL_SHIPS_FILE);
-  writePrivately(file, `${JSON.stringify({ ships }, null, 2)}\n`);
+  writeFileAtomicSync(file, `${JSON.stringify({ ships }, null, 2)}\n`);
   const pointers = pointersDirectory(env);
   mkdirSync(pointers, { recursive: true, mode: 0o700 });
   chmodSync(pointers, 0o700);
-  for (const ship of ships) writePrivately(pointerFor(ship.url, env), `${JSON.stringify({ url: ship.url, file })}\n`);
+  for (const ship of ships) writeFileAtomicSync(pointerFor(ship.url, env), `${JSON.stringify({ url: ship.url, file })}\n`);
   return file;
 }
 

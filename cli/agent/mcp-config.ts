@@ -2,7 +2,7 @@
 // workspace and its ship, then per harness prints the entry, merges it into the harness's file (`--write`),
 // and/or connects as the harness would (`--check`). Which file and entry each harness gets: harnesses.ts.
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,7 @@ import { jsonFragment, mergeJsonc, mergeToml, tomlFragment } from './config-file
 import { HARNESSES, planFor, type Harness, type HarnessPlan } from './harnesses.js';
 import { checkHarness } from './mcp-check.js';
 import { findWorkspace, type WorkspaceLocation } from './workspace-discovery.js';
+import { writeFileAtomic } from '../../server/atomic-file.js';
 
 export interface McpConfigOptions {
   harness: Harness | 'all';
@@ -64,9 +65,7 @@ async function writeAtomically(path: string, text: string): Promise<void> {
     (info) => info.mode & 0o777,
     () => 0o600,
   );
-  const temporary = `${path}.svc-${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode });
-  await rename(temporary, path);
+  await writeFileAtomic(path, text, mode);
 }
 
 /** Adds `path` (inside the workspace) to the clone's .git/info/exclude, once. */

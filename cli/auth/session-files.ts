@@ -1,10 +1,11 @@
 // The CLI's stored sessions (docs/cli.md): one file per bridge URL, named by the sha256 of the URL, in
 // `$XDG_CONFIG_HOME/svc/sessions` (default `~/.config/svc/sessions`); the directory 0700, each file 0600,
 // written atomically so a crash never leaves half a token.
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../../server/atomic-file.js';
 
 export interface StoredSession {
   bridgeUrl: string;
@@ -35,9 +36,7 @@ export function writeSession(session: StoredSession, env?: NodeJS.ProcessEnv): s
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   chmodSync(directory, 0o700);
   const file = fileFor(session.bridgeUrl, env);
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(session)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writeFileAtomicSync(file, `${JSON.stringify(session)}\n`);
   return file;
 }
 

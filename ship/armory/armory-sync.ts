@@ -19,7 +19,8 @@ import {
 import { WorkspaceError } from '../errors.js';
 import { BridgePin } from './bridge-pin.js';
 import { installArmory, type ManagedRecord } from './installer.js';
-import { readJson, shipStateDirectory, writeAtomically } from './ship-state-dir.js';
+import { readJson, shipStateDirectory } from './ship-state-dir.js';
+import { writeFileAtomicSync } from '../../server/atomic-file.js';
 
 const checkManifest = Compile(ArmoryManifest);
 const checkFile = Compile(ArmoryFile);
@@ -127,7 +128,7 @@ export class ArmorySync {
         throw new PullFailed(`armory file ${entry.path} does not match its sha256`);
       }
       try {
-        writeAtomically(target, bytes, 0o600);
+        writeFileAtomicSync(target, bytes, 0o600);
       } catch (error) {
         throw new PullFailed(`could not cache armory file ${entry.path}: ${(error as Error).message}`);
       }
@@ -160,7 +161,7 @@ export class ArmorySync {
     const recordFile = join(this.directory, 'managed.json');
     const previous = readJson<ManagedRecord>(recordFile) ?? {};
     const { install, record } = installArmory({ manifest, cacheDirectory: this.cache, home: this.options.home, record: previous });
-    writeAtomically(recordFile, JSON.stringify(record, null, 1));
+    writeFileAtomicSync(recordFile, JSON.stringify(record, null, 1));
     this.record({ install, lastError: null });
   }
 
@@ -171,7 +172,7 @@ export class ArmorySync {
   private record(change: Partial<ArmorySyncState>, manifest?: ArmoryManifest): void {
     this.saved = { state: { ...this.saved.state, ...change }, manifest: manifest ?? this.saved.manifest };
     try {
-      writeAtomically(join(this.directory, 'state.json'), JSON.stringify(this.saved));
+      writeFileAtomicSync(join(this.directory, 'state.json'), JSON.stringify(this.saved));
     } catch (error) {
       this.options.logger.warn({ err: (error as Error).message }, 'could not save the armory state');
     }

@@ -2,7 +2,8 @@
 // that pushed (remembered across restarts). Compared as an origin plus path: scheme, host and port, case
 // and a trailing slash ignored, default ports made explicit.
 import { join } from 'node:path';
-import { readJson, writeAtomically } from './ship-state-dir.js';
+import { readJson } from './ship-state-dir.js';
+import { writeFileAtomicSync } from '../../server/atomic-file.js';
 
 export function comparableBridgeUrl(url: string): string {
   const parsed = new URL(url);
@@ -26,7 +27,7 @@ export class BridgePin {
   check(offered: string): string | null {
     if (this.pinned === null) {
       this.pinned = offered;
-      if (!this.fromFlag) writeAtomically(this.file, JSON.stringify({ bridgeUrl: offered }));
+      if (!this.fromFlag) writeFileAtomicSync(this.file, JSON.stringify({ bridgeUrl: offered }));
       return null;
     }
     return comparableBridgeUrl(this.pinned) === comparableBridgeUrl(offered) ? null : this.pinned;

@@ -5,10 +5,11 @@
 // write (or wrote and someone has since changed: checked against the recorded sha256, mode or link target)
 // is a conflict and left alone; files the armory no longer carries are removed only when the ship can prove
 // it wrote them, and emptied directories are pruned up to, never above, the provider root or home.
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import type { ArmoryInstall, ArmoryManifest } from '../../protocol/index.js';
+import { replaceAtomicSync } from '../../server/atomic-file.js';
 
 export interface ManagedEntry {
   kind: 'file' | 'symlink';
@@ -152,13 +153,13 @@ function existingAncestor(path: string): string {
 
 /** Writes a copy or a symlink at `path` atomically (a temp name in the same directory, then rename). */
 function place(path: string, want: Desired): void {
-  const temporary = join(dirname(path), `.svc-armory-${randomBytes(6).toString('hex')}`);
-  if (want.kind === 'symlink') symlinkSync(want.target!, temporary);
-  else {
-    copyFileSync(want.source, temporary);
-    chmodSync(temporary, want.mode!);
-  }
-  renameSync(temporary, path);
+  replaceAtomicSync(path, (temporary) => {
+    if (want.kind === 'symlink') symlinkSync(want.target!, temporary);
+    else {
+      copyFileSync(want.source, temporary);
+      chmodSync(temporary, want.mode!);
+    }
+  });
 }
 
 /** Removes empty directories from `directory` upwards, stopping at (and never removing) `root`. */

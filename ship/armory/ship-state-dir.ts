@@ -1,26 +1,14 @@
 // Where a ship keeps its armory state (docs/architecture.md §5: under `~/.config/svc/ship/`, never the fleet directory):
 // one subdirectory per fleet directory, so two ships on one host (a launch with two local ships) keep
-// separate caches, pins and managed-file records. Files are written atomically (temp file + rename).
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// separate caches, pins and managed-file records. Files are written atomically (server/atomic-file.ts).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function shipStateDirectory(home: string, fleetDirectory: string): string {
   const directory = join(home, '.config', 'svc', 'ship', createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16));
   mkdirSync(join(directory, 'cache'), { recursive: true, mode: 0o700 });
   return directory;
-}
-
-/** Writes through a temp file and a rename; on failure (a full disk) the temp file is removed, the old file kept. */
-export function writeAtomically(path: string, contents: string | Buffer, mode = 0o600): void {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    writeFileSync(temporary, contents, { mode });
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
 }
 
 export function readJson<T>(path: string): T | null {
