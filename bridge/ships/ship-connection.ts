@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { Compile } from 'typebox/compile';
 import { FleetEvent, keepAlive, type SyncEvent, type WorkspaceEvent } from '../../protocol/index.js';
 import { shipStreamRefused } from '../../protocol/ship-registration.js';
+import { Backoff } from '../../protocol/backoff.js';
 
 const checkEvent = Compile(FleetEvent);
 /** A ship's frames are bounded too: an 8 MiB sync is far past any real fleet. */
@@ -47,14 +48,18 @@ export function eventsUrl(shipUrl: string): string {
 export class ShipConnection {
   private socket: WebSocket | null = null;
   private closed = false;
-  private attempt = 0;
   private retry: NodeJS.Timeout | null = null;
   private online = false;
   private handlers: ShipStreamHandlers | null = null;
   private windowStart = 0;
   private windowEvents = 0;
 
-  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly options: ShipStreamOptions = {}) {}
+  /** Reconnects from `initialMs` (250) doubling up to `maxMs` (30 s), each wait cut by up to half at random. */
+  private readonly backoff: Backoff;
+
+  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly options: ShipStreamOptions = {}) {
+    this.backoff = new Backoff({ baseMs: options.initialMs ?? 250, maxMs: options.maxMs ?? 30_000, jitter: 0.5 });
+  }
 
   /**
    * Opens the stream and resolves with the ship's first `sync` (rejecting after `timeoutMs`, or when the
@@ -116,7 +121,7 @@ export class ShipConnection {
       if (event.type === 'sync') {
         if (!synced) {
           synced = true;
-          this.attempt = 0;
+          this.backoff.reset();
           this.setOnline(true);
           onFirstSync(event);
         }
@@ -151,10 +156,7 @@ export class ShipConnection {
 
   private scheduleReconnect(delay?: number): void {
     if (this.closed || this.retry) return;
-    const base = this.options.initialMs ?? 250;
-    const cap = this.options.maxMs ?? 30_000;
-    const wait = delay ?? Math.min(cap, base * 2 ** this.attempt) * (0.5 + Math.random() / 2);
-    this.attempt++;
+    const wait = delay ?? this.backoff.next();
     this.retry = setTimeout(() => {
       this.retry = null;
       if (!this.closed) this.connect(() => undefined, () => undefined);

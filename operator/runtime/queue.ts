@@ -8,7 +8,7 @@
 //   reconcile's own result decides the next requeue).
 // Workers run only between start() and stop() (the leader-election gate); adds are accepted at any time,
 // so a replica that becomes leader starts from a full, de-duplicated queue. Not here: what a key means.
-import { Backoff, type BackoffPolicy } from './backoff.js';
+import { Backoff, type BackoffPolicy } from '../../protocol/backoff.js';
 import type { ReconcileResult } from './controller.js';
 
 export type QueueHandler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { KubeClients } from '../kube/clients.js';
 import { KubeHttp } from '../kube/http.js';
 import type { OperatorMetrics } from '../health/metrics.js';
-import type { BackoffPolicy } from './backoff.js';
+import type { BackoffPolicy } from '../../protocol/backoff.js';
 import { CacheSet, resourceId, watchId, type WatchSpec } from './cache.js';
 import { systemClock, type Clock } from '../../protocol/clock.js';
 import { keyOf, keyString, type ObjectKey, type OperatorOptions, type Reconciler, type ReconcilerContext, type ReconcilerFactory } from './controller.js';

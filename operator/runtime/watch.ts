@@ -16,7 +16,7 @@
 import type { KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { collectionPath, KubeHttpError, type KubeHttp } from '../kube/http.js';
-import { Backoff, type BackoffPolicy } from './backoff.js';
+import { Backoff, type BackoffPolicy } from '../../protocol/backoff.js';
 import { keyOf, keyString, type ResourceRef } from './controller.js';
 import { sleep } from './sleep.js';
 

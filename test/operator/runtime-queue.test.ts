@@ -2,7 +2,7 @@
 // time (a change arriving mid-reconcile runs once more afterwards, never concurrently), capped exponential
 // retries reset by a success, requeueAfter, and the start/stop gate leader election drives.
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../operator/runtime/backoff.js';
+import { backoffDelay } from '../../protocol/backoff.js';
 import { WorkQueue, type QueueHandler, type ReconcileOutcome } from '../../operator/runtime/queue.js';
 import { until } from '../helpers/poll.js';
 

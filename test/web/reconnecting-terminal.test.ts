@@ -5,7 +5,7 @@
 // a protocol violation end it. Also the key map (clipboard-keys.ts) and the input queue's bound.
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_CLOSE, type Cell, type GridFrame } from '../../protocol/terminal.js';
-import { Backoff } from '../../web/src/lib/backoff.js';
+import { Backoff } from '../../protocol/backoff.js';
 import { keyAction } from '../../web/src/terminal/clipboard-keys.js';
 import { pastable } from '../../web/src/terminal/clipboard.js';
 import { InputQueue } from '../../web/src/terminal/input-queue.js';
@@ -72,7 +72,7 @@ function harness(queueBytes?: number) {
         acknowledge();
       },
       status: (status) => statuses.push(status),
-      backoff: new Backoff(100, 400),
+      backoff: new Backoff({ baseMs: 100, maxMs: 400 }),
       queueBytes,
     },
     { cols: 4, rows: 1 },

@@ -13,7 +13,7 @@ import { trackHistory, withBridgeHistory, type AgentHistories } from './attentio
 import { queryKeys } from './query-client.js';
 import { useApi } from './session.js';
 import { applyEvent, EMPTY_LIST, parseEvent, type WorkspaceList } from './workspace-list.js';
-import { Backoff } from '../lib/backoff.js';
+import { Backoff, GUI_RECONNECT } from '../../../protocol/backoff.js';
 
 export interface LiveFleet {
   list: WorkspaceList;
@@ -48,7 +48,7 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
     let stopped = false;
     let socket: WebSocket | null = null;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const backoff = new Backoff();
+    const backoff = new Backoff(GUI_RECONNECT);
     // Frames apply at once (listeners and invalidations see each in order); React renders what they made
     // once per animation frame, so a burst of changes costs one render and one layout of the page, not one
     // each (bench/RESULTS.md, "GUI"). A hidden tab has no animation frames: a timer renders there.

@@ -8,7 +8,7 @@
 // bridge restart) is retried like a drop.
 import { TERMINAL_CLOSE, TERMINAL_INPUT_MAX_BYTES, type Cell } from '../../../protocol/terminal.js';
 import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
-import { Backoff } from '../lib/backoff.js';
+import { Backoff, GUI_RECONNECT } from '../../../protocol/backoff.js';
 import { InputQueue } from './input-queue.js';
 import { closeMessage, exitMessage } from './terminal-messages.js';
 import { TerminalSession, type SocketLike, type TerminalSize } from './terminal-session.js';
@@ -64,7 +64,7 @@ export class ReconnectingTerminal {
     private size: TerminalSize,
   ) {
     this.queue = new InputQueue(deps.queueBytes ?? INPUT_QUEUE_MAX_BYTES);
-    this.backoff = deps.backoff ?? new Backoff();
+    this.backoff = deps.backoff ?? new Backoff(GUI_RECONNECT);
   }
 
   start(): void {

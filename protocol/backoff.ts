@@ -1,6 +1,7 @@
-// Capped exponential backoff with jitter, shared by the work queue's per-key retries and the watch loop's
-// restarts. Jitter (a random factor in [0.8, 1.0]) keeps many keys, or two operator replicas, that failed
-// together from retrying in lockstep against a recovering bridge or API server.
+// Capped exponential backoff with optional jitter, the one retry schedule of svc: the operator's per-key
+// retries and watch restarts, the bridge's reconnects to its ships, the GUI's sockets. Jitter (a random
+// factor taken off each delay) keeps many keys, replicas or bridges that failed together from retrying in
+// lockstep against a recovering server. Pure: the GUI loads it too.
 
 export interface BackoffPolicy {
   /** Delay after the first failure. */
@@ -20,7 +21,10 @@ export function backoffDelay(policy: BackoffPolicy, failures: number, random: ()
   return Math.round(raw * (1 - jitter * random()));
 }
 
-/** Counts consecutive failures of one thing (a key, a watch) and turns them into delays. */
+/** The GUI's sockets: from a quarter second up to five, no jitter (one browser retries alone). */
+export const GUI_RECONNECT: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
+
+/** Counts consecutive failures of one thing (a key, a watch, a socket) and turns them into delays. */
 export class Backoff {
   private failures = 0;
 
