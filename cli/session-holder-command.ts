@@ -5,15 +5,17 @@
 import { Command, Option } from 'commander';
 import { parseDuration } from './duration.js';
 import { runUntilSignal } from './run-until-signal.js';
+import { parsedSessionUser } from './ship-command.js';
 
 export function sessionHolderCommand(): Command {
   return new Command('session-holder')
     .description('hold the tmux server of a fleet so its sessions outlive `svc ship --session-holder` restarts')
     .option('-f, --fleet-directory <dir>', 'the fleet directory of the ship that uses these sessions', './fleet')
+    .option('--session-user <uid[:gid]>', 'run the tmux server and every session as this user and group (the ship\'s --session-user; needs CAP_SETUID and CAP_SETGID)')
     .option('--drain-report-to <url>', 'on SIGTERM, before ending the sessions, send the workspaces with unpushed work to this URL (the operator\'s /drain-report)')
     .option('--drain-report-credential <file>', 'the file holding the bearer token for --drain-report-to (a projected service-account token), read when sending')
     .addOption(new Option('--drain-timeout <duration>', 'the time the scan for unpushed work and its report may take before the sessions end').default(20_000, '20s').argParser(parseDuration))
-    .action(async (options: { fleetDirectory: string; drainReportTo?: string; drainReportCredential?: string; drainTimeout: number }) => {
+    .action(async (options: { fleetDirectory: string; sessionUser?: string; drainReportTo?: string; drainReportCredential?: string; drainTimeout: number }) => {
       if (!!options.drainReportTo !== !!options.drainReportCredential) throw new Error('--drain-report-to and --drain-report-credential go together');
       const [{ startSessionHolder }, { reportDrain }, { createLogger }] = await Promise.all([
         import('../ship/sessions/session-holder.js'),
@@ -21,7 +23,8 @@ export function sessionHolderCommand(): Command {
         import('../server/logger.js'),
       ]);
       const logger = createLogger({ component: 'ship', redact: ['req.headers.authorization', 'headers.authorization'], batched: false });
-      const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger });
+      const sessionUser = options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
+      const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
       const ended = holder.exited.then((code) => {
         throw new Error(`the tmux server ended (exit code ${code})`);
       });

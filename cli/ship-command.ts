@@ -38,6 +38,16 @@ export function parseIdentifier(value: string): string {
   return value;
 }
 
+/** `--session-user`, the same on ship and session holder: a refused value names the flag. */
+export async function parsedSessionUser(value: string) {
+  const { parseSessionUser } = await import('../ship/sessions/session-user.js');
+  try {
+    return parseSessionUser(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`--session-user ${(error as Error).message}`);
+  }
+}
+
 export function shipCommand(): Command {
   return new Command('ship')
     .description('run a ship: workspaces, terminals and agent status for this host')
@@ -49,6 +59,7 @@ export function shipCommand(): Command {
     .option('--allowed-host <name...>', 'extra Host names an open ship answers (DNS-rebinding guard)')
     .option('--no-local-repos', 'refuse file:// and local-path clone URLs')
     .option('--session-holder', 'sessions live in `svc session-holder`\'s tmux server (same fleet directory): wait for it, never end it')
+    .option('--session-user <uid[:gid]>', 'run sessions, and git in their workspaces, as this user and group (needs CAP_SETUID and CAP_SETGID; the ship hands each clone to it)')
     .option('--session-url <url>', 'URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>)')
     .option('--repo-cache <dir>', 'where each repo\'s object cache lives, so later workspaces of it copy locally (default: <fleet-directory>.repo-cache)')
     .option('--no-repo-cache', 'no repo cache: every create clones from the remote')
@@ -66,6 +77,7 @@ export function shipCommand(): Command {
       allowedHost?: string[];
       localRepos: boolean;
       sessionHolder?: boolean;
+      sessionUser?: string;
       sessionUrl?: string;
       repoCache?: string | false;
       repoCacheMaxIdle: number;
@@ -80,6 +92,7 @@ export function shipCommand(): Command {
       const sessionEnv = sessionEnvValues(sessionEnvNames(process.env.SVC_SESSION_ENV), process.env);
       const { agentHarnessFrom } = await import('../protocol/agent-harnesses.js');
       const agentHarness = agentHarnessFrom(process.env.SVC_AGENT_HARNESS);
+      const sessionUser = options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
       // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
       const { startShip } = await import('../ship/server.js');
       const ship = await startShip({
@@ -95,6 +108,7 @@ export function shipCommand(): Command {
         sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
         sessionEnv,
         sessionHolder: options.sessionHolder === true,
+        sessionUser,
         agentHarness,
         // Sessions run svc as this process was started: this Node and the real path of its bin.
         selfCommand: [process.execPath, realpathSync(process.argv[1]!)],

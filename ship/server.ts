@@ -4,7 +4,7 @@
 // leaves workspace sessions running for the next start.
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import os from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import websocket from '@fastify/websocket';
@@ -60,6 +60,7 @@ import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
 import { tmuxSocketFor } from './sessions/tmux-socket.js';
+import type { SessionUser } from './sessions/session-user.js';
 import { agentWiringPrelude } from './sessions/agent-wiring.js';
 import type { HarnessChoice } from '../protocol/agent-harnesses.js';
 import { RepoCache } from './workspaces/repo-cache.js';
@@ -98,6 +99,8 @@ export interface ShipOptions {
   sessionEnv?: Record<string, string>;
   /** The tmux server belongs to `svc session-holder` (sessions/session-holder.ts): wait for it, never end it. */
   sessionHolder?: boolean;
+  /** Sessions, and git in their workspaces, run as this user (`--session-user`: docs/security.md H24). */
+  sessionUser?: SessionUser;
   /** The URL the agents in sessions reach this ship at (SVC_SHIP_URL; default http://localhost:<port>). */
   sessionUrl?: string;
   /** Each new session first wires this harness to its MCP server (SVC_AGENT_HARNESS: sessions/agent-wiring.ts). */
@@ -210,9 +213,17 @@ async function assembleShip(
   if (!fleetExisted) undo.push(() => removeNewFleetDirectory(fleetDirectory));
   const allowLocalRepos = options.allowLocalRepos ?? true;
 
-  const fleet = new Fleet(fleetDirectory);
+  const sessionUser = options.sessionUser;
+  const fleet = new Fleet(fleetDirectory, sessionUser !== undefined);
+  await fleet.prepare();
   const metrics = new ShipMetrics();
-  const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner));
+  // Git in a workspace (not in the ship's own state directory, where clones are staged) runs as the session user.
+  const ownState = join(fleetDirectory, SHIP_STATE_DIR) + sep;
+  const runAs = (cwd: string) => {
+    const path = resolve(cwd) + sep;
+    return sessionUser && path.startsWith(fleetDirectory + sep) && !path.startsWith(ownState) ? sessionUser : undefined;
+  };
+  const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner), undefined, runAs);
   const repoCache = options.repoCacheDirectory === null ? undefined : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git, metrics.repoCache);
   await repoCache?.clearLeftovers();
   if (repoCache) metrics.watchRepoCaches(() => repoCache.list());
@@ -224,7 +235,7 @@ async function assembleShip(
   cacheSweeper.unref();
   if (options.agentHarness && !options.selfCommand) throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
   const prelude = options.agentHarness ? agentWiringPrelude(options.agentHarness, options.selfCommand!) : undefined;
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude });
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude, user: sessionUser });
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
@@ -262,6 +273,7 @@ async function assembleShip(
     events,
     cloneLimits: options.cloneLimits,
     repoCache,
+    sessionUser,
   });
 
   await fleet.clearLeftovers();

@@ -8,10 +8,16 @@
 // helpers), which would otherwise go on writing into a directory being removed (and a ship killed outright
 // leaves a group its next start can find: processes/leftover-processes.ts). The processes themselves are
 // started by a `Spawner`: in the ship, the spawn helper, so no fork stalls the ship's event loop.
+// With a session user (`--session-user`), git in a workspace runs as that user (`runAs`): the workspace is
+// theirs, so git's ownership check passes and what git writes stays theirs, and a hostile repo config runs
+// nothing as the ship (docs/security.md H24). The user's HOME replaces the ship's, which they cannot read.
 import { setMaxListeners } from 'node:events';
 import { gitEnvironment, type CloneUrlPolicy } from '../../protocol/index.js';
 import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { FilterDriverGuard } from './filter-drivers.js';
+
+/** Who runs git in a directory: a user, or the ship itself (undefined). */
+export type GitIdentity = (cwd: string) => { uid: number; gid: number; home: string } | undefined;
 
 export interface GitResult {
   code: number;
@@ -55,6 +61,7 @@ export class GitRunner {
     policy: CloneUrlPolicy,
     private readonly spawner: Spawner = new DirectSpawner(),
     private readonly defaultTimeoutMs = 60_000,
+    private readonly runAs: GitIdentity = () => undefined,
   ) {
     // Optional locks off: the ship's reads never contend with the user's own git in the workspace.
     this.env = { ...gitEnvironment(process.env, policy), GIT_OPTIONAL_LOCKS: '0' };
@@ -72,13 +79,17 @@ export class GitRunner {
   /** One git process: the safety settings, then `config` (more `-c` settings), then `args`. */
   private async spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    const user = options.cwd ? this.runAs(options.cwd) : undefined;
+    const env = { ...this.env, ...options.env, ...(user ? { HOME: user.home } : {}) };
     const result = await this.spawner.run(
       {
         command: 'git',
         args: [...SAFETY_CONFIG, ...config, ...args],
         cwd: options.cwd,
-        env: options.env ? { ...this.env, ...options.env } : this.env,
+        env,
         detached: true,
+        uid: user?.uid,
+        gid: user?.gid,
         timeoutMs,
         what: `git ${subcommand(args)}`,
       },

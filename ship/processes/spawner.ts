@@ -23,6 +23,9 @@ export interface SpawnRequest {
   timeoutMs?: number;
   /** How messages name the command (`git diff`); never a secret. Default: the command. */
   what?: string;
+  /** Run as this user and group (`--session-user`: ship/sessions/session-user.ts); needs CAP_SETUID/CAP_SETGID. */
+  uid?: number;
+  gid?: number;
 }
 
 export interface SpawnResult {
@@ -81,6 +84,8 @@ export class DirectSpawner implements Spawner {
         env: request.env,
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: request.detached,
+        uid: request.uid,
+        gid: request.gid,
       });
       let timedOut = false;
       const kill = () => killCommand(child, request.detached);

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { terminateSessions } from './process-reaper.js';
 import { KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
 import { tmuxSocketFor } from './tmux-socket.js';
+import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
 
 /** How often the holder re-lists panes besides tmux's own notifications. */
 const SWEEP_MS = 5_000;
@@ -25,20 +26,26 @@ export interface SessionHolder {
   close(): Promise<void>;
 }
 
-export async function startSessionHolder(options: { fleetDirectory: string; logger: Logger }): Promise<SessionHolder> {
+export async function startSessionHolder(options: { fleetDirectory: string; logger: Logger; sessionUser?: SessionUser }): Promise<SessionHolder> {
   const { logger } = options;
   const absolute = resolve(options.fleetDirectory);
   await mkdir(absolute, { recursive: true });
   const socketName = tmuxSocketFor(await realpath(absolute));
-  const tmux = new Tmux(socketName, undefined, undefined, {}, { holder: true });
+  const user = options.sessionUser;
+  const tmux = new Tmux(socketName, undefined, undefined, {}, { holder: true, user });
   if ((await tmux.run(['list-sessions'])).code === 0) {
     throw new Error(`a tmux server already runs on socket ${socketName}: another session holder, or a ship that started its own`);
   }
 
-  const server: ChildProcess = spawn('tmux', ['-L', socketName, '-D', '-f', '/dev/null'], {
-    env: scrubbedEnvironment(),
+  // With a session user the server runs as that user (docs/security.md H24), its socket where theirs would be.
+  if (user) await ensureSocketDirectory(user);
+  const socket = user ? ['-S', sessionSocketPath(socketName, user)] : ['-L', socketName];
+  const server: ChildProcess = spawn('tmux', [...socket, '-D', '-f', '/dev/null'], {
+    env: user ? userEnvironment(scrubbedEnvironment(), user) : scrubbedEnvironment(),
     stdio: ['ignore', 'inherit', 'inherit'],
     cwd: '/',
+    uid: user?.uid,
+    gid: user?.gid,
   });
   const exited = new Promise<number | null>((resolveExit, rejectExit) => {
     server.once('exit', (code) => resolveExit(code));

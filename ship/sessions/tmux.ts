@@ -6,7 +6,9 @@
 // (their pids live in the holder's PID namespace, not the ship's). Session names are always hashes made by
 // session-names.ts and every target is exact (`=name`): no user string ever becomes a tmux argument (F3, F4).
 // Commands run to their end through a `Spawner` (in the ship, the spawn helper: no fork on the ship's event
-// loop); only the long-lived watcher client is the ship's own child.
+// loop); only the long-lived watcher client is the ship's own child. With a session user (session-user.ts)
+// the client that starts the server runs as that user, so the server and every pane do (docs/security.md
+// H24); the ship's own clients reach it by the socket's path (`-S`), as tmux admits root and the owner.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
+import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
 
 export const KEEPER_SESSION = 'svc-control';
 
@@ -59,6 +62,8 @@ export interface TmuxOptions {
   holderWaitMs?: number;
   /** A shell command each new session runs before its own (the agent's MCP wiring: agent-wiring.ts). */
   prelude?: string;
+  /** The server and its sessions run as this user (`--session-user`); none: as the ship. */
+  user?: SessionUser;
 }
 
 /** What tmux says when no server listens on the socket (with `-N`, or a command that does not start one). */
@@ -98,7 +103,8 @@ export class Tmux {
 
   /** The arguments every tmux client of this server starts with. */
   private get socketArgs(): string[] {
-    return ['-L', this.socketName, ...(this.holder ? ['-N'] : [])];
+    const socket = this.options.user ? ['-S', sessionSocketPath(this.socketName, this.options.user)] : ['-L', this.socketName];
+    return [...socket, ...(this.holder ? ['-N'] : [])];
   }
 
   /** Every variable a session takes from the client that creates or attaches it. */
@@ -111,14 +117,18 @@ export class Tmux {
     return { ...this.env };
   }
 
-  async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<TmuxResult> {
+  async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; asUser?: boolean } = {}): Promise<TmuxResult> {
+    const user = options.asUser ? this.options.user : undefined;
+    const base = user ? userEnvironment(this.env, user) : this.env;
     const request = {
       command: 'tmux',
       args: [...this.socketArgs, ...args],
       cwd: options.cwd,
-      env: options.env ? { ...this.env, ...options.env } : this.env,
+      env: options.env ? { ...base, ...options.env } : base,
       detached: false,
       what: `tmux ${args[0] === '-f' ? args[2] : args[0]}`,
+      uid: user?.uid,
+      gid: user?.gid,
     };
     const result = await this.spawner.run(request).catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error;
@@ -182,8 +192,10 @@ export class Tmux {
    * for (its pod may start after the ship's) until `holderWaitMs`, then the ship says what is missing.
    */
   private async startKeeper(): Promise<void> {
+    if (this.options.user && !this.holder) await ensureSocketDirectory(this.options.user);
+    // The client that may start the server runs as the session user: the server it forks, and every pane, do too.
     const startKeeper = () =>
-      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
+      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/', asUser: true });
     let started = await startKeeper();
     const holderDeadline = Date.now() + (this.options.holderWaitMs ?? 60_000);
     // A server that was just killed can still hold the socket for a moment; a client that meets it then is

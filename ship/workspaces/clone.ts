@@ -83,11 +83,13 @@ export async function cloneWorkspace(
   branch: string,
   limits: CloneLimits = CLONE_LIMITS,
   cache?: RepoCache,
+  how: { copyObjects?: boolean } = {},
 ): Promise<{ branchCreated: boolean }> {
   const split = splitUrlCredentials(url);
+  const noLinks = how.copyObjects ? ['--no-hardlinks'] : [];
   if (cache) {
     try {
-      return await cloneThroughCache(git, cache, url, split, dir, branch, limits);
+      return await cloneThroughCache(git, cache, url, split, dir, branch, limits, noLinks);
     } catch (error) {
       // The remote's answer or the caller's branch decides as for a plain clone; a cache the ship cannot
       // write (a read-only or full disk) only costs the speed-up: the create goes on as a plain clone.
@@ -95,7 +97,7 @@ export async function cloneWorkspace(
       await rm(dir, { recursive: true, force: true });
     }
   }
-  const remote: CloneSource = { from: split.url, env: split.env, options: [], finish: (into) => persistUrlCredentials(into, split) };
+  const remote: CloneSource = { from: split.url, env: split.env, options: noLinks, finish: (into) => persistUrlCredentials(into, split) };
   return cloneFrom(git, remote, url, dir, branch, limits, { lastTry: true });
 }
 
@@ -105,7 +107,7 @@ export async function cloneWorkspace(
  * (hard-linked objects, no network) by the same branch rules, with `origin` pointed at the requested URL.
  * A cache git cannot clone from is dropped and filled again once.
  */
-async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, split: SplitUrl, dir: string, branch: string, limits: CloneLimits): Promise<{ branchCreated: boolean }> {
+async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, split: SplitUrl, dir: string, branch: string, limits: CloneLimits, noLinks: string[]): Promise<{ branchCreated: boolean }> {
   const call = { settings: stallSettings(limits), timeoutMs: limits.timeoutMs, env: split.env };
   const refreshed = async () => {
     try {
@@ -116,7 +118,7 @@ async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, 
     }
   };
   // The cache is ours, a local path: the file transport is allowed for this one clone whatever the policy.
-  const fromCache = (from: string): CloneSource => ({ from, env: { GIT_ALLOW_PROTOCOL: 'file' }, options: ['--local'], finish: (into) => setOriginUrl(into, split) });
+  const fromCache = (from: string): CloneSource => ({ from, env: { GIT_ALLOW_PROTOCOL: 'file' }, options: ['--local', ...noLinks], finish: (into) => setOriginUrl(into, split) });
   try {
     return await cloneFrom(git, fromCache(await refreshed()), url, dir, branch, limits, { lastTry: false });
   } catch (error) {

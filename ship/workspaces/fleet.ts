@@ -2,7 +2,7 @@
 // Identifiers can hold no separator and are never `.`/`..`, so a joined path can only escape through a
 // symlink; every lookup refuses a symlinked repo or workspace directory (docs/security.md H13).
 import { lstatSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { DISCOVERY_FILE_NAME, identifierProblem } from '../../protocol/index.js';
@@ -54,7 +54,19 @@ function entries(dir: string) {
 }
 
 export class Fleet {
-  constructor(readonly root: string) {}
+  /**
+   * @param traversable the root and repo directories are 0711 (a session user reaches its workspace by path
+   *   and lists nothing: docs/security.md H24); the ship's state directory stays 0700. Default: 0700 by umask.
+   */
+  constructor(
+    readonly root: string,
+    private readonly traversable = false,
+  ) {}
+
+  /** Makes the root traversable when asked (at start: the fleet may predate the option). */
+  async prepare(): Promise<void> {
+    if (this.traversable) await chmod(this.root, 0o711);
+  }
 
   repoDir(repo: string): string {
     return join(this.root, repo);
@@ -118,6 +130,7 @@ export class Fleet {
           if (error.code !== 'EEXIST') throw error;
         });
       }
+      if (this.traversable) await chmod(repoDir, 0o711).catch(() => undefined);
       try {
         await mkdir(this.workspaceDir(repo, name));
         return true;

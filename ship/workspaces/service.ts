@@ -45,6 +45,7 @@ import { DiffNumbersReadings } from './diff-numbers-readings.js';
 import { KeyLock } from './key-lock.js';
 import { switchBranch } from './switch-branch.js';
 import { findUnpushedWork } from './unpushed-work.js';
+import { handOver, type SessionUser } from '../sessions/session-user.js';
 
 export interface WorkspaceServiceDeps {
   shipName: string;
@@ -62,6 +63,8 @@ export interface WorkspaceServiceDeps {
   cloneLimits?: CloneLimits;
   /** The per-repo object caches creates go through; absent, every create is a plain clone. */
   repoCache?: RepoCache;
+  /** Sessions run as this user (`--session-user`): each clone is theirs before it enters the fleet (docs/security.md H24). */
+  sessionUser?: SessionUser;
 }
 
 export class WorkspaceService {
@@ -142,7 +145,11 @@ export class WorkspaceService {
       try {
         // A local repository is already cloned with hard links by git itself: the cache is for remotes.
         const cache = url.transport === 'file' ? undefined : this.deps.repoCache;
-        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits, cache);
+        const user = this.deps.sessionUser;
+        // Copied objects, not hard links, for a session user: a chown of a linked object would hand them the
+        // cache's (or a local source's) file as well.
+        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits, cache, { copyObjects: user !== undefined });
+        if (user) await handOver(staging, user);
         await rename(staging, dir);
       } catch (error) {
         await rm(staging, { recursive: true, force: true }).catch(() => undefined);

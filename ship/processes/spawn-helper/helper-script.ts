@@ -53,6 +53,8 @@ function start(id, request) {
       env: request.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: request.detached,
+      uid: request.uid,
+      gid: request.gid,
     });
   } catch (error) {
     reply({ id, error: { message: String(error && error.message), code: error && error.code } });
