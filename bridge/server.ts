@@ -21,7 +21,8 @@ import {
   type RouteInfo,
 } from '../protocol/index.js';
 import { installBrowserGuard } from './http/browser-guard.js';
-import { installErrorHandler } from './http/error-handler.js';
+import { BRIDGE_ERRORS } from './http/error-handler.js';
+import { installErrorHandler } from '../server/error-handler.js';
 import { installOpenApi } from './http/openapi.js';
 import { createLogger, requestLine, requestSerializers } from '../server/logger.js';
 import { repoRoutes } from './routes/repos.js';
@@ -227,7 +228,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // Before any route: each route gets its request observer as it is registered.
     metrics.observeHttp(app);
     app.setValidatorCompiler(validatorCompiler);
-    installErrorHandler(app);
+    installErrorHandler(app, BRIDGE_ERRORS);
     // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
     const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
     app.addHook('onRequest', (request, reply, done) => {

@@ -36,7 +36,8 @@ import { GitRunner } from './git/runner.js';
 import { controlClientsOf, endProcesses } from './processes/leftover-processes.js';
 import { SpawnHelper } from './processes/spawn-helper/spawn-helper.js';
 import { DirectSpawner, type Spawner } from './processes/spawner.js';
-import { badUrlError, installErrorHandler } from './http/error-handler.js';
+import { badUrlError, SHIP_ERRORS } from './http/error-handler.js';
+import { installErrorHandler } from '../server/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
 import { installOpenApi } from './http/openapi.js';
 import { listenFailure, reservePort, type PortReservation } from '../server/port-reservation.js';
@@ -310,7 +311,7 @@ async function assembleShip(
   metrics.observeHttp(app);
   metrics.watchWorkspaces(() => service.list());
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandler(app);
+  installErrorHandler(app, SHIP_ERRORS);
   // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
   const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
   app.addHook('onRequest', (request, reply, done) => {

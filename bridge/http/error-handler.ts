@@ -1,15 +1,11 @@
-// Maps every failure of a bridge route to its status and body in one place: BridgeError → `{error}`; a
-// schema failure → 422 with the validator's findings, except identifier rules on the fields a route names
-// (config.identifierFields) → 400 with that field's message and the rule broken; framework 4xx keep their
-// status; else 500.
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
+// How the bridge's failures map to answers (server/error-handler.ts does the mapping for both servers):
+// BridgeError → its status, `{error}` and headers; identifier rules on the fields a route's config names
+// (`identifierFields`) → 400 with that field's message and the rule broken; the store gone or stalled → a
+// 503 to retry; text PostgreSQL cannot store → 400.
+import type { ErrorHandling } from '../../server/error-handler.js';
 import { BridgeError } from '../errors.js';
 
-/** Route config: which body fields hold identifiers, and the 400 message for each (the rule broken follows it). */
-export interface IdentifierFields {
-  identifierFields?: Record<string, string>;
-}
+export type { IdentifierFields } from '../../server/error-handler.js';
 
 /** PostgreSQL gone, restarting or stalled (refused or reset, shutting down or starting up, a client deadline passed). */
 export function storeUnavailable(error: Error): boolean {
@@ -20,30 +16,13 @@ export function storeUnavailable(error: Error): boolean {
   );
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | BridgeError | Error, request, reply) => {
-    if (error instanceof BridgeError) return reply.code(error.status).headers(error.headers).send({ error: error.message });
-    const fastifyError = error as FastifyError;
-    if (fastifyError.validation) {
-      const issues = fastifyError.validation as SchemaIssue[];
-      const fields = (request.routeOptions.config as IdentifierFields | undefined)?.identifierFields ?? {};
-      const failure = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
-      if (failure) return reply.code(400).send({ error: `${fields[failure.field]}: ${failure.reason}` });
-      return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
-    }
-    if (storeUnavailable(error)) {
-      request.log.warn({ err: error.message }, 'store unavailable');
-      return reply.code(503).header('retry-after', '2').send({ error: `the bridge's store is unavailable; retry shortly (${error.message})` });
-    }
-    // PostgreSQL refuses NUL in text (22021) and characters its encoding lacks (22P05): the input's fault.
+export const BRIDGE_ERRORS: ErrorHandling = {
+  known: (error) => (error instanceof BridgeError ? { status: error.status, message: error.message, headers: error.headers } : null),
+  unavailable: (error) =>
+    storeUnavailable(error) ? { message: `the bridge's store is unavailable; retry shortly (${error.message})`, retryAfterSeconds: 2, log: 'store unavailable' } : null,
+  // PostgreSQL refuses NUL in text (22021) and characters its encoding lacks (22P05): the input's fault.
+  badInput: (error) => {
     const sqlState = (error as { code?: unknown }).code;
-    if (sqlState === '22021' || sqlState === '22P05') return reply.code(400).send({ error: 'invalid request — text may not contain NUL or unencodable characters' });
-    const status = fastifyError.statusCode;
-    if (status && status >= 400 && status < 500) return reply.code(status).send({ error: error.message });
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: error.message || 'internal error' });
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `route not found: ${request.method} ${request.url.split('?')[0]}` });
-  });
-}
+    return sqlState === '22021' || sqlState === '22P05' ? 'invalid request — text may not contain NUL or unencodable characters' : null;
+  },
+};

@@ -1,47 +1,16 @@
-// Maps every failure of a ship route to its status and body, in one place: WorkspaceError → its status and
-// `{error}`; a schema failure → 422 with the validator's findings, except that a body field failing only the
-// identifier rules is the spec's 400 `invalid repo identifier` / `invalid workspace identifier` followed by
-// the rule it broke (`: must not contain path separators`); framework errors keep their 4xx status; running
-// out of descriptors is a 503 to retry; anything else is a 500 carrying its message.
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { identifierFailureField, validationBody, type SchemaIssue } from '../../protocol/index.js';
+// How the ship's failures map to answers (server/error-handler.ts does the mapping for both servers):
+// WorkspaceError → its status and `{error}`; a body field failing only the identifier rules → the spec's
+// 400 `invalid repo identifier` / `invalid workspace identifier` and the rule it broke; running out of
+// descriptors or memory → a 503 to retry.
+import type { ErrorHandling } from '../../server/error-handler.js';
 import { invalidRepoIdentifier, invalidWorkspaceIdentifier, isResourceExhaustion, WorkspaceError } from '../errors.js';
 
-const IDENTIFIER_ERRORS: Record<string, (reason: string) => WorkspaceError> = {
-  '/repoName': invalidRepoIdentifier,
-  '/name': invalidWorkspaceIdentifier,
+export const SHIP_ERRORS: ErrorHandling = {
+  known: (error) => (error instanceof WorkspaceError ? { status: error.status, message: error.message } : null),
+  identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' },
+  unavailable: (error) =>
+    isResourceExhaustion(error) ? { message: `the ship is out of resources; retry shortly (${error.message})`, retryAfterSeconds: 1, log: 'out of resources' } : null,
 };
-
-export function installErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | WorkspaceError | Error, request, reply) => {
-    if (error instanceof WorkspaceError) {
-      return reply.code(error.status).send({ error: error.message });
-    }
-    const fastifyError = error as FastifyError;
-    if (fastifyError.validation) {
-      const issues = fastifyError.validation as SchemaIssue[];
-      const failure = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(IDENTIFIER_ERRORS)) : null;
-      if (failure) {
-        const identifier = IDENTIFIER_ERRORS[failure.field]!(failure.reason);
-        return reply.code(identifier.status).send({ error: identifier.message });
-      }
-      return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
-    }
-    const status = fastifyError.statusCode;
-    if (status && status >= 400 && status < 500) {
-      return reply.code(status).send({ error: error.message });
-    }
-    if (isResourceExhaustion(error)) {
-      request.log.warn({ err: error.message }, 'out of resources');
-      return reply.code(503).header('retry-after', '1').send({ error: `the ship is out of resources; retry shortly (${error.message})` });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: error.message || 'internal error' });
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `route not found: ${request.method} ${request.url.split('?')[0]}` });
-  });
-}
 
 /**
  * A path whose percent-encoding is not UTF-8 (a lone surrogate such as `%ED%A0%80`) cannot hold an
