@@ -11,7 +11,7 @@ import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-terminal-daily');
 let gui: GuiFleet;
-const WORKSPACES = ['restart', 'clip', 'colour', 'search'];
+const WORKSPACES = ['restart', 'clip', 'colour', 'scheme', 'search'];
 
 beforeAll(async () => {
   if (!found) return;
@@ -142,6 +142,22 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
       .last()
       .evaluate((span) => getComputedStyle(span).color);
     expect(colour).toBe('rgb(200, 30, 120)');
+    await clean(watch);
+  }, 60_000);
+
+  it('follows the system colour scheme, also while it is open', async () => {
+    const { page, watch } = await openTerminal('scheme');
+    const background = () => page.locator('.xterm-scrollable-element').first().evaluate((element) => getComputedStyle(element).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await eventually(background).toBe('rgb(255, 255, 255)');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await eventually(background).toBe('rgb(21, 23, 26)');
+    // Text drawn in the scheme's foreground: the dark page's light text.
+    const t = tag();
+    await typeLine(page, `echo scheme-${t}`);
+    await showsRow(page, `scheme-${t}`);
+    const text = await page.locator('.xterm-rows > div', { hasText: new RegExp(`^scheme-${t}\\s*$`) }).evaluate((row) => getComputedStyle(row).color);
+    expect(text).toBe('rgb(230, 231, 234)');
     await clean(watch);
   }, 60_000);
 

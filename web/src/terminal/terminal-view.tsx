@@ -2,7 +2,7 @@
 // screens the feed applies through the painter (screen-painter.ts: the shared renderer, so xterm.js only
 // ever receives escape sequences generated here from cells, never a workspace's raw bytes; docs/security.md
 // H12), with Unicode 11 widths as the ship measures them, a scrollback fed from the frames and xterm's
-// search over it. It reports keystrokes and pastes (clipboard-keys.ts, clipboard.ts) and its fitted size
+// search over it, in the page's colour scheme (terminal-theme.ts). It reports keystrokes and pastes (clipboard-keys.ts, clipboard.ts) and its fitted size
 // (initially and on every container resize) to the feed.
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -17,6 +17,7 @@ import { copySelection, handlePasteEvents, pasteFromClipboard } from './clipboar
 import { styleSpansThroughCssom, withCspSafeStyles } from './csp-safe-styles.js';
 import { ScreenPainter } from './screen-painter.js';
 import { TerminalSearch } from './terminal-search.js';
+import { followColorScheme } from './terminal-theme.js';
 
 /** Lines kept above the screen. */
 const SCROLLBACK = 5000;
@@ -52,6 +53,7 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     styleSpansThroughCssom(window);
+    const unfollowScheme = followColorScheme(term, window);
     withCspSafeStyles(document, () => {
       term.open(element);
       fit.fit();
@@ -87,6 +89,7 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
     feed.start({ cols: term.cols, rows: term.rows }, painter);
     term.focus();
     return () => {
+      unfollowScheme();
       observer.disconnect();
       stopPasting();
       typed.dispose();
