@@ -18,6 +18,8 @@ groups.start = async () => (await import('./first-start.js')).benchFirstStart();
 // Fan-out through the ship's repo cache against plain clones from a slowed forge (issue #29).
 groups.fanout = async () => (await import('./fanout.js')).benchFanout();
 groups.gui = async () => (await import('./gui.js')).benchGui();
+// The terminal end to end (issue #31): keystroke echo against an attached tmux client, the GUI's `cat` against `svc client attach`.
+groups['terminal-e2e'] = async () => (await import('./terminal-e2e.js')).benchTerminalE2e();
 // Two minutes of the soak with the abusive clients, held to its full bars (bench/soak-bars.ts).
 groups.soak = async () => {
   const [{ runSoak }, { soakRows }] = await Promise.all([import('./soak-load.js'), import('./soak-bars.js')]);

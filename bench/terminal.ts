@@ -24,7 +24,7 @@ const COLS = 120;
 const ROWS = 40;
 
 /** Mixed text and colour, ending with a unique marker line. */
-function mixedOutput(bytes: number, marker: string): string {
+export function mixedOutput(bytes: number, marker: string): string {
   const words = ['alpha', 'beta', 'γάμμα', 'delta', '漢字', 'epsilon', 'zeta', 'eta', 'theta'];
   const lines: string[] = [];
   let size = 0;

@@ -11,11 +11,14 @@ export interface BenchSocketOptions {
   deflate?: boolean;
   /** Records every message's size on the wire and whether it came compressed. */
   tap?: WireTap;
+  /** With `deflate`: compress every message sent, however small, as a browser does (`ws` skips those under 1 KiB). */
+  compressAll?: boolean;
 }
 
 /** `ws` client options for `BenchSocketOptions`. */
 export function socketOptions(options: BenchSocketOptions, headers: Record<string, string> = {}): WebSocket.ClientOptions {
-  return { perMessageDeflate: options.deflate ?? false, headers, ...(options.tap ? { createConnection: options.tap.connect } : {}) };
+  const deflate = options.deflate ? (options.compressAll ? { threshold: 0 } : true) : false;
+  return { perMessageDeflate: deflate, headers, ...(options.tap ? { createConnection: options.tap.connect } : {}) };
 }
 
 /** The label benchmark rows carry for each mode. */
