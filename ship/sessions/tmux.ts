@@ -20,6 +20,19 @@ import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
 import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
 
+/**
+ * A tmux command that exited non-zero, classified here, where tmux's words are known: `duplicate-session`
+ * when the session to create already exists (a race with another activation), else `failed`.
+ */
+export class TmuxCommandFailed extends Error {
+  readonly kind: 'duplicate-session' | 'failed';
+
+  constructor(command: string, code: number, stderr: string) {
+    super(`tmux ${command} failed: ${stderr.trim() || `exit code ${code}`}`);
+    this.kind = /duplicate session/.test(stderr) ? 'duplicate-session' : 'failed';
+  }
+}
+
 export const KEEPER_SESSION = 'svc-control';
 
 /** Names of the variables tmux copies from a creating client into its new session (per-session secrets). */
@@ -138,7 +151,7 @@ export class Tmux {
 
   private async ok(args: readonly string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<string> {
     const result = await this.run(args, options);
-    if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.trim() || `exit code ${result.code}`}`);
+    if (result.code !== 0) throw new TmuxCommandFailed(args[0]!, result.code, result.stderr);
     return result.stdout;
   }
 

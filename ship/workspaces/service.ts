@@ -35,7 +35,7 @@ import type { GitRunner } from '../git/runner.js';
 import { readBranch } from '../git/head.js';
 import type { SessionRegistry } from '../sessions/session-registry.js';
 import { sessionName } from '../sessions/session-names.js';
-import type { Tmux } from '../sessions/tmux.js';
+import { TmuxCommandFailed, type Tmux } from '../sessions/tmux.js';
 import { checkKey, type Fleet, type WorkspaceEntry } from './fleet.js';
 import { cloneWorkspace, type CloneLimits } from './clone.js';
 import type { RepoCache } from './repo-cache.js';
@@ -209,7 +209,7 @@ export class WorkspaceService {
           SVC_WORKSPACE: key,
         });
       } catch (error) {
-        if (/duplicate session/.test((error as Error).message)) {
+        if (error instanceof TmuxCommandFailed && error.kind === 'duplicate-session') {
           await this.deps.sessions.refresh();
           throw alreadyActive(repo, name);
         }
