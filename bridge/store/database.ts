@@ -1,7 +1,8 @@
 // The bridge's SQL store behind one small interface, with two engines that speak the same SQL: PGlite
 // (embedded Postgres in the data directory; the default, no server needed) and PostgreSQL through a pg Pool.
 // Results are normalised to pg's conventions (int8 as string, bytea as Buffer) so callers never branch on
-// the engine. Parameters that go into json/jsonb columns must be passed JSON.stringify'd.
+// the engine, and so are failures (store-errors.ts: unavailable, or input the store refuses). Parameters
+// that go into json/jsonb columns must be passed JSON.stringify'd.
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
 import { PGlite, types } from '@electric-sql/pglite';
+import { classified } from './store-errors.js';
 
 export interface QueryResult<Row> {
   rows: Row[];
@@ -46,7 +48,7 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
   pool.on('error', () => undefined);
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(text: string, params?: unknown[]) {
-      const result = await client.query(text, params as unknown[]);
+      const result = await classified(() => client.query(text, params as unknown[]));
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
   });
@@ -54,16 +56,16 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
     engine: 'postgres',
     ...on(pool),
     async exec(sql) {
-      await pool.query(sql);
+      await classified(() => pool.query(sql));
     },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await classified(() => pool.connect());
       // A client whose ROLLBACK failed (timed out, connection lost) is in an unknown state: destroy it.
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        await classified(() => client.query('BEGIN'));
         const result = await fn(on(client));
-        await client.query('COMMIT');
+        await classified(() => client.query('COMMIT'));
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -151,7 +153,7 @@ export async function pgliteDatabase(dataDir?: string): Promise<Database> {
   });
   const on = (client: Pick<PGlite, 'query'>): Queryable => ({
     async query<Row>(text: string, params?: unknown[]) {
-      const result = await client.query<Row>(text, params as never[]);
+      const result = await classified(() => client.query<Row>(text, params as never[]));
       // As pg: a statement that returns rows counts them, any other counts the rows it changed.
       const rowCount = result.fields.length > 0 ? result.rows.length : (result.affectedRows ?? 0);
       return { rows: result.rows, rowCount };
@@ -161,7 +163,7 @@ export async function pgliteDatabase(dataDir?: string): Promise<Database> {
     engine: 'pglite',
     ...on(db),
     async exec(sql) {
-      await db.exec(sql);
+      await classified(() => db.exec(sql));
     },
     transaction: (fn) => db.transaction((tx) => fn(on(tx))),
     close: () => db.close(),
