@@ -2,9 +2,6 @@
 // wires the routes behind the browser guard (authentication plugs in as the next hook), listens, and logs
 // where it serves from. A start that fails closes what it opened and removes a data directory it created.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import websocket from '@fastify/websocket';
-import type { IncomingMessage } from 'node:http';
-import type { WebSocket } from 'ws';
 import { validatorCompiler } from '../server/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
@@ -12,11 +9,7 @@ import {
   HTTP_LIMITS,
   httpServerOptions,
   identifierProblem,
-  keepAlive,
   workspaceKey,
-  PendingUpgrades,
-  TOO_MANY_PENDING_UPGRADES,
-  WEBSOCKET_MAX_PAYLOAD,
   type HttpLimits,
   type RouteInfo,
 } from '../protocol/index.js';
@@ -67,6 +60,7 @@ import { DEFAULT_SWEEP_INTERVAL_MS, Sweeper } from './ephemeral/sweeper.js';
 import { Foreground } from './http/foreground.js';
 import { defaultWebDirectory, installGui } from './http/gui.js';
 import { join } from 'node:path';
+import { endAnsweredUpgrade, limitPendingUpgrades, registerWebSockets } from '../server/websocket-hygiene.js';
 
 export interface BridgeOptions {
   port?: number;
@@ -230,11 +224,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     app.setValidatorCompiler(validatorCompiler);
     installErrorHandler(app, BRIDGE_ERRORS);
     // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
-    const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
-    app.addHook('onRequest', (request, reply, done) => {
-      if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
-      void reply.code(429).header('retry-after', '1').send({ error: TOO_MANY_PENDING_UPGRADES });
-    });
+    const pendingUpgrades = limitPendingUpgrades(app, limits.pendingUpgradesPerAddress);
     const port = options.port ?? BRIDGE_DEFAULT_PORT;
     const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
     foreground.install(app);
@@ -248,17 +238,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     const logRequest = logger.isLevelEnabled('info') ? requestLine(logger) : null;
     app.addHook('onResponse', (request, reply, done) => {
       if (logRequest && request.log !== silent) logRequest(request, reply.statusCode, reply.elapsedTime);
-      if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
+      endAnsweredUpgrade(request);
       done();
     });
-    await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
-    // Liveness on every accepted socket, and a ceiling on open connections (docs/security.md H16).
-    app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-      pendingUpgrades.settle(request);
-      keepAlive(socket, options.heartbeatMs);
-    });
-    metrics.countClientSockets(app.websocketServer);
-    app.server.maxConnections = limits.maxConnections;
+    await registerWebSockets(app, { pendingUpgrades, heartbeatMs: options.heartbeatMs, maxConnections: limits.maxConnections, accepted: (server) => metrics.countClientSockets(server) });
     await installOpenApi(app);
     await installGui(app, options.webDirectory ?? defaultWebDirectory());
     await app.register(authRoutes(accounts, !insecure));

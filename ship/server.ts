@@ -7,19 +7,12 @@ import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import os from 'node:os';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
-import websocket from '@fastify/websocket';
-import type { IncomingMessage } from 'node:http';
-import type { WebSocket } from 'ws';
 import { validatorCompiler } from '../server/validator-compiler.js';
 import type { Logger } from 'pino';
 import {
   HTTP_LIMITS,
   httpServerOptions,
   identifierProblem,
-  keepAlive,
-  PendingUpgrades,
-  TOO_MANY_PENDING_UPGRADES,
-  WEBSOCKET_MAX_PAYLOAD,
   type HttpLimits,
   type RouteInfo,
 } from '../protocol/index.js';
@@ -74,6 +67,7 @@ import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';
 import { ExchangedTokens } from './tokens/exchanged-tokens.js';
+import { endAnsweredUpgrade, limitPendingUpgrades, registerWebSockets } from '../server/websocket-hygiene.js';
 
 export interface ShipOptions {
   fleetDirectory: string;
@@ -313,31 +307,18 @@ async function assembleShip(
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandler(app, SHIP_ERRORS);
   // First hook: one address may not park more than a few dozen upgrades on the handshake (docs/security.md H16).
-  const pendingUpgrades = new PendingUpgrades(limits.pendingUpgradesPerAddress);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!request.headers.upgrade || pendingUpgrades.admit(request.raw)) return done();
-    void reply.code(429).header('retry-after', '1').send({ error: TOO_MANY_PENDING_UPGRADES });
-  });
+  const pendingUpgrades = limitPendingUpgrades(app, limits.pendingUpgradesPerAddress);
   const routeCatalog: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
   });
   const allowedHosts = [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])];
   installRequestGuard(app, { bridgeToken: exchanged ? undefined : options.bridgeToken, tokens, allowedHosts, exchanged });
-  // An upgrade request answered with an HTTP status (401, 403, 404…) leaves a socket the HTTP server no
-  // longer tracks: end it, or it lingers and holds close() open.
   app.addHook('onResponse', (request, _reply, done) => {
-    if (request.headers.upgrade && !request.raw.socket.destroyed) request.raw.socket.destroy();
+    endAnsweredUpgrade(request);
     done();
   });
-  await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
-  // Liveness on every accepted socket, and a ceiling on open connections (docs/security.md H16).
-  app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
-    pendingUpgrades.settle(request);
-    keepAlive(socket, options.heartbeatMs);
-  });
-  metrics.countClientSockets(app.websocketServer);
-  app.server.maxConnections = limits.maxConnections;
+  await registerWebSockets(app, { pendingUpgrades, heartbeatMs: options.heartbeatMs, maxConnections: limits.maxConnections, accepted: (server) => metrics.countClientSockets(server) });
   await installOpenApi(app);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
