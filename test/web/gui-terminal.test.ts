@@ -49,12 +49,13 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     await eventually(async () => (await screenRows(page)).includes(marker), 10_000).toBe(true);
 
     // Colours travel as cells and are drawn with the SGR the renderer generates; xterm.js's theme CSS applies
-    // under the CSP (web/src/terminal/csp-safe-styles.ts): the red cells are red on screen.
+    // under the CSP (web/src/terminal/csp-safe-styles.ts): the red cells are the light scheme's red on screen
+    // (web/src/terminal/terminal-theme.ts; the browser reports a light system scheme).
     const red = `red-${randomBytes(4).toString('hex')}`;
     await typeLine(page, `printf '\\033[31m%s\\033[0m\\n' ${red}`);
     const redSpan = page.locator('.xterm-rows span', { hasText: new RegExp(`^${red}$`) });
     await redSpan.waitFor({ timeout: 10_000 });
-    expect(await redSpan.evaluate((span) => getComputedStyle(span).color)).toBe('rgb(204, 0, 0)');
+    expect(await redSpan.evaluate((span) => getComputedStyle(span).color)).toBe('rgb(179, 38, 30)');
 
     // The pty has the size the view fitted: rows as drawn, and columns as the shell sees them.
     const size = async () => {
