@@ -4,7 +4,8 @@
 // meets (checked field by field by pod-security.ts, since admission needs a cluster) and the one the chart
 // labels its namespace with, and the default-deny egress policy for the pods the agents run in, evaluated
 // for the addresses that matter: the cloud metadata address, the bridge, DNS, the allowlists. And the repo
-// cache's place on the fleet volume (issue #29).
+// cache's place on the fleet volume (issue #29). And `ship.sessionUser` (docs/security.md H24): root with six
+// capabilities, the flag and one shared TMUX_TMPDIR on both containers, and the level that costs.
 import { describe, expect, it } from 'vitest';
 import { SHIP_ADDRESS_ANNOTATION } from '../../operator/reconcile/names.js';
 import { helmAvailable, NAMESPACE, parseObjects, template, valuesFile, type KubeObject } from './render.js';
@@ -250,5 +251,89 @@ describe.skipIf(!haveHelm)('ship.egress.restrict: default-deny egress for the po
     expect(await refusal(['ship.egress.restrict=true', 'ship.network=hostNetwork'])).toContain('ship.egress.restrict does not apply to ship.network=hostNetwork');
     expect(await refusal([], ['ship.egress.forge=[{"cidr":"140.82.112.0/20"}]'])).toMatch(/\/ship\/egress\/forge\/0': missing property 'ports'/);
     expect(await refusal([], ['ship.egress.forge=[{"cidr":"github.com","ports":[443]}]'])).toMatch(/\/ship\/egress\/forge\/0\/cidr': 'github.com' does not match pattern/);
+  });
+});
+
+describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/security.md H24)', () => {
+  const ROOT_WITH_SIX = {
+    runAsNonRoot: false,
+    runAsUser: 0,
+    runAsGroup: 0,
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'], add: ['SETUID', 'SETGID', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  const holderPod = (objects: KubeObject[]) => podSpecOf(find(objects, 'DaemonSet', 'svc-sessions')!)!;
+  const envOf = (container: Json) => Object.fromEntries((container.env as Json[]).map((entry) => [entry.name, entry.value]));
+
+  it('off (the default): no flag, no TMUX_TMPDIR, and every container of the release runs as a non-root user', async () => {
+    for (const name of ['defaults', 'ships-podip']) {
+      const objects = await renderCase(name);
+      for (const object of objects) {
+        const spec = podSpecOf(object);
+        for (const container of spec?.containers ?? []) {
+          expect(container.args ?? [], `${object.metadata.name}/${container.name}`).not.toContain('--session-user');
+          expect(envOf({ env: container.env ?? [] }).TMUX_TMPDIR, `${object.metadata.name}/${container.name}`).toBeUndefined();
+          expect(container.securityContext.runAsUser, `${object.metadata.name}/${container.name}`).toBe(10001);
+          expect(container.securityContext.capabilities).toEqual({ drop: ['ALL'] });
+        }
+      }
+    }
+  });
+
+  it('on: ship and session holder run as root with the six capabilities only, both pass --session-user and share TMUX_TMPDIR', async () => {
+    const objects = await renderCase('ships-session-user');
+    const ship = shipPod(objects).containers[0];
+    const holder = holderPod(objects).containers[0];
+    for (const container of [ship, holder]) {
+      expect(container.securityContext, container.name).toEqual(ROOT_WITH_SIX);
+      expect(flag(container.args, '--session-user'), container.name).toBe('10002:10002');
+      expect(envOf(container).TMUX_TMPDIR, container.name).toBe('/tmp');
+      // The same directory of the node in both pods: the holder's socket is where the ship looks.
+      expect(container.volumeMounts, container.name).toContainEqual({ name: 'host', mountPath: '/tmp', subPath: 'run' });
+    }
+    // The node's run/ is opened (sticky, world-writable) so the session user reaches its socket directory.
+    for (const pod of [shipPod(objects), holderPod(objects)]) {
+      const init = pod.initContainers[0];
+      expect(init.command.at(-1)).toMatch(/&& chmod 1777 \/host\/run$/);
+      expect(init.securityContext.capabilities).toEqual({ drop: ['ALL'], add: ['CHOWN', 'FOWNER'] });
+    }
+    // The bridge and the operator are unchanged.
+    for (const name of ['svc-bridge', 'svc-operator']) {
+      expect(podSpecOf(find(objects, 'Deployment', name)!)!.containers[0].securityContext.runAsUser, name).toBe(10001);
+    }
+  });
+
+  it('the gid defaults to the uid', async () => {
+    const objects = await renderCase('defaults', 'ship.sessionUser.uid=10003');
+    expect(flag(shipArgs(objects), '--session-user')).toBe('10003:10003');
+    expect(flag(holderPod(objects).containers[0].args, '--session-user')).toBe('10003:10003');
+  });
+
+  it.each([
+    { values: 'ships-podip', meets: 'baseline', enforced: 'baseline' },
+    { values: 'ships-volumeclaim', meets: 'baseline', enforced: 'baseline' },
+    { values: 'defaults', meets: 'privileged', enforced: 'privileged' },
+  ] as const)('$values with a session user: the ship pods meet $meets, the namespace enforces $enforced', async ({ values, meets, enforced }) => {
+    const objects = await renderCase(values, 'namespace.create=true', 'ship.sessionUser.uid=10002');
+    const pod = shipPod(objects);
+    expect(podSecurityLevel(pod), [...baselineViolations(pod), ...restrictedViolations(pod)].join('; ')).toBe(meets);
+    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': enforced });
+  });
+
+  it('refuses restricted with a session user, naming the option; accepts baseline', async () => {
+    expect(await refusal(['podSecurity.enforce=restricted', 'ship.registration=podIP', 'ship.fleet.mode=emptyDir', 'ship.sessionUser.uid=10002'])).toContain(
+      'podSecurity.enforce=restricted would refuse the ship pods, which need baseline with ship.sessionUser set (root with the capabilities SETUID, SETGID, CHOWN, DAC_OVERRIDE, FOWNER and KILL; README "Pod Security"): enforce baseline, or leave ship.sessionUser empty',
+    );
+    const objects = await renderCase('ships-podip', 'podSecurity.enforce=baseline', 'ship.sessionUser.uid=10002');
+    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+  });
+
+  it('values.schema.json refuses root, a name and a missing uid', async () => {
+    expect(await refusal(['ship.sessionUser.uid=0'])).toMatch(/\/ship\/sessionUser/);
+    expect(await refusal(['ship.sessionUser.uid=10002', 'ship.sessionUser.gid=0'])).toMatch(/\/ship\/sessionUser/);
+    expect(await refusal(['ship.sessionUser.uid=agent'])).toMatch(/\/ship\/sessionUser/);
+    expect(await refusal(['ship.sessionUser.gid=10002'])).toMatch(/\/ship\/sessionUser/);
   });
 });

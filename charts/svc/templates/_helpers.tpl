@@ -97,6 +97,46 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
+{{/*
+`ship.sessionUser` as `--session-user` takes it (`uid:gid`, the gid defaulting to the uid); empty when off.
+*/}}
+{{- define "svc.sessionUser" -}}
+{{- with .Values.ship.sessionUser -}}
+{{- printf "%d:%d" (int .uid) (int (.gid | default .uid)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Container security context of the ship and the session holder. With `ship.sessionUser` they run as root with
+all capabilities dropped but the six that start the sessions as that user, hand clones to it and end its
+processes (docs/security.md H24): Kubernetes gives added capabilities to a non-root container's bounding set
+only, so root it must be. These capabilities are all on `baseline`'s list; root keeps the pods from
+`restricted` (README "Pod Security").
+*/}}
+{{- define "svc.shipContainerSecurityContext" -}}
+{{- if include "svc.sessionUser" . -}}
+runAsNonRoot: false
+runAsUser: 0
+runAsGroup: 0
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop:
+    - ALL
+  add:
+    - SETUID
+    - SETGID
+    - CHOWN
+    - DAC_OVERRIDE
+    - FOWNER
+    - KILL
+seccompProfile:
+  type: RuntimeDefault
+{{- else -}}
+{{- include "svc.containerSecurityContext" . -}}
+{{- end -}}
+{{- end -}}
+
 {{/* imagePullSecrets of a pod spec: each entry a Secret name or a `{name: …}` object (values.schema.json). */}}
 {{- define "svc.imagePullSecrets" -}}
 imagePullSecrets:
@@ -129,10 +169,13 @@ ship, and the node's address to reach the ship at after a ship restart (a pod IP
 
 {{/*
 The strictest Pod Security level the ship pods meet (README "Pod Security"): `privileged` for a hostPath
-volume, a hostPort or hostNetwork; `restricted` otherwise (test/chart/ship-modes.test.ts checks both).
+volume, a hostPort or hostNetwork; else `baseline` with `ship.sessionUser` (root); `restricted` otherwise
+(test/chart/ship-modes.test.ts checks each).
 */}}
 {{- define "svc.shipPodSecurity" -}}
-{{- if and .Values.ship.enabled (or (eq .Values.ship.fleet.mode "hostPath") (ne .Values.ship.registration "podIP")) -}}privileged{{- else -}}restricted{{- end -}}
+{{- if and .Values.ship.enabled (or (eq .Values.ship.fleet.mode "hostPath") (ne .Values.ship.registration "podIP")) -}}privileged
+{{- else if and .Values.ship.enabled (include "svc.sessionUser" .) -}}baseline
+{{- else -}}restricted{{- end -}}
 {{- end -}}
 
 {{/*
@@ -143,7 +186,9 @@ do not (the level issue #30 asks for; `restricted` is accepted too). A level the
 {{- $meets := include "svc.shipPodSecurity" . -}}
 {{- $level := .Values.podSecurity.enforce | default (ternary "privileged" "baseline" (eq $meets "privileged")) -}}
 {{- $rank := dict "privileged" 0 "baseline" 1 "restricted" 2 -}}
-{{- if gt (int (get $rank $level)) (int (get $rank $meets)) -}}
+{{- if and (gt (int (get $rank $level)) (int (get $rank $meets))) (eq $meets "baseline") -}}
+{{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need baseline with ship.sessionUser set (root with the capabilities SETUID, SETGID, CHOWN, DAC_OVERRIDE, FOWNER and KILL; README \"Pod Security\"): enforce baseline, or leave ship.sessionUser empty" $level) -}}
+{{- else if gt (int (get $rank $level)) (int (get $rank $meets)) -}}
 {{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need privileged with ship.fleet.mode=%s and ship.registration=%s (hostPath, hostPort or hostNetwork; README \"Pod Security\"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged" $level .Values.ship.fleet.mode .Values.ship.registration) -}}
 {{- end -}}
 {{- $level -}}
@@ -199,7 +244,7 @@ except:
 {{- end }}
 {{- end -}}
 
-{{/* The init container that hands the node's directories to the image's user (fsGroup does not apply to hostPath). */}}
+{{/* The init container that hands the node's directories to the image's user (fsGroup does not apply to hostPath); with ship.sessionUser it also opens run/ (CAP_FOWNER: run/ is 10001's after the first start). */}}
 {{- define "svc.fleetOwnerInit" -}}
 - name: fleet-owner
   image: {{ include "svc.shipImage" . }}
@@ -207,7 +252,13 @@ except:
   command:
     - sh
     - -c
+    {{- if include "svc.sessionUser" . }}
+    # With ship.sessionUser, run/ (the pods' /tmp: the tmux socket directory, the agents' scratch space) is
+    # 1777, so the session user reaches its socket and writes there (README "Security model").
+    - mkdir -p /host/fleet /host/home /host/run && chown 10001:10001 /host /host/fleet /host/home /host/run && chmod 1777 /host/run
+    {{- else }}
     - mkdir -p /host/fleet /host/home /host/run && chown 10001:10001 /host /host/fleet /host/home /host/run
+    {{- end }}
   securityContext:
     runAsNonRoot: false
     runAsUser: 0
@@ -219,6 +270,9 @@ except:
         - ALL
       add:
         - CHOWN
+        {{- if include "svc.sessionUser" . }}
+        - FOWNER
+        {{- end }}
     seccompProfile:
       type: RuntimeDefault
   volumeMounts:
