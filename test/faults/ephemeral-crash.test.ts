@@ -120,6 +120,8 @@ class HttpProxy {
   hold: (request: IncomingMessage, answer: IncomingMessage) => boolean = () => false;
   /** Answers of the target held back, in arrival order. */
   readonly held: Array<{ method: string; url: string; release: () => void }> = [];
+  /** Requests the target has not finished answering (a caller that went away does not stop the target). */
+  inFlight = 0;
   private constructor(private readonly server: Server, readonly url: string) {}
 
   static async start(target: number): Promise<HttpProxy> {
@@ -170,8 +172,9 @@ class HttpProxy {
         );
       } else release();
     });
+    this.inFlight++;
+    upstream.once('close', () => this.inFlight--);
     upstream.on('error', () => response.destroy());
-    response.on('close', () => upstream.destroy());
     request.pipe(upstream);
   }
 
@@ -517,8 +520,9 @@ describe('ephemeral records through bridge crashes', () => {
     fleet.shipProxy.releaseAll();
     fleet.forge.delayMs = 0;
 
-    // What the kill left: deletes the ship carried out (some of them answered and dropped), records.
-    await sleep(300);
+    // What the kill left: deletes the ship carried out (some of them answered and dropped), records. A
+    // delete the killed bridge sent may still be running on the ship: wait until the ship has answered all.
+    await until(async () => fleet.shipProxy.inFlight === 0, 'the ship answered every request of the killed bridge', 20_000);
     const shipKeys = await fleet.shipKeys();
     const stored = (await fleet.storedRecords()).map((r) => `${r.repoName}/${r.name}`);
     const outlived = stored.filter((key) => !shipKeys.includes(key));
