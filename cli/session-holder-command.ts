@@ -34,7 +34,7 @@ export function sessionHolderCommand(): Command {
             // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
             await reportDrain({
               fleetDirectory: options.fleetDirectory, reportTo: options.drainReportTo, credentialFile: options.drainReportCredential,
-              timeoutMs: options.drainTimeout, logger,
+              timeoutMs: options.drainTimeout, logger, sessionUser,
             }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
             await holder.close();
           },

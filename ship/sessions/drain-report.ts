@@ -4,12 +4,15 @@
 // pod's projected token as bearer), which puts an Event on the node's Ship and tells the bridge. Bounded:
 // the scan gets most of `timeoutMs`, the delivery the rest; a report not delivered in time is written to the
 // holder's own log instead, one warn line per workspace, and the drain goes on. The token is read from its
-// file at that moment (the kubelet renews it) and is never logged; nothing follows a redirect.
+// file at that moment (the kubelet renews it) and is never logged; nothing follows a redirect. With a session
+// user (`--session-user`) the workspaces are that user's, and git refuses another owner's repository
+// ("dubious ownership"), so the scan runs git as that user, as the ship does (docs/security.md H24).
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { describeFindings, redactUrlCredentials, type DrainReport } from '../../protocol/index.js';
 import { GitRunner } from '../git/runner.js';
 import { scanFleet, type GitRun } from '../git/unpushed-work.js';
+import type { SessionUser } from './session-user.js';
 
 export interface DrainReportOptions {
   fleetDirectory: string;
@@ -20,6 +23,8 @@ export interface DrainReportOptions {
   /** Scan and delivery together end within this. */
   timeoutMs: number;
   logger: Logger;
+  /** The user the sessions, so the workspaces, belong to (`--session-user`); none: the holder's own. */
+  sessionUser?: SessionUser;
   git?: GitRun;
   fetch?: typeof fetch;
 }
@@ -30,7 +35,9 @@ const SCAN_SHARE = 0.6;
 export async function reportDrain(options: DrainReportOptions): Promise<DrainReport> {
   const { logger } = options;
   const started = Date.now();
-  const git = options.git ?? new GitRunner({ allowLocalRepos: false });
+  // Every cwd of the scan is a workspace (`<fleet>/<repo>/<name>`, never the ship's state directory).
+  const user = options.sessionUser;
+  const git = options.git ?? new GitRunner({ allowLocalRepos: false }, undefined, undefined, () => user);
   const report = await scanFleet(git, options.fleetDirectory, started + options.timeoutMs * SCAN_SHARE);
   const deliveredTo = report.workspaces.length === 0 ? 'nobody: nothing unpushed' : await deliver(options, report, started + options.timeoutMs);
   if (deliveredTo !== 'the operator') {
