@@ -18,6 +18,7 @@ import { completionCommand } from './completion.js';
 import { agentCommand } from './agent/agent-command.js';
 import { sessionHolderCommand } from './session-holder-command.js';
 import { SVC_VERSION } from '../protocol/version.js';
+import { messageOf } from '../protocol/thrown.js';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
@@ -56,7 +57,7 @@ export async function main(argv = process.argv): Promise<void> {
       process.exitCode = informational ? 0 : 2;
       return;
     }
-    process.stderr.write(`svc: ${(error as Error).message}\n`);
+    process.stderr.write(`svc: ${messageOf(error)}\n`);
     process.exitCode = 1;
   }
 }

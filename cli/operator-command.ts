@@ -5,6 +5,7 @@ import { parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
 import { runUntilSignal } from './run-until-signal.js';
 import { parseDuration } from './duration.js';
+import { messageOf } from '../protocol/thrown.js';
 
 function parseUrl(value: string): string {
   // An empty SVC_BRIDGE_URL counts as unset (the action then says the URL is required).
@@ -13,7 +14,7 @@ function parseUrl(value: string): string {
   try {
     url = normalizeUrl(value);
   } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
+    throw new InvalidArgumentError(messageOf(error));
   }
   // It is logged, and named in every BridgeUnavailable condition and Event: no credentials in it.
   const { username, password } = new URL(url);

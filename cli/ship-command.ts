@@ -10,6 +10,7 @@ import { SHIP_DEFAULT_PORT } from '../protocol/ports.js';
 import { normalizeUrl } from './url.js';
 import { parseDuration } from './duration.js';
 import { runUntilSignal } from './run-until-signal.js';
+import { messageOf } from '../protocol/thrown.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
@@ -40,11 +41,11 @@ export function parseIdentifier(value: string): string {
 
 /** `--session-user`, the same on ship and session holder: a refused value names the flag. */
 export async function parsedSessionUser(value: string) {
-  const { parseSessionUser } = await import('../ship/sessions/session-user.js');
+  const { parseSessionUser } = await import('../ship/sessions/session-holder.js');
   try {
     return parseSessionUser(value);
   } catch (error) {
-    throw new InvalidArgumentError(`--session-user ${(error as Error).message}`);
+    throw new InvalidArgumentError(`--session-user ${messageOf(error)}`);
   }
 }
 

@@ -9,6 +9,7 @@ export * from './events.js';
 export * from './resources.js';
 export * from './config.js';
 export * from './errors.js';
+export * from './thrown.js';
 export * from './limits.js';
 export * from './redact.js';
 export * from './clone-url.js';

@@ -7,6 +7,7 @@
 //
 // Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import { createServer } from 'node:net';
+import { messageOf } from '../protocol/index.js';
 
 export interface PortReservation {
   /** Frees the port for the real server. Idempotent. */
@@ -21,7 +22,7 @@ export function listenFailure(error: unknown, host: string, port: number, flag =
   if (code === 'EACCES') return new Error(`${where}: permission denied (ports below 1024 need privileges); choose another with ${flag}`);
   if (code === 'EADDRNOTAVAIL') return new Error(`${where}: the address is not one of this host's; check --host`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`${where}: the host name does not resolve; check --host`);
-  return new Error(`${where}: ${(error as Error).message}`);
+  return new Error(`${where}: ${messageOf(error)}`);
 }
 
 /**

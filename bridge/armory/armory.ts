@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, lstatSync, watch, type FSWatcher } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ARMORY_FILE_LIMIT, armoryPathProblem, type ArmoryFile, type ArmoryManifest } from '../../protocol/index.js';
+import { ARMORY_FILE_LIMIT, armoryPathProblem, type ArmoryFile, type ArmoryManifest, messageOf } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import { scanArmory, type ArmoryScan } from './scanner.js';
 
@@ -31,7 +31,7 @@ export class Armory {
       });
       this.watcher.on('error', (error) => this.logger.warn({ err: error.message }, 'armory watcher failed; scanning on every request'));
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'cannot watch the armory; scanning on every request');
+      this.logger.warn({ err: messageOf(error) }, 'cannot watch the armory; scanning on every request');
     }
   }
 
@@ -98,7 +98,7 @@ export class Armory {
       this.lastRevision = manifest.revision;
       onChange(manifest.revision);
     } catch (error) {
-      this.logger.warn({ err: (error as Error).message }, 'armory rescan failed');
+      this.logger.warn({ err: messageOf(error) }, 'armory rescan failed');
     }
   }
 }

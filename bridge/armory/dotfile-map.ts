@@ -3,7 +3,7 @@
 // one fails the whole manifest (spec 400). Whether `dotfiles/` holds the source is not the map's form: a
 // well-formed entry whose file is missing stays in the map (the scanner logs it, each ship reports it as an
 // install warning), so deleting one dotfile never stops every ship's sync.
-import { armoryPathProblem } from '../../protocol/index.js';
+import { armoryPathProblem, messageOf } from '../../protocol/index.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -24,7 +24,7 @@ export function parseDotfileMap(text: string): { map: Record<string, string> } |
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { problems: [`not JSON: ${(error as Error).message}`] };
+    return { problems: [`not JSON: ${messageOf(error)}`] };
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { problems: ['must be a JSON object from source to destination'] };
   const problems: string[] = [];

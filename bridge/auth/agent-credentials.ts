@@ -10,6 +10,7 @@ import type { ShipClient } from '../ships/ship-client.js';
 import type { Authenticator } from './authenticator.js';
 import type { Clock } from '../../protocol/clock.js';
 import { newToken, tokenHash } from '../../server/tokens.js';
+import { messageOf } from '../../protocol/index.js';
 
 /** Waits before each retry of a push that got no answer: four attempts in all. */
 const PUSH_RETRY_DELAYS_MS = [250, 1000, 3000];
@@ -30,7 +31,7 @@ export class AgentCredentials {
       if (!(await this.deps.store.replace(ship, tokenHash(token), this.deps.clock()))) return;
       this.deps.authenticator.forgetShip(ship);
     } catch (error) {
-      this.deps.logger.warn({ ship, err: (error as Error).message }, 'could not store agent credentials for the ship');
+      this.deps.logger.warn({ ship, err: messageOf(error) }, 'could not store agent credentials for the ship');
       return;
     }
     this.newest.set(ship, token);
@@ -59,7 +60,7 @@ export class AgentCredentials {
       } catch (error) {
         const delayMs = PUSH_RETRY_DELAYS_MS[attempt];
         if (delayMs === undefined) {
-          this.deps.logger.warn({ ship, err: (error as Error).message }, 'could not push agent credentials to the ship');
+          this.deps.logger.warn({ ship, err: messageOf(error) }, 'could not push agent credentials to the ship');
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, delayMs).unref());

@@ -4,6 +4,7 @@
 import type { FirstAdminSource } from '../../protocol/first-admin.js';
 import type { Accounts } from './accounts.js';
 import type { UsersStore } from '../store/users-store.js';
+import { messageOf } from '../../protocol/index.js';
 
 export const NO_FIRST_ADMIN =
   'the bridge has no users: set SVC_BRIDGE_ADMIN_USER, SVC_BRIDGE_ADMIN_EMAIL and SVC_BRIDGE_ADMIN_PASSWORD, ' +
@@ -18,6 +19,6 @@ export async function ensureFirstAdmin(users: UsersStore, accounts: Accounts, so
     const user = await accounts.create({ ...admin, role: 'admin' });
     return user.username;
   } catch (error) {
-    throw new Error(`cannot create the first admin: ${(error as Error).message}`);
+    throw new Error(`cannot create the first admin: ${messageOf(error)}`);
   }
 }

@@ -9,7 +9,7 @@
 // refusal kept, 200 characters). A PR open again, or an issue reopened, puts a blocked record back to
 // watching. A forge failure skips the repo's remaining records for this pass (a 404/410/422 about one issue
 // or branch skips only its record); an offline ship skips its records.
-import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary } from '../../protocol/index.js';
+import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary, messageOf } from '../../protocol/index.js';
 import type { Clock } from '../../protocol/clock.js';
 import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -169,7 +169,7 @@ class RepoSweep {
         this.log.warn({ repo: this.repo.name, error: error.message }, `sweep: skipped a record of repo ${this.repo.name}`);
         throw new ForgeFailed();
       }
-      if (!this.failed) this.log.warn({ repo: this.repo.name, error: (error as Error).message }, `sweep: the forge failed for repo ${this.repo.name}; its remaining records wait for the next pass`);
+      if (!this.failed) this.log.warn({ repo: this.repo.name, error: messageOf(error) }, `sweep: the forge failed for repo ${this.repo.name}; its remaining records wait for the next pass`);
       this.failed = true;
       throw new ForgeFailed();
     }
@@ -409,7 +409,7 @@ export class Sweeper {
     this.timer = setTimeout(() => {
       this.timer = null;
       this.sweep()
-        .catch((error: unknown) => this.options.log.warn({ error: (error as Error).message }, 'sweep pass failed'))
+        .catch((error: unknown) => this.options.log.warn({ error: messageOf(error) }, 'sweep pass failed'))
         .finally(() => {
           if (!this.stopped) this.schedule();
         });

@@ -11,6 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GitHubTransport } from './github-fetch.js';
 import type { RequestPolicy } from './github-request-policy.js';
+import { messageOf } from '../../protocol/index.js';
 
 /** A read that failed: the forge's answer (status ≥ 400), or none at all (status 500 and no response, as Octokit says it). */
 export class ReadFailure extends Error {
@@ -80,7 +81,7 @@ export class GitHubReads {
       try {
         answer = await this.transport.read(target, 'GET', this.headers);
       } catch (error) {
-        throw new ReadFailure((error as Error).message, 500, undefined, { cause: error });
+        throw new ReadFailure(messageOf(error), 500, undefined, { cause: error });
       }
       const data = dataOf(answer.headers, answer.body);
       if (answer.status >= 400) throw new ReadFailure(errorMessage(data), answer.status, { headers: answer.headers, data });

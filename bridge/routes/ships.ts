@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
-import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSystemResources } from '../../protocol/index.js';
+import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSystemResources, messageOf } from '../../protocol/index.js';
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -68,7 +68,7 @@ export function shipRoutes(registry: ShipRegistry) {
           try {
             return { ship: info.name, status: 'online', resources: await sample(ship), error: null };
           } catch (error) {
-            if (!(error instanceof ShipUnreachable)) return { ship: info.name, status: 'online', resources: null, error: (error as Error).message };
+            if (!(error instanceof ShipUnreachable)) return { ship: info.name, status: 'online', resources: null, error: messageOf(error) };
             registry.unreachable(ship, error.message);
             return offline;
           }

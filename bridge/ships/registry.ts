@@ -4,6 +4,7 @@
 // connection and persists the roster. Create reservations live here too: a key being created (or whose
 // create ended without an answer) is not created again.
 import {
+  messageOf,
   workspaceKey,
   type BridgeWorkspaceSummary,
   type ShipInfo,
@@ -135,7 +136,7 @@ export class ShipRegistry {
       sync = await connection.open(this.options.probeMs ?? REGISTRATION_PROBE_MS);
     } catch (error) {
       connection.close();
-      throw new BridgeError(SHIP_UNREACHABLE_STATUS, shipDidNotRespond(url, (error as Error).message));
+      throw new BridgeError(SHIP_UNREACHABLE_STATUS, shipDidNotRespond(url, messageOf(error)));
     }
     const name = sync.ship;
     const refuse = (error: BridgeError) => {

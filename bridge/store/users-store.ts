@@ -4,6 +4,7 @@
 // other concurrently cannot both succeed.
 import type { Database, Queryable } from './database.js';
 import type { Role, User } from '../../protocol/index.js';
+import { messageOf } from '../../protocol/index.js';
 
 interface UserRow {
   id: string;
@@ -73,7 +74,7 @@ export class UsersStore {
           [user.id, user.username, user.email, user.passwordHash, user.role, user.createdAt],
         );
       } catch (error) {
-        const constraint = (error as { constraint?: string; message?: string }).constraint ?? (error as Error).message;
+        const constraint = (error as { constraint?: string; message?: string }).constraint ?? messageOf(error);
         if (/users_username_key/.test(constraint)) return { ok: false, conflict: 'username' } as const;
         if (/users_email_key/.test(constraint)) return { ok: false, conflict: 'email' } as const;
         throw error;
@@ -97,7 +98,7 @@ export class UsersStore {
       const result = await this.db.query<UserRow>(`UPDATE users SET email = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, email]);
       return result.rows[0] ? toRecord(result.rows[0]) : null;
     } catch (error) {
-      const constraint = (error as { constraint?: string }).constraint ?? (error as Error).message;
+      const constraint = (error as { constraint?: string }).constraint ?? messageOf(error);
       if (/users_email_key/.test(constraint)) return 'email';
       throw error;
     }

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { applyEdits, modify, parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import type { JsonEntry } from './harnesses.js';
+import { messageOf } from '../../protocol/thrown.js';
 
 const FORMATTING = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '\n' } };
 
@@ -92,7 +93,7 @@ export function mergeToml(text: string, table: string[], value: Record<string, u
   try {
     before = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`${file} is not valid TOML (${(error as Error).message.split('\n')[0]}); fix it or merge the printed table by hand`);
+    throw new Error(`${file} is not valid TOML (${messageOf(error).split('\n')[0]}); fix it or merge the printed table by hand`);
   }
   if (isDeepStrictEqual(normalise(at(before, table)), normalise(value))) return text;
   const fragment = tomlFragment(table, value);

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { DISCOVERY_FILE_NAME } from '../../protocol/config.js';
 import { workspacePath } from '../../protocol/workspace-path.js';
+import { messageOf } from '../../protocol/thrown.js';
 
 export interface WorkspaceLocation {
   /** Real path of the workspace directory. */
@@ -56,7 +57,7 @@ function readPort(file: string): number {
   try {
     port = (JSON.parse(readFileSync(file, 'utf8')) as { port?: unknown }).port;
   } catch (error) {
-    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+    throw new Error(`cannot read ${file}: ${messageOf(error)}`);
   }
   if (!Number.isInteger(port) || (port as number) <= 0 || (port as number) > 65535) throw new Error(`${file} names no port: is the ship running?`);
   return port as number;

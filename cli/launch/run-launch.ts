@@ -8,6 +8,7 @@ import { startShip, type Ship } from '../../ship/server.js';
 import { newToken } from '../../server/tokens.js';
 import type { FirstAdminSource } from '../../protocol/first-admin.js';
 import type { LaunchPlan, PlannedLocalShip } from './plan.js';
+import { messageOf } from '../../protocol/thrown.js';
 
 export interface LaunchedShip {
   name: string;
@@ -94,7 +95,7 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
         const info = await bridge.registry.register({ url: planned.url, ...(planned.tokens ?? {}) });
         remote.push({ key: planned.key, url: planned.url, registered: info.name, error: null });
       } catch (error) {
-        remote.push({ key: planned.key, url: planned.url, registered: null, error: (error as Error).message });
+        remote.push({ key: planned.key, url: planned.url, registered: null, error: messageOf(error) });
       }
     }
     return { bridge, ships, local, remote, close };

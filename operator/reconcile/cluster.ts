@@ -10,6 +10,7 @@ import { MERGE_PATCH, type KubeClients } from '../kube/clients.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { ResourceRef } from '../runtime/controller.js';
 import type { EventSpec } from './outcomes.js';
+import { messageOf } from '../../protocol/index.js';
 
 export function isApiStatus(error: unknown, code: number): boolean {
   return error instanceof ApiException && error.code === code;
@@ -183,7 +184,7 @@ export class Cluster {
     try {
       await this.kube.core.createNamespacedEvent({ namespace, body });
     } catch (error) {
-      this.log.warn({ object: `${object.kind} ${namespace}/${name}`, reason: event.reason, error: (error as Error).message }, 'could not record an event');
+      this.log.warn({ object: `${object.kind} ${namespace}/${name}`, reason: event.reason, error: messageOf(error) }, 'could not record an event');
     }
   }
 }

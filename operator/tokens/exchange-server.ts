@@ -14,7 +14,7 @@ import { PlainHttpServer } from '../../server/plain-http-server.js';
 import { generatedTokenSecretName, type ShipResource } from '../resources/index.js';
 import type { Cluster } from '../reconcile/cluster.js';
 import { SHIP_RESOURCE } from '../reconcile/names.js';
-import { DrainReport } from '../../protocol/index.js';
+import { DrainReport, messageOf } from '../../protocol/index.js';
 import type { BridgeClient } from '../bridge-client.js';
 import { decideExchange, reviewedPod, SHIP_TOKEN_AUDIENCE, type ExchangeAnswer } from './exchange-decide.js';
 import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR } from './drain-report.js';
@@ -96,7 +96,7 @@ async function answer(options: TokenExchangeOptions, request: IncomingMessage, r
   try {
     result = await exchange(options, credential);
   } catch (error) {
-    options.log.warn({ err: (error as Error).message }, 'token exchange: the API server could not be asked');
+    options.log.warn({ err: messageOf(error) }, 'token exchange: the API server could not be asked');
     return send(response, 503, { error: 'the API server could not be asked; try again' });
   }
   if (result.status !== 200) {
@@ -134,7 +134,7 @@ async function drainReport(options: TokenExchangeOptions, credential: string, re
     const ship = node ? ((await options.cluster.readObject(SHIP_RESOURCE, { namespace: claimed.namespace, name: node })) as ShipResource | undefined) : undefined;
     decision = decideDrainReport({ claimed, pod, isHolderPod: (each) => matchesSelector(HOLDER_POD_SELECTOR, each.metadata?.labels), namespace: options.namespace, ship });
   } catch (error) {
-    options.log.warn({ err: (error as Error).message }, 'drain report: the API server could not be asked');
+    options.log.warn({ err: messageOf(error) }, 'drain report: the API server could not be asked');
     return send(response, 503, { error: 'the API server could not be asked; try again' });
   }
   if (decision.status !== 200) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Compile } from 'typebox/compile';
 import {
+  messageOf,
   armoryPathProblem,
   armorySectionOf,
   ArmoryFile,
@@ -68,7 +69,7 @@ export class ArmorySync {
       try {
         this.install(this.saved.manifest);
       } catch (error) {
-        this.options.logger.warn({ err: (error as Error).message }, 'could not re-apply the cached armory');
+        this.options.logger.warn({ err: messageOf(error) }, 'could not re-apply the cached armory');
       }
     });
   }
@@ -89,7 +90,7 @@ export class ArmorySync {
       try {
         manifest = await this.pull(base);
       } catch (error) {
-        const message = (error as Error).message;
+        const message = messageOf(error);
         this.record({ lastError: message });
         throw new WorkspaceError(502, message);
       }
@@ -98,7 +99,7 @@ export class ArmorySync {
       try {
         this.install(manifest);
       } catch (error) {
-        const message = `armory install failed: ${(error as Error).message}`;
+        const message = `armory install failed: ${messageOf(error)}`;
         this.record({ lastError: message });
         throw new WorkspaceError(500, message);
       }
@@ -130,7 +131,7 @@ export class ArmorySync {
       try {
         writeFileAtomicSync(target, bytes, 0o600);
       } catch (error) {
-        throw new PullFailed(`could not cache armory file ${entry.path}: ${(error as Error).message}`);
+        throw new PullFailed(`could not cache armory file ${entry.path}: ${messageOf(error)}`);
       }
     }
     return manifest;
@@ -144,7 +145,7 @@ export class ArmorySync {
     try {
       response = await fetch(url, { headers, redirect: 'error', signal: AbortSignal.timeout(PULL_TIMEOUT_MS) });
     } catch (error) {
-      throw new PullFailed(`could not reach the bridge for ${what}: ${(error as Error).message}`);
+      throw new PullFailed(`could not reach the bridge for ${what}: ${messageOf(error)}`);
     }
     if (response.status !== 200) {
       await response.body?.cancel();
@@ -174,7 +175,7 @@ export class ArmorySync {
     try {
       writeFileAtomicSync(join(this.directory, 'state.json'), JSON.stringify(this.saved));
     } catch (error) {
-      this.options.logger.warn({ err: (error as Error).message }, 'could not save the armory state');
+      this.options.logger.warn({ err: messageOf(error) }, 'could not save the armory state');
     }
   }
 

@@ -8,6 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  messageOf,
   DRAIN_REPORT_MAX_BRANCHES, DRAIN_REPORT_MAX_WORKSPACES, hasUnpushedWork, isIdentifier, redactUrlCredentials,
   type DrainReport, type UnpushedBranch, type WorkspaceDrainFindings,
 } from '../../protocol/index.js';
@@ -77,7 +78,7 @@ export async function scanWorkspace(git: GitRun, workTree: string, key: { repo: 
     const hasStash = (await run(['for-each-ref', '--format=%(refname)', 'refs/stash'])).trim() !== '';
     if (hasStash) stashList = await run(['rev-list', '--walk-reflogs', 'refs/stash']);
   } catch (error) {
-    return classifyWorkspace({ ...key, status, unpushed, stashList, scanError: error instanceof ScanFailed ? error.message : `git could not run: ${(error as Error).message}` });
+    return classifyWorkspace({ ...key, status, unpushed, stashList, scanError: error instanceof ScanFailed ? error.message : `git could not run: ${messageOf(error)}` });
   }
   return classifyWorkspace({ ...key, status, unpushed, stashList });
 }

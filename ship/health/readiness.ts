@@ -15,6 +15,7 @@ import type { ReadinessCheck } from '../../protocol/index.js';
 import { KEEPER_SESSION, type Tmux } from '../sessions/tmux.js';
 import { SHIP_STATE_DIR } from '../workspaces/fleet.js';
 import { assertVolumeBelow } from './disk-fill.js';
+import { messageOf } from '../../protocol/index.js';
 
 export function shipReadiness(tmux: Tmux, fleetDirectory: string, maxDiskFill?: number): ReadinessCheck[] {
   const marker = join(fleetDirectory, SHIP_STATE_DIR, 'readyz');
@@ -35,7 +36,7 @@ export function shipReadiness(tmux: Tmux, fleetDirectory: string, maxDiskFill?: 
           await rm(marker, { force: true });
         } catch (error) {
           // The code alone: the answer goes to callers without a credential, the path is the ship's business.
-          throw new Error(`the fleet directory is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+          throw new Error(`the fleet directory is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
         }
       },
     },

@@ -15,6 +15,9 @@ import { KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
 import { tmuxSocketFor } from './tmux-socket.js';
 import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
 
+/** `--session-user`'s parser, for the CLI, which starts the ship and the holder through their entries. */
+export { parseSessionUser } from './session-user.js';
+
 /** How often the holder re-lists panes besides tmux's own notifications. */
 const SWEEP_MS = 5_000;
 

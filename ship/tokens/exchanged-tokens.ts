@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { messageOf } from '../../protocol/index.js';
 
 /** Fetches start at most once per this interval (a flood of unknown bearers costs one TokenReview a second). */
 const REFRESH_MIN_MS = 1_000;
@@ -99,7 +100,7 @@ export class ExchangedTokens {
       if (changed) logger.info('token exchange: this ship\'s token pair is in use (a new one)');
       return changed;
     } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'token exchange: could not fetch this ship\'s token pair');
+      logger.warn({ err: messageOf(error) }, 'token exchange: could not fetch this ship\'s token pair');
       return false;
     }
   }

@@ -4,6 +4,7 @@
 // files and the session cache only: no process per workspace.
 import { rename, rm } from 'node:fs/promises';
 import {
+  messageOf,
   classifyCloneUrl,
   workspaceKey,
   type AgentInitRequest,
@@ -295,7 +296,7 @@ export class WorkspaceService {
     try {
       await this.deps.tmux.paste(session, text, enter);
     } catch (error) {
-      if (/can't find|no such session|no server running/i.test((error as Error).message)) throw notActive(repo, name);
+      if (/can't find|no such session|no server running/i.test(messageOf(error))) throw notActive(repo, name);
       throw error;
     }
   }

@@ -2,7 +2,7 @@
 // the {bridgeUrl, token} the bridge pushed to POST /agent/credentials, for this workspace's repo. Every
 // failure is a thrown Error whose message the agent reads as a tool error; the token never appears in one.
 import * as z from 'zod';
-import { redactUrlCredentials } from '../../../protocol/index.js';
+import { redactUrlCredentials, messageOf } from '../../../protocol/index.js';
 import {
   checkList,
   checksOutput,
@@ -61,7 +61,7 @@ export async function callBridge<T>(context: ToolContext, call: BridgeCall<T>): 
       signal: AbortSignal.timeout(context.bridgeTimeoutMs),
     });
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${context.bridgeTimeoutMs} ms` : ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${context.bridgeTimeoutMs} ms` : ((error as Error).cause as Error | undefined)?.message ?? messageOf(error);
     throw new Error(`could not reach the bridge at ${where} for ${route}: ${reason}`);
   }
   const text = await response.text();

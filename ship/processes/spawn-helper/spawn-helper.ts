@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { DirectSpawner, type SpawnRequest, type SpawnResult, type Spawner } from '../spawner.js';
 import { HELPER_MARKER, HELPER_SCRIPT } from './helper-script.js';
+import { messageOf } from '../../../protocol/index.js';
 
 /** Deaths within DEATH_WINDOW_MS after which the helper is given up for direct spawning. */
 const DEATHS_BEFORE_FALLBACK = 3;
@@ -69,7 +70,7 @@ export class SpawnHelper implements Spawner {
         serialization: 'advanced',
       });
     } catch (error) {
-      this.giveUp(`the spawn helper could not be started (${(error as Error).message})`);
+      this.giveUp(`the spawn helper could not be started (${messageOf(error)})`);
       return;
     }
     this.helper = helper;
