@@ -76,32 +76,44 @@ export class RepoCache {
   async refresh(split: SplitUrl, call: RemoteCall): Promise<string> {
     const dir = this.dirFor(split.url);
     // A cache removed between the look and the lock (idle, or a failed clone's discard) sends the create
-    // round again; the second round fills it.
-    for (let round = 0; ; round++) {
-      if (existsSync(dir) && round < 2) {
-        const advertised = await this.advertisement(split, call);
-        const used = await this.locks.run(dir, async () => {
-          if (!existsSync(dir) || !(await this.readable(dir))) return false;
-          this.observer?.hit();
-          if (!(await this.holds(dir, advertised))) await this.fetchInto(dir, split, call);
-          await this.pointHead(dir, advertised.head);
-          await writeFile(join(dir, USE_FILE), `${new Date().toISOString()}\n`);
-          return true;
-        });
-        if (used) return dir;
-      }
+    // round again; after two such rounds it fills the cache whatever it finds.
+    for (let round = 0; round < 2; round++) {
+      if (existsSync(dir) && (await this.refreshPresent(dir, split, call))) return dir;
       const filled = await this.locks.run(dir, async () => {
-        if (existsSync(dir) && (await this.readable(dir)) && round < 2) return false;
-        this.observer?.miss();
+        if (await this.present(dir)) return false;
         await this.fill(dir, split, call);
         return true;
       });
       if (filled) return dir;
     }
+    await this.locks.run(dir, () => this.fill(dir, split, call));
+    return dir;
+  }
+
+  /**
+   * Brings a cache that is there to the advertised refs: the advertisement outside the lock, a fetch only
+   * when the refs differ. False when the cache went away before the lock was ours.
+   */
+  private async refreshPresent(dir: string, split: SplitUrl, call: RemoteCall): Promise<boolean> {
+    const advertised = await this.advertisement(split, call);
+    return this.locks.run(dir, async () => {
+      if (!(await this.present(dir))) return false;
+      this.observer?.hit();
+      if (!(await this.holds(dir, advertised))) await this.fetchInto(dir, split, call);
+      await this.pointHead(dir, advertised.head);
+      await writeFile(join(dir, USE_FILE), `${new Date().toISOString()}\n`);
+      return true;
+    });
+  }
+
+  /** A cache git can read is at `dir`. */
+  private async present(dir: string): Promise<boolean> {
+    return existsSync(dir) && (await this.readable(dir));
   }
 
   /** A new cache for `split.url` at `dir`, built in a scratch directory and renamed into place. */
   private async fill(dir: string, split: SplitUrl, call: RemoteCall): Promise<void> {
+    this.observer?.miss();
     await rm(dir, { recursive: true, force: true });
     await mkdir(this.root, { recursive: true, mode: 0o700 });
     const scratch = join(this.root, `${FILL_PREFIX}${Date.now()}-${randomBytes(6).toString('hex')}`);
@@ -194,9 +206,11 @@ export class RepoCache {
     if (fetched.code !== 0) throw new RemoteFailed(fetched.stderr);
   }
 
-  /** The cache's HEAD names the remote's default branch (a clone of the cache starts there). */
+  /** The cache's HEAD names the remote's default branch (a clone of the cache starts there); git only to change it. */
   private async pointHead(dir: string, head: string | null): Promise<void> {
-    if (head) await this.git.run(['symbolic-ref', 'HEAD', head], { cwd: dir });
+    if (!head) return;
+    const current = await readFile(join(dir, 'HEAD'), 'utf8').catch(() => '');
+    if (current.trim() !== `ref: ${head}`) await this.git.run(['symbolic-ref', 'HEAD', head], { cwd: dir });
   }
 }
 
