@@ -10,37 +10,7 @@ import { keyAction } from '../../web/src/terminal/clipboard-keys.js';
 import { pastable } from '../../web/src/terminal/clipboard.js';
 import { InputQueue } from '../../web/src/terminal/input-queue.js';
 import { ReconnectingTerminal, type TerminalStatus } from '../../web/src/terminal/reconnecting-terminal.js';
-import type { SocketLike } from '../../web/src/terminal/terminal-session.js';
-
-class ScriptedSocket implements SocketLike {
-  readyState = 0;
-  sent: any[] = [];
-  private listeners: Record<string, ((event: any) => void)[]> = {};
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close(code = 1000, reason = '') {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    this.emit('close', { code, reason });
-  }
-  addEventListener(type: string, listener: (event: any) => void) {
-    (this.listeners[type] ??= []).push(listener);
-  }
-  emit(type: string, event: unknown) {
-    for (const listener of this.listeners[type] ?? []) listener(event);
-  }
-  open() {
-    this.readyState = 1;
-    this.emit('open', {});
-  }
-  frame(frame: unknown) {
-    this.emit('message', { data: JSON.stringify(frame) });
-  }
-  inputs() {
-    return this.sent.filter((message) => message.type === 'input').map((message) => message.data);
-  }
-}
+import { ScriptedSocket } from './scripted-socket.js';
 
 const grid = (seq: number, text: string): GridFrame => ({
   type: 'grid',

@@ -5,33 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Cell, GridFrame, PatchFrame } from '../../protocol/terminal.js';
 import { closeMessage, exitMessage, OPEN_ELSEWHERE } from '../../web/src/terminal/terminal-messages.js';
-import { TerminalSession, type SocketLike } from '../../web/src/terminal/terminal-session.js';
-
-class ScriptedSocket implements SocketLike {
-  readyState = 0;
-  sent: unknown[] = [];
-  private listeners: Record<string, ((event: any) => void)[]> = {};
-  send(data: string) {
-    this.sent.push(JSON.parse(data));
-  }
-  close(code = 1000, reason = '') {
-    this.readyState = 3;
-    this.emit('close', { code, reason });
-  }
-  addEventListener(type: string, listener: (event: any) => void) {
-    (this.listeners[type] ??= []).push(listener);
-  }
-  emit(type: string, event: unknown) {
-    for (const listener of this.listeners[type] ?? []) listener(event);
-  }
-  open() {
-    this.readyState = 1;
-    this.emit('open', {});
-  }
-  frame(frame: unknown) {
-    this.emit('message', { data: JSON.stringify(frame) });
-  }
-}
+import { TerminalSession } from '../../web/src/terminal/terminal-session.js';
+import { ScriptedSocket } from './scripted-socket.js';
 
 const cursor = { x: 0, y: 0, visible: true };
 const grid = (seq: number, text: string): GridFrame => ({ type: 'grid', seq, cols: 4, rows: 1, cursor, cells: [[...text].map((t): Cell => ({ t }))] });
