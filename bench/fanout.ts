@@ -6,7 +6,7 @@
 // once, the disk ten workspaces take with hard links counted once, and the ship's CPU per create.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,9 +115,10 @@ async function benchFanoutIn(parent: string, label: string): Promise<BenchRow[]>
   const clones: Array<{ ms: number; cpu: number }> = [];
   let plainCount = 0;
   const clonePlain = async (url: string) => {
-    const result = await plainClone(url, join(plain, `c${plainCount++}`));
+    const dir = join(plain, `c${plainCount++}`);
+    const result = await plainClone(url, dir);
     clones.push(result);
-    rmSync(join(plain, `c${plainCount - 1}`), { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
     return result;
   };
   const create = async (repoName: string, name: string) => {
@@ -173,7 +174,7 @@ async function benchFanoutIn(parent: string, label: string): Promise<BenchRow[]>
     const cacheRoot = `${fleet}.repo-cache`;
     const caches = readdirSync(cacheRoot).filter((entry) => entry.endsWith('.git')).map((entry) => join(cacheRoot, entry));
     const workspaces = Array.from({ length: 10 }, (_, index) => join(fleet, 'first-a', `w${index + 1}`));
-    const cacheOfFirstA = caches.filter((cache) => execFileSync('cat', [join(cache, 'svc-url')], { encoding: 'utf8' }).includes('/first-a.git'));
+    const cacheOfFirstA = caches.filter((cache) => readFileSync(join(cache, 'svc-url'), 'utf8').includes('/first-a.git'));
     const usedKb = diskKb([...cacheOfFirstA, ...workspaces]);
     const treeKb = diskKb([workspaces[0]!], ['.git']);
 
