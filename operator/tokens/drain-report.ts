@@ -10,6 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describeFindings, type DrainReport } from '../../protocol/index.js';
 import type { EventSpec } from '../reconcile/outcomes.js';
 import type { ShipResource } from '../resources/index.js';
+import { callerNode, type ClaimedPod, type Refusal } from './exchange-decide.js';
 
 export const DRAIN_REPORT_AUDIENCE = 'svc.dev/drain-report';
 export const DRAIN_REPORT_REASON = 'UnpushedWork';
@@ -20,10 +21,10 @@ const MESSAGE_MAX = 1_000;
 
 export type DrainDecision =
   | { status: 200; ship: ShipResource; node: string }
-  | { status: 403 | 404 | 503; error: string };
+  | Refusal;
 
 export interface DrainFacts {
-  claimed: { namespace: string; pod: string; uid: string };
+  claimed: ClaimedPod;
   pod: V1Pod | undefined;
   isHolderPod: (pod: V1Pod) => boolean;
   /** Namespaces the operator serves (undefined: all). */
@@ -33,15 +34,10 @@ export interface DrainFacts {
 }
 
 export function decideDrainReport(facts: DrainFacts): DrainDecision {
-  const { claimed, pod } = facts;
-  if (facts.namespace !== undefined && claimed.namespace !== facts.namespace) return { status: 403, error: `namespace ${claimed.namespace} is not served by this operator` };
-  if (!pod || pod.metadata?.uid !== claimed.uid) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} no longer exists` };
-  const controller = (pod.metadata?.ownerReferences ?? []).find((owner) => owner.controller);
-  if (controller?.kind !== 'DaemonSet' || !facts.isHolderPod(pod)) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} is not a session holder DaemonSet's pod` };
-  const node = pod.spec?.nodeName;
-  if (!node) return { status: 503, error: `pod ${claimed.namespace}/${claimed.pod} is not scheduled` };
-  if (!facts.ship) return { status: 404, error: `no Ship for node ${node}` };
-  return { status: 200, ship: facts.ship, node };
+  const caller = callerNode(facts.claimed, facts.pod, facts.namespace, facts.isHolderPod, 'session holder');
+  if ('status' in caller) return caller;
+  if (!facts.ship) return { status: 404, error: `no Ship for node ${caller.node}` };
+  return { status: 200, ship: facts.ship, node: caller.node };
 }
 
 /** One Warning Event per workspace the report names: which one, and what was found. */

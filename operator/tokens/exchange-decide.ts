@@ -15,12 +15,22 @@ export const SHIP_TOKEN_AUDIENCE = 'svc.dev/ship-tokens';
 export const POD_NAME_EXTRA = 'authentication.kubernetes.io/pod-name';
 export const POD_UID_EXTRA = 'authentication.kubernetes.io/pod-uid';
 
+/** Why a caller of the exchange or of the drain report (drain-report.ts) gets nothing. */
+export type Refusal = { status: 401 | 403 | 404 | 503; error: string };
+
 export type ExchangeAnswer =
   | { status: 200; pair: { shipToken: string; bridgeToken: string }; node: string }
-  | { status: 401 | 403 | 404 | 503; error: string };
+  | Refusal;
+
+/** The pod a pod-bound service-account token names (TokenReview's `user.extra`). */
+export interface ClaimedPod {
+  namespace: string;
+  pod: string;
+  uid: string;
+}
 
 /** The caller's namespace and pod, from a TokenReview's status; a refusal when it names none. */
-export function reviewedPod(review: V1TokenReviewStatus | undefined, audience = SHIP_TOKEN_AUDIENCE): { namespace: string; pod: string; uid: string } | ExchangeAnswer {
+export function reviewedPod(review: V1TokenReviewStatus | undefined, audience = SHIP_TOKEN_AUDIENCE): ClaimedPod | Refusal {
   if (!review?.authenticated) return { status: 401, error: 'the credential is not a valid service-account token' };
   if (!(review.audiences ?? []).includes(audience)) return { status: 401, error: `the credential is not minted for ${audience}` };
   const match = /^system:serviceaccount:([^:]+):[^:]+$/.exec(review.user?.username ?? '');
@@ -32,7 +42,7 @@ export function reviewedPod(review: V1TokenReviewStatus | undefined, audience = 
 
 export interface ExchangeFacts {
   /** The reviewed pod's identity. */
-  claimed: { namespace: string; pod: string; uid: string };
+  claimed: ClaimedPod;
   /** The pod as the API server has it now (undefined: gone). */
   pod: V1Pod | undefined;
   /** Whether the pod's labels match the ship DaemonSet selector. */
@@ -43,15 +53,26 @@ export interface ExchangeFacts {
   secret: V1Secret | undefined;
 }
 
-export function decideExchange(facts: ExchangeFacts): ExchangeAnswer {
-  const { claimed, pod } = facts;
-  if (facts.namespace !== undefined && claimed.namespace !== facts.namespace) return { status: 403, error: `namespace ${claimed.namespace} is not served by this operator` };
+/**
+ * The node the caller runs on, when the claimed pod is in a namespace served, is still the pod its token was
+ * bound to, and is a pod of the DaemonSet `role` names (controlled by a DaemonSet, `isRolePod` by its labels);
+ * else the refusal. Shared by the exchange and the drain report, so both trust a caller the same way.
+ */
+export function callerNode(claimed: ClaimedPod, pod: V1Pod | undefined, namespace: string | undefined, isRolePod: (pod: V1Pod) => boolean, role: string): { node: string } | Refusal {
+  if (namespace !== undefined && claimed.namespace !== namespace) return { status: 403, error: `namespace ${claimed.namespace} is not served by this operator` };
   // A deleted and recreated pod of the same name has another uid: the old pod's token is refused.
   if (!pod || pod.metadata?.uid !== claimed.uid) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} no longer exists` };
   const controller = (pod.metadata?.ownerReferences ?? []).find((owner) => owner.controller);
-  if (controller?.kind !== 'DaemonSet' || !facts.isShipPod(pod)) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} is not a ship DaemonSet's pod` };
+  if (controller?.kind !== 'DaemonSet' || !isRolePod(pod)) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} is not a ${role} DaemonSet's pod` };
   const node = pod.spec?.nodeName;
   if (!node) return { status: 503, error: `pod ${claimed.namespace}/${claimed.pod} is not scheduled yet` };
+  return { node };
+}
+
+export function decideExchange(facts: ExchangeFacts): ExchangeAnswer {
+  const caller = callerNode(facts.claimed, facts.pod, facts.namespace, facts.isShipPod, 'ship');
+  if ('status' in caller) return caller;
+  const { node } = caller;
   const ship = facts.ship;
   if (!ship || ship.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DAEMONSET) return { status: 404, error: `no DaemonSet-managed Ship for node ${node} yet` };
   const tokens = readTokens(ship, facts.secret);
