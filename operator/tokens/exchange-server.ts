@@ -8,7 +8,7 @@
 // with its own pod's token, recorded as Events on its node's Ship and forwarded to the bridge.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Compile } from 'typebox/compile';
-import type { V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { PlainHttpServer } from '../../server/plain-http-server.js';
 import { generatedTokenSecretName, type ShipResource } from '../resources/index.js';
@@ -16,8 +16,8 @@ import type { Cluster } from '../reconcile/cluster.js';
 import { SHIP_RESOURCE } from '../reconcile/names.js';
 import { DrainReport, messageOf } from '../../protocol/index.js';
 import type { BridgeClient } from '../bridge-client.js';
-import { decideExchange, reviewedPod, SHIP_TOKEN_AUDIENCE, type ExchangeAnswer } from './exchange-decide.js';
-import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR } from './drain-report.js';
+import { decideExchange, reviewedPod, SHIP_TOKEN_AUDIENCE, type ClaimedPod, type ExchangeAnswer, type Refusal } from './exchange-decide.js';
+import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR, type DrainDecision } from './drain-report.js';
 
 export const SHIP_TOKENS_PATH = '/ship-tokens';
 export const DRAIN_REPORT_PATH = '/drain-report';
@@ -48,14 +48,25 @@ export function matchesSelector(selector: string, labels: Record<string, string>
   });
 }
 
+/**
+ * Who calls: the credential reviewed for `audience`, the pod it names as the API server has it now, and the
+ * Ship named after that pod's node (read only when the pod is still the one the token was bound to).
+ */
+async function lookUpCaller(cluster: TokenExchangeOptions['cluster'], credential: string, audience: string): Promise<Refusal | { claimed: ClaimedPod; pod: V1Pod | undefined; node: string | undefined; ship: ShipResource | undefined }> {
+  const claimed = reviewedPod(await cluster.reviewToken(credential, [audience]), audience);
+  if ('status' in claimed) return claimed;
+  const pod = await cluster.readPod(claimed.namespace, claimed.pod);
+  const node = pod?.metadata?.uid === claimed.uid ? pod.spec?.nodeName : undefined;
+  const ship = node ? await cluster.readObject<ShipResource & KubernetesObject>(SHIP_RESOURCE, { namespace: claimed.namespace, name: node }) : undefined;
+  return { claimed, pod, node, ship };
+}
+
 /** One exchange: review the credential, read the pod, its node's Ship and that Ship's Secret, decide. */
 export async function exchange(options: Omit<TokenExchangeOptions, 'port' | 'host' | 'log'>, credential: string): Promise<ExchangeAnswer> {
-  const claimed = reviewedPod(await options.cluster.reviewToken(credential, [SHIP_TOKEN_AUDIENCE]));
-  if ('status' in claimed) return claimed;
-  const pod: V1Pod | undefined = await options.cluster.readPod(claimed.namespace, claimed.pod);
-  const node = pod?.metadata?.uid === claimed.uid ? pod.spec?.nodeName : undefined;
-  const ship = node ? ((await options.cluster.readObject(SHIP_RESOURCE, { namespace: claimed.namespace, name: node })) as ShipResource | undefined) : undefined;
-  const secret: V1Secret | undefined = ship ? await options.cluster.readSecret(claimed.namespace, generatedTokenSecretName(node!)) : undefined;
+  const caller = await lookUpCaller(options.cluster, credential, SHIP_TOKEN_AUDIENCE);
+  if ('status' in caller) return caller;
+  const { claimed, pod, node, ship } = caller;
+  const secret = ship && node ? await options.cluster.readSecret(claimed.namespace, generatedTokenSecretName(node)) : undefined;
   return decideExchange({ claimed, pod, isShipPod: (each) => matchesSelector(options.shipPodSelector, each.metadata?.labels), namespace: options.namespace, ship, secret });
 }
 
@@ -125,13 +136,11 @@ async function readJson(request: IncomingMessage, limit: number): Promise<unknow
 
 /** POST /drain-report: who asks (its pod, so its node's Ship), then one Event per workspace, then the bridge. */
 async function drainReport(options: TokenExchangeOptions, credential: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  let decision;
+  let decision: DrainDecision;
   try {
-    const claimed = reviewedPod(await options.cluster.reviewToken(credential, [DRAIN_REPORT_AUDIENCE]), DRAIN_REPORT_AUDIENCE);
-    if ('status' in claimed) return send(response, claimed.status, { error: 'error' in claimed ? claimed.error : 'refused' });
-    const pod: V1Pod | undefined = await options.cluster.readPod(claimed.namespace, claimed.pod);
-    const node = pod?.metadata?.uid === claimed.uid ? pod.spec?.nodeName : undefined;
-    const ship = node ? ((await options.cluster.readObject(SHIP_RESOURCE, { namespace: claimed.namespace, name: node })) as ShipResource | undefined) : undefined;
+    const caller = await lookUpCaller(options.cluster, credential, DRAIN_REPORT_AUDIENCE);
+    if ('status' in caller) return send(response, caller.status, { error: caller.error });
+    const { claimed, pod, ship } = caller;
     decision = decideDrainReport({ claimed, pod, isHolderPod: (each) => matchesSelector(HOLDER_POD_SELECTOR, each.metadata?.labels), namespace: options.namespace, ship });
   } catch (error) {
     options.log.warn({ err: messageOf(error) }, 'drain report: the API server could not be asked');
@@ -148,8 +157,8 @@ async function drainReport(options: TokenExchangeOptions, credential: string, re
   const shipName = ship.status?.shipName ?? ship.metadata.name ?? node;
   let bridge: 'logged' | 'unreachable' | 'not configured' = 'not configured';
   if (options.bridge && report.workspaces.length > 0) {
-    bridge = await options.bridge.drainReport(shipName, report).then(() => 'logged' as const, (error: Error) => {
-      options.log.warn({ ship: shipName, err: error.message }, 'drain report: the bridge did not take it');
+    bridge = await options.bridge.drainReport(shipName, report).then(() => 'logged' as const, (error: unknown) => {
+      options.log.warn({ ship: shipName, err: messageOf(error) }, 'drain report: the bridge did not take it');
       return 'unreachable' as const;
     });
   }
