@@ -17,26 +17,14 @@ export interface HealthServerOptions {
   notReady(): string | undefined;
 }
 
-export class HealthServer {
-  private constructor(private readonly server: PlainHttpServer) {}
-
-  static async start(options: HealthServerOptions): Promise<HealthServer> {
-    const server = await PlainHttpServer.start({
-      port: options.port,
-      host: options.host ?? '0.0.0.0',
-      handle: (request, response) => answer(options, request, response),
-      failed: (response, message) => send(response, 500, `${message}\n`),
-    });
-    return new HealthServer(server);
-  }
-
-  get port(): number {
-    return this.server.port;
-  }
-
-  close(): Promise<void> {
-    return this.server.close();
-  }
+/** Starts the probe port; its `close()` ends it. */
+export function startHealthServer(options: HealthServerOptions): Promise<PlainHttpServer> {
+  return PlainHttpServer.start({
+    port: options.port,
+    host: options.host ?? '0.0.0.0',
+    handle: (request, response) => answer(options, request, response),
+    failed: (response, message) => send(response, 500, `${message}\n`),
+  });
 }
 
 async function answer(options: HealthServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

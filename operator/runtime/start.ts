@@ -10,10 +10,10 @@ import { BridgeClient, bridgeCredentialsFromEnv } from '../bridge-client.js';
 import { createReconcilers, loginSecretReader } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';
-import { HealthServer } from '../health/server.js';
+import { startHealthServer } from '../health/server.js';
 import { Cluster } from '../reconcile/cluster.js';
 import { RECONCILE_DEFAULTS } from '../reconcile/names.js';
-import { TokenExchangeServer } from '../tokens/exchange-server.js';
+import { startTokenExchange } from '../tokens/exchange-server.js';
 import type { ReconcilerFactory } from './controller.js';
 import { OperatorRuntime, type OperatorRuntimeOptions } from './runtime.js';
 
@@ -70,11 +70,11 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     queue: options.tuning?.queue,
   });
   if (!options.leaderElect) metrics.setLeader(true);
-  const health = await HealthServer.start({ port: options.healthPort, host: options.healthHost, metrics, notReady: () => runtime.notReady() });
+  const health = await startHealthServer({ port: options.healthPort, host: options.healthHost, metrics, notReady: () => runtime.notReady() });
   // Every replica answers the exchange, leader or not: it reads from the API server, never from the caches.
   // Drain reports arriving there are forwarded to the bridge with the reconcilers' credentials (index.ts).
   const exchangeCluster = new Cluster(kube, log, Date.now);
-  const tokenExchange = options.tokenExchangePort === undefined ? undefined : await TokenExchangeServer.start({
+  const tokenExchange = options.tokenExchangePort === undefined ? undefined : await startTokenExchange({
     port: options.tokenExchangePort,
     host: options.healthHost,
     cluster: exchangeCluster,

@@ -70,26 +70,14 @@ export async function exchange(options: Omit<TokenExchangeOptions, 'port' | 'hos
   return decideExchange({ claimed, pod, isShipPod: (each) => matchesSelector(options.shipPodSelector, each.metadata?.labels), namespace: options.namespace, ship, secret });
 }
 
-export class TokenExchangeServer {
-  private constructor(private readonly server: PlainHttpServer) {}
-
-  static async start(options: TokenExchangeOptions): Promise<TokenExchangeServer> {
-    const server = await PlainHttpServer.start({
-      port: options.port,
-      host: options.host ?? '0.0.0.0',
-      handle: (request, response) => answer(options, request, response),
-      failed: (response, message) => send(response, 500, { error: message }),
-    });
-    return new TokenExchangeServer(server);
-  }
-
-  get port(): number {
-    return this.server.port;
-  }
-
-  close(): Promise<void> {
-    return this.server.close();
-  }
+/** Starts the exchange's port; its `close()` ends it. */
+export function startTokenExchange(options: TokenExchangeOptions): Promise<PlainHttpServer> {
+  return PlainHttpServer.start({
+    port: options.port,
+    host: options.host ?? '0.0.0.0',
+    handle: (request, response) => answer(options, request, response),
+    failed: (response, message) => send(response, 500, { error: message }),
+  });
 }
 
 async function answer(options: TokenExchangeOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -10,7 +10,8 @@ import type { EventSpec } from '../../operator/reconcile/outcomes.js';
 import type { ShipResource } from '../../operator/resources/index.js';
 import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR, type DrainFacts } from '../../operator/tokens/drain-report.js';
 import { SHIP_TOKEN_AUDIENCE } from '../../operator/tokens/exchange-decide.js';
-import { DRAIN_REPORT_PATH, matchesSelector, TokenExchangeServer } from '../../operator/tokens/exchange-server.js';
+import { DRAIN_REPORT_PATH, matchesSelector, startTokenExchange } from '../../operator/tokens/exchange-server.js';
+import type { PlainHttpServer } from '../../server/plain-http-server.js';
 
 const HOLDER_LABELS = { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/component': 'session-holder' };
 const pod = (overrides: { uid?: string; node?: string | null; owner?: string; labels?: Record<string, string> } = {}): V1Pod => ({
@@ -64,7 +65,7 @@ describe('drainEvents', () => {
 });
 
 describe('POST /drain-report', () => {
-  let server: TokenExchangeServer | undefined;
+  let server: PlainHttpServer | undefined;
   afterEach(async () => server?.close());
 
   const start = async () => {
@@ -74,7 +75,7 @@ describe('POST /drain-report', () => {
       holder: { authenticated: true, audiences: [DRAIN_REPORT_AUDIENCE], user: { username: 'system:serviceaccount:svc:svc-ship', extra: { 'authentication.kubernetes.io/pod-name': ['holder-a'], 'authentication.kubernetes.io/pod-uid': ['uid-a'] } } },
       ship: { authenticated: true, audiences: [SHIP_TOKEN_AUDIENCE], user: { username: 'system:serviceaccount:svc:svc-ship', extra: { 'authentication.kubernetes.io/pod-name': ['holder-a'], 'authentication.kubernetes.io/pod-uid': ['uid-a'] } } },
     };
-    server = await TokenExchangeServer.start({
+    server = await startTokenExchange({
       port: 0, host: '127.0.0.1', namespace: 'svc', shipPodSelector: 'app.kubernetes.io/component=ship', log: pino({ level: 'silent' }),
       cluster: {
         // The API server reviews the token for the audiences asked: a ship's token does not review as a holder's.
