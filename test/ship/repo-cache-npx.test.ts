@@ -7,7 +7,7 @@
 // delete still guards. A ship SIGKILLed mid-fill leaves no half cache: started again, it fills afresh.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { killFleetTmux } from '../helpers/cli.js';
@@ -16,7 +16,7 @@ import { GitHttpRemote } from '../helpers/git-http-remote.js';
 import { startNpx } from '../helpers/npx.js';
 import { startNpxFleet, type NpxFleet } from '../helpers/npx-fleet.js';
 import { freePort } from '../helpers/ports.js';
-import { call, makeTempRoot, path, removeRoot, startTestShip } from '../helpers/ship.js';
+import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
 import { sample } from '../helpers/metrics.js';
 import { until } from '../helpers/poll.js';
 
@@ -154,17 +154,21 @@ it('a repo named like the cache directory creates and lists normally; the guarde
 it('a cache the ship cannot write only costs the speed-up: the create goes on as a plain clone', async () => {
   const blocked = join(root, 'not-a-directory');
   writeFileSync(blocked, 'a file where the cache directory would go\n');
-  const other = await startTestShip(join(root, 'blocked'), { repoCacheDirectory: join(blocked, 'cache') });
+  const blockedFleet = join(root, 'blocked', 'fleet');
+  const port = await freePort();
+  const other = startNpx(['ship', '--port', String(port), '--name', 'blocked-ship', '--fleet-directory', blockedFleet, '--repo-cache', join(blocked, 'cache')]);
   try {
-    const created = await call(other.url, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'plain', branch: 'feature' });
+    await other.waitFor('ship listening', 60_000);
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'plain', branch: 'feature' });
     expect(created.status).toBe(201);
-    const dir = join(root, 'blocked', 'fleet', 'demo', 'plain');
+    const dir = join(blockedFleet, 'demo', 'plain');
     expect(execFileSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'feature@{upstream}'], { encoding: 'utf8' }).trim()).toBe('origin/feature');
     execFileSync('git', ['-C', dir, 'fsck', '--full'], { stdio: 'ignore' });
   } finally {
-    await other.stop();
+    await other.terminateThenKill();
+    await killFleetTmux(blockedFleet);
   }
-});
+}, 90_000);
 
 it("reports each cache in the ship's metrics: its URL without credentials, size, last use, hits and misses", async () => {
   const text = (await call(url, 'GET', '/metrics')).text;
@@ -176,19 +180,26 @@ it("reports each cache in the ship's metrics: its URL without credentials, size,
   expect(text).not.toContain(USER.password);
 });
 
-it('removes a cache no create has used for the idle time; its workspaces keep every object', async () => {
-  const idle = await startTestShip(join(root, 'idle'), { repoCacheMaxIdleMs: 1_500 });
+it('removes a cache no create has used for --repo-cache-max-idle; its workspaces keep every object', async () => {
+  // A ship as a service account starts it: its own fresh HOME, the flag on the command line.
+  const idleFleet = join(root, 'idle', 'fleet');
+  const home = join(root, 'idle', 'home');
+  mkdirSync(home, { recursive: true });
+  const port = await freePort();
+  const idle = startNpx(['ship', '--port', String(port), '--name', 'idle-ship', '--fleet-directory', idleFleet, '--repo-cache-max-idle', '1500ms'], { HOME: home });
   try {
-    const created = await call(idle.url, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'kept', branch: 'main' });
+    await idle.waitFor('ship listening', 60_000);
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'kept', branch: 'main' });
     expect(created.status).toBe(201);
-    const caches = join(root, 'idle', 'fleet.repo-cache');
+    const caches = `${idleFleet}.repo-cache`;
     expect(readdirSync(caches).filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
     await until(async () => readdirSync(caches).filter((entry) => entry.endsWith('.git')).length === 0, 'the unused cache removed', 15_000);
-    execFileSync('git', ['-C', join(root, 'idle', 'fleet', 'demo', 'kept'), 'fsck', '--full'], { stdio: 'ignore' });
+    execFileSync('git', ['-C', join(idleFleet, 'demo', 'kept'), 'fsck', '--full'], { stdio: 'ignore' });
   } finally {
-    await idle.stop();
+    await idle.terminateThenKill();
+    await killFleetTmux(idleFleet);
   }
-}, 30_000);
+}, 90_000);
 
 it('a ship SIGKILLed mid-fill leaves no half cache: started again, the create succeeds and the cache is sound', async () => {
   const crashFleet = join(root, 'crash', 'fleet');
