@@ -78,3 +78,7 @@ export async function startGuiFleet(ship: string, prepare?: (root: string, remot
 export function eventually<T>(read: () => T | Promise<T>, timeoutMs = 15_000) {
   return expect.poll(read, { timeout: timeoutMs, interval: 100 });
 }
+
+/** A terminal page's xterm.js rows in view, as the user sees them: one string per row, trailing blanks trimmed. */
+export const screenRows = (page: Page) =>
+  page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));

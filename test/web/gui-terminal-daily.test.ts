@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually, screenRows } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-terminal-daily');
 let gui: GuiFleet;
@@ -25,9 +25,6 @@ afterAll(async () => {
   await gui?.stop();
 });
 
-/** The xterm.js rows in view, trailing blanks trimmed. */
-const screenRows = (page: Page) =>
-  page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
 const status = (page: Page) => page.getByTestId('terminal-status').textContent();
 const tag = () => randomBytes(4).toString('hex');
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { startGuiFleet, type GuiFleet, eventually } from './gui-fleet.js';
+import { startGuiFleet, type GuiFleet, eventually, screenRows } from './gui-fleet.js';
 
 const found = chromiumAvailable('test/web/gui-terminal');
 let gui: GuiFleet;
@@ -22,10 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gui?.stop();
 });
-
-/** The xterm.js screen as the user sees it, one string per row, trailing blanks trimmed. */
-const screenRows = (page: Page) =>
-  page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
 
 async function openTerminal(page: Page, name: string): Promise<void> {
   await gui.signIn(page);
