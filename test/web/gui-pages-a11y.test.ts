@@ -163,19 +163,11 @@ describe.skipIf(!found)('accessibility of every page', () => {
     expect(problems).toEqual([]);
   }, 60_000);
 
-  it('every page as an admin, light', async () => {
-    expect(await checkAll('admin', 'light')).toEqual([]);
-  }, 180_000);
-
-  it('every page as an admin, dark', async () => {
-    expect(await checkAll('admin', 'dark')).toEqual([]);
-  }, 180_000);
-
-  it('every page as a member, light', async () => {
-    expect(await checkAll('member', 'light')).toEqual([]);
-  }, 180_000);
-
-  it('every page as a member, dark', async () => {
-    expect(await checkAll('member', 'dark')).toEqual([]);
-  }, 180_000);
+  for (const who of ['admin', 'member'] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      it(`every page as ${who === 'admin' ? 'an admin' : 'a member'}, ${scheme}`, async () => {
+        expect(await checkAll(who, scheme)).toEqual([]);
+      }, 180_000);
+    }
+  }
 });
