@@ -2,7 +2,8 @@
 // ships and resources pages. Native <meter> elements: a bar with a value a screen reader reads, coloured
 // by the browser from low/high/optimum, and no inline style (the CSP forbids it). Load is drawn per core
 // (a 1-minute load equal to the core count fills the bar). An offline ship, or one whose sample failed,
-// gets one cell saying so.
+// gets one cell saying so. Each cell names its column (data-label) for the phone layout, where the table's
+// header is hidden (styles.css).
 import type { ShipSystemResources } from '../../../protocol/bridge.js';
 import { Text } from './text.js';
 
@@ -27,19 +28,19 @@ export function ResourceCells({ ship, entry }: { ship: string; entry: ShipSystem
   const [load1, load5, load15] = cpu.loadAverage;
   return (
     <>
-      <td className="resource cpu">
+      <td className="resource cpu" data-label="CPU">
         <Bar label={`CPU of ${ship}`} value={cpu.usage} />
         <span className="figure">
           {percent(cpu.usage)} of {cpu.cores} cores
         </span>
       </td>
-      <td className="resource memory">
+      <td className="resource memory" data-label="Memory">
         <Bar label={`Memory of ${ship}`} value={memory.usage} />
         <span className="figure">
           {gib(memory.used)} / {gib(memory.total)} ({percent(memory.usage)})
         </span>
       </td>
-      <td className="resource load">
+      <td className="resource load" data-label="Load">
         <Bar label={`Load of ${ship} per core`} value={load1} max={Math.max(cpu.cores, 1)} />
         <span className="figure" title="load average over 1, 5 and 15 minutes">
           {load1.toFixed(2)}, {load5.toFixed(2)}, {load15.toFixed(2)}

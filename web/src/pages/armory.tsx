@@ -66,9 +66,11 @@ function ShipStates({ ships, revision }: { ships: ShipArmoryState[]; revision: s
                     {label}
                   </span>
                 </td>
-                <td className="mono">{state?.revision ? state.revision.slice(0, 12) : '—'}</td>
-                <td>{state?.syncedAt ?? '—'}</td>
-                <td>{state ? state.fileCount : '—'}</td>
+                <td className="mono" data-label="Revision">
+                  {state?.revision ? state.revision.slice(0, 12) : '—'}
+                </td>
+                <td data-label="Synced">{state?.syncedAt ?? '—'}</td>
+                <td data-label="Files">{state ? state.fileCount : '—'}</td>
                 <td className="sync-details">
                   {!state && <span className="muted">{ship.status === 'offline' ? 'the ship is offline' : 'the ship did not answer'}</span>}
                   {state?.lastError && (
@@ -205,7 +207,7 @@ function DotfileMap({ map }: { map: Record<string, string> }) {
                 <td className="mono">
                   <Text value={source} />
                 </td>
-                <td className="mono">
+                <td className="mono" data-label="Installed as">
                   <Text value={destination} />
                 </td>
               </tr>
