@@ -1,9 +1,9 @@
 // The branch field of the create form and of Switch branch (issue #31): a combobox (WAI-ARIA 1.2 pattern:
 // an input with a list it filters, arrow keys move, Enter picks, Escape closes) fed by the remote's
-// branches (GET /repos/:name/branches). Free text is allowed: a name the remote does not have is a new
+// branches of `repo` (GET /repos/:name/branches, read here as the issue picker reads its issues). Free text is allowed: a name the remote does not have is a new
 // branch, and the line under the field says so (`newBranchNote`), live, as the user types.
 import { useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
-import type { RepoBranch } from '../../../protocol/bridge.js';
+import { useBranches } from '../hooks/use-fleet.js';
 import { Text } from './text.js';
 
 /** At most this many suggestions are listed; typing narrows them. */
@@ -12,25 +12,23 @@ const MAX_SHOWN = 50;
 export function BranchCombobox({
   label,
   name,
+  repo,
   value,
   onChange,
-  branches,
-  loading,
-  error,
   newBranchNote,
   required,
 }: {
   label: string;
   name: string;
+  /** The repo whose remote branches are suggested (none while empty). */
+  repo: string;
   value: string;
   onChange: (value: string) => void;
-  branches: RepoBranch[] | undefined;
-  loading: boolean;
-  error: string | null;
   /** What happens to a name the remote does not have, e.g. "will be created from the default branch". */
   newBranchNote: string;
   required?: boolean;
 }) {
+  const { data: branches, loading, error } = useBranches(repo);
   const id = useId();
   const listId = `${id}-list`;
   const noteId = `${id}-note`;

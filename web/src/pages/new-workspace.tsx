@@ -12,7 +12,7 @@ import { IssuePicker } from '../components/issue-picker.js';
 import { PageTitle } from '../components/page-title.js';
 import { visibleText } from '../lib/visible-text.js';
 import { useAction } from '../hooks/use-action.js';
-import { useBranches, useRepos, useShips } from '../hooks/use-fleet.js';
+import { useRepos, useShips } from '../hooks/use-fleet.js';
 import { navigate } from '../hooks/use-route.js';
 import { pathOf } from '../lib/routes.js';
 import { useApi } from '../state/session.js';
@@ -29,7 +29,6 @@ export function NewWorkspacePage() {
   const [branch, setBranch] = useState('');
   const [issue, setIssue] = useState<number | null>(null);
   const [ephemeral, setEphemeral] = useState(false);
-  const branches = useBranches(repo);
   const action = useAction();
   const nameProblem = identifierProblem(name);
   // Checked from the first keystroke (or leaving the field), not before: an untouched empty form is not wrong yet.
@@ -122,11 +121,9 @@ export function NewWorkspacePage() {
           <BranchCombobox
             label="Branch"
             name="branch"
+            repo={repo}
             value={branch}
             onChange={setBranch}
-            branches={branches.data}
-            loading={branches.loading}
-            error={branches.error}
             newBranchNote="will be created from the remote's default branch (and not pushed)"
             required
           />

@@ -16,7 +16,6 @@ import { Text } from '../components/text.js';
 import { AgentFacts, EphemeralFacts } from '../components/workspace-facts.js';
 import { WorkspaceActions } from '../components/workspace-actions.js';
 import { useAction } from '../hooks/use-action.js';
-import { useBranches } from '../hooks/use-fleet.js';
 import { useNow } from '../hooks/use-now.js';
 import { navigate } from '../hooks/use-route.js';
 import { useLiveWorkspace } from '../hooks/use-live-workspace.js';
@@ -37,7 +36,6 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
   const status = useWorkspaceStatus(repo, name, true, STATUS_POLL_MS);
   const [branch, setBranch] = useState('');
   const switching = useAction();
-  const branches = useBranches(repo);
   const live = useLiveWorkspace(repo, name);
   const workspace = live.gone ? undefined : status.data;
   const now = useNow();
@@ -146,11 +144,9 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
             <BranchCombobox
               label="Switch branch"
               name="branch"
+              repo={repo}
               value={branch}
               onChange={setBranch}
-              branches={branches.data}
-              loading={branches.loading}
-              error={branches.error}
               newBranchNote="will be created from the workspace's current commit (unless the workspace already has it locally)"
               required
             />
