@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { terminateSessions } from './process-reaper.js';
 import { KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
 import { tmuxSocketFor } from './tmux-socket.js';
-import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
+import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUser } from './session-user.js';
 
 /** `--session-user`'s parser, for the CLI, which starts the ship and the holder through their entries. */
 export { parseSessionUser } from './session-user.js';
@@ -42,9 +42,8 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
 
   // With a session user the server runs as that user (docs/security.md H24), its socket where theirs would be.
   if (user) await ensureSocketDirectory(user);
-  const socket = user ? ['-S', sessionSocketPath(socketName, user)] : ['-L', socketName];
-  const server: ChildProcess = spawn('tmux', [...socket, '-D', '-f', '/dev/null'], {
-    env: user ? userEnvironment(scrubbedEnvironment(), user) : scrubbedEnvironment(),
+  const server: ChildProcess = spawn('tmux', [...tmuxSocketArgs(socketName, user), '-D', '-f', '/dev/null'], {
+    env: userEnvironment(scrubbedEnvironment(), user),
     stdio: ['ignore', 'inherit', 'inherit'],
     cwd: '/',
     uid: user?.uid,

@@ -37,15 +37,24 @@ function readPasswd(): string[][] {
 }
 
 /**
- * The socket of a tmux server that runs as `user`: where `tmux -L <name>` run by that user would put it, so
- * the ship's clients (another uid, which tmux admits as root or the server's owner) name it with `-S`.
+ * How a tmux client names the server on `socketName`: `-L <name>` when it runs as the ship's own user; when it
+ * runs as `user`, `-S` with the socket where `tmux -L <name>` run by that user would put it, so the ship's
+ * clients (another uid, which tmux admits as root or the server's owner) reach it.
  */
-export function sessionSocketPath(socketName: string, user: SessionUser, env: NodeJS.ProcessEnv = process.env): string {
-  return join(socketDirectory(user, env), socketName);
+export function tmuxSocketArgs(socketName: string, user: SessionUser | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  return user ? ['-S', join(socketDirectory(user, env), socketName)] : ['-L', socketName];
 }
 
 function socketDirectory(user: SessionUser, env: NodeJS.ProcessEnv): string {
-  return join(env.TMUX_TMPDIR || '/tmp', `tmux-${user.uid}`);
+  return join(sharedTemporaryDirectory(env), `tmux-${user.uid}`);
+}
+
+/**
+ * Where the ship puts what the session user's processes must reach (its tmux socket directory, the FIFOs
+ * tmux writes pane output into): tmux's own TMUX_TMPDIR, else /tmp. The ship's TMPDIR may be private.
+ */
+export function sharedTemporaryDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  return env.TMUX_TMPDIR || '/tmp';
 }
 
 /** Creates the user's tmux socket directory as tmux would (0700, the user's): tmux does not make it for `-S`. */
@@ -57,9 +66,9 @@ export async function ensureSocketDirectory(user: SessionUser, env: NodeJS.Proce
   if (stat.uid !== user.uid) await chown(dir, user.uid, user.gid);
 }
 
-/** The scrubbed environment a process of the user starts with: its own HOME and names, not the ship's. */
-export function userEnvironment(base: Record<string, string>, user: SessionUser): Record<string, string> {
-  return { ...base, HOME: user.home, USER: user.name, LOGNAME: user.name };
+/** The scrubbed environment a process of the user starts with: its own HOME and names, not the ship's (no user: `base`). */
+export function userEnvironment(base: Record<string, string>, user: SessionUser | undefined): Record<string, string> {
+  return user ? { ...base, HOME: user.home, USER: user.name, LOGNAME: user.name } : base;
 }
 
 /**

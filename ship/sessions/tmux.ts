@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
-import { ensureSocketDirectory, sessionSocketPath, userEnvironment, type SessionUser } from './session-user.js';
+import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUser } from './session-user.js';
 
 /**
  * A tmux command that exited non-zero, classified here, where tmux's words are known: `duplicate-session`
@@ -116,8 +116,7 @@ export class Tmux {
 
   /** The arguments every tmux client of this server starts with. */
   private get socketArgs(): string[] {
-    const socket = this.options.user ? ['-S', sessionSocketPath(this.socketName, this.options.user)] : ['-L', this.socketName];
-    return [...socket, ...(this.holder ? ['-N'] : [])];
+    return [...tmuxSocketArgs(this.socketName, this.options.user), ...(this.holder ? ['-N'] : [])];
   }
 
   /** Every variable a session takes from the client that creates or attaches it. */
@@ -132,7 +131,7 @@ export class Tmux {
 
   async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; asUser?: boolean } = {}): Promise<TmuxResult> {
     const user = options.asUser ? this.options.user : undefined;
-    const base = user ? userEnvironment(this.env, user) : this.env;
+    const base = userEnvironment(this.env, user);
     const request = {
       command: 'tmux',
       args: [...this.socketArgs, ...args],
