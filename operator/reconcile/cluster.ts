@@ -16,6 +16,16 @@ export function isApiStatus(error: unknown, code: number): boolean {
   return error instanceof ApiException && error.code === code;
 }
 
+/** A read's result, or undefined when the API server answers 404 (the object is absent). */
+async function absentAsUndefined<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (isApiStatus(error, 404)) return undefined;
+    throw error;
+  }
+}
+
 /** A merge patch turning `previous` into `next` (keys only in `previous` become null), or undefined when equal. */
 export function mergePatchOf(previous: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
@@ -111,22 +121,12 @@ export class Cluster {
 
   /** A custom resource read straight from the API server (the token exchange: any replica answers); undefined when absent. */
   async readObject<T extends KubernetesObject>(resource: ResourceRef, object: ObjectIdentity): Promise<T | undefined> {
-    try {
-      return (await this.kube.custom.getNamespacedCustomObject(this.custom(resource, object))) as T;
-    } catch (error) {
-      if (isApiStatus(error, 404)) return undefined;
-      throw error;
-    }
+    return (await absentAsUndefined(this.kube.custom.getNamespacedCustomObject(this.custom(resource, object)))) as T | undefined;
   }
 
   /** A pod read straight from the API server; undefined when absent. */
-  async readPod(namespace: string, name: string): Promise<V1Pod | undefined> {
-    try {
-      return await this.kube.core.readNamespacedPod({ namespace, name });
-    } catch (error) {
-      if (isApiStatus(error, 404)) return undefined;
-      throw error;
-    }
+  readPod(namespace: string, name: string): Promise<V1Pod | undefined> {
+    return absentAsUndefined(this.kube.core.readNamespacedPod({ namespace, name }));
   }
 
   /** What the API server says about a bearer token for `audiences` (TokenReview; a cluster-scoped create). */
@@ -136,13 +136,8 @@ export class Cluster {
   }
 
   /** A Secret read straight from the API server (when the cache has not seen it yet); undefined when absent. */
-  async readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
-    try {
-      return await this.kube.core.readNamespacedSecret({ namespace, name });
-    } catch (error) {
-      if (isApiStatus(error, 404)) return undefined;
-      throw error;
-    }
+  readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    return absentAsUndefined(this.kube.core.readNamespacedSecret({ namespace, name }));
   }
 
   /** Creates a Secret unless one of that name exists: never overwrites. */
