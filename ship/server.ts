@@ -54,6 +54,7 @@ import { SessionRegistry } from './sessions/session-registry.js';
 import { isWorkspaceSessionName } from './sessions/session-names.js';
 import { Tmux } from './sessions/tmux.js';
 import { tmuxSocketFor } from './sessions/tmux-socket.js';
+import { sharedTemporaryDirectory } from './sessions/session-user.js';
 import type { SessionUser } from './sessions/session-user.js';
 import { agentWiringPrelude } from './sessions/agent-wiring.js';
 import type { HarnessChoice } from '../protocol/agent-harnesses.js';
@@ -329,7 +330,8 @@ async function assembleShip(
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();
   const terminalGuard = new TerminalGuard();
-  const pipes = new PipeDirectory();
+  // The session user's tmux writes the FIFOs: they go where it can reach them.
+  const pipes = sessionUser ? new PipeDirectory(sharedTemporaryDirectory(), sessionUser) : new PipeDirectory();
   await app.register(
     terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes, metrics: metrics.terminal }),
   );

@@ -208,11 +208,15 @@ export class TerminalConnection {
     // A new pipe: its bytes are held until the capture is loaded, the old pipe's tail is dropped (the
     // capture already shows it).
     let held: Buffer[] | null = [];
-    const stream: PaneStream = openPaneStream(this.deps.pipes.next(), (chunk) => {
-      if (stream !== this.stream) return;
-      if (held) held.push(chunk);
-      else this.feed(chunk);
-    });
+    const stream: PaneStream = openPaneStream(
+      this.deps.pipes.next(),
+      (chunk) => {
+        if (stream !== this.stream) return;
+        if (held) held.push(chunk);
+        else this.feed(chunk);
+      },
+      this.deps.pipes.writer,
+    );
     void this.stream?.close();
     this.stream = stream;
     const target = `-t =${this.session}:`;

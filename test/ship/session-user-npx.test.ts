@@ -13,6 +13,7 @@ import { processesMatching, startNpx, type NpxProcess } from '../helpers/npx.js'
 import { until } from '../helpers/poll.js';
 import { freePort } from '../helpers/ports.js';
 import { call, path, removeRoot } from '../helpers/ship.js';
+import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
 
 const SESSION_UID = 10002;
 const BRIDGE_TOKEN = 'bridge-token-only-the-ship-knows';
@@ -105,6 +106,19 @@ it('runs the session shell as the session user, which can read neither the ship\
   expect(statSync(join(workspace(), 'agent-file.txt')).uid).toBe(SESSION_UID);
   expect(statSync(join(workspace(), '.git', 'HEAD')).uid).toBe(SESSION_UID);
 }, 60_000);
+
+it("shows the session's output live in a terminal: tmux, as the session user, writes into the ship's pipe", async () => {
+  const client = await connectTerminal(terminalUrl(url, 'app', 'w1'), { headers: auth });
+  try {
+    // Typing counts once the terminal is attached: its first frames show the shell's prompt.
+    await client.until((screen) => screen.text().includes('$'), 15_000);
+    const marker = `live-${Date.now()}`;
+    client.input(`echo ${marker}-$((6*7))\r`);
+    await client.until((screen) => screen.text().includes(`${marker}-42`), 15_000);
+  } finally {
+    await client.close();
+  }
+}, 30_000);
 
 it('still runs git on the workspace through the API: status, diff, branch switch and the guarded delete', async () => {
   const status = await call<{ branch: string; diff: unknown }>(url, 'GET', path('app', 'w1', ''), undefined, auth);
