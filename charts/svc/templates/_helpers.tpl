@@ -54,6 +54,11 @@ file). Their own git calls set the same list; this covers any other git they sta
 {{- printf "http://%s.%s.svc:%v" (include "svc.bridgeServiceName" .) .Release.Namespace .Values.bridge.service.port -}}
 {{- end -}}
 
+{{/* The operator's token exchange as the ship and session-holder pods reach it: its Service (operator/service.yaml), inside the cluster. */}}
+{{- define "svc.operatorExchangeUrl" -}}
+{{- printf "http://%s-operator.%s.svc:8082" (include "svc.fullname" .) .Release.Namespace -}}
+{{- end -}}
+
 {{/*
 The bridge's --public-url: the value, else https:// and the Ingress host, else https:// and the first Gateway
 hostname, else the Service. https also without ingress.tls.secretName: TLS usually ends at the ingress
