@@ -3,7 +3,8 @@
 // beside the admin. Signed out (the gate) and signed in as admin and as member, in light and dark colour
 // schemes: axe-core finds no serious or critical violation (WCAG 2.1 A/AA, contrast included), every page
 // has exactly one <h1>, and no two controls in one region (the navigation, the page, an open dialog) share
-// an accessible name. The command palette and the shortcuts overlay are checked as pages of their own.
+// an accessible name, and the page is drawn in the scheme asked for (its background dark in dark, light in
+// light). The command palette and the shortcuts overlay are checked as pages of their own.
 // With SVC_GUI_SCREENSHOTS=<dir>, each page is also saved there as <who>-<scheme>-<page>.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,8 +110,17 @@ const CHECKS: Check[] = [
   { name: 'not-found', path: '/ui/nowhere', ready: heading },
 ];
 
-async function checkPage(page: Page, label: string): Promise<string[]> {
+/** Issue #31: light and dark follow the system preference on every page. The page's own background, 0–255. */
+const backgroundLightness = (page: Page) =>
+  page.evaluate(() => {
+    const [r, g, b] = (getComputedStyle(document.body).backgroundColor.match(/\d+/g) ?? []).map(Number);
+    return ((r ?? 0) + (g ?? 0) + (b ?? 0)) / 3;
+  });
+
+async function checkPage(page: Page, label: string, scheme: 'light' | 'dark'): Promise<string[]> {
   const problems: string[] = [];
+  const lightness = await backgroundLightness(page);
+  if ((scheme === 'dark') !== lightness < 128) problems.push(`${label}: a ${scheme} scheme drawn on a background of lightness ${lightness}`);
   const ones = await headingOnes(page);
   if (ones.length !== 1) problems.push(`${label}: ${ones.length} <h1> (${ones.join(' | ')})`);
   for (const duplicate of await duplicateNames(page)) problems.push(`${label}: duplicate name ${duplicate}`);
@@ -133,7 +143,7 @@ async function checkAll(who: 'admin' | 'member', scheme: 'light' | 'dark'): Prom
     if (check.name === 'users-refused' && who === 'admin') continue;
     await page.goto(gui.fleet.bridgeUrl + check.path);
     await check.ready(page);
-    problems.push(...(await checkPage(page, `${who} ${scheme} ${check.name}`)));
+    problems.push(...(await checkPage(page, `${who} ${scheme} ${check.name}`, scheme)));
   }
   // The palette and the overlay, from the inbox.
   await page.goto(`${gui.fleet.bridgeUrl}/ui/`);
@@ -141,12 +151,12 @@ async function checkAll(who: 'admin' | 'member', scheme: 'light' | 'dark'): Prom
   await page.keyboard.press('Control+K');
   await page.getByRole('dialog', { name: 'Command palette' }).waitFor();
   await page.keyboard.type('asking');
-  problems.push(...(await checkPage(page, `${who} ${scheme} palette`)));
+  problems.push(...(await checkPage(page, `${who} ${scheme} palette`, scheme)));
   await page.keyboard.press('Escape');
   await eventually(() => page.getByRole('dialog').count()).toBe(0);
   await page.keyboard.press('?');
   await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
-  problems.push(...(await checkPage(page, `${who} ${scheme} shortcuts`)));
+  problems.push(...(await checkPage(page, `${who} ${scheme} shortcuts`, scheme)));
   expect(watch.pageErrors).toEqual([]);
   return problems;
 }
@@ -158,7 +168,7 @@ describe.skipIf(!found)('accessibility of every page', () => {
       const { page } = await gui.open();
       await page.emulateMedia({ colorScheme: scheme });
       await page.getByRole('form', { name: 'sign in' }).waitFor();
-      problems.push(...(await checkPage(page, `signed-out ${scheme} sign-in`)));
+      problems.push(...(await checkPage(page, `signed-out ${scheme} sign-in`, scheme)));
     }
     expect(problems).toEqual([]);
   }, 60_000);
