@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import { newToken } from '../../server/tokens.js';
-import { generatedTokenSecretName, TOKEN_KEYS, type ShipResource } from '../resources/index.js';
+import { generatedTokenSecretName, TOKEN_KEYS, type ShipAuthMode, type ShipResource } from '../resources/index.js';
 import { MANAGED_BY_OPERATOR, ROTATE_TOKENS_ANNOTATION, TOKENS_ROTATION_ANNOTATION } from './names.js';
 
 /** What registration will present, decided from the Ship's auth mode and the Secret's contents. */
@@ -21,9 +21,14 @@ export type TokenState =
   /** The Secret cannot be used: Ready=False TokensInvalid with this message. */
   | { kind: 'invalid'; secretName: string; message: string };
 
+/** A Ship's `spec.auth.mode`, Generated when unset (the CRD's default). */
+export function authModeOf(ship: Pick<ShipResource, 'spec'>): ShipAuthMode {
+  return ship.spec.auth?.mode ?? 'Generated';
+}
+
 /** The Secret a Ship's tokens live in (undefined for mode None). */
 export function tokenSecretNameOf(ship: Pick<ShipResource, 'metadata' | 'spec'>): string | undefined {
-  const mode = ship.spec.auth?.mode ?? 'Generated';
+  const mode = authModeOf(ship);
   if (mode === 'None') return undefined;
   if (mode === 'Secret') return ship.spec.auth?.secretRef?.name;
   return generatedTokenSecretName(ship.metadata.name ?? '');
@@ -42,7 +47,7 @@ function decoded(secret: V1Secret, key: string): string | undefined {
  * treats a blank token.
  */
 export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret: V1Secret | undefined): TokenState {
-  const mode = ship.spec.auth?.mode ?? 'Generated';
+  const mode = authModeOf(ship);
   if (mode === 'None') return { kind: 'none' };
   const secretName = tokenSecretNameOf(ship);
   if (!secretName) return { kind: 'invalid', secretName: '', message: 'spec.auth.mode is Secret but spec.auth.secretRef.name is not set' };
@@ -84,7 +89,7 @@ export function tokenFingerprint(pair: { shipToken: string; bridgeToken: string 
  * not yet written for it (the Secret records the value it was rotated for), else undefined.
  */
 export function rotationRequested(ship: Pick<ShipResource, 'metadata' | 'spec'>, tokens: TokenState): string | undefined {
-  if ((ship.spec.auth?.mode ?? 'Generated') !== 'Generated' || tokens.kind !== 'pair') return undefined;
+  if (authModeOf(ship) !== 'Generated' || tokens.kind !== 'pair') return undefined;
   const wanted = ship.metadata.annotations?.[ROTATE_TOKENS_ANNOTATION];
   return wanted && wanted !== tokens.rotation ? wanted : undefined;
 }

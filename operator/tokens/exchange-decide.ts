@@ -7,7 +7,7 @@
 import type { V1Pod, V1Secret, V1TokenReviewStatus } from '@kubernetes/client-node';
 import { MANAGED_BY_LABEL, type ShipResource } from '../resources/index.js';
 import { MANAGED_BY_DAEMONSET } from '../reconcile/names.js';
-import { readTokens } from '../reconcile/tokens.js';
+import { authModeOf, readTokens } from '../reconcile/tokens.js';
 
 /** The audience a ship's projected token is minted for; a token for any other audience is refused. */
 export const SHIP_TOKEN_AUDIENCE = 'svc.dev/ship-tokens';
@@ -76,6 +76,6 @@ export function decideExchange(facts: ExchangeFacts): ExchangeAnswer {
   const ship = facts.ship;
   if (!ship || ship.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DAEMONSET) return { status: 404, error: `no DaemonSet-managed Ship for node ${node} yet` };
   const tokens = readTokens(ship, facts.secret);
-  if ((ship.spec.auth?.mode ?? 'Generated') !== 'Generated' || tokens.kind !== 'pair') return { status: 404, error: `no token pair for node ${node} yet` };
+  if (authModeOf(ship) !== 'Generated' || tokens.kind !== 'pair') return { status: 404, error: `no token pair for node ${node} yet` };
   return { status: 200, pair: { shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken }, node };
 }
