@@ -6,7 +6,8 @@
 // One BridgeClient (credentials from SVC_OPERATOR_USERNAME/SVC_OPERATOR_PASSWORD, else the Secret named by
 // SVC_OPERATOR_ADMIN_SECRET in the chart Secrets' namespace, else SVC_TOKEN, else none) and one pair of
 // shared rosters serve them all.
-import { BridgeClient, bridgeCredentialsFromEnv, type BridgeCredentials, type LoginPair } from '../bridge-client.js';
+import type { Logger } from 'pino';
+import { BridgeClient, bridgeCredentialsFromEnv, type BridgeClientOptions, type BridgeCredentials, type LoginPair } from '../bridge-client.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
 import { ChartSecretsReconciler } from './chart-secrets.js';
 import { Cluster } from './cluster.js';
@@ -38,12 +39,13 @@ export function reconcileDeps(context: ReconcilerContext, extras: ReconcilerExtr
   const options = reconcileOptions({ ...context.options, ...extras.options });
   const cluster = new Cluster(context.kube, context.log, context.clock);
   const secretsNamespace = chartSecretsNamespace(context, extras);
-  const bridge = new BridgeClient({
+  const bridge = operatorBridgeClient({
     url: context.options.bridgeUrl,
     credentials: extras.credentials ?? bridgeCredentialsFromEnv(extras.env ?? process.env),
-    logger: context.log.child({ component: 'bridge-client' }),
+    log: context.log,
+    cluster,
+    secretsNamespace,
     observe: (call) => context.observeBridgeCall(call.method, call.route, call.status === 0 ? 'error' : call.status, call.durationMs / 1000),
-    readLoginSecret: loginSecretReader(cluster, secretsNamespace),
   });
   return {
     cache: context.cache,
@@ -66,8 +68,30 @@ export function createReconcilersWith(context: ReconcilerContext, extras: Reconc
   ];
 }
 
+/**
+ * The operator's client for the bridge: logs as component bridge-client, and at each login reads the pair
+ * from the admin Secret in `secretsNamespace` when the credentials name one. The reconcilers' and the token
+ * exchange's (runtime/start.ts) are both made here.
+ */
+export function operatorBridgeClient(options: {
+  url: string;
+  credentials: BridgeCredentials;
+  log: Logger;
+  cluster: Pick<Cluster, 'readSecret'>;
+  secretsNamespace: string | undefined;
+  observe?: BridgeClientOptions['observe'];
+}): BridgeClient {
+  return new BridgeClient({
+    url: options.url,
+    credentials: options.credentials,
+    logger: options.log.child({ component: 'bridge-client' }),
+    observe: options.observe,
+    readLoginSecret: loginSecretReader(options.cluster, options.secretsNamespace),
+  });
+}
+
 /** Reads the operator's login pair from its Secret (keys username, password) in `namespace`, at each login. */
-export function loginSecretReader(cluster: Pick<Cluster, 'readSecret'>, namespace: string | undefined): (name: string) => Promise<LoginPair | undefined> {
+function loginSecretReader(cluster: Pick<Cluster, 'readSecret'>, namespace: string | undefined): (name: string) => Promise<LoginPair | undefined> {
   return async (name) => {
     if (!namespace) return undefined;
     const data = (await cluster.readSecret(namespace, name))?.data;

@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createLogger } from '../../server/logger.js';
-import { BridgeClient, bridgeCredentialsFromEnv } from '../bridge-client.js';
-import { createReconcilers, loginSecretReader } from '../reconcile/index.js';
+import { bridgeCredentialsFromEnv } from '../bridge-client.js';
+import { createReconcilers, operatorBridgeClient } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';
 import { startHealthServer } from '../health/server.js';
@@ -78,11 +78,12 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     port: options.tokenExchangePort,
     host: options.healthHost,
     cluster: exchangeCluster,
-    bridge: new BridgeClient({
+    bridge: operatorBridgeClient({
       url: options.bridgeUrl,
       credentials: bridgeCredentialsFromEnv(),
-      logger: log.child({ component: 'bridge-client' }),
-      readLoginSecret: loginSecretReader(exchangeCluster, watched ?? loaded.namespace),
+      log,
+      cluster: exchangeCluster,
+      secretsNamespace: watched ?? loaded.namespace,
     }),
     namespace: watched,
     shipPodSelector: RECONCILE_DEFAULTS.shipDaemonSetSelector,
