@@ -10,14 +10,22 @@ import { Text } from './text.js';
 const percent = (fraction: number) => `${(fraction * 100).toFixed(0)}%`;
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 
+/** Why a ship has no figures to show. */
+function missing(entry: ShipSystemResources | undefined): string {
+  if (!entry) return 'waiting for the first sample…';
+  if (entry.error) return `unavailable: ${entry.error}`;
+  return entry.status === 'offline' ? 'offline: no data' : 'no data';
+}
+
 function Bar({ label, value, max = 1 }: { label: string; value: number; max?: number }) {
   return <meter aria-label={label} min={0} max={max} low={max * 0.7} high={max * 0.9} optimum={0} value={Math.min(Math.max(value, 0), max)} />;
 }
 
-export function ResourceCells({ ship, entry }: { ship: string; entry: ShipSystemResources | undefined }) {
-  const resources = entry?.resources;
+/** `offline`: the caller knows the ship is offline (the ships page's fresher status), whatever `entry` holds. */
+export function ResourceCells({ ship, entry, offline = false }: { ship: string; entry: ShipSystemResources | undefined; offline?: boolean }) {
+  const resources = offline ? null : entry?.resources;
   if (!resources) {
-    const why = entry?.error ? `unavailable: ${entry.error}` : entry?.status === 'offline' ? 'offline: no data' : entry ? 'no data' : 'waiting for the first sample…';
+    const why = offline ? 'offline: no data' : missing(entry);
     return (
       <td colSpan={3} className="muted no-resources">
         <Text value={why} />

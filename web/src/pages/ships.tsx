@@ -58,13 +58,7 @@ export function ShipsPage() {
                   <Text value={ship.url} />
                 </td>
                 <td className={`status ${status}`}>{status}</td>
-                {status === 'offline' ? (
-                  <td colSpan={3} className="muted no-resources">
-                    offline: no data
-                  </td>
-                ) : (
-                  <ResourceCells ship={ship.name} entry={entry} />
-                )}
+                <ResourceCells ship={ship.name} entry={entry} offline={status === 'offline'} />
                 {isAdmin && (
                   <td>
                     <ConfirmButton
