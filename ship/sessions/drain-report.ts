@@ -7,12 +7,12 @@
 // file at that moment (the kubelet renews it) and is never logged; nothing follows a redirect. With a session
 // user (`--session-user`) the workspaces are that user's, and git refuses another owner's repository
 // ("dubious ownership"), so the scan runs git as that user, as the ship does (docs/security.md H24).
-import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { describeFindings, redactUrlCredentials, type DrainReport } from '../../protocol/index.js';
 import { GitRunner } from '../git/runner.js';
 import { scanFleet, type GitRun } from '../git/unpushed-work.js';
 import type { SessionUser } from './session-user.js';
+import { postWithPodToken } from '../tokens/pod-token-post.js';
 
 export interface DrainReportOptions {
   fleetDirectory: string;
@@ -53,13 +53,8 @@ export async function reportDrain(options: DrainReportOptions): Promise<DrainRep
 async function deliver(options: DrainReportOptions, report: DrainReport, deadline: number): Promise<string> {
   if (!options.reportTo || !options.credentialFile) return 'the holder\'s log: no --drain-report-to';
   try {
-    const token = (await readFile(options.credentialFile, 'utf8')).trim();
-    const response = await (options.fetch ?? fetch)(options.reportTo, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(report),
-      redirect: 'error',
-      signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+    const response = await postWithPodToken({
+      url: options.reportTo, credentialFile: options.credentialFile, json: report, timeoutMs: Math.max(1, deadline - Date.now()), fetch: options.fetch,
     });
     const text = await response.text();
     if (response.ok) return 'the operator';

@@ -6,10 +6,10 @@
 // (the bridge after a rotation: the registration probe carries the new pair), at most once per
 // REFRESH_MIN_MS and one fetch at a time (the request waits for it), and every REFRESH_EVERY_MS as a backstop. The tokens stay in this
 // object's memory: never in a file, a log line or the environment of anything the ship starts.
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { messageOf } from '../../protocol/index.js';
+import { postWithPodToken } from './pod-token-post.js';
 
 /** Fetches start at most once per this interval (a flood of unknown bearers costs one TokenReview a second). */
 const REFRESH_MIN_MS = 1_000;
@@ -83,13 +83,7 @@ export class ExchangedTokens {
   private async fetchPair(): Promise<boolean> {
     const { logger } = this.options;
     try {
-      const credential = (await readFile(this.options.credentialFile, 'utf8')).trim();
-      const response = await fetch(this.options.url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${credential}` },
-        redirect: 'error',
-        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      });
+      const response = await postWithPodToken({ url: this.options.url, credentialFile: this.options.credentialFile, timeoutMs: FETCH_TIMEOUT_MS });
       const body = (await response.json().catch(() => ({}))) as Partial<TokenPair> & { error?: string };
       if (response.status !== 200 || typeof body.shipToken !== 'string' || typeof body.bridgeToken !== 'string' || !body.shipToken || !body.bridgeToken) {
         logger.warn({ status: response.status, error: body.error }, 'token exchange: no pair for this ship yet');
