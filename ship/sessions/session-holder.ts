@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { terminateSessions } from './process-reaper.js';
-import { KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
+import { DUPLICATE_SESSION, KEEPER_SESSION, scrubbedEnvironment, Tmux } from './tmux.js';
 import { tmuxSocketFor } from './tmux-socket.js';
 import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUser } from './session-user.js';
 
@@ -60,7 +60,7 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
   // The keeper session: what the ship's watcher and this holder's attach to.
   for (let attempt = 0; ; attempt++) {
     const keeper = await tmux.run(['new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
-    if (keeper.code === 0 || /duplicate session/.test(keeper.stderr)) break;
+    if (keeper.code === 0 || DUPLICATE_SESSION.test(keeper.stderr)) break;
     if (server.exitCode !== null || attempt >= 100) {
       server.kill('SIGTERM');
       throw new Error(`the session holder's tmux server did not start: ${keeper.stderr.trim() || `exit code ${server.exitCode}`}`);

@@ -20,6 +20,9 @@ import { DirectSpawner, type Spawner } from '../processes/spawner.js';
 import { terminateSessions } from './process-reaper.js';
 import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUser } from './session-user.js';
 
+/** What tmux says when the session to create already exists (another activation, or the keeper, got there first). */
+export const DUPLICATE_SESSION = /duplicate session/;
+
 /**
  * A tmux command that exited non-zero, classified here, where tmux's words are known: `duplicate-session`
  * when the session to create already exists (a race with another activation), else `failed`.
@@ -29,7 +32,7 @@ export class TmuxCommandFailed extends Error {
 
   constructor(command: string, code: number, stderr: string) {
     super(`tmux ${command} failed: ${stderr.trim() || `exit code ${code}`}`);
-    this.kind = /duplicate session/.test(stderr) ? 'duplicate-session' : 'failed';
+    this.kind = DUPLICATE_SESSION.test(stderr) ? 'duplicate-session' : 'failed';
   }
 }
 
@@ -217,7 +220,7 @@ export class Tmux {
       await sleep(this.holder ? 250 : 50 * attempt);
       started = await startKeeper();
     }
-    if (started.code !== 0 && !/duplicate session/.test(started.stderr)) {
+    if (started.code !== 0 && !DUPLICATE_SESSION.test(started.stderr)) {
       if (this.holder && NO_SERVER.test(started.stderr)) {
         throw new Error(`the session holder is not running: no tmux server on socket ${this.socketName} (start \`svc session-holder\` with the same fleet directory)`);
       }
