@@ -17,12 +17,12 @@ export function sessionHolderCommand(): Command {
     .addOption(new Option('--drain-timeout <duration>', 'the time the scan for unpushed work and its report may take before the sessions end').default(20_000, '20s').argParser(parseDuration))
     .action(async (options: { fleetDirectory: string; sessionUser?: string; drainReportTo?: string; drainReportCredential?: string; drainTimeout: number }) => {
       if (!!options.drainReportTo !== !!options.drainReportCredential) throw new Error('--drain-report-to and --drain-report-credential go together');
-      const [{ startSessionHolder }, { reportDrain }, { createLogger }] = await Promise.all([
+      const [{ startSessionHolder, SHIP_LOGGER }, { reportDrain }, { createLogger }] = await Promise.all([
         import('../ship/sessions/session-holder.js'),
         import('../ship/sessions/drain-report.js'),
         import('../server/logger.js'),
       ]);
-      const logger = createLogger({ component: 'ship', redact: ['req.headers.authorization', 'headers.authorization'], batched: false });
+      const logger = createLogger(SHIP_LOGGER);
       const sessionUser = options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
       const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
       const ended = holder.exited.then((code) => {

@@ -6,6 +6,7 @@
 // Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { messageOf } from '../protocol/thrown.js';
 
 export interface PlainHttpServerOptions {
   port: number;
@@ -23,7 +24,7 @@ export class PlainHttpServer {
   static async start(options: PlainHttpServerOptions): Promise<PlainHttpServer> {
     const server = createServer((request, response) => {
       void options.handle(request, response).catch((error: unknown) => {
-        if (!response.headersSent) options.failed(response, error instanceof Error ? error.message : String(error));
+        if (!response.headersSent) options.failed(response, messageOf(error));
         else response.destroy();
       });
     });

@@ -41,6 +41,7 @@ import { singleFlightReadiness } from '../protocol/probes.js';
 import { shipReadiness } from './health/readiness.js';
 import { ShipMetrics } from './metrics/ship-metrics.js';
 import { createLogger, requestSerializers } from '../server/logger.js';
+import { SHIP_LOGGER } from './logger-options.js';
 import { agentRoutes } from './routes/agent.js';
 import { mcpRoutes } from './agents/mcp/route.js';
 import { eventRoutes } from './routes/events.js';
@@ -62,8 +63,6 @@ import { RepoCache } from './workspaces/repo-cache.js';
 
 /** How long a repo cache may go unused before the ship removes it. */
 export const REPO_CACHE_MAX_IDLE_MS = 14 * 86_400_000;
-/** The ship's lines, each written at once (server/logger.ts). */
-const SHIP_LOGGER = { component: 'ship', redact: ['req.headers.authorization', 'headers.authorization'], batched: false };
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { WorkspaceService } from './workspaces/service.js';
 import type { CloneLimits } from './workspaces/clone.js';

@@ -17,6 +17,8 @@ import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUse
 
 /** `--session-user`'s parser, for the CLI, which starts the ship and the holder through their entries. */
 export { parseSessionUser } from './session-user.js';
+/** The ship's logging, the same in the holder. */
+export { SHIP_LOGGER } from '../logger-options.js';
 
 /** How often the holder re-lists panes besides tmux's own notifications. */
 const SWEEP_MS = 5_000;
