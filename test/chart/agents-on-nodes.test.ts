@@ -81,15 +81,29 @@ describe.skipIf(!haveHelm)('agents on the nodes', () => {
     expect(holderSet.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'session-holder' });
     const holder = containerOf(holderSet);
     const ship = containerOf(named(objects, 'DaemonSet', '-ship'));
-    expect(holder.args).toEqual(['session-holder', '--fleet-directory', argAfter(ship, '--fleet-directory')]);
-    expect(mounts(holder)).toEqual(['/home/svc ← home', '/tmp ← run', '/var/lib/svc/fleet ← fleet']);
-    // The same, but for the ship's own identity (its projected token for the token exchange), which the holder lacks.
-    expect(mounts(ship).filter((mount) => !mount.startsWith('/var/run/svc/ship-identity'))).toEqual(mounts(holder));
-    expect(podOf(holderSet).volumes).toEqual(podOf(named(objects, 'DaemonSet', '-ship')).volumes!.filter((volume) => volume.name !== 'ship-identity'));
+    // The same fleet as the ship; on SIGTERM it reports unpushed work to the operator before the sessions end.
+    expect(holder.args).toEqual([
+      'session-holder',
+      '--fleet-directory',
+      argAfter(ship, '--fleet-directory'),
+      '--drain-report-to',
+      'http://svc-operator.svc.svc:8082/drain-report',
+      '--drain-report-credential',
+      '/var/run/svc/holder-identity/token',
+      '--drain-timeout',
+      '20s',
+    ]);
+    expect(mounts(holder)).toEqual(['/home/svc ← home', '/tmp ← run', '/var/lib/svc/fleet ← fleet', '/var/run/svc/holder-identity ← ']);
+    // The same, but for each one's own identity: the ship's projected token for the token exchange, the
+    // holder's for the drain report.
+    const shared = (list: string[]) => list.filter((mount) => !/^\/var\/run\/svc\/(ship|holder)-identity/.test(mount));
+    expect(shared(mounts(ship))).toEqual(shared(mounts(holder)));
+    const volumes = (set: KubeObject) => podOf(set).volumes!.filter((volume) => !/^(ship|holder)-identity$/.test(volume.name));
+    expect(volumes(holderSet)).toEqual(volumes(named(objects, 'DaemonSet', '-ship')));
     expect(ship.args).toContain('--session-holder');
     expect(argAfter(ship, '--session-url')).toBe('http://$(HOST_IP):4700');
     expect(ship.env).toContainEqual({ name: 'HOST_IP', valueFrom: { fieldRef: { fieldPath: 'status.hostIP' } } });
-    // The holder listens on nothing and holds no token.
+    // The holder listens on nothing and holds no API token (its projected one only proves which pod it is).
     expect(holder.ports).toBeUndefined();
     expect(podOf(holderSet).automountServiceAccountToken).toBe(false);
   });

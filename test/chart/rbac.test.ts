@@ -122,7 +122,8 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
       if (!builtIn) unresolved.push(`${file}: ${call} names a kind this test has no group for`);
       else permissions.add(permission(builtIn.group, `${builtIn.plural}${status ? '/status' : ''}`, VERBS[verb!]!));
     }
-    for (const [call, method, argument] of text.matchAll(/\bcluster\.(\w+)\(\s*([\w.]*)/g)) {
+    // Type arguments (`cluster.readObject<Ship>(SHIP_RESOURCE, …)`) do not hide a call.
+    for (const [call, method, argument] of text.matchAll(/\bcluster\.(\w+)(?:<[^()]*>)?\(\s*([\w.]*)/g)) {
       const verbs = methodVerbs.get(method!);
       if (!verbs?.size) continue; // not a custom-object method (readSecret, recordEvent: typed calls above)
       const constant = constants.get(argument!);
