@@ -16,11 +16,24 @@ import WebSocket from 'ws';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
 import { cpuMs, cpuPerRequest } from './lib/cpu.js';
-import { BenchTerminal, modeLabel, socketOptions, typeMarkers, type BenchSocketOptions } from './lib/terminal-client.js';
+import {
+  BenchTerminal,
+  modeLabel,
+  socketOptions,
+  typeMarkers,
+  type BenchSocketOptions,
+} from './lib/terminal-client.js';
 import { WireTap } from './lib/wire-tap.js';
 import { forkWorker } from './lib/fork-worker.js';
 import { freePort } from './lib/ports.js';
-import { endFleetTmux, settledRss, startBareProxy, startBridgeProcess, startShipProcess, type Child } from './lib/processes.js';
+import {
+  endFleetTmux,
+  settledRss,
+  startBareProxy,
+  startBridgeProcess,
+  startShipProcess,
+  type Child,
+} from './lib/processes.js';
 import type { BenchRow } from './report.js';
 
 const MiB = 1024 * 1024;
@@ -40,16 +53,23 @@ async function post(url: string, body?: unknown, headers: Record<string, string>
   return response.status;
 }
 
-async function openSubscribers(url: string, count: number, headers: Record<string, string> = {}, options: BenchSocketOptions = {}): Promise<WebSocket[]> {
+async function openSubscribers(
+  url: string,
+  count: number,
+  headers: Record<string, string> = {},
+  options: BenchSocketOptions = {},
+): Promise<WebSocket[]> {
   const sockets: WebSocket[] = [];
   for (let i = 0; i < count; i += 50) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(50, count - i) }, () =>
-        new Promise<WebSocket>((resolve, reject) => {
-          const socket = new WebSocket(url, socketOptions(options, headers));
-          socket.once('message', () => resolve(socket));
-          socket.once('error', reject);
-        }),
+      Array.from(
+        { length: Math.min(50, count - i) },
+        () =>
+          new Promise<WebSocket>((resolve, reject) => {
+            const socket = new WebSocket(url, socketOptions(options, headers));
+            socket.once('message', () => resolve(socket));
+            socket.once('error', reject);
+          }),
       ),
     );
     sockets.push(...batch);
@@ -65,7 +85,11 @@ interface FanOutTimes {
   spread: number;
 }
 
-async function fanOut(sockets: WebSocket[], trigger: () => void | Promise<unknown>, accept: (text: string) => boolean): Promise<FanOutTimes> {
+async function fanOut(
+  sockets: WebSocket[],
+  trigger: () => void | Promise<unknown>,
+  accept: (text: string) => boolean,
+): Promise<FanOutTimes> {
   let remaining = sockets.length;
   let first = 0;
   const done = new Promise<number>((resolve) => {
@@ -111,15 +135,23 @@ export async function benchBridge(): Promise<BenchRow[]> {
     const auth = { authorization: `Bearer ${bridge.token}` };
     const ship = await startShipProcess(join(root, 'fleet-0'), 'ship-0');
     children.push(ship);
-    if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201) throw new Error('ship registration failed');
+    if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201)
+      throw new Error('ship registration failed');
     await post(`${bridge.url}/repos`, { name: 'r0', url: repoUrl }, auth);
-    if ((await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' }, auth)) !== 201) throw new Error('create failed');
+    if (
+      (await post(`${bridge.url}/workspaces`, { ship: 'ship-0', repoName: 'r0', name: 'w', branch: 'main' }, auth)) !==
+      201
+    )
+      throw new Error('create failed');
     // The same route through a second bridge at `warn` (no request lines), registered with the same ship: what
     // the request log costs is the difference of the two in the same rounds.
-    const quiet = await startBridgeProcess(join(root, 'bridge-warn'), await freePort(), { env: { SVC_LOG_LEVEL: 'warn' } });
+    const quiet = await startBridgeProcess(join(root, 'bridge-warn'), await freePort(), {
+      env: { SVC_LOG_LEVEL: 'warn' },
+    });
     children.push(quiet);
     const quietAuth = { authorization: `Bearer ${quiet.token}` };
-    if ((await post(`${quiet.url}/ships`, { url: ship.url }, quietAuth)) !== 201) throw new Error('ship registration with the warn-level bridge failed');
+    if ((await post(`${quiet.url}/ships`, { url: ship.url }, quietAuth)) !== 201)
+      throw new Error('ship registration with the warn-level bridge failed');
 
     // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
     // interleaved rounds (what any Node HTTP hop costs on this machine). One untimed round first: the first
@@ -127,48 +159,113 @@ export async function benchBridge(): Promise<BenchRow[]> {
     // and at c16 the bridge's longer path takes seconds to settle (C16_WARM_UP_MS).
     const floor = await startBareProxy(ship.url);
     children.push(floor);
-    const targets = { direct: `${ship.url}/workspaces/r0/w`, routed: `${bridge.url}/workspaces/r0/w`, warn: `${quiet.url}/workspaces/r0/w`, floor: `${floor.url}/workspaces/r0/w` };
-    const headersFor = (target: keyof typeof targets) => (target === 'routed' ? auth : target === 'warn' ? quietAuth : {});
+    const targets = {
+      direct: `${ship.url}/workspaces/r0/w`,
+      routed: `${bridge.url}/workspaces/r0/w`,
+      warn: `${quiet.url}/workspaces/r0/w`,
+      floor: `${floor.url}/workspaces/r0/w`,
+    };
+    const headersFor = (target: keyof typeof targets) =>
+      target === 'routed' ? auth : target === 'warn' ? quietAuth : {};
     for (const target of ['direct', 'routed', 'warn', 'floor'] as const) {
       await sequential(targets[target], 250, headersFor(target));
       await runLoad(targets[target], { concurrency: 16, durationMs: C16_WARM_UP_MS, headers: headersFor(target) });
     }
-    const sequentialTimes = { direct: [] as number[], routed: [] as number[], warn: [] as number[], floor: [] as number[] };
+    const sequentialTimes = {
+      direct: [] as number[],
+      routed: [] as number[],
+      warn: [] as number[],
+      floor: [] as number[],
+    };
     for (let round = 0; round < 4; round++) {
-      for (const target of ['direct', 'routed', 'warn', 'floor'] as const) sequentialTimes[target].push(...(await sequential(targets[target], 250, headersFor(target))));
+      for (const target of ['direct', 'routed', 'warn', 'floor'] as const)
+        sequentialTimes[target].push(...(await sequential(targets[target], 250, headersFor(target))));
     }
     await quiet.stop();
     const c1Direct = median(sequentialTimes.direct);
-    rows.push({ name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge (default log level)', value: median(sequentialTimes.routed) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
-    rows.push({ name: '  the same at SVC_LOG_LEVEL=warn', value: median(sequentialTimes.warn) - c1Direct, unit: 'ms', absoluteLimit: 0.5 });
-    rows.push({ name: '  floor: bare fastify pass-through, c1, p50 added', value: median(sequentialTimes.floor) - c1Direct, unit: 'ms' });
+    rows.push({
+      name: 'routed GET /workspaces/:r/:n, c1, p50 added by the bridge (default log level)',
+      value: median(sequentialTimes.routed) - c1Direct,
+      unit: 'ms',
+      absoluteLimit: 0.5,
+    });
+    rows.push({
+      name: '  the same at SVC_LOG_LEVEL=warn',
+      value: median(sequentialTimes.warn) - c1Direct,
+      unit: 'ms',
+      absoluteLimit: 0.5,
+    });
+    rows.push({
+      name: '  floor: bare fastify pass-through, c1, p50 added',
+      value: median(sequentialTimes.floor) - c1Direct,
+      unit: 'ms',
+    });
 
     // Concurrency 16, with the CPU each process spends per request (the load generator is this process).
     const pids = { bridge: bridge.process.pid!, floor: floor.process.pid!, ship: ship.process.pid!, load: process.pid };
     const loaded = { direct: [] as LoadRun[], routed: [] as LoadRun[], floor: [] as LoadRun[] };
     for (let round = 0; round < C16_ROUNDS; round++) {
       for (const target of ['direct', 'routed', 'floor'] as const) {
-        const run = () => runLoad(targets[target], { concurrency: 16, durationMs: C16_ROUND_MS, headers: headersFor(target) });
+        const run = () =>
+          runLoad(targets[target], { concurrency: 16, durationMs: C16_ROUND_MS, headers: headersFor(target) });
         loaded[target].push(await cpuPerRequest(pids, run, (result) => result.requests));
-        if (process.env.SVC_BENCH_VERBOSE) process.stderr.write(`c16 round ${round} ${target}: p50 ${loaded[target].at(-1)!.result.p50.toFixed(2)} ms\n`);
+        if (process.env.SVC_BENCH_VERBOSE)
+          process.stderr.write(
+            `c16 round ${round} ${target}: p50 ${loaded[target].at(-1)!.result.p50.toFixed(2)} ms\n`,
+          );
       }
     }
     const p50Of = (runs: LoadRun[]) => median(runs.map((run) => run.result.p50));
     const microsOf = (runs: LoadRun[], process: keyof typeof pids) => median(runs.map((run) => run.micros[process]!));
     // The bar is the floor's, measured in the same rounds: the ratio two cores allow any Node hop.
-    rows.push({ name: 'routed GET /workspaces/:r/:n, c16, p50 vs a bare fastify pass-through', value: p50Of(loaded.routed), reference: p50Of(loaded.floor), unit: 'ms', target: 1.1 });
-    rows.push({ name: '  the same vs the ship directly', value: p50Of(loaded.routed), reference: p50Of(loaded.direct), unit: 'ms' });
-    rows.push({ name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly', value: p50Of(loaded.floor), reference: p50Of(loaded.direct), unit: 'ms' });
-    rows.push({ name: '  CPU per request at c16: the bridge vs the ship', value: microsOf(loaded.routed, 'bridge'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
-    rows.push({ name: '  CPU per request at c16: the bridge vs the floor', value: microsOf(loaded.routed, 'bridge'), reference: microsOf(loaded.floor, 'floor'), unit: 'µs' });
-    rows.push({ name: '  CPU per request at c16: the floor vs the ship', value: microsOf(loaded.floor, 'floor'), reference: microsOf(loaded.direct, 'ship'), unit: 'µs' });
+    rows.push({
+      name: 'routed GET /workspaces/:r/:n, c16, p50 vs a bare fastify pass-through',
+      value: p50Of(loaded.routed),
+      reference: p50Of(loaded.floor),
+      unit: 'ms',
+      target: 1.1,
+    });
+    rows.push({
+      name: '  the same vs the ship directly',
+      value: p50Of(loaded.routed),
+      reference: p50Of(loaded.direct),
+      unit: 'ms',
+    });
+    rows.push({
+      name: '  floor: bare fastify pass-through, c16, p50 vs the ship directly',
+      value: p50Of(loaded.floor),
+      reference: p50Of(loaded.direct),
+      unit: 'ms',
+    });
+    rows.push({
+      name: '  CPU per request at c16: the bridge vs the ship',
+      value: microsOf(loaded.routed, 'bridge'),
+      reference: microsOf(loaded.direct, 'ship'),
+      unit: 'µs',
+    });
+    rows.push({
+      name: '  CPU per request at c16: the bridge vs the floor',
+      value: microsOf(loaded.routed, 'bridge'),
+      reference: microsOf(loaded.floor, 'floor'),
+      unit: 'µs',
+    });
+    rows.push({
+      name: '  CPU per request at c16: the floor vs the ship',
+      value: microsOf(loaded.floor, 'floor'),
+      reference: microsOf(loaded.direct, 'ship'),
+      unit: 'µs',
+    });
     // Little's law at a fixed concurrency: the latency ratio is the inverse throughput ratio, and the cores cap
     // the hop's throughput at cores ÷ (CPU per request of load + hop + ship). No hop as cheap as the floor can
     // do better than this on this machine.
     const cores = availableParallelism();
     const directRate = median(loaded.direct.map((run) => run.result.perSecond));
     const floorPath = microsOf(loaded.floor, 'load') + microsOf(loaded.floor, 'floor') + microsOf(loaded.floor, 'ship');
-    rows.push({ name: `  c16 lowest ratio ${cores} cores allow a hop as cheap as the floor`, value: (directRate * floorPath) / 1e6 / cores, unit: '×' });
+    rows.push({
+      name: `  c16 lowest ratio ${cores} cores allow a hop as cheap as the floor`,
+      value: (directRate * floorPath) / 1e6 / cores,
+      unit: '×',
+    });
     await floor.stop();
 
     // Event fan-out to 500 subscribers; reference: a bare ws server in its own process broadcasting the same
@@ -176,14 +273,22 @@ export async function benchBridge(): Promise<BenchRow[]> {
     // never slowed by another's; each set's rounds interleave with the reference's.
     await post(`${ship.url}/workspaces/r0/w/activate`);
     await post(`${ship.url}/workspaces/r0/w/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
-    const reference = await forkWorker<{ broadcast: string }, { port: number }>(join(import.meta.dirname, 'lib/bare-broadcast.js'), null, 'bare broadcast');
+    const reference = await forkWorker<{ broadcast: string }, { port: number }>(
+      join(import.meta.dirname, 'lib/bare-broadcast.js'),
+      null,
+      'bare broadcast',
+    );
     const referenceSubscribers = await openSubscribers(`ws://127.0.0.1:${reference.ready.port}`, 500);
     let round = 0;
-    for (const [server, base, headers] of [['bridge', bridge.url, auth], ['ship', ship.url, {}]] as const) {
+    for (const [server, base, headers] of [
+      ['bridge', bridge.url, auth],
+      ['ship', ship.url, {}],
+    ] as const) {
       for (const deflate of MODES) {
         const rssBefore = server === 'bridge' ? await settledRss(bridge.process.pid!) : 0;
         const subscribers = await openSubscribers(`${base.replace('http', 'ws')}/events`, 500, headers, { deflate });
-        if (deflate !== subscribers[0]!.extensions.includes('permessage-deflate')) throw new Error(`${server} /events: deflate offered ${deflate}, extensions "${subscribers[0]!.extensions}"`);
+        if (deflate !== subscribers[0]!.extensions.includes('permessage-deflate'))
+          throw new Error(`${server} /events: deflate offered ${deflate}, extensions "${subscribers[0]!.extensions}"`);
         const rssAfter = server === 'bridge' ? await settledRss(bridge.process.pid!) : 0;
         const times: FanOutTimes[] = [];
         const referenceTimes: FanOutTimes[] = [];
@@ -193,12 +298,20 @@ export async function benchBridge(): Promise<BenchRow[]> {
         for (let i = 0; i < FAN_OUT_WARM_UP + FAN_OUT_ROUNDS; i++) {
           // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
           const description = `round ${round++}`;
-          const measured = await fanOut(subscribers, () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }), (text) => {
-            if (!text.includes(description)) return false;
-            frame = text;
-            return true;
-          });
-          const referenceMeasured = await fanOut(referenceSubscribers, () => reference.call({ broadcast: frame }), () => true);
+          const measured = await fanOut(
+            subscribers,
+            () => post(`${ship.url}/workspaces/r0/w/agent/status`, { state: 'building', description }),
+            (text) => {
+              if (!text.includes(description)) return false;
+              frame = text;
+              return true;
+            },
+          );
+          const referenceMeasured = await fanOut(
+            referenceSubscribers,
+            () => reference.call({ broadcast: frame }),
+            () => true,
+          );
           if (i < FAN_OUT_WARM_UP) continue;
           times.push(measured);
           referenceTimes.push(referenceMeasured);
@@ -208,9 +321,26 @@ export async function benchBridge(): Promise<BenchRow[]> {
         // bridge the ship→bridge hop), which the reference does not have: shown, not held to the bar.
         const spread = (runs: FanOutTimes[]) => median(runs.map((run) => run.spread));
         const total = (runs: FanOutTimes[]) => median(runs.map((run) => run.total));
-        rows.push({ name: `one change to 500 ${server} /events subscribers, spread after the first arrival (${modeLabel(deflate)})`, value: spread(times), reference: spread(referenceTimes), unit: 'ms', target: 1.5 });
-        rows.push({ name: `  the same from the change's POST to the ship to the last arrival`, value: total(times), reference: total(referenceTimes), unit: 'ms' });
-        if (server === 'bridge') rows.push({ name: `bridge RSS for 500 /events subscribers (${modeLabel(deflate)})`, value: (rssAfter - rssBefore) / MiB, unit: 'MiB', absoluteLimit: 20 });
+        rows.push({
+          name: `one change to 500 ${server} /events subscribers, spread after the first arrival (${modeLabel(deflate)})`,
+          value: spread(times),
+          reference: spread(referenceTimes),
+          unit: 'ms',
+          target: 1.5,
+        });
+        rows.push({
+          name: `  the same from the change's POST to the ship to the last arrival`,
+          value: total(times),
+          reference: total(referenceTimes),
+          unit: 'ms',
+        });
+        if (server === 'bridge')
+          rows.push({
+            name: `bridge RSS for 500 /events subscribers (${modeLabel(deflate)})`,
+            value: (rssAfter - rssBefore) / MiB,
+            unit: 'MiB',
+            absoluteLimit: 20,
+          });
         await closeAll(subscribers);
       }
     }
@@ -231,11 +361,14 @@ export async function benchBridge(): Promise<BenchRow[]> {
       cpSync(template, join(fleet, `repo-${s}`), { recursive: true });
       const scaled = await startShipProcess(fleet, `ship-${s}`);
       children.push(scaled);
-      if ((await post(`${bridge.url}/ships`, { url: scaled.url }, auth)) !== 201) throw new Error(`ship-${s} registration failed`);
+      if ((await post(`${bridge.url}/ships`, { url: scaled.url }, auth)) !== 201)
+        throw new Error(`ship-${s} registration failed`);
     }
     await sequential(`${bridge.url}/workspaces`, 3, auth);
     const agent = new http.Agent({ keepAlive: true });
-    const count = JSON.parse((await timedRequest(agent, new URL(`${bridge.url}/workspaces`), 'GET', undefined, auth)).text).length;
+    const count = JSON.parse(
+      (await timedRequest(agent, new URL(`${bridge.url}/workspaces`), 'GET', undefined, auth)).text,
+    ).length;
     agent.destroy();
     if (count < 1000) throw new Error(`expected 1000+ workspaces through the bridge, got ${count}`);
     // Spaced past the bridge's 500 ms single-flight memory, so every listing pays the full refresh of 5 ships.
@@ -246,8 +379,18 @@ export async function benchBridge(): Promise<BenchRow[]> {
       fleetTimes.push((await timedRequest(fleetAgent, new URL(`${bridge.url}/workspaces`), 'GET', undefined, auth)).ms);
     }
     fleetAgent.destroy();
-    rows.push({ name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50', value: median(fleetTimes), unit: 'ms', absoluteLimit: 100 });
-    rows.push({ name: 'bridge RSS growth for 5 ships × 200 workspaces', value: ((await settledRss(bridge.process.pid!)) - rssFleetBefore) / MiB, unit: 'MiB', absoluteLimit: 30 });
+    rows.push({
+      name: 'bridge GET /workspaces, 5 ships × 200 workspaces, p50',
+      value: median(fleetTimes),
+      unit: 'ms',
+      absoluteLimit: 100,
+    });
+    rows.push({
+      name: 'bridge RSS growth for 5 ships × 200 workspaces',
+      value: ((await settledRss(bridge.process.pid!)) - rssFleetBefore) / MiB,
+      unit: 'MiB',
+      absoluteLimit: 30,
+    });
     rows.push(...(await fleetSync(bridge, auth, count)));
   } finally {
     for (const child of children.reverse()) await child.stop();
@@ -274,8 +417,10 @@ async function closeAll(sockets: WebSocket[]): Promise<void> {
 }
 
 const activeOnShip = async (bridgeUrl: string, auth: Record<string, string>, name: string) => {
-  if ((await post(`${bridgeUrl}/workspaces`, { ship: 'ship-0', repoName: 'r0', name, branch: 'main' }, auth)) !== 201) throw new Error(`create ${name} failed`);
-  if ((await post(`${bridgeUrl}/workspaces/r0/${name}/activate`, undefined, auth)) !== 200) throw new Error(`activate ${name} failed`);
+  if ((await post(`${bridgeUrl}/workspaces`, { ship: 'ship-0', repoName: 'r0', name, branch: 'main' }, auth)) !== 201)
+    throw new Error(`create ${name} failed`);
+  if ((await post(`${bridgeUrl}/workspaces/r0/${name}/activate`, undefined, auth)) !== 200)
+    throw new Error(`activate ${name} failed`);
 };
 
 /**
@@ -283,20 +428,41 @@ const activeOnShip = async (bridgeUrl: string, auth: Record<string, string>, nam
  * ship, each mode in turn (one terminal per session: two workspaces, one per path). The bridge↔ship hop
  * never offers deflate; the mode is the client's.
  */
-async function terminalsThroughTheBridge(bridgeUrl: string, shipUrl: string, auth: Record<string, string>, root: string): Promise<BenchRow[]> {
+async function terminalsThroughTheBridge(
+  bridgeUrl: string,
+  shipUrl: string,
+  auth: Record<string, string>,
+  root: string,
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   await activeOnShip(bridgeUrl, auth, 'via-bridge');
   await activeOnShip(bridgeUrl, auth, 'direct');
   const file = join(root, 'bridge-cat.txt');
-  const lines = Array.from({ length: 40_000 }, (_, i) => `\x1b[3${i % 8}m${String(i).padStart(8, '0')} ${'bridge terminal bench '.repeat(4)}\x1b[0m`);
+  const lines = Array.from(
+    { length: 40_000 },
+    (_, i) => `\x1b[3${i % 8}m${String(i).padStart(8, '0')} ${'bridge terminal bench '.repeat(4)}\x1b[0m`,
+  );
   for (const deflate of MODES) {
     const paths = {
-      bridge: await BenchTerminal.open(`${bridgeUrl.replace('http', 'ws')}/workspaces/r0/via-bridge/terminal`, 120, 40, auth, { deflate }),
-      ship: await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/r0/direct/terminal`, 120, 40, {}, { deflate }),
+      bridge: await BenchTerminal.open(
+        `${bridgeUrl.replace('http', 'ws')}/workspaces/r0/via-bridge/terminal`,
+        120,
+        40,
+        auth,
+        { deflate },
+      ),
+      ship: await BenchTerminal.open(
+        `${shipUrl.replace('http', 'ws')}/workspaces/r0/direct/terminal`,
+        120,
+        40,
+        {},
+        { deflate },
+      ),
     };
     try {
       for (const terminal of Object.values(paths)) {
-        if (deflate !== terminal.extensions.includes('permessage-deflate')) throw new Error(`terminal: deflate offered ${deflate}, extensions "${terminal.extensions}"`);
+        if (deflate !== terminal.extensions.includes('permessage-deflate'))
+          throw new Error(`terminal: deflate offered ${deflate}, extensions "${terminal.extensions}"`);
         await terminal.until(() => /[$#] ?$/m.test(terminal.screen.text()));
       }
       const echo = { bridge: [] as number[], ship: [] as number[] };
@@ -322,9 +488,24 @@ async function terminalsThroughTheBridge(bridgeUrl: string, shipUrl: string, aut
         }
       }
       const label = modeLabel(deflate);
-      rows.push({ name: `keystroke echo through the bridge vs straight to the ship, p50 (${label})`, value: median(echo.bridge), reference: median(echo.ship), unit: 'ms' });
-      rows.push({ name: `keystroke echo through the bridge vs straight to the ship, p99 (${label})`, value: percentile(echo.bridge, 99), reference: percentile(echo.ship, 99), unit: 'ms' });
-      rows.push({ name: `cat 4 MB in 120×40 through the bridge vs straight to the ship (${label})`, value: median(cat.bridge), reference: median(cat.ship), unit: 'ms' });
+      rows.push({
+        name: `keystroke echo through the bridge vs straight to the ship, p50 (${label})`,
+        value: median(echo.bridge),
+        reference: median(echo.ship),
+        unit: 'ms',
+      });
+      rows.push({
+        name: `keystroke echo through the bridge vs straight to the ship, p99 (${label})`,
+        value: percentile(echo.bridge, 99),
+        reference: percentile(echo.ship, 99),
+        unit: 'ms',
+      });
+      rows.push({
+        name: `cat 4 MB in 120×40 through the bridge vs straight to the ship (${label})`,
+        value: median(cat.bridge),
+        reference: median(cat.ship),
+        unit: 'ms',
+      });
     } finally {
       for (const terminal of Object.values(paths)) await terminal.close();
     }
@@ -337,7 +518,11 @@ async function terminalsThroughTheBridge(bridgeUrl: string, shipUrl: string, aut
  * 500 subscribers (a ship deregistered, then registered again: each publishes one sync), timed until all
  * have it, with the CPU the bridge spent per broadcast.
  */
-async function fleetSync(bridge: Child & { token: string }, auth: Record<string, string>, workspaces: number): Promise<BenchRow[]> {
+async function fleetSync(
+  bridge: Child & { token: string },
+  auth: Record<string, string>,
+  workspaces: number,
+): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const eventsUrl = `${bridge.url.replace('http', 'ws')}/events`;
   const onWire = new Map<boolean, number>();
@@ -345,12 +530,21 @@ async function fleetSync(bridge: Child & { token: string }, auth: Record<string,
     const tap = new WireTap();
     const [socket] = await openSubscribers(eventsUrl, 1, auth, { deflate, tap });
     onWire.set(deflate, tap.messages[0]!.wireBytes);
-    if (deflate && !tap.messages[0]!.compressed) process.stderr.write('the fleet sync came uncompressed with deflate negotiated\n');
+    if (deflate && !tap.messages[0]!.compressed)
+      process.stderr.write('the fleet sync came uncompressed with deflate negotiated\n');
     await closeAll([socket!]);
   }
-  rows.push({ name: `bridge sync of ${workspaces} workspaces on the wire: deflate offered vs not`, value: onWire.get(true)!, reference: onWire.get(false)!, unit: 'B', target: 0.5 });
+  rows.push({
+    name: `bridge sync of ${workspaces} workspaces on the wire: deflate offered vs not`,
+    value: onWire.get(true)!,
+    reference: onWire.get(false)!,
+    unit: 'B',
+    target: 0.5,
+  });
 
-  const shipUrl = ((await (await fetch(`${bridge.url}/ships`, { headers: auth })).json()) as Array<{ name: string; url: string }>).find((ship) => ship.name === 'ship-5')!.url;
+  const shipUrl = (
+    (await (await fetch(`${bridge.url}/ships`, { headers: auth })).json()) as Array<{ name: string; url: string }>
+  ).find((ship) => ship.name === 'ship-5')!.url;
   const times = new Map<boolean, number[]>();
   const cpu = new Map<boolean, number[]>();
   for (const deflate of MODES) {
@@ -358,7 +552,10 @@ async function fleetSync(bridge: Child & { token: string }, auth: Record<string,
     times.set(deflate, []);
     cpu.set(deflate, []);
     for (let i = 0; i < 6; i++) {
-      const trigger = i % 2 === 0 ? () => fetch(`${bridge.url}/ships/ship-5`, { method: 'DELETE', headers: auth }).then((r) => r.text()) : () => post(`${bridge.url}/ships`, { url: shipUrl }, auth);
+      const trigger =
+        i % 2 === 0
+          ? () => fetch(`${bridge.url}/ships/ship-5`, { method: 'DELETE', headers: auth }).then((r) => r.text())
+          : () => post(`${bridge.url}/ships`, { url: shipUrl }, auth);
       const before = cpuMs(bridge.process.pid!);
       times.get(deflate)!.push((await fanOut(subscribers, trigger, (text) => text.startsWith('{"type":"sync"'))).total);
       await sleep(500);
@@ -366,20 +563,42 @@ async function fleetSync(bridge: Child & { token: string }, auth: Record<string,
     }
     await closeAll(subscribers);
   }
-  rows.push({ name: `sync of ${workspaces - 200}–${workspaces} workspaces to 500 bridge subscribers: deflate offered vs not`, value: median(times.get(true)!), reference: median(times.get(false)!), unit: 'ms' });
-  rows.push({ name: '  bridge CPU per such broadcast: deflate offered vs not', value: median(cpu.get(true)!), reference: median(cpu.get(false)!), unit: 'ms' });
+  rows.push({
+    name: `sync of ${workspaces - 200}–${workspaces} workspaces to 500 bridge subscribers: deflate offered vs not`,
+    value: median(times.get(true)!),
+    reference: median(times.get(false)!),
+    unit: 'ms',
+  });
+  rows.push({
+    name: '  bridge CPU per such broadcast: deflate offered vs not',
+    value: median(cpu.get(true)!),
+    reference: median(cpu.get(false)!),
+    unit: 'ms',
+  });
   // What 500 sockets keep once each was sent one compressed sync (ws keeps a socket's zlib stream for its
   // life), on a bare ws server with the servers' negotiation in its own process (a whole bridge's RSS moves
   // too much with its heap to show it), against the same sync sent uncompressed.
   const memory = { compressed: await deflateMemory(true), uncompressed: await deflateMemory(false) };
-  rows.push({ name: 'memory of 500 sockets sent one 1,000-workspace sync: compressed vs not', value: memory.compressed / MiB, reference: memory.uncompressed / MiB, unit: 'MiB' });
+  rows.push({
+    name: 'memory of 500 sockets sent one 1,000-workspace sync: compressed vs not',
+    value: memory.compressed / MiB,
+    reference: memory.uncompressed / MiB,
+    unit: 'MiB',
+  });
   return rows;
 }
 
 /** RSS growth of a bare ws server process (bench/lib/deflate-memory.ts, `perMessageDeflate` as given) once 500 deflate-offering clients each received one sync. */
 async function deflateMemory(perMessageDeflate: unknown): Promise<number> {
-  const child = spawn(process.execPath, ['--expose-gc', join(import.meta.dirname, 'lib/deflate-memory.js'), JSON.stringify(perMessageDeflate)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = () => new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', join(import.meta.dirname, 'lib/deflate-memory.js'), JSON.stringify(perMessageDeflate)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = () =>
+    new Promise<number>((resolve) =>
+      child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
   try {
     const port = await line();
     const sockets = await openSubscribers(`ws://127.0.0.1:${port}`, 500, {}, { deflate: true });

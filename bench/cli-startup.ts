@@ -30,11 +30,13 @@ function runOnce(args: string[], env: NodeJS.ProcessEnv): number {
   const started = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString().trim()}`);
+  if (result.status !== 0)
+    throw new Error(`node ${args.join(' ')} exited ${result.status}: ${result.stderr.toString().trim()}`);
   return ms;
 }
 
-const hasTool = (command: string, versionFlag: string): boolean => spawnSync(command, [versionFlag], { stdio: 'ignore' }).status === 0;
+const hasTool = (command: string, versionFlag: string): boolean =>
+  spawnSync(command, [versionFlag], { stdio: 'ignore' }).status === 0;
 
 /** User + system CPU of one run in ms: bash's `times` reports what its finished children used. */
 function cpuOnce(args: string[], env: NodeJS.ProcessEnv): number {
@@ -56,15 +58,25 @@ interface Opened {
 async function filesOpened(args: string[], env: NodeJS.ProcessEnv, scratch: string): Promise<Opened> {
   // -ff: one log per thread, so no call is split into "unfinished" and "resumed" halves across threads.
   const logs = await mkdtemp(join(scratch, 'strace-'));
-  const result = spawnSync('strace', ['-ff', '-qq', '-e', 'trace=openat', '-o', join(logs, 'trace'), process.execPath, ...args], { env, stdio: 'ignore' });
+  const result = spawnSync(
+    'strace',
+    ['-ff', '-qq', '-e', 'trace=openat', '-o', join(logs, 'trace'), process.execPath, ...args],
+    { env, stdio: 'ignore' },
+  );
   if (result.status !== 0) throw new Error(`strace node ${args.join(' ')} exited ${result.status}`);
-  const lines = (await Promise.all((await readdir(logs)).map((name) => readFile(join(logs, name), 'utf8')))).join('\n').split('\n');
-  const paths = lines.filter((line) => /^openat\(.*\) = \d+/.test(line)).map((line) => /"([^"]*)"/.exec(line)?.[1] ?? '');
+  const lines = (await Promise.all((await readdir(logs)).map((name) => readFile(join(logs, name), 'utf8'))))
+    .join('\n')
+    .split('\n');
+  const paths = lines
+    .filter((line) => /^openat\(.*\) = \d+/.test(line))
+    .map((line) => /"([^"]*)"/.exec(line)?.[1] ?? '');
   await rm(logs, { recursive: true, force: true });
   return {
     total: paths.length,
     // dist is a link to the build in use (bin/build.js): opened by either name.
-    own: paths.filter((path) => path.startsWith(join(ROOT, 'dist')) || path.startsWith(realpathSync(join(ROOT, 'dist')))).length,
+    own: paths.filter(
+      (path) => path.startsWith(join(ROOT, 'dist')) || path.startsWith(realpathSync(join(ROOT, 'dist'))),
+    ).length,
     packages: paths.filter((path) => path.includes('/node_modules/')).length,
   };
 }
@@ -90,7 +102,13 @@ export async function benchCliStartup(): Promise<BenchRow[]> {
     }
     const base = median(times.get(reference.label)!);
     for (const each of cases) {
-      rows.push({ name: `${each.label}, wall time, median of ${ROUNDS} (vs node -e 0)`, value: median(times.get(each.label)!), reference: base, unit: 'ms', absoluteLimit: TARGET_MS });
+      rows.push({
+        name: `${each.label}, wall time, median of ${ROUNDS} (vs node -e 0)`,
+        value: median(times.get(each.label)!),
+        reference: base,
+        unit: 'ms',
+        absoluteLimit: TARGET_MS,
+      });
     }
     if (hasTool('bash', '--version')) {
       const cpu = new Map<string, number[]>([reference, ...cases].map((each) => [each.label, []]));
@@ -99,7 +117,13 @@ export async function benchCliStartup(): Promise<BenchRow[]> {
         for (const each of [reference, ...cases]) cpu.get(each.label)!.push(cpuOnce(each.args, env));
       }
       const baseCpu = median(cpu.get(reference.label)!);
-      for (const each of cases) rows.push({ name: `${each.label}, CPU (user + system), median of ${cpuRounds} (vs node -e 0)`, value: median(cpu.get(each.label)!), reference: baseCpu, unit: 'ms' });
+      for (const each of cases)
+        rows.push({
+          name: `${each.label}, CPU (user + system), median of ${cpuRounds} (vs node -e 0)`,
+          value: median(cpu.get(each.label)!),
+          reference: baseCpu,
+          unit: 'ms',
+        });
     } else {
       process.stderr.write('bench cli: bash is not installed; the CPU rows are left out\n');
     }

@@ -29,7 +29,11 @@ function makeLargeRepo(forge: string, name: string): string {
     const dir = join(work, `module${i % 50}`);
     mkdirSync(dir, { recursive: true });
     if (i % LARGE_EVERY === 0) writeFileSync(join(dir, `asset${i}.bin`), randomBytes(LARGE_BYTES));
-    else writeFileSync(join(dir, `file${i}.ts`), Array.from({ length: 30 }, (_, n) => `export const value${n} = ${i * n}; // line ${n} of file ${i}`).join('\n'));
+    else
+      writeFileSync(
+        join(dir, `file${i}.ts`),
+        Array.from({ length: 30 }, (_, n) => `export const value${n} = ${i * n}; // line ${n} of file ${i}`).join('\n'),
+      );
   }
   git(work, 'init', '--quiet');
   git(work, 'add', '.');
@@ -44,7 +48,9 @@ function makeLargeRepo(forge: string, name: string): string {
 
 /** Kilobytes on disk of `paths` together, each hard-linked file counted once (du's own rule). */
 function diskKb(paths: string[], exclude: string[] = []): number {
-  const output = execFileSync('du', ['-skc', ...exclude.map((pattern) => `--exclude=${pattern}`), ...paths], { encoding: 'utf8' });
+  const output = execFileSync('du', ['-skc', ...exclude.map((pattern) => `--exclude=${pattern}`), ...paths], {
+    encoding: 'utf8',
+  });
   return Number(/^(\d+)\s+total$/m.exec(output)![1]);
 }
 
@@ -65,7 +71,8 @@ function plainClone(url: string, dir: string): Promise<{ ms: number; cpu: number
 async function gitSeconds(shipUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${shipUrl}/metrics`)).text();
   const sums: Record<string, number> = {};
-  for (const match of text.matchAll(/^svc_ship_git_duration_seconds_sum\{command="([^"]+)"\} (\S+)$/gm)) sums[match[1]!] = Number(match[2]);
+  for (const match of text.matchAll(/^svc_ship_git_duration_seconds_sum\{command="([^"]+)"\} (\S+)$/gm))
+    sums[match[1]!] = Number(match[2]);
   return sums;
 }
 
@@ -73,11 +80,17 @@ async function gitSeconds(shipUrl: string): Promise<Record<string, number>> {
 async function tenLocalClones(bare: string, into: string): Promise<number> {
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: 10 }, (_, index) =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn('git', ['-c', 'checkout.workers=0', 'clone', '--quiet', '--local', bare, join(into, `local${index}`)], { stdio: 'ignore' });
-        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git clone --local exited ${code}`))));
-      }),
+    Array.from(
+      { length: 10 },
+      (_, index) =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(
+            'git',
+            ['-c', 'checkout.workers=0', 'clone', '--quiet', '--local', bare, join(into, `local${index}`)],
+            { stdio: 'ignore' },
+          );
+          child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`git clone --local exited ${code}`))));
+        }),
     ),
   );
   const ms = performance.now() - started;
@@ -157,7 +170,9 @@ async function benchFanoutIn(parent: string, label: string): Promise<BenchRow[]>
       if (index === 10) {
         tenth = made;
         const after = await gitSeconds(ship.url);
-        split = Object.fromEntries(Object.keys(after).map((command) => [command, (after[command]! - (before[command] ?? 0)) * 1000]));
+        split = Object.fromEntries(
+          Object.keys(after).map((command) => [command, (after[command]! - (before[command] ?? 0)) * 1000]),
+        );
       }
     }
     const cloneMs = median(clones.map((clone) => clone.ms));
@@ -172,24 +187,69 @@ async function benchFanoutIn(parent: string, label: string): Promise<BenchRow[]>
 
     // Disk: the cache and ten workspaces of one repo together, against one pack and ten working trees.
     const cacheRoot = `${fleet}.repo-cache`;
-    const caches = readdirSync(cacheRoot).filter((entry) => entry.endsWith('.git')).map((entry) => join(cacheRoot, entry));
+    const caches = readdirSync(cacheRoot)
+      .filter((entry) => entry.endsWith('.git'))
+      .map((entry) => join(cacheRoot, entry));
     const workspaces = Array.from({ length: 10 }, (_, index) => join(fleet, 'first-a', `w${index + 1}`));
-    const cacheOfFirstA = caches.filter((cache) => readFileSync(join(cache, 'svc-url'), 'utf8').includes('/first-a.git'));
+    const cacheOfFirstA = caches.filter((cache) =>
+      readFileSync(join(cache, 'svc-url'), 'utf8').includes('/first-a.git'),
+    );
     const usedKb = diskKb([...cacheOfFirstA, ...workspaces]);
     const treeKb = diskKb([workspaces[0]!], ['.git']);
 
     const remoteMs = (split['ls-remote'] ?? 0) + (split.fetch ?? 0);
     const localCloneMs = split.clone ?? 0;
-    if (process.env.SVC_BENCH_VERBOSE) process.stderr.write(`fanout: first ${JSON.stringify(firstCreates)} vs ${JSON.stringify(firstClones)}; clones ${JSON.stringify(clones)}; tenth split ${JSON.stringify(split)}\n`);
+    if (process.env.SVC_BENCH_VERBOSE)
+      process.stderr.write(
+        `fanout: first ${JSON.stringify(firstCreates)} vs ${JSON.stringify(firstClones)}; clones ${JSON.stringify(clones)}; tenth split ${JSON.stringify(split)}\n`,
+      );
     const rows: BenchRow[] = [
-      { name: 'fan-out: first create of a repo (cache filled) vs plain git clone, median of 3', value: median(firstCreates.map((made) => made.ms)), reference: median(firstClones), unit: 'ms', target: 1.05 },
-      { name: 'fan-out: tenth create of a repo vs plain git clone (median)', value: tenth.ms, reference: cloneMs, unit: 'ms', target: 0.2 },
-      { name: 'fan-out: tenth create, its remote part (ls-remote, a fetch only when refs moved)', value: remoteMs, unit: 'ms' },
+      {
+        name: 'fan-out: first create of a repo (cache filled) vs plain git clone, median of 3',
+        value: median(firstCreates.map((made) => made.ms)),
+        reference: median(firstClones),
+        unit: 'ms',
+        target: 1.05,
+      },
+      {
+        name: 'fan-out: tenth create of a repo vs plain git clone (median)',
+        value: tenth.ms,
+        reference: cloneMs,
+        unit: 'ms',
+        target: 0.2,
+      },
+      {
+        name: 'fan-out: tenth create, its remote part (ls-remote, a fetch only when refs moved)',
+        value: remoteMs,
+        unit: 'ms',
+      },
       { name: 'fan-out: tenth create, its local part (clone --local with checkout)', value: localCloneMs, unit: 'ms' },
-      { name: 'fan-out: ten creates of a new repo at once vs one plain git clone', value: batchMs, reference: cloneMs, unit: 'ms', target: 1.5 },
-      { name: 'fan-out: ten creates of a new repo at once vs one plain clone + ten `git clone --local` at once (the disk floor)', value: batchMs, reference: cloneMs + floorMs, unit: 'ms' },
-      { name: 'fan-out: disk of the cache + ten workspaces vs one pack + ten working trees (du)', value: usedKb / 1024, reference: (packKb + 10 * treeKb) / 1024, unit: 'MiB', target: 1.1 },
-      { name: 'fan-out: ship CPU, first create vs a plain clone', value: median(firstCreates.map((made) => made.cpu)), reference: cloneCpu, unit: 'ms' },
+      {
+        name: 'fan-out: ten creates of a new repo at once vs one plain git clone',
+        value: batchMs,
+        reference: cloneMs,
+        unit: 'ms',
+        target: 1.5,
+      },
+      {
+        name: 'fan-out: ten creates of a new repo at once vs one plain clone + ten `git clone --local` at once (the disk floor)',
+        value: batchMs,
+        reference: cloneMs + floorMs,
+        unit: 'ms',
+      },
+      {
+        name: 'fan-out: disk of the cache + ten workspaces vs one pack + ten working trees (du)',
+        value: usedKb / 1024,
+        reference: (packKb + 10 * treeKb) / 1024,
+        unit: 'MiB',
+        target: 1.1,
+      },
+      {
+        name: 'fan-out: ship CPU, first create vs a plain clone',
+        value: median(firstCreates.map((made) => made.cpu)),
+        reference: cloneCpu,
+        unit: 'ms',
+      },
       { name: 'fan-out: ship CPU, tenth create vs a plain clone', value: tenth.cpu, reference: cloneCpu, unit: 'ms' },
     ];
     return rows.map((row) => ({ ...row, name: `${row.name}${label}` }));

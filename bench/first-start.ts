@@ -23,11 +23,19 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SVC = join(ROOT, 'bin/svc.js');
 const ROUNDS = 3;
 const MiB = 2 ** 20;
-const ADMIN = { SVC_BRIDGE_ADMIN_USER: 'bench', SVC_BRIDGE_ADMIN_EMAIL: 'bench@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'bench-password-1' };
+const ADMIN = {
+  SVC_BRIDGE_ADMIN_USER: 'bench',
+  SVC_BRIDGE_ADMIN_EMAIL: 'bench@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'bench-password-1',
+};
 
 function npxVersionMs(home: string): number {
   const started = performance.now();
-  const result = spawnSync('npx', ['--no-install', 'svc', '--version'], { cwd: ROOT, env: { ...process.env, HOME: home }, stdio: 'ignore' });
+  const result = spawnSync('npx', ['--no-install', 'svc', '--version'], {
+    cwd: ROOT,
+    env: { ...process.env, HOME: home },
+    stdio: 'ignore',
+  });
   if (result.status !== 0) throw new Error(`npx svc --version exited ${result.status}`);
   return performance.now() - started;
 }
@@ -51,7 +59,11 @@ const serves = (port: number) =>
   });
 
 /** Starts a bridge; resolves with it and the ms until it served. */
-async function timedBridge(dataDirectory: string, home: string, node = process.execPath): Promise<{ child: ChildProcess; ms: number }> {
+async function timedBridge(
+  dataDirectory: string,
+  home: string,
+  node = process.execPath,
+): Promise<{ child: ChildProcess; ms: number }> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(node, [SVC, 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
@@ -111,20 +123,49 @@ export async function benchFirstStart(): Promise<BenchRow[]> {
     await Promise.all(four.map(({ child }) => stop(child)));
 
     const partialStarted = performance.now();
-    const partial = spawnSync(process.execPath, [SVC, 'bridge', '--port', String(await freePort()), '--data-directory', join(scratch, 'partial')], {
-      env: { ...process.env, HOME: scratch, SVC_BRIDGE_ADMIN_USER: 'bench', SVC_BRIDGE_ADMIN_EMAIL: '', SVC_BRIDGE_ADMIN_PASSWORD: '' },
-      stdio: 'ignore',
-    });
+    const partial = spawnSync(
+      process.execPath,
+      [SVC, 'bridge', '--port', String(await freePort()), '--data-directory', join(scratch, 'partial')],
+      {
+        env: {
+          ...process.env,
+          HOME: scratch,
+          SVC_BRIDGE_ADMIN_USER: 'bench',
+          SVC_BRIDGE_ADMIN_EMAIL: '',
+          SVC_BRIDGE_ADMIN_PASSWORD: '',
+        },
+        stdio: 'ignore',
+      },
+    );
     const partialMs = performance.now() - partialStarted;
     if (partial.status !== 1) throw new Error(`a partial first admin exited ${partial.status}, not 1`);
 
     return [
-      { name: 'npx svc --version, fresh home vs warm home (median of 3)', value: median(fresh), reference: median(warm), unit: 'ms', target: 1.5 },
-      { name: 'bridge serves, new data directory vs existing (median of 3)', value: median(cold), reference: median(existing), unit: 'ms', absoluteLimit: 2000 },
-      { name: 'four bridges at once on new data directories: the last serves', value: Math.max(...four.map(({ ms }) => ms)), unit: 'ms', absoluteLimit: 6000 },
+      {
+        name: 'npx svc --version, fresh home vs warm home (median of 3)',
+        value: median(fresh),
+        reference: median(warm),
+        unit: 'ms',
+        target: 1.5,
+      },
+      {
+        name: 'bridge serves, new data directory vs existing (median of 3)',
+        value: median(cold),
+        reference: median(existing),
+        unit: 'ms',
+        absoluteLimit: 2000,
+      },
+      {
+        name: 'four bridges at once on new data directories: the last serves',
+        value: Math.max(...four.map(({ ms }) => ms)),
+        unit: 'ms',
+        absoluteLimit: 6000,
+      },
       { name: 'partial first admin: refused after', value: partialMs, unit: 'ms', absoluteLimit: 1000 },
       { name: 'idle bridge on the embedded store: RSS', value: idle / MiB, unit: 'MiB', absoluteLimit: 150 },
-      ...(idle24 === null ? [] : [{ name: '  the same on Node 24 (the image\'s runtime)', value: idle24 / MiB, unit: 'MiB' }]),
+      ...(idle24 === null
+        ? []
+        : [{ name: "  the same on Node 24 (the image's runtime)", value: idle24 / MiB, unit: 'MiB' }]),
     ];
   } finally {
     await rm(scratch, { recursive: true, force: true });

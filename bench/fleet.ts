@@ -106,21 +106,44 @@ async function retainedRss(pid: number): Promise<number> {
   return settledRss(pid);
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; text: string }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, text: await response.text() };
 }
 
 /** One GET, timed; a transport failure is status 0 with its message (recorded, not thrown). */
-function timedGet(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<{ ms: number; status: number; text: string }> {
+function timedGet(
+  agent: http.Agent,
+  url: URL,
+  headers: Record<string, string>,
+): Promise<{ ms: number; status: number; text: string }> {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const failed = (error: Error) => resolve({ ms: ms(started, process.hrtime.bigint()), status: 0, text: `${error.message} (${(error as NodeJS.ErrnoException).code ?? ''})` });
+    const failed = (error: Error) =>
+      resolve({
+        ms: ms(started, process.hrtime.bigint()),
+        status: 0,
+        text: `${error.message} (${(error as NodeJS.ErrnoException).code ?? ''})`,
+      });
     const request = http.request(url, { agent, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', failed);
-      response.on('end', () => resolve({ ms: ms(started, process.hrtime.bigint()), status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      response.on('end', () =>
+        resolve({
+          ms: ms(started, process.hrtime.bigint()),
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
     request.on('error', failed);
     request.end();
@@ -141,7 +164,12 @@ interface RoutedTarget {
  * call to the ship directly: each routed call's latency, and the ship's own at the same moments (what of a
  * routed tail is the ship's, and the machine's).
  */
-async function callWhile(agents: { routed: http.Agent; direct: http.Agent }, targets: RoutedTarget[], headers: Record<string, string>, until: () => boolean): Promise<{ routed: number[]; direct: number[] }> {
+async function callWhile(
+  agents: { routed: http.Agent; direct: http.Agent },
+  targets: RoutedTarget[],
+  headers: Record<string, string>,
+  until: () => boolean,
+): Promise<{ routed: number[]; direct: number[] }> {
   const times = { routed: [] as number[], direct: [] as number[] };
   for (let i = 0; !until(); i++) {
     const target = targets[i % targets.length]!;
@@ -166,7 +194,10 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
   try {
     // The bridge as a user starts it: default log level (info), authentication on.
     const gcOnSignal = pathToFileURL(join(import.meta.dirname, 'lib', 'gc-on-signal.js')).href;
-    const bridge = await startBridgeProcess(join(dir, 'bridge'), await freePort(), { env: { SVC_LOG_LEVEL: 'info' }, nodeArgs: ['--expose-gc', `--import=${gcOnSignal}`] });
+    const bridge = await startBridgeProcess(join(dir, 'bridge'), await freePort(), {
+      env: { SVC_LOG_LEVEL: 'info' },
+      nodeArgs: ['--expose-gc', `--import=${gcOnSignal}`],
+    });
     children.push(bridge);
     const pid = bridge.process.pid!;
     const auth = { authorization: `Bearer ${bridge.token}` };
@@ -183,7 +214,9 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
 
     const rssIdle = await settledRss(pid);
     const retainedIdle = await retainedRss(pid);
-    for (const ship of real) if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)).status !== 201) throw new Error('real ship registration failed');
+    for (const ship of real)
+      if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)).status !== 201)
+        throw new Error('real ship registration failed');
     const cpuBefore = cpuMs(pid);
     const registerStarted = performance.now();
     for (const ship of fakes.ships) {
@@ -202,10 +235,13 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     const subscribers: SubscribersHandle = await startSubscribers(eventsUrl, SUBSCRIBERS, auth, DEFLATE);
     children.push(subscribers);
     const { extensions } = await subscribers.stats();
-    if (DEFLATE !== extensions.includes('permessage-deflate')) throw new Error(`subscribers offered deflate: ${DEFLATE}; the bridge answered "${extensions}"`);
+    if (DEFLATE !== extensions.includes('permessage-deflate'))
+      throw new Error(`subscribers offered deflate: ${DEFLATE}; the bridge answered "${extensions}"`);
     const rssConnected = await settledRss(pid);
     const retainedConnected = await retainedRss(pid);
-    log(`RSS idle ${(rssIdle / MiB).toFixed(0)} MiB, connected ${(rssConnected / MiB).toFixed(0)} MiB; after a full GC ${(retainedIdle / MiB).toFixed(0)} and ${(retainedConnected / MiB).toFixed(0)} MiB`);
+    log(
+      `RSS idle ${(rssIdle / MiB).toFixed(0)} MiB, connected ${(rssConnected / MiB).toFixed(0)} MiB; after a full GC ${(retainedIdle / MiB).toFixed(0)} and ${(retainedConnected / MiB).toFixed(0)} MiB`,
+    );
 
     // GET /workspaces: calls one after another, each a full refresh of every ship (nothing kept between).
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -216,7 +252,8 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     let before = cpuMs(pid);
     for (let i = 0; i < 23; i++) {
       const result = await timedGet(agent, listUrl, auth);
-      if (result.status !== 200) throw new Error(`GET /workspaces answered ${result.status}: ${result.text.slice(0, 300)}`);
+      if (result.status !== 200)
+        throw new Error(`GET /workspaces answered ${result.status}: ${result.text.slice(0, 300)}`);
       listed = (JSON.parse(result.text) as unknown[]).length;
       if (listed !== expected) throw new Error(`GET /workspaces listed ${listed}, expected ${expected}`);
       if (i >= 3) listTimes.push(result.ms);
@@ -232,7 +269,8 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
       await subscribers.arm({ kind: 'marker', marker: description });
       const sentAt = await fakes.emit(round % ships, 1 + (round % 50), description);
       const result = await subscribers.result(10_000);
-      if (result.complete !== SUBSCRIBERS) throw new Error(`change reached ${result.complete} of ${SUBSCRIBERS} subscribers (${result.open} open)`);
+      if (result.complete !== SUBSCRIBERS)
+        throw new Error(`change reached ${result.complete} of ${SUBSCRIBERS} subscribers (${result.open} open)`);
       if (round > 0) changeTimes.push(ms(sentAt, result.last));
       await sleep(100);
     }
@@ -249,15 +287,21 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     for (let round = 0; round < SYNC_ROUNDS; round++) {
       const ship = (round * 7) % ships;
       const { syncs } = (await fakes.syncs([ship]))[0]!;
-      const watch: Watch = { kind: 'syncWith', markers: [FakeShip.marker(fakes.ships[ship]!.name, syncs + 1)], prefix: 64 * 1024 };
+      const watch: Watch = {
+        kind: 'syncWith',
+        markers: [FakeShip.marker(fakes.ships[ship]!.name, syncs + 1)],
+        prefix: 64 * 1024,
+      };
       await probe.arm(watch);
       await subscribers.arm(watch);
       await fakes.drop([ship]);
       const probed = await probe.result(30_000);
       const result = await subscribers.result(30_000);
       const [after] = await fakes.syncs([ship]);
-      if (after!.syncs !== syncs + 1) throw new Error(`ship ${ship} sent ${after!.syncs - syncs} syncs on reconnecting`);
-      if (result.complete !== SUBSCRIBERS) log(`sync reached ${result.complete} of ${SUBSCRIBERS} (${result.open} open)`);
+      if (after!.syncs !== syncs + 1)
+        throw new Error(`ship ${ship} sent ${after!.syncs - syncs} syncs on reconnecting`);
+      if (result.complete !== SUBSCRIBERS)
+        log(`sync reached ${result.complete} of ${SUBSCRIBERS} (${result.open} open)`);
       syncFirst.push(ms(after!.lastSyncAt, probed.first));
       syncAll.push(ms(after!.lastSyncAt, result.last));
       log(`sync ${round}: to the probe ${syncFirst.at(-1)!.toFixed(2)} ms, to all ${syncAll.at(-1)!.toFixed(0)} ms`);
@@ -267,9 +311,20 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
 
     // Routed calls to the real ships: on a quiet fleet, then while `storm` fake ships reconnect at once
     // (from the drop until every subscriber has had a sync for each of them, or 20 s).
-    const targets = real.map((ship, i) => ({ routed: new URL(`${bridge.url}/workspaces/real/w${i}`), direct: new URL(`${ship.url}/workspaces/real/w${i}`) }));
+    const targets = real.map((ship, i) => ({
+      routed: new URL(`${bridge.url}/workspaces/real/w${i}`),
+      direct: new URL(`${ship.url}/workspaces/real/w${i}`),
+    }));
     const agents = { routed: agent, direct: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
-    await callWhile(agents, targets, auth, ((n) => () => n-- <= 0)(300));
+    await callWhile(
+      agents,
+      targets,
+      auth,
+      (
+        (n) => () =>
+          n-- <= 0
+      )(300),
+    );
     const quiet: number[] = [];
     const quietDirect: number[] = [];
     const stormTimes: number[] = [];
@@ -301,16 +356,24 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
       await fakes.drop(stormShips);
       // Timed: from the drop until the first subscriber has the aggregate with all of them, and at least
       // STORM_WINDOW_MS (the bridge's reconnects, syncs and writes, not the 500 subscribers' own reading).
-      const stormCalls = await callWhile(agents, targets, auth, () => probed && performance.now() - dropped >= STORM_WINDOW_MS);
+      const stormCalls = await callWhile(
+        agents,
+        targets,
+        auth,
+        () => probed && performance.now() - dropped >= STORM_WINDOW_MS,
+      );
       stormTimes.push(...stormCalls.routed);
       stormDirect.push(...stormCalls.direct);
       const probeResult = await probeWatch;
       const result = await subscribers.result(120_000);
-      if (probeResult.complete !== 1) throw new Error('the probe subscriber never had the aggregate with every reconnected ship');
+      if (probeResult.complete !== 1)
+        throw new Error('the probe subscriber never had the aggregate with every reconnected ship');
       stormFirst.push(ms(droppedAt, probeResult.last));
       if (result.complete === result.open && result.open === SUBSCRIBERS) stormAll.push(ms(droppedAt, result.last));
       else stormIncomplete++;
-      log(`storm ${round}: the probe had all ${storm} after ${ms(droppedAt, probeResult.last).toFixed(0)} ms; ${result.frames} syncs to the 500; ${result.complete}/${SUBSCRIBERS} had all after ${ms(droppedAt, result.last).toFixed(0)} ms; ${result.open} open`);
+      log(
+        `storm ${round}: the probe had all ${storm} after ${ms(droppedAt, probeResult.last).toFixed(0)} ms; ${result.frames} syncs to the 500; ${result.complete}/${SUBSCRIBERS} had all after ${ms(droppedAt, result.last).toFixed(0)} ms; ${result.open} open`,
+      );
       await sleep(1000);
     }
     bridgeCpuMs.storm = (cpuMs(pid) - before) / 3;
@@ -323,12 +386,17 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     await subscribers.arm({ kind: 'syncs', count: 1 });
     for (const ship of fakes.ships) {
       const response = await fetch(`${bridge.url}/ships/${ship.name}`, { method: 'DELETE', headers: auth });
-      if (response.status !== 200) throw new Error(`deregistering ${ship.name}: ${response.status} ${await response.text()}`);
+      if (response.status !== 200)
+        throw new Error(`deregistering ${ship.name}: ${response.status} ${await response.text()}`);
     }
     await subscribers.result(60_000);
     const last = fakes.ships.length - 1;
     const lastSyncs = (await fakes.syncs([last]))[0]!.syncs;
-    await subscribers.arm({ kind: 'syncWith', markers: [FakeShip.marker(fakes.ships[last]!.name, lastSyncs + 1)], prefix: 64 * 1024 });
+    await subscribers.arm({
+      kind: 'syncWith',
+      markers: [FakeShip.marker(fakes.ships[last]!.name, lastSyncs + 1)],
+      prefix: 64 * 1024,
+    });
     before = cpuMs(pid);
     const reregisterStarted = performance.now();
     for (const ship of fakes.ships) {
@@ -339,7 +407,9 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
     const delivered = await subscribers.result(120_000);
     const reregisterDeliveredMs = performance.now() - reregisterStarted;
     bridgeCpuMs.reregister = cpuMs(pid) - before;
-    log(`registered again with subscribers: ${reregisterMs.toFixed(0)} ms, delivered to ${delivered.complete}/${SUBSCRIBERS} after ${reregisterDeliveredMs.toFixed(0)} ms`);
+    log(
+      `registered again with subscribers: ${reregisterMs.toFixed(0)} ms, delivered to ${delivered.complete}/${SUBSCRIBERS} after ${reregisterDeliveredMs.toFixed(0)} ms`,
+    );
     const { closes } = await subscribers.stats();
 
     return {
@@ -387,7 +457,8 @@ function syncAppliedInProcess(ships: number): number {
   const check = Compile(FleetEvent);
   const registry = new ShipRegistry({} as ShipsStore);
   const names = Array.from({ length: ships }, (_, i) => `fake-${String(i).padStart(3, '0')}`);
-  for (const name of names) registry.index.replaceView(name, JSON.parse(JSON.stringify(workspacesOf(name, WORKSPACES_PER_SHIP))) as never);
+  for (const name of names)
+    registry.index.replaceView(name, JSON.parse(JSON.stringify(workspacesOf(name, WORKSPACES_PER_SHIP))) as never);
   const syncEnd = segmentOf('}');
   const times: number[] = [];
   for (let round = 0; round < 60; round++) {
@@ -409,18 +480,62 @@ function syncAppliedInProcess(ships: number): number {
 
 function rowsAt(f: Figures): BenchRow[] {
   const scale = `${f.ships} ships × ${WORKSPACES_PER_SHIP}`;
-  const closes = Object.entries(f.subscriberCloses).map(([code, n]) => `${n}×${code}`).join(', ');
+  const closes = Object.entries(f.subscriberCloses)
+    .map(([code, n]) => `${n}×${code}`)
+    .join(', ');
   return [
-    { name: `fleet ${scale}: register ${f.ships} ships, POST /ships one after another`, value: f.registerMs, unit: 'ms', absoluteLimit: 10_000 },
-    { name: `  the same with the 500 subscribers connected (each registration publishes the aggregate)`, value: f.reregisterMs, unit: 'ms', absoluteLimit: 10_000 },
-    { name: `  until every subscriber has the aggregate with the last ship`, value: f.reregisterDeliveredMs, unit: 'ms' },
-    { name: `fleet ${scale}: GET /workspaces (${f.listed} listed), p50`, value: f.listP50, unit: 'ms', absoluteLimit: 100 },
-    { name: `fleet ${scale}: one change to 500 subscribers (${DEFLATE ? 'deflate offered' : 'no deflate'}), last arrival, p50`, value: f.changeP50, unit: 'ms', absoluteLimit: 50 },
-    { name: `fleet ${scale}: a ship's sync of 100 to the first subscriber, p50`, value: f.syncFirstP50, unit: 'ms', absoluteLimit: 5 },
+    {
+      name: `fleet ${scale}: register ${f.ships} ships, POST /ships one after another`,
+      value: f.registerMs,
+      unit: 'ms',
+      absoluteLimit: 10_000,
+    },
+    {
+      name: `  the same with the 500 subscribers connected (each registration publishes the aggregate)`,
+      value: f.reregisterMs,
+      unit: 'ms',
+      absoluteLimit: 10_000,
+    },
+    {
+      name: `  until every subscriber has the aggregate with the last ship`,
+      value: f.reregisterDeliveredMs,
+      unit: 'ms',
+    },
+    {
+      name: `fleet ${scale}: GET /workspaces (${f.listed} listed), p50`,
+      value: f.listP50,
+      unit: 'ms',
+      absoluteLimit: 100,
+    },
+    {
+      name: `fleet ${scale}: one change to 500 subscribers (${DEFLATE ? 'deflate offered' : 'no deflate'}), last arrival, p50`,
+      value: f.changeP50,
+      unit: 'ms',
+      absoluteLimit: 50,
+    },
+    {
+      name: `fleet ${scale}: a ship's sync of 100 to the first subscriber, p50`,
+      value: f.syncFirstP50,
+      unit: 'ms',
+      absoluteLimit: 5,
+    },
     { name: `  the same sync to all 500 subscribers, p50`, value: f.syncAllP50, unit: 'ms' },
-    { name: `  the same sync applied in-process: validate, index, aggregate frame compressed, p50`, value: f.syncInProcess, unit: 'ms' },
-    { name: `fleet ${scale}: bridge RSS growth over idle (ships + 500 subscribers), settled`, value: f.rssGrowthMiB, unit: 'MiB', absoluteLimit: 100 },
-    { name: `  the same, each RSS read after a full GC (what the bridge holds)`, value: f.retainedGrowthMiB, unit: 'MiB' },
+    {
+      name: `  the same sync applied in-process: validate, index, aggregate frame compressed, p50`,
+      value: f.syncInProcess,
+      unit: 'ms',
+    },
+    {
+      name: `fleet ${scale}: bridge RSS growth over idle (ships + 500 subscribers), settled`,
+      value: f.rssGrowthMiB,
+      unit: 'MiB',
+      absoluteLimit: 100,
+    },
+    {
+      name: `  the same, each RSS read after a full GC (what the bridge holds)`,
+      value: f.retainedGrowthMiB,
+      unit: 'MiB',
+    },
     {
       name: `fleet ${scale}: routed GET /workspaces/:r/:n p99 while ${f.stormShips} ships reconnect (${f.stormCalls} calls${f.routedFailures ? `, ${f.routedFailures} failed` : ''}) vs quiet`,
       value: f.routedStormP99,
@@ -428,8 +543,17 @@ function rowsAt(f: Figures): BenchRow[] {
       unit: 'ms',
       absoluteLimit: 5,
     },
-    { name: `  the real ship directly, p99, each call right after a routed one: while ${f.stormShips} ships reconnect vs quiet`, value: f.directStormP99, reference: f.directQuietP99, unit: 'ms' },
-    { name: `  ${f.stormShips} reconnects until the first subscriber has the aggregate with all of them, p50`, value: f.stormFirstMs, unit: 'ms' },
+    {
+      name: `  the real ship directly, p99, each call right after a routed one: while ${f.stormShips} ships reconnect vs quiet`,
+      value: f.directStormP99,
+      reference: f.directQuietP99,
+      unit: 'ms',
+    },
+    {
+      name: `  ${f.stormShips} reconnects until the first subscriber has the aggregate with all of them, p50`,
+      value: f.stormFirstMs,
+      unit: 'ms',
+    },
     {
       name: `  … until all 500 have it, p50${f.stormIncomplete ? ` (${f.stormIncomplete} of 3 rounds not all within 2 min)` : ''}${closes ? `; subscriber closes ${closes}` : ''}`,
       value: f.stormAllMs,
@@ -444,7 +568,12 @@ function growthRows(small: Figures, large: Figures): BenchRow[] {
   const pairs: Array<[string, number, number, string]> = [
     ['registration, all ships', large.registerMs, small.registerMs, 'ms'],
     ['registration, per ship', large.registerMs / large.ships, small.registerMs / small.ships, 'ms'],
-    ['registration with 500 subscribers, per ship', large.reregisterMs / large.ships, small.reregisterMs / small.ships, 'ms'],
+    [
+      'registration with 500 subscribers, per ship',
+      large.reregisterMs / large.ships,
+      small.reregisterMs / small.ships,
+      'ms',
+    ],
     ['GET /workspaces p50', large.listP50, small.listP50, 'ms'],
     ['one change to 500 subscribers', large.changeP50, small.changeP50, 'ms'],
     ['a ship sync to the first subscriber', large.syncFirstP50, small.syncFirstP50, 'ms'],

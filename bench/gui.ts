@@ -57,7 +57,12 @@ interface View {
 }
 const INBOX: View = { name: 'inbox', path: '/ui/', selector: 'ol.inbox > li', count: ASKING };
 // The list renders the rows in view (TanStack Virtual): rendered means the table accounts for all of them.
-const LIST: View = { name: 'list', path: '/ui/workspaces', selector: `table.workspaces[data-rows="${TOTAL}"] tbody tr[data-key]`, count: -1 };
+const LIST: View = {
+  name: 'list',
+  path: '/ui/workspaces',
+  selector: `table.workspaces[data-rows="${TOTAL}"] tbody tr[data-key]`,
+  count: -1,
+};
 
 /**
  * Installed before the page's scripts (plain JavaScript: bench/ is compiled without the DOM's types). The
@@ -129,15 +134,25 @@ async function load(browser: Browser, origin: string, token: string, view: View)
   await page.goto(`${origin}${view.path}`);
   try {
     // A function, not a string: the bridge's CSP forbids the page evaluating strings.
-    await page.waitForFunction(() => (globalThis as unknown as { __guiBench: Probe }).__guiBench.renderedAt !== null, undefined, { timeout: 60_000, polling: 50 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as { __guiBench: Probe }).__guiBench.renderedAt !== null,
+      undefined,
+      { timeout: 60_000, polling: 50 },
+    );
   } catch (error) {
-    const found = await page.evaluate(`document.querySelectorAll(${JSON.stringify(view.selector)}).length`).catch(() => '?');
-    throw new Error(`${view.name}: ${view.count} × "${view.selector}" never rendered (${String(found)} found; page errors: ${errors.join('; ') || 'none'}): ${(error as Error).message}`);
+    const found = await page
+      .evaluate(`document.querySelectorAll(${JSON.stringify(view.selector)}).length`)
+      .catch(() => '?');
+    throw new Error(
+      `${view.name}: ${view.count} × "${view.selector}" never rendered (${String(found)} found; page errors: ${errors.join('; ') || 'none'}): ${(error as Error).message}`,
+    );
   }
   const probe = await readProbe(page);
   if (!probe.firstIsSync) throw new Error(`${view.name}: the first /events message was not the sync`);
   await sleep(1000);
-  log(`${view.name}: sync rendered after ${(probe.renderedAt! - probe.syncAt!).toFixed(1)} ms (in the DOM after ${(probe.seenAt! - probe.syncAt!).toFixed(1)} ms)`);
+  log(
+    `${view.name}: sync rendered after ${(probe.renderedAt! - probe.syncAt!).toFixed(1)} ms (in the DOM after ${(probe.seenAt! - probe.syncAt!).toFixed(1)} ms)`,
+  );
   return { page, close: () => context.close(), renderMs: probe.renderedAt! - probe.syncAt!, js: await Promise.all(js) };
 }
 
@@ -180,7 +195,7 @@ async function underLoad(page: Page, fakes: FleetHandle, round: number): Promise
     if (wait > 1) await sleep(wait);
     // Consecutive events on different ships and workspaces (never the ship's generation marker, index 0).
     const ship = k % SHIPS;
-    const index = 1 + (Math.floor(k / SHIPS) * 7 + round * 13) % (WORKSPACES_PER_SHIP - 1);
+    const index = 1 + ((Math.floor(k / SHIPS) * 7 + round * 13) % (WORKSPACES_PER_SHIP - 1));
     const asking = fleetWorkspaces[ship]![index]!.agent?.state === 'awaiting';
     const state: AgentState = asking ? 'awaiting' : WORKING[k % WORKING.length]!;
     sends.push(fakes.emit(ship, index, asking ? `question ${round}-${k}: go on?` : `step ${round}-${k}`, state));
@@ -194,7 +209,9 @@ async function underLoad(page: Page, fakes: FleetHandle, round: number): Promise
     longTasks: number[];
   };
   const received = (await readProbe(page)).messages - before;
-  log(`${total} events sent in ${sentMs.toFixed(0)} ms; ${received} received; ${record.frames} frames, longest ${record.longestFrame.toFixed(1)} ms; long tasks ${record.longTasks.map((d) => d.toFixed(0)).join(', ') || 'none'}`);
+  log(
+    `${total} events sent in ${sentMs.toFixed(0)} ms; ${received} received; ${record.frames} frames, longest ${record.longestFrame.toFixed(1)} ms; long tasks ${record.longTasks.map((d) => d.toFixed(0)).join(', ') || 'none'}`,
+  );
   return {
     sent: total,
     received,
@@ -208,7 +225,10 @@ async function underLoad(page: Page, fakes: FleetHandle, round: number): Promise
 /** Waits until the bridge has every fake ship online (their `sync` applied). */
 async function shipsOnline(url: string, auth: Record<string, string>): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    const ships = (await (await fetch(`${url}/ships`, { headers: auth })).json()) as Array<{ name: string; status: string }>;
+    const ships = (await (await fetch(`${url}/ships`, { headers: auth })).json()) as Array<{
+      name: string;
+      status: string;
+    }>;
     if (shipNames.every((name) => ships.some((ship) => ship.name === name && ship.status === 'online'))) return;
     await sleep(100);
   }
@@ -226,7 +246,11 @@ export async function benchGui(): Promise<BenchRow[]> {
     const fakes = await startFakeFleet(SHIPS, WORKSPACES_PER_SHIP, PREFIX);
     children.push(fakes);
     for (const ship of fakes.ships) {
-      const answer = await fetch(`${bridge.url}/ships`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ url: ship.url }) });
+      const answer = await fetch(`${bridge.url}/ships`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: ship.url }),
+      });
       if (answer.status !== 201) throw new Error(`registering ${ship.name}: ${answer.status} ${await answer.text()}`);
     }
     await shipsOnline(bridge.url, auth);
@@ -235,7 +259,9 @@ export async function benchGui(): Promise<BenchRow[]> {
     // The first load in a fresh browser: its JavaScript, and the inbox's first render (counted with the others).
     const first = await load(browser, bridge.url, bridge.token, INBOX);
     const js = first.js;
-    log(`first load: ${js.map((file) => `${new URL(file.url).pathname} ${file.raw} B, ${file.gzip} B gzipped`).join('; ')}`);
+    log(
+      `first load: ${js.map((file) => `${new URL(file.url).pathname} ${file.raw} B, ${file.gzip} B gzipped`).join('; ')}`,
+    );
     const renders: Record<string, number[]> = { inbox: [first.renderMs], list: [] };
     await first.close();
     for (let i = 0; i < LOADS; i++) {
@@ -256,13 +282,23 @@ export async function benchGui(): Promise<BenchRow[]> {
     const gzipKB = js.reduce((sum, file) => sum + file.gzip, 0) / 1000;
     const rawKB = js.reduce((sum, file) => sum + file.raw, 0) / 1000;
     const rows: BenchRow[] = [
-      { name: `gui: first load of /ui/, JavaScript gzipped (${js.length} files, ${rawKB.toFixed(0)} KB uncompressed)`, value: gzipKB, unit: 'KB', absoluteLimit: 300 },
+      {
+        name: `gui: first load of /ui/, JavaScript gzipped (${js.length} files, ${rawKB.toFixed(0)} KB uncompressed)`,
+        value: gzipKB,
+        unit: 'KB',
+        absoluteLimit: 300,
+      },
     ];
     for (const view of [INBOX, LIST]) {
       const times = renders[view.name]!;
       const label = view === INBOX ? `inbox (${ASKING} asking)` : `list (${TOTAL} rows)`;
       rows.push(
-        { name: `gui ${SHIPS} ships × ${WORKSPACES_PER_SHIP}: ${label}, sync to its first rendered frame, median of ${times.length}`, value: median(times), unit: 'ms', absoluteLimit: 200 },
+        {
+          name: `gui ${SHIPS} ships × ${WORKSPACES_PER_SHIP}: ${label}, sync to its first rendered frame, median of ${times.length}`,
+          value: median(times),
+          unit: 'ms',
+          absoluteLimit: 200,
+        },
         { name: `  the same, slowest of ${times.length}`, value: Math.max(...times), unit: 'ms', absoluteLimit: 200 },
       );
     }
@@ -275,7 +311,12 @@ export async function benchGui(): Promise<BenchRow[]> {
           unit: 'ms',
           absoluteLimit: 50,
         },
-        { name: `  the same, longest long task (${figures.longTasks} long tasks)`, value: figures.longestTaskMs, unit: 'ms', absoluteLimit: 50 },
+        {
+          name: `  the same, longest long task (${figures.longTasks} long tasks)`,
+          value: figures.longestTaskMs,
+          unit: 'ms',
+          absoluteLimit: 50,
+        },
       );
     }
     return rows;

@@ -61,8 +61,15 @@ class ShipClient {
   constructor(readonly url: string) {}
 
   async send(method: string, path: string, body?: unknown, expected = 200): Promise<{ ms: number; text: string }> {
-    const reply = await timedRequest(this.agent, new URL(this.url + path), method, body === undefined ? undefined : JSON.stringify(body), AUTH);
-    if (reply.status !== expected) throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+    const reply = await timedRequest(
+      this.agent,
+      new URL(this.url + path),
+      method,
+      body === undefined ? undefined : JSON.stringify(body),
+      AUTH,
+    );
+    if (reply.status !== expected)
+      throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
     return reply;
   }
 
@@ -81,7 +88,14 @@ interface Seat {
 
 /** The token an agent's shell in the workspace sees, read from the session environment on the ship's tmux socket. */
 async function seatFor(shipUrl: string, fleet: string, repo: string, name: string): Promise<Seat> {
-  const { stdout } = await execFileAsync('tmux', ['-L', tmuxSocketFor(fleet), 'show-environment', '-t', `=${sessionName(repo, name)}`, 'SVC_MCP_TOKEN']);
+  const { stdout } = await execFileAsync('tmux', [
+    '-L',
+    tmuxSocketFor(fleet),
+    'show-environment',
+    '-t',
+    `=${sessionName(repo, name)}`,
+    'SVC_MCP_TOKEN',
+  ]);
   const token = stdout.trim().replace(/^SVC_MCP_TOKEN=/, '');
   if (!/^[A-Za-z0-9_-]{20,}$/.test(token)) throw new Error(`no MCP token in the session of ${repo}/${name}: ${stdout}`);
   return { repo, name, url: new URL(`${shipUrl}/workspaces/${repo}/${name}/mcp`), authorization: `Bearer ${token}` };
@@ -92,9 +106,13 @@ let rpcId = 0;
 /** A raw `tools/call` POST answered as JSON; the answer time in ms. A tool error or HTTP error throws. */
 async function callTool(agent: http.Agent, seat: Seat, name: string, args: Record<string, unknown>): Promise<number> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } });
-  const reply = await timedRequest(agent, seat.url, 'POST', body, { ...MCP_HEADERS, authorization: seat.authorization });
+  const reply = await timedRequest(agent, seat.url, 'POST', body, {
+    ...MCP_HEADERS,
+    authorization: seat.authorization,
+  });
   const answer = reply.status === 200 ? (JSON.parse(reply.text) as { result?: { isError?: boolean } }) : null;
-  if (!answer?.result || answer.result.isError) throw new Error(`${name} on ${seat.repo}/${seat.name} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  if (!answer?.result || answer.result.isError)
+    throw new Error(`${name} on ${seat.repo}/${seat.name} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
   return reply.ms;
 }
 
@@ -106,7 +124,10 @@ class StatusEvents {
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
       const at = performance.now();
-      const event = JSON.parse(data.toString()) as { type: string; workspace?: { agent?: { description?: string } | null } };
+      const event = JSON.parse(data.toString()) as {
+        type: string;
+        workspace?: { agent?: { description?: string } | null };
+      };
       if (event.type !== 'workspace.agent_status_changed') return;
       this.received++;
       const description = event.workspace?.agent?.description;
@@ -168,14 +189,20 @@ async function endToEnd(ship: ShipClient, seat: Seat, events: StatusEvents, ship
     const description = `e2e mcp ${sequence++}`;
     const arrived = events.arrival(description);
     const started = performance.now();
-    const [answerMs, at] = await Promise.all([callTool(agent, seat, 'agent_status', { state: 'building', description }), arrived]);
+    const [answerMs, at] = await Promise.all([
+      callTool(agent, seat, 'agent_status', { state: 'building', description }),
+      arrived,
+    ]);
     return { answerMs, eventMs: at - started };
   };
   const viaRoute = async () => {
     const description = `e2e route ${sequence++}`;
     const arrived = events.arrival(description);
     const started = performance.now();
-    const [, at] = await Promise.all([ship.send('POST', `${statusPath}/agent/status`, { state: 'building', description }), arrived]);
+    const [, at] = await Promise.all([
+      ship.send('POST', `${statusPath}/agent/status`, { state: 'building', description }),
+      arrived,
+    ]);
     return at - started;
   };
   try {
@@ -282,14 +309,19 @@ export async function benchMcp(): Promise<BenchRow[]> {
     const initAgent = new http.Agent({ keepAlive: true, maxSockets: SETUP_CONCURRENCY });
     await callTool(initAgent, one, 'agent_init', INIT);
     const e2e = await endToEnd(ship, one, events, shipPid);
-    const p = (values: number[]) => `p50 ${median(values).toFixed(2)} p99 ${percentile(values, 99).toFixed(2)} max ${Math.max(...values).toFixed(2)}`;
-    verbose(`e2e mcp→event ${p(e2e.mcpEvent)}\ne2e mcp answer ${p(e2e.mcpAnswer)}\ne2e route→event ${p(e2e.routeEvent)}\nGET ${p(e2e.get)}`);
+    const p = (values: number[]) =>
+      `p50 ${median(values).toFixed(2)} p99 ${percentile(values, 99).toFixed(2)} max ${Math.max(...values).toFixed(2)}`;
+    verbose(
+      `e2e mcp→event ${p(e2e.mcpEvent)}\ne2e mcp answer ${p(e2e.mcpAnswer)}\ne2e route→event ${p(e2e.routeEvent)}\nGET ${p(e2e.get)}`,
+    );
     verbose(`ship CPU per call: mcp ${e2e.cpuMicros.mcp.toFixed(0)} µs, route ${e2e.cpuMicros.route.toFixed(0)} µs`);
 
     // 2. LOADED_WORKSPACES more active workspaces, each agent initialized, and a terminal in `cat` in one more.
     const names = Array.from({ length: LOADED_WORKSPACES }, (_, i) => `w${String(i).padStart(3, '0')}`);
     let mark = performance.now();
-    await inPool(names, SETUP_CONCURRENCY, (name) => ship!.send('POST', '/workspaces', { url: remote, repoName: 'm', name, branch: 'main' }, 201));
+    await inPool(names, SETUP_CONCURRENCY, (name) =>
+      ship!.send('POST', '/workspaces', { url: remote, repoName: 'm', name, branch: 'main' }, 201),
+    );
     const created = performance.now() - mark;
     mark = performance.now();
     await inPool(names, SETUP_CONCURRENCY, (name) => ship!.send('POST', `/workspaces/m/${name}/activate`));
@@ -297,7 +329,9 @@ export async function benchMcp(): Promise<BenchRow[]> {
     const seats = await inPool(names, SETUP_CONCURRENCY * 2, (name) => seatFor(child!.url, fleet, 'm', name));
     await inPool(seats, SETUP_CONCURRENCY, (seat) => callTool(initAgent, seat, 'agent_init', INIT));
     initAgent.destroy();
-    verbose(`${LOADED_WORKSPACES} workspaces: created in ${(created / 1000).toFixed(1)} s, activated in ${(activated / 1000).toFixed(1)} s; ship RSS ${(rssBytes(shipPid) / 2 ** 20).toFixed(0)} MiB`);
+    verbose(
+      `${LOADED_WORKSPACES} workspaces: created in ${(created / 1000).toFixed(1)} s, activated in ${(activated / 1000).toFixed(1)} s; ship RSS ${(rssBytes(shipPid) / 2 ** 20).toFixed(0)} MiB`,
+    );
 
     await createActive(ship, remote, 'b', 'echo');
     terminal = await BenchTerminal.open(`${child.url.replace('http', 'ws')}/workspaces/b/echo/terminal`, 120, 40, AUTH);
@@ -326,7 +360,8 @@ export async function benchMcp(): Promise<BenchRow[]> {
       ];
       for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
     }
-    if (load.failed > 0) throw new Error(`${load.failed} of ${load.sent} agent_status calls under load failed or never reached /events`);
+    if (load.failed > 0)
+      throw new Error(`${load.failed} of ${load.sent} agent_status calls under load failed or never reached /events`);
     verbose(
       `echo idle ${p(echo.idle)} (${echo.idle.length} keys)\necho loaded ${p(echo.loaded)} (${echo.loaded.length} keys)\n` +
         `load: ${load.sent} calls in ${load.seconds.toFixed(1)} s (${(load.sent / load.seconds).toFixed(1)}/s), answer ${p(load.answers)}, →event ${p(load.arrivals)}\n` +
@@ -341,14 +376,24 @@ export async function benchMcp(): Promise<BenchRow[]> {
         unit: 'ms',
         absoluteLimit: 5,
       },
-      { name: '  the same p99 (vs GET p99)', value: percentile(e2e.mcpEvent, 99), reference: percentile(e2e.get, 99), unit: 'ms' },
+      {
+        name: '  the same p99 (vs GET p99)',
+        value: percentile(e2e.mcpEvent, 99),
+        reference: percentile(e2e.get, 99),
+        unit: 'ms',
+      },
       {
         name: '  MCP → event p50 vs the HTTP route POST …/agent/status → event p50 (same service method, no MCP)',
         value: median(e2e.mcpEvent),
         reference: median(e2e.routeEvent),
         unit: 'ms',
       },
-      { name: '  ship CPU per call: MCP tools/call vs the HTTP route', value: e2e.cpuMicros.mcp, reference: e2e.cpuMicros.route, unit: 'µs' },
+      {
+        name: '  ship CPU per call: MCP tools/call vs the HTTP route',
+        value: e2e.cpuMicros.mcp,
+        reference: e2e.cpuMicros.route,
+        unit: 'µs',
+      },
       {
         name: `keystroke echo p99 while ${CALLS_PER_SECOND} agent_status calls/s over ${LOADED_WORKSPACES} active workspaces (vs no calls)`,
         value: percentile(echo.loaded, 99),
@@ -356,7 +401,12 @@ export async function benchMcp(): Promise<BenchRow[]> {
         unit: 'ms',
         absoluteLimit: 10,
       },
-      { name: '  keystroke echo p50 (vs no calls)', value: median(echo.loaded), reference: median(echo.idle), unit: 'ms' },
+      {
+        name: '  keystroke echo p50 (vs no calls)',
+        value: median(echo.loaded),
+        reference: median(echo.idle),
+        unit: 'ms',
+      },
       {
         name: `  agent_status → event p99 at ${CALLS_PER_SECOND}/s over ${LOADED_WORKSPACES} workspaces (vs 1 workspace, sequential)`,
         value: percentile(load.arrivals, 99),

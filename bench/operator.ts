@@ -32,15 +32,25 @@ const log = (line: string) => verbose && process.stderr.write(`operator: ${line}
 /** The operator's metric lines as name{labels} → value. */
 async function metrics(port: number): Promise<Array<{ name: string; labels: string; value: number }>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return [...text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)].map((match) => ({ name: match[1]!, labels: match[2] ?? '', value: Number(match[3]) }));
+  return [...text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)].map((match) => ({
+    name: match[1]!,
+    labels: match[2] ?? '',
+    value: Number(match[3]),
+  }));
 }
 
 async function bridgeCalls(port: number): Promise<number> {
-  return (await metrics(port)).filter((line) => line.name === 'svc_operator_bridge_request_duration_seconds_count').reduce((sum, line) => sum + line.value, 0);
+  return (await metrics(port))
+    .filter((line) => line.name === 'svc_operator_bridge_request_duration_seconds_count')
+    .reduce((sum, line) => sum + line.value, 0);
 }
 
 async function shipQueueDepth(port: number): Promise<number> {
-  return (await metrics(port)).find((line) => line.name === 'svc_operator_queue_depth' && line.labels.includes('kind="Ship"'))?.value ?? 0;
+  return (
+    (await metrics(port)).find(
+      (line) => line.name === 'svc_operator_queue_depth' && line.labels.includes('kind="Ship"'),
+    )?.value ?? 0
+  );
 }
 
 export async function benchOperator(): Promise<BenchRow[]> {
@@ -53,24 +63,45 @@ export async function benchOperator(): Promise<BenchRow[]> {
   let operator: ReturnType<typeof spawn> | undefined;
   try {
     for (const ship of fleet.ships) {
-      fake.create({ apiVersion: 'svc.dev/v1alpha1', kind: 'Ship', metadata: { name: ship.name, namespace: 'default' }, spec: { url: ship.url } });
+      fake.create({
+        apiVersion: 'svc.dev/v1alpha1',
+        kind: 'Ship',
+        metadata: { name: ship.name, namespace: 'default' },
+        spec: { url: ship.url },
+      });
     }
     log(`${count} Ship objects created`);
-    const readyCount = () => fake.list('svc.dev/v1alpha1', 'Ship', 'default')
-      .filter((ship) => (ship.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    const readyCount = () =>
+      fake
+        .list('svc.dev/v1alpha1', 'Ship', 'default')
+        .filter((ship) =>
+          (ship.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions?.some(
+            (c) => c.type === 'Ready' && c.status === 'True',
+          ),
+        ).length;
 
     const started = performance.now();
-    operator = spawn(process.execPath, [join(ROOT, 'bin/svc.js'), 'operator', '--bridge-url', bridge.url, '--health-port', String(healthPort)], {
-      env: {
-        ...process.env, KUBECONFIG: fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'warn',
-        SVC_OPERATOR_USERNAME: 'bench', SVC_OPERATOR_PASSWORD: 'bench-password-1', SVC_TOKEN: '',
+    operator = spawn(
+      process.execPath,
+      [join(ROOT, 'bin/svc.js'), 'operator', '--bridge-url', bridge.url, '--health-port', String(healthPort)],
+      {
+        env: {
+          ...process.env,
+          KUBECONFIG: fake.kubeconfigPath,
+          KUBERNETES_SERVICE_HOST: '',
+          SVC_LOG_LEVEL: 'warn',
+          SVC_OPERATOR_USERNAME: 'bench',
+          SVC_OPERATOR_PASSWORD: 'bench-password-1',
+          SVC_TOKEN: '',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    );
     let ready = 0;
     while ((ready = readyCount()) < count) {
       if (operator.exitCode !== null) throw new Error(`svc operator exited with ${operator.exitCode}`);
-      if (performance.now() - started > READY_DEADLINE_MS) throw new Error(`only ${ready} of ${count} Ships Ready after ${READY_DEADLINE_MS / 1000} s`);
+      if (performance.now() - started > READY_DEADLINE_MS)
+        throw new Error(`only ${ready} of ${count} Ships Ready after ${READY_DEADLINE_MS / 1000} s`);
       await sleep(100);
     }
     const readySeconds = (performance.now() - started) / 1000;
@@ -85,14 +116,21 @@ export async function benchOperator(): Promise<BenchRow[]> {
     log(`${calls} bridge requests in ${WINDOW_MS / 1000} s; RSS ${rssMiB.toFixed(0)} MiB`);
     if (verbose) {
       // Where the RSS is: V8's heap (used, and what it holds), memory outside it (buffers, WebAssembly).
-      const memory = (await metrics(healthPort)).filter((line) => /heap_size|external_memory|heap_space_size_used/.test(line.name));
+      const memory = (await metrics(healthPort)).filter((line) =>
+        /heap_size|external_memory|heap_space_size_used/.test(line.name),
+      );
       for (const line of memory) log(`  ${line.name}{${line.labels}} ${(line.value / MiB).toFixed(1)} MiB`);
     }
     if (readyCount() !== count) throw new Error('a Ship left Ready during the steady-state window');
 
     return [
       { name: `operator: ${count} Ships Ready from start`, value: readySeconds, unit: 's', absoluteLimit: 60 },
-      { name: `operator: steady bridge requests per Ship per ${WINDOW_MS / 1000} s (${count} Ships)`, value: calls / count, unit: 'req', absoluteLimit: 1 },
+      {
+        name: `operator: steady bridge requests per Ship per ${WINDOW_MS / 1000} s (${count} Ships)`,
+        value: calls / count,
+        unit: 'req',
+        absoluteLimit: 1,
+      },
       { name: `operator: RSS with ${count} Ships`, value: rssMiB, unit: 'MiB', absoluteLimit: 150 },
     ];
   } finally {

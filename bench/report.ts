@@ -16,9 +16,13 @@ export interface BenchRow {
 
 export function verdict(row: BenchRow): boolean {
   const ratio = row.reference ? row.value / row.reference : undefined;
-  const ratioOk = row.target === undefined || ratio === undefined || (row.higherIsBetter ? ratio >= 1 / row.target : ratio <= row.target);
+  const ratioOk =
+    row.target === undefined ||
+    ratio === undefined ||
+    (row.higherIsBetter ? ratio >= 1 / row.target : ratio <= row.target);
   const absoluteOk =
-    row.absoluteLimit === undefined || (row.higherIsBetter ? row.value >= row.absoluteLimit : row.value <= row.absoluteLimit);
+    row.absoluteLimit === undefined ||
+    (row.higherIsBetter ? row.value >= row.absoluteLimit : row.value <= row.absoluteLimit);
   return ratioOk && absoluteOk;
 }
 

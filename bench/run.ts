@@ -10,7 +10,15 @@ import { benchSweep } from './sweep.js';
 import { renderTable, verdict, type BenchRow } from './report.js';
 
 // `npm run bench -- terminal` runs one group; no argument runs all.
-const groups: Record<string, () => Promise<BenchRow[]>> = { workspaces: benchShipWorkspaces, terminal: benchTerminal, bridge: benchBridge, cli: benchCliStartup, status: benchStatusLoad, mcp: benchMcp, sweep: benchSweep };
+const groups: Record<string, () => Promise<BenchRow[]>> = {
+  workspaces: benchShipWorkspaces,
+  terminal: benchTerminal,
+  bridge: benchBridge,
+  cli: benchCliStartup,
+  status: benchStatusLoad,
+  mcp: benchMcp,
+  sweep: benchSweep,
+};
 groups.fleet = async () => (await import('./fleet.js')).benchFleet();
 groups.operator = async () => (await import('./operator.js')).benchOperator();
 groups.start = async () => (await import('./first-start.js')).benchFirstStart();

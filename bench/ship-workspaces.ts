@@ -15,7 +15,11 @@ function plainClone(url: string, dir: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn('git', ['clone', '--quiet', url, dir], { stdio: 'ignore' });
-    child.on('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`git clone exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - started) / 1e6)
+        : reject(new Error(`git clone exited ${code}`)),
+    );
   });
 }
 
@@ -63,14 +67,29 @@ export async function benchShipWorkspaces(): Promise<BenchRow[]> {
       refList.push(...(await sequential(bareList.url, 50)));
     }
     await bareList.stop();
-    rows.push({ name: 'GET /workspaces, 200 workspaces, p50', value: median(shipList), reference: median(refList), unit: 'ms', absoluteLimit: 50 });
-    rows.push({ name: 'GET /workspaces, 200 workspaces, p99', value: percentile(shipList, 99), reference: percentile(refList, 99), unit: 'ms' });
+    rows.push({
+      name: 'GET /workspaces, 200 workspaces, p50',
+      value: median(shipList),
+      reference: median(refList),
+      unit: 'ms',
+      absoluteLimit: 50,
+    });
+    rows.push({
+      name: 'GET /workspaces, 200 workspaces, p99',
+      value: percentile(shipList, 99),
+      reference: percentile(refList, 99),
+      unit: 'ms',
+    });
 
     // Inactive status at concurrency 16 against the bare server answering the same body.
     const statusUrl = `${ship.url}/workspaces/bench/w7`;
     await writeFile(bodyFile, (await timedRequest(agent, new URL(statusUrl))).text);
     const bareStatus = await startBareServer(bodyFile);
-    const { subject: shipRuns, reference: bareRuns } = await interleavedLoad(statusUrl, bareStatus.url, { concurrency: 16, durationMs: 2000, rounds: 2 });
+    const { subject: shipRuns, reference: bareRuns } = await interleavedLoad(statusUrl, bareStatus.url, {
+      concurrency: 16,
+      durationMs: 2000,
+      rounds: 2,
+    });
     await bareStatus.stop();
     const errors = shipRuns.reduce((sum, r) => sum + r.errors, 0);
     if (errors > 0) throw new Error(`${errors} status requests failed`);

@@ -18,18 +18,49 @@ export function soakRows(report: SoakReport, bars: SoakBars): BenchRow[] {
   const label = `soak ${report.options.minutes} min${report.options.hostile ? ', abusive clients' : ''}`;
   const delivered = report.eventsExpected ? (report.eventsDelivered / report.eventsExpected) * 100 : 0;
   const rows: BenchRow[] = [
-    { name: `${label}: probe echo through the bridge p99`, value: percentile(report.echo, 99), unit: 'ms', absoluteLimit: limits.echoP99 },
-    { name: `${label}: probe echo straight to the ship p99`, value: percentile(report.directEcho, 99), unit: 'ms', absoluteLimit: limits.echoP99 },
-    { name: `${label}: events delivered of those posted`, value: delivered, unit: '%', absoluteLimit: 100, higherIsBetter: true },
+    {
+      name: `${label}: probe echo through the bridge p99`,
+      value: percentile(report.echo, 99),
+      unit: 'ms',
+      absoluteLimit: limits.echoP99,
+    },
+    {
+      name: `${label}: probe echo straight to the ship p99`,
+      value: percentile(report.directEcho, 99),
+      unit: 'ms',
+      absoluteLimit: limits.echoP99,
+    },
+    {
+      name: `${label}: events delivered of those posted`,
+      value: delivered,
+      unit: '%',
+      absoluteLimit: 100,
+      higherIsBetter: true,
+    },
     { name: `${label}: events out of order`, value: report.eventsOutOfOrder, unit: '', absoluteLimit: 0 },
     { name: `${label}: status posts that failed`, value: report.ticksFailed, unit: '', absoluteLimit: 0 },
     { name: `${label}: unexpected closes`, value: report.unexpectedCloses, unit: '', absoluteLimit: 0 },
     // A server that did not exit cleanly reported nothing: that fails its row.
-    { name: `${label}: ship event-loop delay p99`, value: report.shipLoop?.p99 ?? Infinity, unit: 'ms', absoluteLimit: limits.loopP99 },
-    { name: `${label}: bridge event-loop delay p99`, value: report.bridgeLoop?.p99 ?? Infinity, unit: 'ms', absoluteLimit: limits.loopP99 },
+    {
+      name: `${label}: ship event-loop delay p99`,
+      value: report.shipLoop?.p99 ?? Infinity,
+      unit: 'ms',
+      absoluteLimit: limits.loopP99,
+    },
+    {
+      name: `${label}: bridge event-loop delay p99`,
+      value: report.bridgeLoop?.p99 ?? Infinity,
+      unit: 'ms',
+      absoluteLimit: limits.loopP99,
+    },
   ];
   if (bars === 'bench') {
-    rows.push({ name: `${label}: routed GET p99 at 100 req/s`, value: percentile(report.routed, 99), unit: 'ms', absoluteLimit: 50 });
+    rows.push({
+      name: `${label}: routed GET p99 at 100 req/s`,
+      value: percentile(report.routed, 99),
+      unit: 'ms',
+      absoluteLimit: 50,
+    });
   }
   return rows;
 }

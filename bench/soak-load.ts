@@ -126,7 +126,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     children.push(ship);
     const auth = { authorization: `Bearer ${bridge.token}` };
     const post = async (url: string, body?: unknown) => {
-      const response = await fetch(url, { method: 'POST', headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       const text = await response.text();
       if (!response.ok) throw new Error(`${url}: ${response.status} ${text}`);
       return JSON.parse(text) as Record<string, unknown>;
@@ -135,14 +139,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await post(`${bridge.url}/repos`, { name: 'soak', url: repoUrl });
     // w0: the probe through the bridge; w1…w24: the streams; wd: a second probe straight to the ship, which
     // tells the bridge's share of the echo latency from the ship's; wr: the hostile resize/resync flood.
-    const names = [...Array.from({ length: TERMINALS + 1 }, (_, i) => `w${i}`), 'wd', ...(options.hostile ? ['wr'] : [])];
+    const names = [
+      ...Array.from({ length: TERMINALS + 1 }, (_, i) => `w${i}`),
+      'wd',
+      ...(options.hostile ? ['wr'] : []),
+    ];
     for (const name of names) {
       await post(`${bridge.url}/workspaces`, { ship: 'soak', repoName: 'soak', name, branch: 'main' });
       await post(`${bridge.url}/workspaces/soak/${name}/activate`);
     }
     await post(`${ship.url}/workspaces/soak/w0/agent/init`, { model: 'm', provider: 'p', harness: 'h' });
     const wsBase = bridge.url.replace(/^http/, 'ws');
-    const terminalUrl = async (name: string) => `${wsBase}/workspaces/soak/${name}/terminal?ticket=${(await post(`${bridge.url}/auth/ws-ticket`)).ticket as string}`;
+    const terminalUrl = async (name: string) =>
+      `${wsBase}/workspaces/soak/${name}/terminal?ticket=${(await post(`${bridge.url}/auth/ws-ticket`)).ticket as string}`;
 
     const streams: Terminal[] = [];
     for (let i = 1; i <= TERMINALS; i++) {
@@ -182,16 +191,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // X12: clients that abuse the servers while everyone else is measured.
-    const hostile = { neverReading: [] as Socket[], slowloris: [] as Socket[], floodTimer: null as NodeJS.Timeout | null, floodClosed: false };
+    const hostile = {
+      neverReading: [] as Socket[],
+      slowloris: [] as Socket[],
+      floodTimer: null as NodeJS.Timeout | null,
+      floodClosed: false,
+    };
     if (options.hostile) {
       const { hostname, port } = new URL(bridge.url);
       for (let i = 0; i < 20; i++) {
         // A genuine handshake, then the socket is never read again: events pile up at the bridge.
         const socket = connect(Number(port), hostname);
         socket.on('error', () => undefined);
-        socket.write(`GET /events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${Buffer.from(`never-reading-${i}`.padEnd(16, '.')).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
-          `Authorization: ${auth.authorization}\r\n\r\n`);
+        socket.write(
+          `GET /events HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            `Sec-WebSocket-Key: ${Buffer.from(`never-reading-${i}`.padEnd(16, '.')).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+            `Authorization: ${auth.authorization}\r\n\r\n`,
+        );
         socket.pause();
         hostile.neverReading.push(socket);
       }
@@ -237,7 +253,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       while (Date.now() < deadline) {
         const due = performance.now() + TICK_MS;
         try {
-          await post(`${ship.url}/workspaces/soak/w0/agent/status`, { state: 'building', description: `tick ${++next}` });
+          await post(`${ship.url}/workspaces/soak/w0/agent/status`, {
+            state: 'building',
+            description: `tick ${++next}`,
+          });
           ticks.posted++;
         } catch {
           ticks.failed++;
@@ -253,7 +272,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         );
       }, 10),
       setInterval(() => {
-        rss.push({ minute: (Date.now() - started) / 60_000, bridge: rssBytes(bridge.process.pid!) / MiB, ship: rssBytes(ship.process.pid!) / MiB });
+        rss.push({
+          minute: (Date.now() - started) / 60_000,
+          bridge: rssBytes(bridge.process.pid!) / MiB,
+          ship: rssBytes(ship.process.pid!) / MiB,
+        });
       }, 10_000),
     ];
     let marker = 0;
@@ -292,17 +315,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await sleep(options.hostile ? 2000 : 0);
     for (const socket of [...hostile.neverReading, ...hostile.slowloris]) socket.destroy();
     // Read before the deactivations below end every terminal, the flooder's included.
-    const hostileOutcome = options.hostile ? { upgraded, closedByBridge: ended.size, floodClosed: hostile.floodClosed } : null;
+    const hostileOutcome = options.hostile
+      ? { upgraded, closedByBridge: ended.size, floodClosed: hostile.floodClosed }
+      : null;
 
     for (const socket of subscribers) socket.close();
     for (const terminal of [...streams, probe, directProbe]) terminal.socket.close();
     agent.destroy();
     let failedDeactivations = 0;
-    for (const name of names) await post(`${bridge.url}/workspaces/soak/${name}/deactivate`).catch(() => failedDeactivations++);
+    for (const name of names)
+      await post(`${bridge.url}/workspaces/soak/${name}/deactivate`).catch(() => failedDeactivations++);
     let leftoverSessions = 'none';
     try {
       leftoverSessions =
-        execFileSync('tmux', ['-L', tmuxSocketFor(join(root, 'fleet')), 'list-sessions', '-F', '#{session_name}'], { encoding: 'utf8' })
+        execFileSync('tmux', ['-L', tmuxSocketFor(join(root, 'fleet')), 'list-sessions', '-F', '#{session_name}'], {
+          encoding: 'utf8',
+        })
           .split('\n')
           .filter((name) => name && name !== 'svc-control')
           .join(', ') || 'none';
@@ -355,15 +383,29 @@ export function soakTable(report: SoakReport): string {
   const rows = [
     ['minutes', report.options.minutes.toFixed(1)],
     ['one core kept busy by another process', report.options.hog ? 'yes' : 'no'],
-    ['abusive clients (20 never-reading subscribers, a resize/resync flood, 50 slowloris)', hostile ? `yes: never-reading upgraded ${hostile.upgraded} / 20, then closed by the bridge ${hostile.closedByBridge} / 20; flooding terminal closed ${hostile.floodClosed ? 'yes' : 'no'}` : 'no'],
+    [
+      'abusive clients (20 never-reading subscribers, a resize/resync flood, 50 slowloris)',
+      hostile
+        ? `yes: never-reading upgraded ${hostile.upgraded} / 20, then closed by the bridge ${hostile.closedByBridge} / 20; flooding terminal closed ${hostile.floodClosed ? 'yes' : 'no'}`
+        : 'no',
+    ],
     ['unexpected closes (terminals + subscribers)', String(report.unexpectedCloses)],
     ['status ticks posted / failed (one after another)', `${report.ticksPosted} / ${report.ticksFailed}`],
-    ['events delivered / expected (300 subscribers × ticks posted)', `${report.eventsDelivered} / ${report.eventsExpected} (${((report.eventsDelivered / report.eventsExpected) * 100).toFixed(2)}%)`],
+    [
+      'events delivered / expected (300 subscribers × ticks posted)',
+      `${report.eventsDelivered} / ${report.eventsExpected} (${((report.eventsDelivered / report.eventsExpected) * 100).toFixed(2)}%)`,
+    ],
     ['events out of order', String(report.eventsOutOfOrder)],
     ['probe echo through the bridge p50 / p99 (ms)', `${p(report.echo, 50)} / ${p(report.echo, 99)}`],
     ['probe echo straight to the ship p50 / p99 (ms)', `${p(report.directEcho, 50)} / ${p(report.directEcho, 99)}`],
-    ['routed GET p50 / p99 at 100 req/s (ms); failed', `${percentile(report.routed, 50).toFixed(2)} / ${percentile(report.routed, 99).toFixed(2)}; ${report.routedFailed}`],
-    ['load driver event-loop delay p50 / p99 (ms, 1 ms floor)', `${report.driverLoop.p50.toFixed(1)} / ${report.driverLoop.p99.toFixed(1)}`],
+    [
+      'routed GET p50 / p99 at 100 req/s (ms); failed',
+      `${percentile(report.routed, 50).toFixed(2)} / ${percentile(report.routed, 99).toFixed(2)}; ${report.routedFailed}`,
+    ],
+    [
+      'load driver event-loop delay p50 / p99 (ms, 1 ms floor)',
+      `${report.driverLoop.p50.toFixed(1)} / ${report.driverLoop.p99.toFixed(1)}`,
+    ],
     ['bridge event-loop delay p50 / p99 / max over its life (ms)', loop(report.bridgeLoop)],
     ['ship event-loop delay p50 / p99 / max over its life (ms)', loop(report.shipLoop)],
     ['bridge RSS first → last (MiB), slope over the second half (MiB/min)', rssRow('bridge')],

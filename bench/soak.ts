@@ -10,7 +10,11 @@ const smoke = process.argv.includes('--smoke');
 const report = await runSoak(
   smoke
     ? { minutes: 1, hostile: true }
-    : { minutes: Number(process.env.SVC_SOAK_MINUTES ?? 10), hog: process.env.SVC_SOAK_HOG === '1', hostile: process.env.SVC_SOAK_HOSTILE === '1' },
+    : {
+        minutes: Number(process.env.SVC_SOAK_MINUTES ?? 10),
+        hog: process.env.SVC_SOAK_HOG === '1',
+        hostile: process.env.SVC_SOAK_HOSTILE === '1',
+      },
 );
 const rows = soakRows(report, smoke ? 'smoke' : 'bench');
 const missed = rows.filter((row) => !verdict(row));

@@ -41,11 +41,17 @@ function spawnStall(): Promise<SpawnStall> {
 /** An active workspace with a few edited files (its status diff has work to do) and a terminal in `cat`. */
 async function activeTerminal(shipUrl: string, repoUrl: string, fleet: string): Promise<BenchTerminal> {
   const agent = new http.Agent();
-  const created = await timedRequest(agent, new URL(`${shipUrl}/workspaces`), 'POST', JSON.stringify({ url: repoUrl, repoName: 'b', name: 's', branch: 'main' }));
+  const created = await timedRequest(
+    agent,
+    new URL(`${shipUrl}/workspaces`),
+    'POST',
+    JSON.stringify({ url: repoUrl, repoName: 'b', name: 's', branch: 'main' }),
+  );
   if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
   await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/s/activate`), 'POST');
   agent.destroy();
-  for (let i = 0; i < 5; i++) writeFileSync(join(fleet, 'b', 's', `pkg${i}`, `file${i}.ts`), `export const edited${i} = true;\n`);
+  for (let i = 0; i < 5; i++)
+    writeFileSync(join(fleet, 'b', 's', `pkg${i}`, `file${i}.ts`), `export const edited${i} = true;\n`);
   const terminal = await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/b/s/terminal`, 120, 40);
   await terminal.until(() => /[$#] ?$/m.test(terminal.screen.text()));
   terminal.send({ type: 'input', data: 'clear; cat\r' });
@@ -57,7 +63,10 @@ async function activeTerminal(shipUrl: string, repoUrl: string, fleet: string): 
 const typeRound = (terminal: BenchTerminal) => typeMarkers(terminal, (i) => i < KEYS_PER_ROUND, 20);
 
 /** Runs `work` while GET /workspaces/b/s is sent READS_PER_SECOND times a second, whatever the answers take. */
-async function underStatusReads<T>(shipUrl: string, work: () => Promise<T>): Promise<{ value: T; reads: number[]; failed: number }> {
+async function underStatusReads<T>(
+  shipUrl: string,
+  work: () => Promise<T>,
+): Promise<{ value: T; reads: number[]; failed: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const target = new URL(`${shipUrl}/workspaces/b/s`);
   const reads: number[] = [];
@@ -117,11 +126,16 @@ export async function benchStatusLoad(): Promise<BenchRow[]> {
     await typeRound(helperTerminal); // warm-up, not counted
     await typeRound(directTerminal);
     for (let round = 0; round < ROUNDS; round++) {
-      const steps = [async () => echo.idle.push(...(await typeRound(helperTerminal))), () => loaded('helper'), () => loaded('direct')];
+      const steps = [
+        async () => echo.idle.push(...(await typeRound(helperTerminal))),
+        () => loaded('helper'),
+        () => loaded('direct'),
+      ];
       for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
     }
     if (process.env.SVC_BENCH_VERBOSE) {
-      const p = (values: number[]) => `p50 ${median(values).toFixed(2)} p99 ${percentile(values, 99).toFixed(2)} max ${Math.max(...values).toFixed(2)}`;
+      const p = (values: number[]) =>
+        `p50 ${median(values).toFixed(2)} p99 ${percentile(values, 99).toFixed(2)} max ${Math.max(...values).toFixed(2)}`;
       process.stderr.write(
         `spawn stall ${JSON.stringify(stall)}\necho idle ${p(echo.idle)}\necho helper ${p(echo.helper)}\necho direct ${p(echo.direct)}\n` +
           `status helper ${p(reads.helper)} (${(reads.helper.length / seconds).toFixed(0)}/s)\nstatus direct ${p(reads.direct)}\n`,

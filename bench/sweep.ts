@@ -80,8 +80,13 @@ function plan(): { records: Planned[]; forge: ForgeState } {
       const title = `Sweep bench issue ${issue}`;
       const branch = issueBranchName(issue, title);
       const outcome = outcomeOf(issue);
-      issues.push({ number: issue, title, state: outcome === 'issue-closed' || outcome === 'blocked' ? 'closed' : 'open' });
-      if (outcome === 'pull-open' || outcome === 'pull-merged') pulls.push({ number: 100 + issue, head: branch, state: outcome === 'pull-open' ? 'open' : 'closed' });
+      issues.push({
+        number: issue,
+        title,
+        state: outcome === 'issue-closed' || outcome === 'blocked' ? 'closed' : 'open',
+      });
+      if (outcome === 'pull-open' || outcome === 'pull-merged')
+        pulls.push({ number: 100 + issue, head: branch, state: outcome === 'pull-open' ? 'open' : 'closed' });
       for (const name of issue <= SHARED ? [`w${issue}`, `w${issue}-b`] : [`w${issue}`]) {
         records.push({ repo, name, ship: `ship-${records.length % SHIPS}`, issue, branch, outcome });
       }
@@ -112,23 +117,47 @@ const stopChild = (child: ChildProcess) =>
 async function startBridge(dataDirectory: string, port: number, forgeUrl: string): Promise<Child & { token: string }> {
   // SVC_BENCH_BRIDGE_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles a run by hand, as in bench/lib/processes.ts.
   const nodeArgs = (process.env.SVC_BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory, '--sweep-interval-ms', '0'], {
-    env: {
-      ...process.env,
-      SVC_LOG_LEVEL: 'warn',
-      SVC_BRIDGE_ADMIN_USER: ADMIN.username,
-      SVC_BRIDGE_ADMIN_EMAIL: ADMIN.email,
-      SVC_BRIDGE_ADMIN_PASSWORD: ADMIN.password,
-      SVC_GITHUB_API_URL: forgeUrl,
-      SVC_GITHUB_TOKEN: TOKEN,
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      join(ROOT, 'bin/svc.js'),
+      'bridge',
+      '--port',
+      String(port),
+      '--data-directory',
+      dataDirectory,
+      '--sweep-interval-ms',
+      '0',
+    ],
+    {
+      env: {
+        ...process.env,
+        SVC_LOG_LEVEL: 'warn',
+        SVC_BRIDGE_ADMIN_USER: ADMIN.username,
+        SVC_BRIDGE_ADMIN_EMAIL: ADMIN.email,
+        SVC_BRIDGE_ADMIN_PASSWORD: ADMIN.password,
+        SVC_GITHUB_API_URL: forgeUrl,
+        SVC_GITHUB_TOKEN: TOKEN,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     try {
-      const login = await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password }) });
-      if (login.ok) return { process: child, url, token: ((await login.json()) as { token: string }).token, stop: () => stopChild(child) };
+      const login = await fetch(`${url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password }),
+      });
+      if (login.ok)
+        return {
+          process: child,
+          url,
+          token: ((await login.json()) as { token: string }).token,
+          stop: () => stopChild(child),
+        };
     } catch {
       // not listening yet
     }
@@ -139,7 +168,13 @@ async function startBridge(dataDirectory: string, port: number, forgeUrl: string
 }
 
 async function json<T>(url: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
-  const response = await fetch(url, { ...init, headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) } });
+  const response = await fetch(url, {
+    ...init,
+    headers: {
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.headers as Record<string, string>),
+    },
+  });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
 }
@@ -164,16 +199,23 @@ function cpuWithChildrenMs(pid: number): number {
 /** Runs `task` over `items`, `limit` at a time. */
 async function pool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: limit }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+    }),
+  );
 }
 
 /** Routed GETs that did not answer 200, by message: counted (and shown) rather than ending the run. */
 const failedGets = new Map<string, number>();
 
 /** Latencies of GETs sent at a steady `rate` for `durationMs` (open loop: a slow answer does not delay the next send). */
-async function steadyGets(urls: readonly string[], headers: Record<string, string>, rate: number, durationMs: number): Promise<number[]> {
+async function steadyGets(
+  urls: readonly string[],
+  headers: Record<string, string>,
+  rate: number,
+  durationMs: number,
+): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const latencies: number[] = [];
   const fail = (message: string) => void failedGets.set(message, (failedGets.get(message) ?? 0) + 1);
@@ -204,16 +246,28 @@ async function steadyGets(urls: readonly string[], headers: Record<string, strin
  * policy) asking for a branch's pull requests, against a plain fetch of the same URL, `count` calls each at
  * `concurrency`, alternating blocks so both see the same machine.
  */
-async function providerCallCost(forgeUrl: string, branches: readonly string[], count = 400, concurrency = 8): Promise<{ provider: number; fetch: number }> {
+async function providerCallCost(
+  forgeUrl: string,
+  branches: readonly string[],
+  count = 400,
+  concurrency = 8,
+): Promise<{ provider: number; fetch: number }> {
   const provider = new GitHubProvider({ token: TOKEN, baseUrl: forgeUrl });
   const repo = { name: 'r0', url: `${FORGE_HOST}/${OWNER}/r0.git`, provider: 'github' };
   const calls = {
     provider: (branch: string) => provider.pullsForBranch(repo, branch),
     fetch: async (branch: string) => {
-      const response = await fetch(`${forgeUrl}/repos/${OWNER}/r0/pulls?head=${encodeURIComponent(`${OWNER}:${branch}`)}&state=all&per_page=100`, {
-        headers: { authorization: `token ${TOKEN}`, accept: 'application/vnd.github.v3+json' },
-      });
-      return ((await response.json()) as Array<{ number: number; state: string; html_url: string }>).map((pull) => ({ number: pull.number, state: pull.state, url: pull.html_url }));
+      const response = await fetch(
+        `${forgeUrl}/repos/${OWNER}/r0/pulls?head=${encodeURIComponent(`${OWNER}:${branch}`)}&state=all&per_page=100`,
+        {
+          headers: { authorization: `token ${TOKEN}`, accept: 'application/vnd.github.v3+json' },
+        },
+      );
+      return ((await response.json()) as Array<{ number: number; state: string; html_url: string }>).map((pull) => ({
+        number: pull.number,
+        state: pull.state,
+        url: pull.html_url,
+      }));
     },
   };
   const micros = { provider: [] as number[], fetch: [] as number[] };
@@ -253,16 +307,22 @@ export async function benchSweep(): Promise<BenchRow[]> {
       const bare = join(remotes, `r${r}.git`);
       cpSync(template, bare, { recursive: true });
       const branches = [...new Set(records.filter((record) => record.repo === `r${r}`).map((record) => record.branch))];
-      execFileSync('git', ['--git-dir', bare, 'update-ref', '--stdin'], { input: branches.map((branch) => `create refs/heads/${branch} ${head}\n`).join('') });
+      execFileSync('git', ['--git-dir', bare, 'update-ref', '--stdin'], {
+        input: branches.map((branch) => `create refs/heads/${branch} ${head}\n`).join(''),
+      });
     }
     const home = join(root, 'home');
     mkdirSync(home);
-    writeFileSync(join(home, '.gitconfig'), `[url "file://${remotes}/"]\n\tinsteadOf = ${FORGE_HOST}/${OWNER}/\n[user]\n\tname = bench\n\temail = bench@svc.invalid\n`);
+    writeFileSync(
+      join(home, '.gitconfig'),
+      `[url "file://${remotes}/"]\n\tinsteadOf = ${FORGE_HOST}/${OWNER}/\n[user]\n\tname = bench\n\temail = bench@svc.invalid\n`,
+    );
 
     const forgeChild = await startPortChild(join(import.meta.dirname, 'lib/sweep-forge.js'));
     children.push({ stop: () => stopChild(forgeChild.process) });
     const forgeUrl = `http://127.0.0.1:${forgeChild.port}`;
-    if ((await json(`${forgeUrl}/_state`, { method: 'PUT', body: JSON.stringify(forgeState) })).status !== 200) throw new Error('forge state refused');
+    if ((await json(`${forgeUrl}/_state`, { method: 'PUT', body: JSON.stringify(forgeState) })).status !== 200)
+      throw new Error('forge state refused');
 
     const ships = new Map<string, Child & { fleet: string }>();
     for (let s = 0; s < SHIPS; s++) {
@@ -276,9 +336,17 @@ export async function benchSweep(): Promise<BenchRow[]> {
       const ship = ships.get(record.ship)!;
       const created = await json(`${ship.url}/workspaces`, {
         method: 'POST',
-        body: JSON.stringify({ url: `${FORGE_HOST}/${OWNER}/${record.repo}.git`, repoName: record.repo, name: record.name, branch: record.branch }),
+        body: JSON.stringify({
+          url: `${FORGE_HOST}/${OWNER}/${record.repo}.git`,
+          repoName: record.repo,
+          name: record.name,
+          branch: record.branch,
+        }),
       });
-      if (created.status !== 201) throw new Error(`create ${record.repo}/${record.name} on ${record.ship}: ${created.status} ${JSON.stringify(created.body)}`);
+      if (created.status !== 201)
+        throw new Error(
+          `create ${record.repo}/${record.name} on ${record.ship}: ${created.status} ${JSON.stringify(created.body)}`,
+        );
     });
     for (const record of records.filter((r) => r.outcome === 'blocked')) {
       const dir = join(ships.get(record.ship)!.fleet, record.repo, record.name);
@@ -286,7 +354,9 @@ export async function benchSweep(): Promise<BenchRow[]> {
       git(dir, 'add', '.');
       git(dir, 'commit', '--quiet', '-m', 'unpushed work');
     }
-    process.stderr.write(`sweep bench: ${records.length} workspaces cloned on ${SHIPS} ships in ${((performance.now() - cloneStarted) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `sweep bench: ${records.length} workspaces cloned on ${SHIPS} ships in ${((performance.now() - cloneStarted) / 1000).toFixed(1)} s\n`,
+    );
 
     // The bridge: ships and repos registered, then stopped while the intent rows are written, and started
     // again so that each ship's sync settles them.
@@ -295,17 +365,33 @@ export async function benchSweep(): Promise<BenchRow[]> {
     let bridge = await startBridge(dataDirectory, port, forgeUrl);
     let auth = { authorization: `Bearer ${bridge.token}` };
     for (const [name, ship] of ships) {
-      const registered = await json(`${bridge.url}/ships`, { method: 'POST', headers: auth, body: JSON.stringify({ url: ship.url }) });
-      if (registered.status !== 201) throw new Error(`register ${name}: ${registered.status} ${JSON.stringify(registered.body)}`);
+      const registered = await json(`${bridge.url}/ships`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: ship.url }),
+      });
+      if (registered.status !== 201)
+        throw new Error(`register ${name}: ${registered.status} ${JSON.stringify(registered.body)}`);
     }
     for (let r = 0; r < REPOS; r++) {
-      const repo = await json(`${bridge.url}/repos`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `r${r}`, url: `${FORGE_HOST}/${OWNER}/r${r}.git`, provider: 'github' }) });
+      const repo = await json(`${bridge.url}/repos`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: `r${r}`, url: `${FORGE_HOST}/${OWNER}/r${r}.git`, provider: 'github' }),
+      });
       if (repo.status !== 201) throw new Error(`repo r${r}: ${repo.status} ${JSON.stringify(repo.body)}`);
     }
     await bridge.stop();
     const store = await openStore({ dataDirectory });
     try {
-      for (const record of records) await store.ephemeral.insertPending({ repoName: record.repo, name: record.name, ship: record.ship, issueNumber: record.issue, branch: record.branch });
+      for (const record of records)
+        await store.ephemeral.insertPending({
+          repoName: record.repo,
+          name: record.name,
+          ship: record.ship,
+          issueNumber: record.issue,
+          branch: record.branch,
+        });
     } finally {
       await store.close();
     }
@@ -324,30 +410,95 @@ export async function benchSweep(): Promise<BenchRow[]> {
     // The pass with work to do: destroys, refusals, pull requests to record.
     await json(`${forgeUrl}/_calls`, { method: 'DELETE' });
     const shipsCpuMs = () => [...ships.values()].reduce((sum, ship) => sum + cpuWithChildrenMs(ship.process.pid!), 0);
-    const cpuBefore = { bridge: cpuMs(bridge.process.pid!), forge: cpuMs(forgeChild.process.pid!), ships: shipsCpuMs(), machine: machineBusyMs() };
+    const cpuBefore = {
+      bridge: cpuMs(bridge.process.pid!),
+      forge: cpuMs(forgeChild.process.pid!),
+      ships: shipsCpuMs(),
+      machine: machineBusyMs(),
+    };
     const passStarted = performance.now();
-    const first = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, { method: 'POST', headers: auth });
+    const first = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, {
+      method: 'POST',
+      headers: auth,
+    });
     const firstMs = performance.now() - passStarted;
-    const cpuDuring = { bridge: cpuMs(bridge.process.pid!) - cpuBefore.bridge, forge: cpuMs(forgeChild.process.pid!) - cpuBefore.forge, ships: shipsCpuMs() - cpuBefore.ships, machine: machineBusyMs() - cpuBefore.machine };
-    const expected = { checked: records.length, destroyed: records.filter((r) => r.outcome === 'pull-merged' || r.outcome === 'issue-closed').length, blocked: records.filter((r) => r.outcome === 'blocked').length, skipped: 0, forgotten: 0 };
-    if (first.status !== 200 || JSON.stringify(first.body) !== JSON.stringify(expected)) throw new Error(`first pass: ${first.status} ${JSON.stringify(first.body)}, expected ${JSON.stringify(expected)}`);
+    const cpuDuring = {
+      bridge: cpuMs(bridge.process.pid!) - cpuBefore.bridge,
+      forge: cpuMs(forgeChild.process.pid!) - cpuBefore.forge,
+      ships: shipsCpuMs() - cpuBefore.ships,
+      machine: machineBusyMs() - cpuBefore.machine,
+    };
+    const expected = {
+      checked: records.length,
+      destroyed: records.filter((r) => r.outcome === 'pull-merged' || r.outcome === 'issue-closed').length,
+      blocked: records.filter((r) => r.outcome === 'blocked').length,
+      skipped: 0,
+      forgotten: 0,
+    };
+    if (first.status !== 200 || JSON.stringify(first.body) !== JSON.stringify(expected))
+      throw new Error(
+        `first pass: ${first.status} ${JSON.stringify(first.body)}, expected ${JSON.stringify(expected)}`,
+      );
     const calls = (await json<ForgeCalls>(`${forgeUrl}/_calls`)).body;
     const pullLists = Object.values(calls.pulls);
     const issueReads = Object.values(calls.issues);
     const total = pullLists.reduce((a, b) => a + b, 0) + issueReads.reduce((a, b) => a + b, 0) + calls.other;
     const branches = new Set(records.map((r) => `${r.repo}:${r.branch}`)).size;
-    rows.push({ name: `sweep pass over ${records.length} ephemeral records, ${SHIPS} ships × ${REPOS} repos (${expected.destroyed} destroyed, ${expected.blocked} blocked)`, value: firstMs, unit: 'ms', absoluteLimit: 2000 });
-    rows.push({ name: `  forge calls per record in that pass (${total} calls: ${pullLists.length} pull lists for ${branches} branches, ${issueReads.length} issue reads)`, value: total / records.length, unit: 'calls', absoluteLimit: 2 });
-    rows.push({ name: '  pull-request lists per (repo, branch), most', value: Math.max(...pullLists), unit: 'calls', absoluteLimit: 1 });
-    rows.push({ name: '  issue reads per (repo, issue), most', value: Math.max(...issueReads), unit: 'calls', absoluteLimit: 1 });
-    rows.push({ name: '  bridge CPU during that pass vs its length', value: cpuDuring.bridge, reference: firstMs, unit: 'ms' });
-    rows.push({ name: '  forge process CPU during that pass vs its length', value: cpuDuring.forge, reference: firstMs, unit: 'ms' });
-    rows.push({ name: `  the ${SHIPS} ship processes' CPU during that pass, with their git children, vs its length`, value: cpuDuring.ships, reference: firstMs, unit: 'ms' });
-    rows.push({ name: `  CPU busy on all ${availableParallelism()} cores during that pass vs their time`, value: cpuDuring.machine, reference: firstMs * availableParallelism(), unit: 'ms' });
+    rows.push({
+      name: `sweep pass over ${records.length} ephemeral records, ${SHIPS} ships × ${REPOS} repos (${expected.destroyed} destroyed, ${expected.blocked} blocked)`,
+      value: firstMs,
+      unit: 'ms',
+      absoluteLimit: 2000,
+    });
+    rows.push({
+      name: `  forge calls per record in that pass (${total} calls: ${pullLists.length} pull lists for ${branches} branches, ${issueReads.length} issue reads)`,
+      value: total / records.length,
+      unit: 'calls',
+      absoluteLimit: 2,
+    });
+    rows.push({
+      name: '  pull-request lists per (repo, branch), most',
+      value: Math.max(...pullLists),
+      unit: 'calls',
+      absoluteLimit: 1,
+    });
+    rows.push({
+      name: '  issue reads per (repo, issue), most',
+      value: Math.max(...issueReads),
+      unit: 'calls',
+      absoluteLimit: 1,
+    });
+    rows.push({
+      name: '  bridge CPU during that pass vs its length',
+      value: cpuDuring.bridge,
+      reference: firstMs,
+      unit: 'ms',
+    });
+    rows.push({
+      name: '  forge process CPU during that pass vs its length',
+      value: cpuDuring.forge,
+      reference: firstMs,
+      unit: 'ms',
+    });
+    rows.push({
+      name: `  the ${SHIPS} ship processes' CPU during that pass, with their git children, vs its length`,
+      value: cpuDuring.ships,
+      reference: firstMs,
+      unit: 'ms',
+    });
+    rows.push({
+      name: `  CPU busy on all ${availableParallelism()} cores during that pass vs their time`,
+      value: cpuDuring.machine,
+      reference: firstMs * availableParallelism(),
+      unit: 'ms',
+    });
 
     // Routed GETs at a steady rate, over watched workspaces of every ship, in windows with passes over the
     // remaining records running back to back and windows without, interleaved (quiet first, then alternating).
-    const targets = records.filter((r) => r.outcome === 'watching').filter((_, i) => i % 7 === 0).map((r) => `${bridge.url}/workspaces/${r.repo}/${r.name}`);
+    const targets = records
+      .filter((r) => r.outcome === 'watching')
+      .filter((_, i) => i % 7 === 0)
+      .map((r) => `${bridge.url}/workspaces/${r.repo}/${r.name}`);
     await steadyGets(targets, auth, GET_RATE, 1000);
     const quiet: number[] = [];
     const sweeping: number[] = [];
@@ -367,7 +518,10 @@ export async function benchSweep(): Promise<BenchRow[]> {
           const started = performance.now();
           const cpu = cpuMs(bridge.process.pid!);
           const shipsCpu = shipsCpuMs();
-          const pass = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, { method: 'POST', headers: auth });
+          const pass = await json<Record<string, number>>(`${bridge.url}/workspaces/sweep`, {
+            method: 'POST',
+            headers: auth,
+          });
           if (pass.status !== 200) throw new Error(`pass during the load: ${pass.status} ${JSON.stringify(pass.body)}`);
           if (pass.body.checked !== records.length - expected.destroyed) {
             incomplete.push(JSON.stringify(pass.body));
@@ -383,17 +537,56 @@ export async function benchSweep(): Promise<BenchRow[]> {
       await sweeps;
     }
     const failed = [...failedGets.values()].reduce((a, b) => a + b, 0);
-    for (const [message, count] of failedGets) process.stderr.write(`sweep bench: ${count} routed GETs failed: ${message}\n`);
-    for (const counters of incomplete) process.stderr.write(`sweep bench: a pass during the load did not check every record: ${counters}\n`);
-    rows.push({ name: `routed GET /workspaces/:r/:n p99 at ${GET_RATE}/s, sweeps back to back vs none (${passes.length} passes)`, value: percentile(sweeping, 99), reference: percentile(quiet, 99), unit: 'ms', target: 1.2 });
+    for (const [message, count] of failedGets)
+      process.stderr.write(`sweep bench: ${count} routed GETs failed: ${message}\n`);
+    for (const counters of incomplete)
+      process.stderr.write(`sweep bench: a pass during the load did not check every record: ${counters}\n`);
+    rows.push({
+      name: `routed GET /workspaces/:r/:n p99 at ${GET_RATE}/s, sweeps back to back vs none (${passes.length} passes)`,
+      value: percentile(sweeping, 99),
+      reference: percentile(quiet, 99),
+      unit: 'ms',
+      target: 1.2,
+    });
     rows.push({ name: '  the same, p50', value: median(sweeping), reference: median(quiet), unit: 'ms' });
-    rows.push({ name: '  routed GETs that did not answer 200 (all windows)', value: failed, unit: 'requests', absoluteLimit: 0 });
-    rows.push({ name: '  passes during the load that did not check every record (not in the rows below)', value: incomplete.length, unit: 'passes', absoluteLimit: 0 });
-    rows.push({ name: `  sweep pass over the remaining ${records.length - expected.destroyed} records while serving the GETs, p50`, value: median(passes), unit: 'ms' });
-    rows.push({ name: '  bridge CPU per such pass vs its length, p50', value: median(passCpu), reference: median(passes), unit: 'ms' });
-    rows.push({ name: `  the ${SHIPS} ship processes' CPU per such pass (with their git children: the blocked records' guarded deletes), p50`, value: median(passShipsCpu), reference: median(passes), unit: 'ms' });
-    const cost = await providerCallCost(forgeUrl, [...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch))]);
-    rows.push({ name: '  CPU per forge call in one process: the GitHub provider\'s pullsForBranch vs a plain fetch of the same URL', value: cost.provider, reference: cost.fetch, unit: 'µs' });
+    rows.push({
+      name: '  routed GETs that did not answer 200 (all windows)',
+      value: failed,
+      unit: 'requests',
+      absoluteLimit: 0,
+    });
+    rows.push({
+      name: '  passes during the load that did not check every record (not in the rows below)',
+      value: incomplete.length,
+      unit: 'passes',
+      absoluteLimit: 0,
+    });
+    rows.push({
+      name: `  sweep pass over the remaining ${records.length - expected.destroyed} records while serving the GETs, p50`,
+      value: median(passes),
+      unit: 'ms',
+    });
+    rows.push({
+      name: '  bridge CPU per such pass vs its length, p50',
+      value: median(passCpu),
+      reference: median(passes),
+      unit: 'ms',
+    });
+    rows.push({
+      name: `  the ${SHIPS} ship processes' CPU per such pass (with their git children: the blocked records' guarded deletes), p50`,
+      value: median(passShipsCpu),
+      reference: median(passes),
+      unit: 'ms',
+    });
+    const cost = await providerCallCost(forgeUrl, [
+      ...new Set(records.filter((r) => r.repo === 'r0').map((r) => r.branch)),
+    ]);
+    rows.push({
+      name: "  CPU per forge call in one process: the GitHub provider's pullsForBranch vs a plain fetch of the same URL",
+      value: cost.provider,
+      reference: cost.fetch,
+      unit: 'µs',
+    });
   } finally {
     for (const child of children.reverse()) await child.stop().catch(() => undefined);
     await rm(root, { recursive: true, force: true });

@@ -41,7 +41,11 @@ const log = (line: string) => verbose && process.stderr.write(`terminal-e2e: ${l
 const prompt = /[$#] ?$/m;
 
 async function post(url: string, body: unknown, auth: Record<string, string>): Promise<number> {
-  const answer = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await answer.arrayBuffer();
   return answer.status;
 }
@@ -100,24 +104,55 @@ async function keystrokeEcho(bridge: Child & { token: string }, ship: Child, roo
   const auth = { authorization: `Bearer ${bridge.token}` };
   const socket = `svc-bench-e2e-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-  tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'bare', '-x', String(COLS), '-y', String(ROWS), 'bash --noprofile --norc');
+  tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-s',
+    'bare',
+    '-x',
+    String(COLS),
+    '-y',
+    String(ROWS),
+    'bash --noprofile --norc',
+  );
   tmux('set-option', '-g', 'status', 'off');
-  const attached = new PtyProcess(`tmux -L ${socket} attach -t =bare`, COLS, ROWS, { ...process.env, TERM: 'xterm-256color', TMUX: undefined });
+  const attached = new PtyProcess(`tmux -L ${socket} attach -t =bare`, COLS, ROWS, {
+    ...process.env,
+    TERM: 'xterm-256color',
+    TMUX: undefined,
+  });
   const terminals: BenchTerminal[] = [];
   try {
     const paths: EchoPath[] = [];
     for (const via of ['ship', 'bridge'] as const) {
       for (const deflate of [false, true]) {
         const name = `echo-${via}${deflate ? '-z' : ''}`;
-        if ((await post(`${bridge.url}/workspaces`, { ship: 'e2e', repoName: 'e', name, branch: 'main' }, auth)) !== 201) throw new Error(`create ${name} failed`);
+        if (
+          (await post(`${bridge.url}/workspaces`, { ship: 'e2e', repoName: 'e', name, branch: 'main' }, auth)) !== 201
+        )
+          throw new Error(`create ${name} failed`);
         await post(`${bridge.url}/workspaces/e/${name}/activate`, {}, auth);
         const base = via === 'ship' ? ship.url : bridge.url;
-        const terminal = await BenchTerminal.open(`${base.replace('http', 'ws')}/workspaces/e/${name}/terminal`, COLS, ROWS, via === 'bridge' ? auth : {}, { deflate, compressAll: true });
-        if (deflate !== terminal.extensions.includes('permessage-deflate')) throw new Error(`${name}: deflate offered ${deflate}, extensions "${terminal.extensions}"`);
+        const terminal = await BenchTerminal.open(
+          `${base.replace('http', 'ws')}/workspaces/e/${name}/terminal`,
+          COLS,
+          ROWS,
+          via === 'bridge' ? auth : {},
+          { deflate, compressAll: true },
+        );
+        if (deflate !== terminal.extensions.includes('permessage-deflate'))
+          throw new Error(`${name}: deflate offered ${deflate}, extensions "${terminal.extensions}"`);
         terminals.push(terminal);
         await terminal.until(() => prompt.test(terminal.screen.text()));
         terminal.send({ type: 'input', data: 'clear; cat\r' });
-        paths.push(svcPath(`${via}, ${modeLabel(deflate)}${deflate ? ' (every message compressed, as a browser)' : ''}`, terminal));
+        paths.push(
+          svcPath(
+            `${via}, ${modeLabel(deflate)}${deflate ? ' (every message compressed, as a browser)' : ''}`,
+            terminal,
+          ),
+        );
       }
     }
     attached.write('clear; cat\r');
@@ -129,11 +164,25 @@ async function keystrokeEcho(bridge: Child & { token: string }, ship: Child, roo
       for (const path of order) times.get(path)!.push(...(await echoBlock(path)));
     }
     const reference = median(times.get(paths[0]!)!);
-    log(`echo p50/p99: ${paths.map((path) => `${path.name} ${median(times.get(path)!).toFixed(2)}/${percentile(times.get(path)!, 99).toFixed(2)} ms`).join('; ')}`);
-    const rows: BenchRow[] = [{ name: `e2e keystroke echo into cat: tmux client attached in a pty, p50 (p99 ${percentile(times.get(paths[0]!)!, 99).toFixed(2)} ms)`, value: reference, unit: 'ms' }];
+    log(
+      `echo p50/p99: ${paths.map((path) => `${path.name} ${median(times.get(path)!).toFixed(2)}/${percentile(times.get(path)!, 99).toFixed(2)} ms`).join('; ')}`,
+    );
+    const rows: BenchRow[] = [
+      {
+        name: `e2e keystroke echo into cat: tmux client attached in a pty, p50 (p99 ${percentile(times.get(paths[0]!)!, 99).toFixed(2)} ms)`,
+        value: reference,
+        unit: 'ms',
+      },
+    ];
     for (const path of paths.slice(1)) {
       const measured = times.get(path)!;
-      rows.push({ name: `e2e keystroke echo, p50 vs the attached tmux client: ${path.name}`, value: median(measured), reference, unit: 'ms', target: 2 });
+      rows.push({
+        name: `e2e keystroke echo, p50 vs the attached tmux client: ${path.name}`,
+        value: median(measured),
+        reference,
+        unit: 'ms',
+        target: 2,
+      });
       rows.push({ name: `  the same, p99`, value: percentile(measured, 99), unit: 'ms', absoluteLimit: 5 });
     }
     return rows;
@@ -155,7 +204,11 @@ async function openPage(browser: Browser, bridge: Child & { token: string }, nam
   await page.addInitScript(guiTerminalProbeScript(bridge.token));
   await page.goto(`${bridge.url}/ui/workspaces/e/${name}/terminal`);
   await page.getByTestId('terminal-status').filter({ hasText: 'Connected.' }).waitFor({ timeout: 30_000 });
-  await page.waitForFunction(() => /[$#] ?$/m.test(document.querySelector('.xterm-rows')?.textContent?.trimEnd() ?? ''), undefined, { timeout: 30_000, polling: 50 });
+  await page.waitForFunction(
+    () => /[$#] ?$/m.test(document.querySelector('.xterm-rows')?.textContent?.trimEnd() ?? ''),
+    undefined,
+    { timeout: 30_000, polling: 50 },
+  );
   return page;
 }
 
@@ -167,9 +220,15 @@ async function guiRun(page: Page, file: string, marker: string): Promise<number>
   await sleep(300);
   await page.keyboard.type(`cat ${file}`);
   await sleep(300);
-  await page.evaluate(`Object.assign(window.__e2e, { start: '\\\\r', startedAt: null, want: ${JSON.stringify(marker)}, drawnAt: null })`);
+  await page.evaluate(
+    `Object.assign(window.__e2e, { start: '\\\\r', startedAt: null, want: ${JSON.stringify(marker)}, drawnAt: null })`,
+  );
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => (globalThis as unknown as { __e2e: GuiTerminalProbe }).__e2e.drawnAt !== null, undefined, { timeout: 120_000, polling: 50 });
+  await page.waitForFunction(
+    () => (globalThis as unknown as { __e2e: GuiTerminalProbe }).__e2e.drawnAt !== null,
+    undefined,
+    { timeout: 120_000, polling: 50 },
+  );
   const probe = await readProbe(page);
   return probe.drawnAt! - probe.startedAt!;
 }
@@ -188,7 +247,8 @@ async function cliRun(cli: PtyProcess, file: string, marker: string): Promise<nu
 async function catThroughTheBridge(bridge: Child & { token: string }, root: string): Promise<BenchRow[]> {
   const auth = { authorization: `Bearer ${bridge.token}` };
   for (const name of ['gui', 'cli']) {
-    if ((await post(`${bridge.url}/workspaces`, { ship: 'e2e', repoName: 'e', name, branch: 'main' }, auth)) !== 201) throw new Error(`create ${name} failed`);
+    if ((await post(`${bridge.url}/workspaces`, { ship: 'e2e', repoName: 'e', name, branch: 'main' }, auth)) !== 201)
+      throw new Error(`create ${name} failed`);
     await post(`${bridge.url}/workspaces/e/${name}/activate`, {}, auth);
   }
   let browser: Browser | null = null;
@@ -199,7 +259,11 @@ async function catThroughTheBridge(bridge: Child & { token: string }, root: stri
     const { init } = await readProbe(page);
     if (!init) throw new Error('the page never sent init');
     log(`the page's terminal: ${init.cols}×${init.rows}`);
-    cli = new PtyProcess(`node ${SVC} client --bridge-url ${bridge.url} attach e cli`, init.cols, init.rows, { ...process.env, SVC_TOKEN: bridge.token, TERM: 'xterm-256color' });
+    cli = new PtyProcess(`node ${SVC} client --bridge-url ${bridge.url} attach e cli`, init.cols, init.rows, {
+      ...process.env,
+      SVC_TOKEN: bridge.token,
+      TERM: 'xterm-256color',
+    });
     await cli.until('bash-', 30_000);
     const gui: number[] = [];
     const attach: number[] = [];
@@ -218,8 +282,19 @@ async function catThroughTheBridge(bridge: Child & { token: string }, root: stri
     }
     const probe = await readProbe(page);
     return [
-      { name: `e2e cat 16 MB through the bridge, ${init.cols}×${init.rows}: GUI in Chromium to its last screen drawn vs \`svc client attach\``, value: median(gui), reference: median(attach), unit: 'ms', target: 1.2 },
-      { name: `  frames the page never got (${probe.frames} received, ${probe.resyncs} resyncs asked)`, value: probe.gaps, unit: 'frames', absoluteLimit: 0 },
+      {
+        name: `e2e cat 16 MB through the bridge, ${init.cols}×${init.rows}: GUI in Chromium to its last screen drawn vs \`svc client attach\``,
+        value: median(gui),
+        reference: median(attach),
+        unit: 'ms',
+        target: 1.2,
+      },
+      {
+        name: `  frames the page never got (${probe.frames} received, ${probe.resyncs} resyncs asked)`,
+        value: probe.gaps,
+        unit: 'frames',
+        absoluteLimit: 0,
+      },
     ];
   } finally {
     await cli?.stop();
@@ -237,7 +312,8 @@ export async function benchTerminalE2e(): Promise<BenchRow[]> {
     const auth = { authorization: `Bearer ${bridge.token}` };
     const ship = await startShipProcess(fleet, 'e2e');
     children.push(ship);
-    if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201) throw new Error('ship registration failed');
+    if ((await post(`${bridge.url}/ships`, { url: ship.url }, auth)) !== 201)
+      throw new Error('ship registration failed');
     const { url: repoUrl } = makeBenchRemote(root, 8);
     await post(`${bridge.url}/repos`, { name: 'e', url: repoUrl }, auth);
     const rows = await keystrokeEcho(bridge, ship, root);

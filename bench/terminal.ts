@@ -29,7 +29,12 @@ export function mixedOutput(bytes: number, marker: string): string {
   const lines: string[] = [];
   let size = 0;
   for (let i = 0; size < bytes; i++) {
-    const colour = i % 3 === 0 ? `\x1b[3${i % 8}m` : i % 3 === 1 ? `\x1b[38;5;${i % 256}m` : `\x1b[38;2;${i % 256};${(i * 7) % 256};${(i * 13) % 256}m`;
+    const colour =
+      i % 3 === 0
+        ? `\x1b[3${i % 8}m`
+        : i % 3 === 1
+          ? `\x1b[38;5;${i % 256}m`
+          : `\x1b[38;2;${i % 256};${(i * 7) % 256};${(i * 13) % 256}m`;
     const text = Array.from({ length: 10 }, (_, w) => words[(i + w) % words.length]).join(' ');
     const line = `${colour}${String(i).padStart(8, '0')} ${text}\x1b[0m ${'-'.repeat(i % 40)}`;
     lines.push(line);
@@ -60,17 +65,42 @@ type Mode = (typeof MODES)[number];
 const cpuSpent = { ship: 0, client: 0, tmux: 0 };
 
 /** A terminal on a fresh active workspace `b/<name>`, at its prompt; deflate checked as negotiated when offered. */
-async function openTerminal(agent: http.Agent, shipUrl: string, repoUrl: string, name: string, deflate: Mode, cols = COLS, rows = ROWS): Promise<BenchTerminal> {
-  const create = await timedRequest(agent, new URL(`${shipUrl}/workspaces`), 'POST', JSON.stringify({ url: repoUrl, repoName: 'b', name, branch: 'main' }));
+async function openTerminal(
+  agent: http.Agent,
+  shipUrl: string,
+  repoUrl: string,
+  name: string,
+  deflate: Mode,
+  cols = COLS,
+  rows = ROWS,
+): Promise<BenchTerminal> {
+  const create = await timedRequest(
+    agent,
+    new URL(`${shipUrl}/workspaces`),
+    'POST',
+    JSON.stringify({ url: repoUrl, repoName: 'b', name, branch: 'main' }),
+  );
   if (create.status !== 201) throw new Error(`create answered ${create.status}`);
   await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/${name}/activate`), 'POST');
-  const terminal = await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/b/${name}/terminal`, cols, rows, {}, { deflate });
-  if (deflate !== terminal.extensions.includes('permessage-deflate')) throw new Error(`deflate ${deflate ? 'not ' : ''}negotiated: "${terminal.extensions}"`);
+  const terminal = await BenchTerminal.open(
+    `${shipUrl.replace('http', 'ws')}/workspaces/b/${name}/terminal`,
+    cols,
+    rows,
+    {},
+    { deflate },
+  );
+  if (deflate !== terminal.extensions.includes('permessage-deflate'))
+    throw new Error(`deflate ${deflate ? 'not ' : ''}negotiated: "${terminal.extensions}"`);
   await terminal.until(() => /[$#] ?$/m.test(terminal.screen.text()));
   return terminal;
 }
 
-async function svcRun(terminal: BenchTerminal, file: string, marker: string, pids: { ship: number; tmux: number | null }): Promise<number> {
+async function svcRun(
+  terminal: BenchTerminal,
+  file: string,
+  marker: string,
+  pids: { ship: number; tmux: number | null },
+): Promise<number> {
   terminal.send({ type: 'input', data: 'clear\r' });
   await terminal.until(() => !terminal.screen.text().includes('MARK-'));
   await sleep(200);
@@ -102,9 +132,27 @@ export async function benchTerminal(): Promise<BenchRow[]> {
       terminals.push(terminal);
       byMode.set(deflate, terminal);
     }
-    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'bare', '-x', String(COLS), '-y', String(ROWS), 'bash --noprofile --norc'], {
-      env: { ...process.env, LANG: 'C.UTF-8' },
-    });
+    execFileSync(
+      'tmux',
+      [
+        '-L',
+        socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'bare',
+        '-x',
+        String(COLS),
+        '-y',
+        String(ROWS),
+        'bash --noprofile --norc',
+      ],
+      {
+        env: { ...process.env, LANG: 'C.UTF-8' },
+      },
+    );
     tmux(socket, 'set-option', '-g', 'status', 'off');
 
     const pids = { ship: ship.process.pid!, tmux: tmuxServerPid(tmuxSocketFor(realpathSync(join(root, 'fleet')))) };
@@ -139,8 +187,12 @@ export async function benchTerminal(): Promise<BenchRow[]> {
       if (process.env.SVC_BENCH_VERBOSE) {
         for (const mode of MODES) {
           const times = svcTimes.get(mode)!;
-          const perRun = Object.entries(cpu.get(mode)!).map(([who, ms]) => `${who} ${Math.round(ms / times.length)} ms`).join(', ');
-          process.stderr.write(`${megabytes} MB (${modeLabel(mode)}): svc ${times.map(Math.round)} bare ${bareTimes.map(Math.round)}; CPU per svc run: ${perRun}; bare tmux per run ${Math.round(bareTmuxCpu / bareTimes.length)} ms\n`);
+          const perRun = Object.entries(cpu.get(mode)!)
+            .map(([who, ms]) => `${who} ${Math.round(ms / times.length)} ms`)
+            .join(', ');
+          process.stderr.write(
+            `${megabytes} MB (${modeLabel(mode)}): svc ${times.map(Math.round)} bare ${bareTimes.map(Math.round)}; CPU per svc run: ${perRun}; bare tmux per run ${Math.round(bareTmuxCpu / bareTimes.length)} ms\n`,
+          );
         }
       }
       for (const mode of MODES) {
@@ -165,8 +217,18 @@ export async function benchTerminal(): Promise<BenchRow[]> {
     }
     for (const terminal of byMode.values()) terminal.send({ type: 'input', data: '\u0003' });
     for (const mode of MODES) {
-      rows.push({ name: `keystroke echo into cat, p50 (${modeLabel(mode)})`, value: median(latencies.get(mode)!), unit: 'ms', absoluteLimit: 3 });
-      rows.push({ name: `keystroke echo into cat, p99 (${modeLabel(mode)})`, value: percentile(latencies.get(mode)!, 99), unit: 'ms', absoluteLimit: 10 });
+      rows.push({
+        name: `keystroke echo into cat, p50 (${modeLabel(mode)})`,
+        value: median(latencies.get(mode)!),
+        unit: 'ms',
+        absoluteLimit: 3,
+      });
+      rows.push({
+        name: `keystroke echo into cat, p99 (${modeLabel(mode)})`,
+        value: percentile(latencies.get(mode)!, 99),
+        unit: 'ms',
+        absoluteLimit: 10,
+      });
     }
     rows.push(...(await gridOnTheWire(agent, ship.url, url, root)));
     rows.push(...(await hostileNeighbour(ship.url, url, byMode)));
@@ -178,7 +240,10 @@ export async function benchTerminal(): Promise<BenchRow[]> {
     } catch {
       // not started
     }
-    for (const name of ['t', 'tz', 'grid']) await timedRequest(new http.Agent(), new URL(`${ship.url}/workspaces/b/${name}/deactivate`), 'POST').catch(() => undefined);
+    for (const name of ['t', 'tz', 'grid'])
+      await timedRequest(new http.Agent(), new URL(`${ship.url}/workspaces/b/${name}/deactivate`), 'POST').catch(
+        () => undefined,
+      );
     await ship.stop();
     await rm(root, { recursive: true, force: true });
   }
@@ -214,23 +279,44 @@ async function gridOnTheWire(agent: http.Agent, shipUrl: string, repoUrl: string
   const marker = `GRID-${Date.now()}`;
   const file = join(root, 'grid.txt');
   // Lines longer than 120 columns: the mixed words twice over, in colour.
-  await writeFile(file, mixedOutput(40 * 1024, marker).split('\n').map((line) => `${line} ${line}`).join('\n'));
+  await writeFile(
+    file,
+    mixedOutput(40 * 1024, marker)
+      .split('\n')
+      .map((line) => `${line} ${line}`)
+      .join('\n'),
+  );
   filler.send({ type: 'input', data: `clear; cat ${file}\r` });
   await filler.until(() => filler.screen.text().includes(marker));
   await filler.close();
   const bytes = new Map<Mode, { wireBytes: number; compressed: boolean }>();
   for (const deflate of MODES) {
     const tap = new WireTap();
-    const terminal = await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/b/grid/terminal`, cols, rows, {}, { deflate, tap });
+    const terminal = await BenchTerminal.open(
+      `${shipUrl.replace('http', 'ws')}/workspaces/b/grid/terminal`,
+      cols,
+      rows,
+      {},
+      { deflate, tap },
+    );
     // The emulator's blank screen goes first; the frame that brings the marker is the screen's grid.
     await terminal.until(() => terminal.screen.text().includes(marker));
     const grid = tap.messages.at(-1)!;
-    if (process.env.SVC_BENCH_VERBOSE) process.stderr.write(`240×70 (${modeLabel(deflate)}): ${JSON.stringify(tap.messages)}\n`);
+    if (process.env.SVC_BENCH_VERBOSE)
+      process.stderr.write(`240×70 (${modeLabel(deflate)}): ${JSON.stringify(tap.messages)}\n`);
     bytes.set(deflate, grid);
     await terminal.close();
   }
   if (!bytes.get(true)!.compressed) process.stderr.write('the 240×70 grid came uncompressed with deflate negotiated\n');
-  return [{ name: '240×70 grid of coloured text on the wire: deflate offered vs not', value: bytes.get(true)!.wireBytes, reference: bytes.get(false)!.wireBytes, unit: 'B', target: 0.5 }];
+  return [
+    {
+      name: '240×70 grid of coloured text on the wire: deflate offered vs not',
+      value: bytes.get(true)!.wireBytes,
+      reference: bytes.get(false)!.wireBytes,
+      unit: 'B',
+      target: 0.5,
+    },
+  ];
 }
 
 /**
@@ -238,11 +324,24 @@ async function gridOnTheWire(agent: http.Agent, shipUrl: string, repoUrl: string
  * a scroll region) 50 times a second while keys are typed here and the ship's status route is polled. The
  * emulator work they cause must not stall this terminal or the ship.
  */
-async function hostileNeighbour(shipUrl: string, repoUrl: string, byMode: Map<Mode, BenchTerminal>): Promise<BenchRow[]> {
+async function hostileNeighbour(
+  shipUrl: string,
+  repoUrl: string,
+  byMode: Map<Mode, BenchTerminal>,
+): Promise<BenchRow[]> {
   const agent = new http.Agent({ keepAlive: true });
-  await timedRequest(agent, new URL(`${shipUrl}/workspaces`), 'POST', JSON.stringify({ url: repoUrl, repoName: 'b', name: 'hostile', branch: 'main' }));
+  await timedRequest(
+    agent,
+    new URL(`${shipUrl}/workspaces`),
+    'POST',
+    JSON.stringify({ url: repoUrl, repoName: 'b', name: 'hostile', branch: 'main' }),
+  );
   await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/hostile/activate`), 'POST');
-  const hostile = await BenchTerminal.open(`${shipUrl.replace('http', 'ws')}/workspaces/b/hostile/terminal`, COLS, ROWS);
+  const hostile = await BenchTerminal.open(
+    `${shipUrl.replace('http', 'ws')}/workspaces/b/hostile/terminal`,
+    COLS,
+    ROWS,
+  );
   try {
     await hostile.until(() => /[$#] ?$/m.test(hostile.screen.text()));
     hostile.send({
@@ -257,7 +356,12 @@ async function hostileNeighbour(shipUrl: string, repoUrl: string, byMode: Map<Mo
     let polling = true;
     const poller = (async () => {
       while (polling) {
-        routed.push(await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/t`), 'GET').then((reply) => reply.ms, () => Infinity));
+        routed.push(
+          await timedRequest(agent, new URL(`${shipUrl}/workspaces/b/t`), 'GET').then(
+            (reply) => reply.ms,
+            () => Infinity,
+          ),
+        );
         await sleep(10);
       }
     })();
@@ -279,7 +383,12 @@ async function hostileNeighbour(shipUrl: string, repoUrl: string, byMode: Map<Mo
         unit: 'ms',
         absoluteLimit: 50,
       })),
-      { name: 'ship GET /workspaces/:r/:n beside it, p99', value: percentile(routed, 99), unit: 'ms', absoluteLimit: 50 },
+      {
+        name: 'ship GET /workspaces/:r/:n beside it, p99',
+        value: percentile(routed, 99),
+        unit: 'ms',
+        absoluteLimit: 50,
+      },
     ];
   } finally {
     await hostile.close();

@@ -13,7 +13,17 @@
 //   would lose its lazily loaded modules; two generations are kept for that).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,7 +54,11 @@ function inputs() {
 
 function inputHash() {
   const hash = createHash('sha256');
-  for (const file of inputs()) hash.update(`${file}\0`).update(readFileSync(join(ROOT, file))).update('\0');
+  for (const file of inputs())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update('\0');
   return hash.digest('hex').slice(0, 20);
 }
 
@@ -58,7 +72,13 @@ function currentStamp() {
 
 function spawnChecked(command, args) {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`build step failed: ${[command, ...args].map((arg) => relative(ROOT, arg) || arg).join(' ').slice(0, 200)}`);
+  if (result.status !== 0)
+    throw new Error(
+      `build step failed: ${[command, ...args]
+        .map((arg) => relative(ROOT, arg) || arg)
+        .join(' ')
+        .slice(0, 200)}`,
+    );
 }
 
 const run = (script, args) => spawnChecked(process.execPath, [script, ...args]);
@@ -71,7 +91,14 @@ function build(hash) {
   const require = createRequire(join(ROOT, 'package.json'));
   try {
     run(require.resolve('typescript/bin/tsc'), ['-p', 'tsconfig.json', '--outDir', scratch]);
-    run(join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'), ['build', '--config', 'web/vite.config.ts', '--outDir', join(scratch, 'web'), '--emptyOutDir']);
+    run(join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js'), [
+      'build',
+      '--config',
+      'web/vite.config.ts',
+      '--outDir',
+      join(scratch, 'web'),
+      '--emptyOutDir',
+    ]);
     // The embedded store's data directory with the bridge's schema and no rows, made once here by the build's
     // own store code: a bridge on a new data directory copies it (bridge/store/database.ts) instead of
     // running PGlite's initdb (seconds of WebAssembly) and the migrations on every start.

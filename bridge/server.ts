@@ -135,7 +135,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const metrics = new BridgeMetrics();
   let store: Store;
   try {
-    store = await openStore({ dataDirectory: options.dataDirectory, databaseUrl: options.databaseUrl, onQuery: metrics.queried });
+    store = await openStore({
+      dataDirectory: options.dataDirectory,
+      databaseUrl: options.databaseUrl,
+      onQuery: metrics.queried,
+    });
   } catch (error) {
     await reservation.release();
     throw error;
@@ -145,7 +149,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     heartbeatMs: options.heartbeatMs,
     probeMs: options.registrationProbeMs,
     // Audit (docs/security.md H9): who holds a workspace decides where its keystrokes go.
-    onOwnerChange: (key, from, to) => logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
+    onOwnerChange: (key, from, to) =>
+      logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
   });
   const hub = new EventHub(() => registry.aggregateSegments());
   registry.useEvents(hub);
@@ -165,7 +170,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     void ephemeral
       .reconcile(ship, new Set(workspaces.map((w) => workspaceKey(w.repoName, w.name))))
       .then((changed) => changed && registry.publishSync())
-      .catch((error: Error) => logger.warn({ ship, error: error.message }, 'could not reconcile ephemeral records with the ship'));
+      .catch((error: Error) =>
+        logger.warn({ ship, error: error.message }, 'could not reconcile ephemeral records with the ship'),
+      );
   });
   // A create that got no answer (or whose bridge was killed) ends with the ship's `workspace.created`.
   registry.onWorkspaceCreated((ship, workspace) => {
@@ -178,14 +185,32 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const authenticator = new Authenticator(store.credentials, clock);
   const tickets = new TicketBook(memoryClock);
   const sockets = new UserSockets();
-  const accounts = new Accounts({ store, authenticator, tickets, sockets, clock, memoryClock, onLoginFailed: metrics.loginFailed });
+  const accounts = new Accounts({
+    store,
+    authenticator,
+    tickets,
+    sockets,
+    clock,
+    memoryClock,
+    onLoginFailed: metrics.loginFailed,
+  });
   metrics.watchFleet({ ships: () => registry.list(), workspaces: () => registry.snapshot() });
   let publicUrlNow = options.publicUrl ?? `http://localhost:${options.port ?? BRIDGE_DEFAULT_PORT}`;
-  const agentCredentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock, bridgeUrl: () => publicUrlNow, logger });
+  const agentCredentials = new AgentCredentials({
+    store: store.agentTokens,
+    authenticator,
+    clock,
+    bridgeUrl: () => publicUrlNow,
+    logger,
+  });
   registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
   registry.onShipRemoved((name) => authenticator.forgetShip(name));
   const forgeProviders = options.forgeProviders ?? {
-    github: new GitHubProvider({ token: process.env.SVC_GITHUB_TOKEN, baseUrl: process.env.SVC_GITHUB_API_URL, log: (message, fields) => logger.warn(fields, message) }),
+    github: new GitHubProvider({
+      token: process.env.SVC_GITHUB_TOKEN,
+      baseUrl: process.env.SVC_GITHUB_API_URL,
+      log: (message, fields) => logger.warn(fields, message),
+    }),
   };
   const foreground = new Foreground();
   const sweeper = new Sweeper({
@@ -205,7 +230,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   let silent: FastifyBaseLogger | undefined;
   let metricsPort: PlainHttpServer | null = null;
   const limits = { ...HTTP_LIMITS, ...options.httpLimits };
-  const guardHosts = [...(options.allowedHosts ?? []), ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : [])];
+  const guardHosts = [
+    ...(options.allowedHosts ?? []),
+    ...(options.publicUrl ? [new URL(options.publicUrl).hostname] : []),
+  ];
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as unknown as FastifyBaseLogger,
     routerOptions: { maxParamLength: 512 },
@@ -214,7 +242,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     return503OnClosing: true,
     // One shared logger instead of a child per request: the routed path is the bridge's hottest, and the
     // request log line already names method and URL. A route that asks for silence (the probes) gets it.
-    childLoggerFactory: (logger, _bindings, options) => (options.level === 'silent' ? (silent ??= logger.child({}, { level: 'silent' })) : logger),
+    childLoggerFactory: (logger, _bindings, options) =>
+      options.level === 'silent' ? (silent ??= logger.child({}, { level: 'silent' })) : logger,
     // Fastify's two lines per request (incoming, completed) become one, written in onResponse below.
     logController: new LogController({ disableRequestLogging: true }),
   });
@@ -228,7 +257,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     const port = options.port ?? BRIDGE_DEFAULT_PORT;
     const provisionalPublic = options.publicUrl ?? `http://localhost:${port}`;
     foreground.install(app);
-    installBrowserGuard(app, { allowedOrigins: [new URL(provisionalPublic).origin], allowedHosts: guardHosts, authenticated: !insecure });
+    installBrowserGuard(app, {
+      allowedOrigins: [new URL(provisionalPublic).origin],
+      allowedHosts: guardHosts,
+      authenticated: !insecure,
+    });
     routes = installAuthGuard(app, { insecureNoAuth: insecure, authenticator, tickets });
     if (!insecure) {
       const created = await ensureFirstAdmin(store.users, accounts, options.firstAdmin);
@@ -241,17 +274,24 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       endAnsweredUpgrade(request);
       done();
     });
-    await registerWebSockets(app, { pendingUpgrades, heartbeatMs: options.heartbeatMs, maxConnections: limits.maxConnections, accepted: (server) => metrics.countClientSockets(server) });
+    await registerWebSockets(app, {
+      pendingUpgrades,
+      heartbeatMs: options.heartbeatMs,
+      maxConnections: limits.maxConnections,
+      accepted: (server) => metrics.countClientSockets(server),
+    });
     await installOpenApi(app);
     await installGui(app, options.webDirectory ?? defaultWebDirectory());
     await app.register(authRoutes(accounts, !insecure));
     await app.register(userRoutes(accounts));
-    await app.register(repoRoutes({
-      repos: store.repos,
-      allowLocalRepos: options.allowLocalRepos ?? true,
-      probe: options.branchProbe,
-      onRemoved: (name) => ephemeral.dropRepo(name),
-    }));
+    await app.register(
+      repoRoutes({
+        repos: store.repos,
+        allowLocalRepos: options.allowLocalRepos ?? true,
+        probe: options.branchProbe,
+        onRemoved: (name) => ephemeral.dropRepo(name),
+      }),
+    );
     await app.register(forgeRoutes({ repos: store.repos, providers: forgeProviders }));
     await app.register(shipRoutes(registry));
     await app.register(drainReportRoutes(logger));
@@ -271,7 +311,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       throw listenFailure(error, options.host ?? 'localhost', port);
     }
     if (options.metricsPort !== undefined) {
-      metricsPort = await startMetricsPort({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts: guardHosts, metrics });
+      metricsPort = await startMetricsPort({
+        port: options.metricsPort,
+        host: options.host ?? 'localhost',
+        allowedHosts: guardHosts,
+        metrics,
+      });
     }
   } catch (error) {
     await sweeper.stop(0);
@@ -292,7 +337,16 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const publicUrl = options.publicUrl ?? url;
   publicUrlNow = publicUrl;
   logger.info(
-    { name, url, publicUrl, store: store.db.engine, location: store.location, dataDirectory: options.dataDirectory, authRequired: !insecure, metricsPort: metricsPort?.port ?? null },
+    {
+      name,
+      url,
+      publicUrl,
+      store: store.db.engine,
+      location: store.location,
+      dataDirectory: options.dataDirectory,
+      authRequired: !insecure,
+      metricsPort: metricsPort?.port ?? null,
+    },
     `bridge listening on ${url}`,
   );
   if (insecure) stopBanner = startInsecureBanner(url, options.banner);

@@ -37,7 +37,7 @@ export function clientCommand(): Command {
     .description('act on workspaces, ships and repos through the bridge (--bridge-url) or one ship (--url)')
     .option('--url <ship>', 'talk to this ship directly (4700, host:port or a URL)')
     .option('--bridge-url <bridge>', 'talk to this bridge (default 4800)')
-    .option('--json', 'print the API\'s JSON instead of tables');
+    .option('--json', "print the API's JSON instead of tables");
   const options = () => client.opts<ClientOptions>();
   const json = () => options().json === true;
   const bridge = () => {
@@ -65,7 +65,12 @@ export function clientCommand(): Command {
       requireTerminal();
       // Before the alternate screen: a missing or inactive workspace is said in words, not a flash and exit 1.
       const given = options();
-      const target = given.url !== undefined ? ['--url', given.url] : given.bridgeUrl !== undefined ? ['--bridge-url', given.bridgeUrl] : [];
+      const target =
+        given.url !== undefined
+          ? ['--url', given.url]
+          : given.bridgeUrl !== undefined
+            ? ['--bridge-url', given.bridgeUrl]
+            : [];
       await ensureAttachable(api(), repo, name, target);
       let url: string;
       let headers: Record<string, string> | undefined;

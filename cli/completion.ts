@@ -11,7 +11,11 @@ interface Level {
 }
 
 function levels(command: Command, path: string[] = []): Level[] {
-  const words = [...command.commands.map((sub) => sub.name()), ...command.options.flatMap((option) => [option.long, option.short].filter((f): f is string => Boolean(f))), '--help'];
+  const words = [
+    ...command.commands.map((sub) => sub.name()),
+    ...command.options.flatMap((option) => [option.long, option.short].filter((f): f is string => Boolean(f))),
+    '--help',
+  ];
   return [{ path: path.join(' '), words }, ...command.commands.flatMap((sub) => levels(sub, [...path, sub.name()]))];
 }
 
@@ -19,7 +23,13 @@ function bash(program: Command): string {
   const cases = levels(program)
     .map((level) => `    "${level.path}") words="${level.words.join(' ')}" ;;`)
     .join('\n');
-  const commandNames = [...new Set(levels(program).flatMap((level) => level.path.split(' ')).filter(Boolean))].join('|');
+  const commandNames = [
+    ...new Set(
+      levels(program)
+        .flatMap((level) => level.path.split(' '))
+        .filter(Boolean),
+    ),
+  ].join('|');
   return `# svc completion for bash: eval "$(svc completion bash)"
 _svc_complete() {
   local cur path word words
@@ -57,7 +67,8 @@ function fish(program: Command): string {
   ];
   for (const level of levels(program)) {
     const commands = level.words.filter((word) => !word.startsWith('-'));
-    if (commands.length) lines.push(`complete -c svc -f -n 'test "(__svc_path)" = "${level.path}"' -a '${commands.join(' ')}'`);
+    if (commands.length)
+      lines.push(`complete -c svc -f -n 'test "(__svc_path)" = "${level.path}"' -a '${commands.join(' ')}'`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -70,7 +81,9 @@ export function completionCommand(program: () => Command): Command {
       const generators = { bash, zsh, fish };
       process.stdout.write(generators[shell](program()));
       if (svcCommand() !== 'svc') {
-        process.stderr.write('svc: this completes `svc` on PATH; install the CLI with `npm install -g .` in the checkout (README "Installing the CLI")\n');
+        process.stderr.write(
+          'svc: this completes `svc` on PATH; install the CLI with `npm install -g .` in the checkout (README "Installing the CLI")\n',
+        );
       }
     });
 }

@@ -20,9 +20,14 @@ function summary(launched: Launched, configPath: string | null, tokensFile: stri
     `  bridge  ${bridge.url}  store ${bridge.store.db.engine} at ${bridge.store.location}`,
   ];
   if (bridge.publicUrl !== bridge.url) lines.push(`          public URL ${bridge.publicUrl}`);
-  for (const ship of launched.local) lines.push(`  ship    ${ship.name}  ${ship.url}  fleet ${ship.fleetDirectory}  (token pair ${ship.tokens})`);
+  for (const ship of launched.local)
+    lines.push(`  ship    ${ship.name}  ${ship.url}  fleet ${ship.fleetDirectory}  (token pair ${ship.tokens})`);
   for (const ship of launched.remote) {
-    lines.push(ship.registered ? `  remote  ${ship.registered}  ${ship.url}` : `  remote  ${ship.key}  ${ship.url}  NOT registered: ${ship.error}`);
+    lines.push(
+      ship.registered
+        ? `  remote  ${ship.registered}  ${ship.url}`
+        : `  remote  ${ship.key}  ${ship.url}  NOT registered: ${ship.error}`,
+    );
   }
   const first = launched.local[0]?.name ?? launched.remote.find((r) => r.registered)?.registered ?? '<ship>';
   const bridgeFlag = bridge.port === 4800 ? '' : ` --bridge-url ${bridge.url}`;
@@ -39,12 +44,11 @@ function summary(launched: Launched, configPath: string | null, tokensFile: stri
   const direct = launched.local[0];
   if (direct && tokensFile) {
     // Straight to a ship: it answers only with its bridge token, which the client reads from the file.
-    lines.push(`  ${svc} client --url ${new URL(direct.url).port} ls   (straight to ship ${direct.name}, with the bridge token in ${shownPath(tokensFile)})`);
+    lines.push(
+      `  ${svc} client --url ${new URL(direct.url).port} ls   (straight to ship ${direct.name}, with the bridge token in ${shownPath(tokensFile)})`,
+    );
   }
-  lines.push(
-    '',
-    'Ctrl-C stops everything.',
-  );
+  lines.push('', 'Ctrl-C stops everything.');
   return `${lines.join('\n')}\n`;
 }
 
@@ -76,16 +80,31 @@ export function launchCommand(): Command {
       const { runLaunch } = await import('./launch/run-launch.js');
       // In a git checkout, the directories the launch is about to create stay out of git (issue #15 item 8).
       const { ignoreInCheckout, outermostMissing } = await import('./launch/git-ignore.js');
-      const created = new Set([plan.bridge.dataDirectory, ...plan.localShips.map((ship) => ship.fleetDirectory)].map(outermostMissing).filter((p) => p !== null));
+      const created = new Set(
+        [plan.bridge.dataDirectory, ...plan.localShips.map((ship) => ship.fleetDirectory)]
+          .map(outermostMissing)
+          .filter((p) => p !== null),
+      );
       for (const { file, lines } of ignoreInCheckout([...created].map((p) => ({ path: p, directory: true })))) {
-        process.stderr.write(`added ${lines.join(', ')} to ${shownPath(file)} (svc's store and workspaces stay out of git)\n`);
+        process.stderr.write(
+          `added ${lines.join(', ')} to ${shownPath(file)} (svc's store and workspaces stay out of git)\n`,
+        );
       }
       const { storeNotice } = await import('./launch/store-notice.js');
       const notice = storeNotice(plan.bridge);
       if (notice) process.stderr.write(`${notice}\n`);
-      const launched = await runLaunch(plan, { firstAdmin, sessionCommand: process.env.SVC_SESSION_COMMAND || undefined });
+      const launched = await runLaunch(plan, {
+        firstAdmin,
+        sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
+      });
       const { recordLocalShips } = await import('./local-ship-tokens.js');
-      const tokensFile = launched.local.length > 0 ? recordLocalShips(plan.bridge.dataDirectory, launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken }))) : null;
+      const tokensFile =
+        launched.local.length > 0
+          ? recordLocalShips(
+              plan.bridge.dataDirectory,
+              launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken })),
+            )
+          : null;
       process.stdout.write(summary(launched, configPath, tokensFile));
       await runUntilSignal(
         () => launched.close(),
@@ -110,9 +129,14 @@ export function launchCommand(): Command {
       const { ignoreInCheckout } = await import('./launch/git-ignore.js');
       const { SECRETS_FILE } = await import('./launch/config-file.js');
       const secrets = join(dirname(path), SECRETS_FILE);
-      const created = [...(createdFile ? [path] : []), ...(existsSync(secrets) ? [] : [secrets])].map((p) => ({ path: p, directory: false }));
+      const created = [...(createdFile ? [path] : []), ...(existsSync(secrets) ? [] : [secrets])].map((p) => ({
+        path: p,
+        directory: false,
+      }));
       for (const { file, lines } of ignoreInCheckout(created)) {
-        process.stdout.write(`added ${lines.join(', ')} to ${shownPath(file)} (this host's configuration and secrets stay out of git)\n`);
+        process.stdout.write(
+          `added ${lines.join(', ')} to ${shownPath(file)} (this host's configuration and secrets stay out of git)\n`,
+        );
       }
     });
   return launch;

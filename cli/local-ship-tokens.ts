@@ -22,17 +22,22 @@ function pointersDirectory(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc', 'local-ships');
 }
 
-const pointerFor = (url: string, env: NodeJS.ProcessEnv) => join(pointersDirectory(env), `${createHash('sha256').update(url).digest('hex')}.json`);
-
+const pointerFor = (url: string, env: NodeJS.ProcessEnv) =>
+  join(pointersDirectory(env), `${createHash('sha256').update(url).digest('hex')}.json`);
 
 /** Records the launch's local ships; returns the token file's path. */
-export function recordLocalShips(dataDirectory: string, ships: LocalShip[], env: NodeJS.ProcessEnv = process.env): string {
+export function recordLocalShips(
+  dataDirectory: string,
+  ships: LocalShip[],
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const file = join(dataDirectory, LOCAL_SHIPS_FILE);
   writeFileAtomicSync(file, `${JSON.stringify({ ships }, null, 2)}\n`);
   const pointers = pointersDirectory(env);
   mkdirSync(pointers, { recursive: true, mode: 0o700 });
   chmodSync(pointers, 0o700);
-  for (const ship of ships) writeFileAtomicSync(pointerFor(ship.url, env), `${JSON.stringify({ url: ship.url, file })}\n`);
+  for (const ship of ships)
+    writeFileAtomicSync(pointerFor(ship.url, env), `${JSON.stringify({ url: ship.url, file })}\n`);
   return file;
 }
 

@@ -39,7 +39,9 @@ export function buildProgram(): Command {
   // Usage errors read like every other error, `svc: <message>` then the help, and exit 2. addCommand does
   // not pass these settings down, so they are applied to every command.
   const apply = (command: Command) => {
-    command.exitOverride().configureOutput({ outputError: (text, write) => write(`svc: ${text.replace(/^error: /, '')}`) });
+    command
+      .exitOverride()
+      .configureOutput({ outputError: (text, write) => write(`svc: ${text.replace(/^error: /, '')}`) });
     command.showHelpAfterError();
     for (const sub of command.commands) apply(sub);
   };

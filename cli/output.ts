@@ -45,7 +45,10 @@ export async function withSpinner<T>(label: string, work: Promise<T>): Promise<T
   const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
   const started = Date.now();
   let frame = 0;
-  const draw = () => process.stderr.write(`\r\x1b[2K${frames[frame++ % frames.length]} ${label} ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  const draw = () =>
+    process.stderr.write(
+      `\r\x1b[2K${frames[frame++ % frames.length]} ${label} ${((Date.now() - started) / 1000).toFixed(1)}s`,
+    );
   draw();
   const timer = setInterval(draw, 100);
   try {

@@ -58,7 +58,8 @@ function question(prompt: string, secret: boolean): Promise<string> {
         if (escape) {
           escape += char;
           // ESC [ params final (0x40-0x7e), or ESC O x, or ESC x.
-          const done = escape.length === 2 ? char !== '[' && char !== 'O' : escape[1] === 'O' || /[\x40-\x7e]/.test(char);
+          const done =
+            escape.length === 2 ? char !== '[' && char !== 'O' : escape[1] === 'O' || /[\x40-\x7e]/.test(char);
           if (done) escape = '';
           continue;
         }
@@ -119,10 +120,16 @@ export async function askNewPassword(prompt = 'Password: '): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     const first = await askSecret(prompt);
     const rule = passwordProblem(first);
-    const problem = rule ? `the password ${rule}` : (await askSecret('Confirm password: ')) !== first ? 'the passwords do not match' : null;
+    const problem = rule
+      ? `the password ${rule}`
+      : (await askSecret('Confirm password: ')) !== first
+        ? 'the passwords do not match'
+        : null;
     if (problem === null) return first;
     if (attempt === TRIES) throw new Error(problem);
     const left = TRIES - attempt;
-    process.stderr.write(`${problem[0]!.toUpperCase()}${problem.slice(1)}; try again (${left} ${left === 1 ? 'try' : 'tries'} left).\n`);
+    process.stderr.write(
+      `${problem[0]!.toUpperCase()}${problem.slice(1)}; try again (${left} ${left === 1 ? 'try' : 'tries'} left).\n`,
+    );
   }
 }

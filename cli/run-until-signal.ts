@@ -1,7 +1,10 @@
 // The end of every long-running command (`svc ship`, `svc bridge`, `svc launch`): wait for SIGINT or
 // SIGTERM, announce the stop once, close gracefully, and resolve when closed. A second signal while closing
 // is ignored (the close is already under way and bounded by each server's own shutdown).
-export function runUntilSignal(close: () => Promise<void>, announce: (signal: NodeJS.Signals) => void = () => undefined): Promise<void> {
+export function runUntilSignal(
+  close: () => Promise<void>,
+  announce: (signal: NodeJS.Signals) => void = () => undefined,
+): Promise<void> {
   return new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {

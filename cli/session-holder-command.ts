@@ -11,36 +11,66 @@ export function sessionHolderCommand(): Command {
   return new Command('session-holder')
     .description('hold the tmux server of a fleet so its sessions outlive `svc ship --session-holder` restarts')
     .option('-f, --fleet-directory <dir>', 'the fleet directory of the ship that uses these sessions', './fleet')
-    .option('--session-user <uid[:gid]>', 'run the tmux server and every session as this user and group (the ship\'s --session-user; needs CAP_SETUID and CAP_SETGID)')
-    .option('--drain-report-to <url>', 'on SIGTERM, before ending the sessions, send the workspaces with unpushed work to this URL (the operator\'s /drain-report)')
-    .option('--drain-report-credential <file>', 'the file holding the bearer token for --drain-report-to (a projected service-account token), read when sending')
-    .addOption(new Option('--drain-timeout <duration>', 'the time the scan for unpushed work and its report may take before the sessions end').default(20_000, '20s').argParser(parseDuration))
-    .action(async (options: { fleetDirectory: string; sessionUser?: string; drainReportTo?: string; drainReportCredential?: string; drainTimeout: number }) => {
-      if (!!options.drainReportTo !== !!options.drainReportCredential) throw new Error('--drain-report-to and --drain-report-credential go together');
-      const [{ startSessionHolder, SHIP_LOGGER }, { reportDrain }, { createLogger }] = await Promise.all([
-        import('../ship/sessions/session-holder.js'),
-        import('../ship/sessions/drain-report.js'),
-        import('../server/logger.js'),
-      ]);
-      const logger = createLogger(SHIP_LOGGER);
-      const sessionUser = options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
-      const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
-      const ended = holder.exited.then((code) => {
-        throw new Error(`the tmux server ended (exit code ${code})`);
-      });
-      await Promise.race([
-        runUntilSignal(
-          async () => {
-            // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
-            await reportDrain({
-              fleetDirectory: options.fleetDirectory, reportTo: options.drainReportTo, credentialFile: options.drainReportCredential,
-              timeoutMs: options.drainTimeout, logger, sessionUser,
-            }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
-            await holder.close();
-          },
-          (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
-        ),
-        ended,
-      ]);
-    });
+    .option(
+      '--session-user <uid[:gid]>',
+      "run the tmux server and every session as this user and group (the ship's --session-user; needs CAP_SETUID and CAP_SETGID)",
+    )
+    .option(
+      '--drain-report-to <url>',
+      "on SIGTERM, before ending the sessions, send the workspaces with unpushed work to this URL (the operator's /drain-report)",
+    )
+    .option(
+      '--drain-report-credential <file>',
+      'the file holding the bearer token for --drain-report-to (a projected service-account token), read when sending',
+    )
+    .addOption(
+      new Option(
+        '--drain-timeout <duration>',
+        'the time the scan for unpushed work and its report may take before the sessions end',
+      )
+        .default(20_000, '20s')
+        .argParser(parseDuration),
+    )
+    .action(
+      async (options: {
+        fleetDirectory: string;
+        sessionUser?: string;
+        drainReportTo?: string;
+        drainReportCredential?: string;
+        drainTimeout: number;
+      }) => {
+        if (!!options.drainReportTo !== !!options.drainReportCredential)
+          throw new Error('--drain-report-to and --drain-report-credential go together');
+        const [{ startSessionHolder, SHIP_LOGGER }, { reportDrain }, { createLogger }] = await Promise.all([
+          import('../ship/sessions/session-holder.js'),
+          import('../ship/sessions/drain-report.js'),
+          import('../server/logger.js'),
+        ]);
+        const logger = createLogger(SHIP_LOGGER);
+        const sessionUser =
+          options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
+        const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
+        const ended = holder.exited.then((code) => {
+          throw new Error(`the tmux server ended (exit code ${code})`);
+        });
+        await Promise.race([
+          runUntilSignal(
+            async () => {
+              // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
+              await reportDrain({
+                fleetDirectory: options.fleetDirectory,
+                reportTo: options.drainReportTo,
+                credentialFile: options.drainReportCredential,
+                timeoutMs: options.drainTimeout,
+                logger,
+                sessionUser,
+              }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
+              await holder.close();
+            },
+            (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
+          ),
+          ended,
+        ]);
+      },
+    );
 }

@@ -16,7 +16,9 @@ export function formatTable(headers: string[], rows: Cell[][]): string {
       return { text, sgr: styled ? cell.sgr : null };
     }),
   );
-  const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column]?.text ?? '').length)));
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...cells.map((row) => (row[column]?.text ?? '').length)),
+  );
   const render = (row: Array<{ text: string; sgr: number | null }>) =>
     row
       .map(({ text, sgr }, column) => {

@@ -16,7 +16,14 @@
 import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
-import { LoginResponse, Repo, ShipInfo, type CreateRepoRequest, type DrainReport, type RegisterShipRequest } from '../protocol/index.js';
+import {
+  LoginResponse,
+  Repo,
+  ShipInfo,
+  type CreateRepoRequest,
+  type DrainReport,
+  type RegisterShipRequest,
+} from '../protocol/index.js';
 import { SHIP_UNREACHABLE_STATUS } from '../protocol/ship-registration.js';
 
 export interface LoginPair {
@@ -48,7 +55,10 @@ export function bridgeCredentialsFromEnv(env: NodeJS.ProcessEnv = process.env): 
 /** The bridge could not be asked: connection refused or reset, a timeout, a 5xx, or an answer that is not the bridge's. */
 export class BridgeUnavailable extends Error {
   override readonly name = 'BridgeUnavailable';
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
   }
 }
@@ -56,7 +66,10 @@ export class BridgeUnavailable extends Error {
 /** The bridge refused the operator's credential (401 after one re-login) or its role (403). */
 export class BridgeUnauthorized extends Error {
   override readonly name = 'BridgeUnauthorized';
-  constructor(message: string, readonly status: 401 | 403) {
+  constructor(
+    message: string,
+    readonly status: 401 | 403,
+  ) {
     super(message);
   }
 }
@@ -64,7 +77,10 @@ export class BridgeUnauthorized extends Error {
 /** The bridge answered and said no: `status` and the bridge's own `{error}` message. */
 export class BridgeRefused extends Error {
   override readonly name = 'BridgeRefused';
-  constructor(readonly status: number, readonly detail: string) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
     super(detail);
   }
 }
@@ -122,7 +138,12 @@ interface CallSpec {
 
 /** The short reason a fetch failed: the system's code (ECONNREFUSED…) when there is one. */
 function transportReason(error: unknown): string {
-  const failure = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const failure = error as {
+    name?: string;
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
   if (failure.name === 'TimeoutError') return 'timed out';
   return failure.cause?.code ?? failure.code ?? failure.cause?.message ?? failure.message ?? String(error);
 }
@@ -148,17 +169,23 @@ export class BridgeClient {
 
   async listShips(): Promise<ShipInfo[]> {
     const answer = await this.call({ method: 'GET', path: '/ships', route: '/ships' });
-    if (!checkShips.Check(answer.body)) throw new BridgeUnavailable('the bridge answered GET /ships with something that is not a ship list');
+    if (!checkShips.Check(answer.body))
+      throw new BridgeUnavailable('the bridge answered GET /ships with something that is not a ship list');
     return answer.body;
   }
 
   /** POST /ships: 201 → the ShipInfo; the bridge's 409 and 502 come back as BridgeRefused. */
   async registerShip(request: RegisterShipRequest): Promise<ShipInfo> {
     const answer = await this.call({
-      method: 'POST', path: '/ships', route: '/ships', body: request,
-      timeoutMs: this.options.registerTimeoutMs ?? DEFAULT_REGISTER_TIMEOUT_MS, verdicts: [SHIP_UNREACHABLE_STATUS],
+      method: 'POST',
+      path: '/ships',
+      route: '/ships',
+      body: request,
+      timeoutMs: this.options.registerTimeoutMs ?? DEFAULT_REGISTER_TIMEOUT_MS,
+      verdicts: [SHIP_UNREACHABLE_STATUS],
     });
-    if (!checkShip.Check(answer.body)) throw new BridgeUnavailable('the bridge answered POST /ships with something that is not a ship');
+    if (!checkShip.Check(answer.body))
+      throw new BridgeUnavailable('the bridge answered POST /ships with something that is not a ship');
     return answer.body;
   }
 
@@ -169,18 +196,26 @@ export class BridgeClient {
 
   /** POST /ships/:name/drain-report: the bridge logs a draining node's unpushed work (a short deadline: a drain waits). */
   async drainReport(name: string, report: DrainReport): Promise<void> {
-    await this.call({ method: 'POST', path: `/ships/${encodeURIComponent(name)}/drain-report`, route: '/ships/:name/drain-report', body: report, timeoutMs: DRAIN_REPORT_TIMEOUT_MS });
+    await this.call({
+      method: 'POST',
+      path: `/ships/${encodeURIComponent(name)}/drain-report`,
+      route: '/ships/:name/drain-report',
+      body: report,
+      timeoutMs: DRAIN_REPORT_TIMEOUT_MS,
+    });
   }
 
   async listRepos(): Promise<Repo[]> {
     const answer = await this.call({ method: 'GET', path: '/repos', route: '/repos' });
-    if (!checkRepos.Check(answer.body)) throw new BridgeUnavailable('the bridge answered GET /repos with something that is not a repo list');
+    if (!checkRepos.Check(answer.body))
+      throw new BridgeUnavailable('the bridge answered GET /repos with something that is not a repo list');
     return answer.body;
   }
 
   async registerRepo(request: CreateRepoRequest): Promise<Repo> {
     const answer = await this.call({ method: 'POST', path: '/repos', route: '/repos', body: request });
-    if (!checkRepo.Check(answer.body)) throw new BridgeUnavailable('the bridge answered POST /repos with something that is not a repo');
+    if (!checkRepo.Check(answer.body))
+      throw new BridgeUnavailable('the bridge answered POST /repos with something that is not a repo');
     return answer.body;
   }
 
@@ -190,7 +225,11 @@ export class BridgeClient {
 
   private async remove(collection: '/ships' | '/repos', name: string): Promise<'removed' | 'absent'> {
     try {
-      await this.call({ method: 'DELETE', path: `${collection}/${encodeURIComponent(name)}`, route: `${collection}/:name` });
+      await this.call({
+        method: 'DELETE',
+        path: `${collection}/${encodeURIComponent(name)}`,
+        route: `${collection}/:name`,
+      });
       return 'removed';
     } catch (error) {
       if (error instanceof BridgeRefused && error.status === 404) return 'absent';
@@ -218,16 +257,29 @@ export class BridgeClient {
     const text = errorText(body, status);
     if (status === 401) {
       const kind = this.options.credentials.kind;
-      const why = kind === 'none'
-        ? 'the bridge requires authentication: set SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, SVC_OPERATOR_ADMIN_SECRET or SVC_TOKEN'
-        : kind === 'token' ? `the bridge refused SVC_TOKEN (${text}); the operator cannot renew a session it did not log in for` : `the bridge refused the operator's session after a fresh login (${text})`;
+      const why =
+        kind === 'none'
+          ? 'the bridge requires authentication: set SVC_OPERATOR_USERNAME and SVC_OPERATOR_PASSWORD, SVC_OPERATOR_ADMIN_SECRET or SVC_TOKEN'
+          : kind === 'token'
+            ? `the bridge refused SVC_TOKEN (${text}); the operator cannot renew a session it did not log in for`
+            : `the bridge refused the operator's session after a fresh login (${text})`;
       throw new BridgeUnauthorized(why, 401);
     }
-    if (status === 403) throw new BridgeUnauthorized(`the bridge refused ${spec.method} ${spec.route} to the operator's user (${text}): it needs an admin`, 403);
-    if (status >= 500 && !(spec.verdicts ?? []).includes(status)) throw new BridgeUnavailable(`the bridge answered ${status} to ${spec.method} ${spec.route}: ${text}`, status);
-    if (status >= 300 && status < 400) throw new BridgeUnavailable(`the bridge answered ${status} (a redirect, not followed) to ${spec.method} ${spec.route}`, status);
+    if (status === 403)
+      throw new BridgeUnauthorized(
+        `the bridge refused ${spec.method} ${spec.route} to the operator's user (${text}): it needs an admin`,
+        403,
+      );
+    if (status >= 500 && !(spec.verdicts ?? []).includes(status))
+      throw new BridgeUnavailable(`the bridge answered ${status} to ${spec.method} ${spec.route}: ${text}`, status);
+    if (status >= 300 && status < 400)
+      throw new BridgeUnavailable(
+        `the bridge answered ${status} (a redirect, not followed) to ${spec.method} ${spec.route}`,
+        status,
+      );
     // A verdict 5xx without the bridge's `{error}` body came from something in front of it (a proxy).
-    if (status >= 500 && typeof (body as { error?: unknown } | null)?.error !== 'string') throw new BridgeUnavailable(`the bridge answered ${status} to ${spec.method} ${spec.route}: ${text}`, status);
+    if (status >= 500 && typeof (body as { error?: unknown } | null)?.error !== 'string')
+      throw new BridgeUnavailable(`the bridge answered ${status} to ${spec.method} ${spec.route}: ${text}`, status);
     throw new BridgeRefused(status, text);
   }
 
@@ -253,18 +305,31 @@ export class BridgeClient {
     const read = this.options.readLoginSecret;
     const pair = read ? await read(credentials.secret) : undefined;
     // Absent at first start: the operator creates the chart's first-admin Secret itself, a moment later.
-    if (!pair) throw new BridgeUnavailable(`the operator's login Secret ${credentials.secret} is absent or lacks username and password`);
+    if (!pair)
+      throw new BridgeUnavailable(
+        `the operator's login Secret ${credentials.secret} is absent or lacks username and password`,
+      );
     return pair;
   }
 
   private async login(username: string, password: string): Promise<string> {
-    const answer = await this.send({ method: 'POST', path: '/auth/login', route: '/auth/login', body: { username, password } }, null);
+    const answer = await this.send(
+      { method: 'POST', path: '/auth/login', route: '/auth/login', body: { username, password } },
+      null,
+    );
     if (answer.status === 401 || answer.status === 403) {
-      throw new BridgeUnauthorized(`the bridge refused the operator's login as "${username}": ${errorText(answer.body, answer.status)}`, answer.status);
+      throw new BridgeUnauthorized(
+        `the bridge refused the operator's login as "${username}": ${errorText(answer.body, answer.status)}`,
+        answer.status,
+      );
     }
     if (answer.status >= 300 || !checkLogin.Check(answer.body)) {
-      if (answer.status >= 400 && answer.status < 500) throw new BridgeRefused(answer.status, `login as "${username}": ${errorText(answer.body, answer.status)}`);
-      throw new BridgeUnavailable(`the bridge answered ${answer.status} to POST /auth/login: ${errorText(answer.body, answer.status)}`, answer.status);
+      if (answer.status >= 400 && answer.status < 500)
+        throw new BridgeRefused(answer.status, `login as "${username}": ${errorText(answer.body, answer.status)}`);
+      throw new BridgeUnavailable(
+        `the bridge answered ${answer.status} to POST /auth/login: ${errorText(answer.body, answer.status)}`,
+        answer.status,
+      );
     }
     this.session = answer.body.token;
     this.options.logger?.info({ bridge: this.url, username }, 'logged in to the bridge');
@@ -300,7 +365,10 @@ export class BridgeClient {
     } finally {
       const durationMs = performance.now() - started;
       this.options.observe?.({ method: spec.method, route: spec.route, status, durationMs });
-      this.options.logger?.debug({ method: spec.method, route: spec.route, status, durationMs: Math.round(durationMs) }, 'bridge call');
+      this.options.logger?.debug(
+        { method: spec.method, route: spec.route, status, durationMs: Math.round(durationMs) },
+        'bridge call',
+      );
     }
   }
 }

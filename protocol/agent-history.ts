@@ -36,16 +36,34 @@ export interface HistorySubject {
 }
 
 /** The history after `workspace` was seen at `at`; `sessionEnded` when the frame said its session ended. */
-export function advanceHistory(previous: AgentHistory | undefined, workspace: HistorySubject, at: string, sessionEnded = false): AgentHistory {
+export function advanceHistory(
+  previous: AgentHistory | undefined,
+  workspace: HistorySubject,
+  at: string,
+  sessionEnded = false,
+): AgentHistory {
   const state = workspace.agent?.state ?? null;
   let next: AgentHistory;
   if (!previous) next = { state, since: at, seenChange: false, finishedWork: false, sessionEnded: false };
   else if (previous.state === state) next = { ...previous, sessionEnded: previous.sessionEnded && !workspace.active };
-  else next = { state, since: at, seenChange: true, finishedWork: state === 'idle' && WORKING.has(previous.state), sessionEnded: previous.sessionEnded && !workspace.active };
+  else
+    next = {
+      state,
+      since: at,
+      seenChange: true,
+      finishedWork: state === 'idle' && WORKING.has(previous.state),
+      sessionEnded: previous.sessionEnded && !workspace.active,
+    };
   if (sessionEnded) next = { ...next, since: at, seenChange: true, sessionEnded: true };
   return previous && sameHistory(previous, next) ? previous : next;
 }
 
 function sameHistory(a: AgentHistory, b: AgentHistory): boolean {
-  return a.state === b.state && a.since === b.since && a.seenChange === b.seenChange && a.finishedWork === b.finishedWork && a.sessionEnded === b.sessionEnded;
+  return (
+    a.state === b.state &&
+    a.since === b.since &&
+    a.seenChange === b.seenChange &&
+    a.finishedWork === b.finishedWork &&
+    a.sessionEnded === b.sessionEnded
+  );
 }

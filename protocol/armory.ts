@@ -61,12 +61,23 @@ export const ArmorySyncState = Type.Object({
 });
 export type ArmorySyncState = Static<typeof ArmorySyncState>;
 
-export const NEVER_SYNCED: ArmorySyncState = { revision: null, bridgeUrl: null, syncedAt: null, fileCount: 0, install: null, lastError: null };
+export const NEVER_SYNCED: ArmorySyncState = {
+  revision: null,
+  bridgeUrl: null,
+  syncedAt: null,
+  fileCount: 0,
+  install: null,
+  lastError: null,
+};
 
 export const ArmorySyncRequest = Type.Object({ bridgeUrl: Type.String(), revision: Type.String() });
 export type ArmorySyncRequest = Static<typeof ArmorySyncRequest>;
 
-export const ShipArmoryState = Type.Object({ ship: Type.String(), status: ShipStatus, state: Type.Union([ArmorySyncState, Type.Null()]) });
+export const ShipArmoryState = Type.Object({
+  ship: Type.String(),
+  status: ShipStatus,
+  state: Type.Union([ArmorySyncState, Type.Null()]),
+});
 export type ShipArmoryState = Static<typeof ShipArmoryState>;
 
 // eslint-disable-next-line no-control-regex

@@ -63,7 +63,8 @@ export function emailProblem(email: string): string | null {
   // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/u.test(email)) return 'must not contain whitespace or control characters';
   const at = email.lastIndexOf('@');
-  if (at <= 0 || at === email.length - 1 || email.indexOf('@') !== at) return 'must be an address like name@example.com';
+  if (at <= 0 || at === email.length - 1 || email.indexOf('@') !== at)
+    return 'must be an address like name@example.com';
   const domain = email.slice(at + 1);
   if (domain.split('.').some((label) => label === '')) return 'must be an address like name@example.com';
   return null;

@@ -28,7 +28,10 @@ export const GUI_RECONNECT: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
 export class Backoff {
   private failures = 0;
 
-  constructor(private readonly policy: BackoffPolicy, private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly policy: BackoffPolicy,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Records a failure and returns how long to wait before the next attempt. */
   next(): number {

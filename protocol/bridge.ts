@@ -41,7 +41,11 @@ export const RegisterShipRequest = Type.Object({
 });
 export type RegisterShipRequest = Static<typeof RegisterShipRequest>;
 
-export const PullRequestRef = Type.Object({ number: Type.Integer({ minimum: 1 }), state: Type.String(), url: Type.String() });
+export const PullRequestRef = Type.Object({
+  number: Type.Integer({ minimum: 1 }),
+  state: Type.String(),
+  url: Type.String(),
+});
 export type PullRequestRef = Static<typeof PullRequestRef>;
 
 export const EphemeralWorkspace = Type.Object({
@@ -83,9 +87,18 @@ export type BridgeCreateWorkspaceRequest = Static<typeof BridgeCreateWorkspaceRe
 export const SweepCounters = Type.Object({
   checked: Type.Integer({ minimum: 0, description: 'records whose pull requests were read this pass' }),
   destroyed: Type.Integer({ minimum: 0, description: 'workspaces deleted' }),
-  blocked: Type.Integer({ minimum: 0, description: 'cleanups the ship refused because the clone holds work no remote has' }),
-  skipped: Type.Integer({ minimum: 0, description: 'left for a later pass (offline ship, or the forge could not answer)' }),
-  forgotten: Type.Integer({ minimum: 0, description: 'records dropped because the workspace is gone and its ship was online to say so' }),
+  blocked: Type.Integer({
+    minimum: 0,
+    description: 'cleanups the ship refused because the clone holds work no remote has',
+  }),
+  skipped: Type.Integer({
+    minimum: 0,
+    description: 'left for a later pass (offline ship, or the forge could not answer)',
+  }),
+  forgotten: Type.Integer({
+    minimum: 0,
+    description: 'records dropped because the workspace is gone and its ship was online to say so',
+  }),
 });
 export type SweepCounters = Static<typeof SweepCounters>;
 

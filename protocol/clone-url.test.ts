@@ -35,8 +35,12 @@ describe('clone url policy', () => {
   });
 
   it('refuses local repositories when the policy forbids them', () => {
-    expect(classifyCloneUrl('file:///srv/r.git', closed)).toEqual({ problem: 'local repositories are not allowed on this server' });
-    expect(classifyCloneUrl('/srv/r.git', closed)).toEqual({ problem: 'local repositories are not allowed on this server' });
+    expect(classifyCloneUrl('file:///srv/r.git', closed)).toEqual({
+      problem: 'local repositories are not allowed on this server',
+    });
+    expect(classifyCloneUrl('/srv/r.git', closed)).toEqual({
+      problem: 'local repositories are not allowed on this server',
+    });
     expect(classifyCloneUrl('https://x/r.git', closed)).toEqual({ transport: 'https' });
     expect(gitAllowProtocol(closed)).toBe('https:http:ssh:git');
     expect(gitAllowProtocol(open)).toBe('https:http:ssh:git:file');
@@ -44,12 +48,26 @@ describe('clone url policy', () => {
 
   it('gives git the basics and no secret of the process', () => {
     const env = gitEnvironment(
-      { PATH: '/bin', HOME: '/h', SVC_BRIDGE_TOKEN: 'secret', GIT_DIR: '/elsewhere', GIT_SSL_CAINFO: '/ca', LC_ALL: 'de_DE' },
+      {
+        PATH: '/bin',
+        HOME: '/h',
+        SVC_BRIDGE_TOKEN: 'secret',
+        GIT_DIR: '/elsewhere',
+        GIT_SSL_CAINFO: '/ca',
+        LC_ALL: 'de_DE',
+      },
       { allowLocalRepos: false },
     );
     expect(env).toEqual({
-      PATH: '/bin', HOME: '/h', GIT_SSL_CAINFO: '/ca', LC_ALL: 'C', LANG: 'C', GIT_TERMINAL_PROMPT: '0',
-      GIT_LFS_SKIP_SMUDGE: '1', GIT_ALLOW_PROTOCOL: 'https:http:ssh:git', GIT_CONFIG_NOSYSTEM: '1',
+      PATH: '/bin',
+      HOME: '/h',
+      GIT_SSL_CAINFO: '/ca',
+      LC_ALL: 'C',
+      LANG: 'C',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_LFS_SKIP_SMUDGE: '1',
+      GIT_ALLOW_PROTOCOL: 'https:http:ssh:git',
+      GIT_CONFIG_NOSYSTEM: '1',
     });
   });
 

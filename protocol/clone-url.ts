@@ -15,13 +15,23 @@ const TRANSPORT_PREFIX = /^([a-zA-Z][a-zA-Z0-9+.-]*)::/;
 const SCP_LIKE = /^(?:[^@/:]+@)?([^/:]+):/;
 const CONTROL = /\p{Cc}/u;
 const SCHEME_TRANSPORTS: Record<string, CloneTransport> = {
-  https: 'https', http: 'http', ssh: 'ssh', 'git+ssh': 'ssh', 'ssh+git': 'ssh', git: 'git', file: 'file',
+  https: 'https',
+  http: 'http',
+  ssh: 'ssh',
+  'git+ssh': 'ssh',
+  'ssh+git': 'ssh',
+  git: 'git',
+  file: 'file',
 };
 
 /** The transport git would use for `url`, or a reason the URL is refused. */
-export function classifyCloneUrl(url: string, policy: CloneUrlPolicy): { transport: CloneTransport } | { problem: string } {
+export function classifyCloneUrl(
+  url: string,
+  policy: CloneUrlPolicy,
+): { transport: CloneTransport } | { problem: string } {
   if (url.trim() === '') return { problem: 'clone url must not be empty' };
-  if (url.length > CLONE_URL_MAX_LENGTH) return { problem: `clone url is longer than ${CLONE_URL_MAX_LENGTH} characters` };
+  if (url.length > CLONE_URL_MAX_LENGTH)
+    return { problem: `clone url is longer than ${CLONE_URL_MAX_LENGTH} characters` };
   if (CONTROL.test(url)) return { problem: 'clone url must not contain control characters' };
   if (url.startsWith('-')) return { problem: 'clone url must not start with "-"' };
   const transport = TRANSPORT_PREFIX.exec(url);
@@ -42,7 +52,8 @@ export function classifyCloneUrl(url: string, policy: CloneUrlPolicy): { transpo
       kind = 'file';
     }
   }
-  if (kind === 'file' && !policy.allowLocalRepos) return { problem: 'local repositories are not allowed on this server' };
+  if (kind === 'file' && !policy.allowLocalRepos)
+    return { problem: 'local repositories are not allowed on this server' };
   return { transport: kind };
 }
 
@@ -52,14 +63,18 @@ export function gitAllowProtocol(policy: CloneUrlPolicy): string {
 }
 
 /** Variables a git child inherits: the basics, TLS trust and proxies; never a secret of the process. */
-const GIT_PASS_THROUGH = /^(PATH|HOME|USER|LOGNAME|TMPDIR|SSH_AUTH_SOCK|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_SSH_COMMAND|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
+const GIT_PASS_THROUGH =
+  /^(PATH|HOME|USER|LOGNAME|TMPDIR|SSH_AUTH_SOCK|GIT_SSL_CAINFO|GIT_SSL_CAPATH|GIT_SSH_COMMAND|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
 
 /**
  * The environment for git against a remote nobody vouches for: inherited basics only, messages in the C
  * locale (so failures can be classified), no prompts, no LFS smudge, no system config, and only the
  * transports the policy allows.
  */
-export function gitEnvironment(source: Record<string, string | undefined>, policy: CloneUrlPolicy): Record<string, string> {
+export function gitEnvironment(
+  source: Record<string, string | undefined>,
+  policy: CloneUrlPolicy,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) {
     if (value !== undefined && GIT_PASS_THROUGH.test(key)) env[key] = value;

@@ -58,5 +58,9 @@ export function describeFindings(found: WorkspaceDrainFindings): string {
 
 /** Whether a workspace's findings say it holds work that exists nowhere else (or might). */
 export function hasUnpushedWork(found: WorkspaceDrainFindings): boolean {
-  return found.unpushedBranches.length > 0 || found.uncommittedFiles + found.untrackedFiles + found.stashes > 0 || !!found.scanError;
+  return (
+    found.unpushedBranches.length > 0 ||
+    found.uncommittedFiles + found.untrackedFiles + found.stashes > 0 ||
+    !!found.scanError
+  );
 }

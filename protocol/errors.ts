@@ -6,7 +6,12 @@ export type ErrorBody = Static<typeof ErrorBody>;
 
 /** One failed check of a request part; `path` is a JSON pointer inside that part. */
 export const ValidationIssue = Type.Object({
-  part: Type.Union([Type.Literal('body'), Type.Literal('querystring'), Type.Literal('params'), Type.Literal('headers')]),
+  part: Type.Union([
+    Type.Literal('body'),
+    Type.Literal('querystring'),
+    Type.Literal('params'),
+    Type.Literal('headers'),
+  ]),
   path: Type.String(),
   message: Type.String(),
 });
@@ -36,7 +41,13 @@ export function validationBody(part: string, issues: SchemaIssue[]): ValidationE
           path: `${issue.instancePath ?? ''}/${property}`,
           message: 'is required',
         }))
-      : [{ part: part as ValidationIssue['part'], path: issue.instancePath ?? '', message: issue.message ?? 'is invalid' }],
+      : [
+          {
+            part: part as ValidationIssue['part'],
+            path: issue.instancePath ?? '',
+            message: issue.message ?? 'is invalid',
+          },
+        ],
   );
   const first = mapped[0];
   return { message: first ? `${first.part}${first.path} ${first.message}` : `${part} is invalid`, issues: mapped };
@@ -47,8 +58,15 @@ export function validationBody(part: string, issues: SchemaIssue[]): ValidationE
  * first of `fields` that failed) and the rule it broke, as the spec words it: the spec answers those with
  * 400 `invalid … identifier`, not 422, and svc appends the rule (`…: must not contain path separators`).
  */
-export function identifierFailureField(issues: SchemaIssue[], fields: string[]): { field: string; reason: string } | null {
-  if (issues.length === 0 || !issues.every((issue) => issue.keyword === '~refine' && fields.includes(issue.instancePath ?? ''))) return null;
+export function identifierFailureField(
+  issues: SchemaIssue[],
+  fields: string[],
+): { field: string; reason: string } | null {
+  if (
+    issues.length === 0 ||
+    !issues.every((issue) => issue.keyword === '~refine' && fields.includes(issue.instancePath ?? ''))
+  )
+    return null;
   for (const field of fields) {
     const issue = issues.find((candidate) => candidate.instancePath === field);
     if (issue) return { field, reason: issue.message ?? 'invalid identifier' };

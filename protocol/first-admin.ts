@@ -21,6 +21,12 @@ export function adminFromEnvironment(env: Readonly<Record<string, string | undef
   const present = VARIABLES.filter((name) => env[name] !== undefined && env[name] !== '');
   if (present.length === 0) return null;
   const missing = VARIABLES.filter((name) => !present.includes(name));
-  if (missing.length > 0) throw new Error(`the first admin needs all of ${VARIABLES.join(', ')}; missing: ${missing.join(', ')}`);
-  return { username: env.SVC_BRIDGE_ADMIN_USER!, email: env.SVC_BRIDGE_ADMIN_EMAIL!, password: env.SVC_BRIDGE_ADMIN_PASSWORD!, role: 'admin' };
+  if (missing.length > 0)
+    throw new Error(`the first admin needs all of ${VARIABLES.join(', ')}; missing: ${missing.join(', ')}`);
+  return {
+    username: env.SVC_BRIDGE_ADMIN_USER!,
+    email: env.SVC_BRIDGE_ADMIN_EMAIL!,
+    password: env.SVC_BRIDGE_ADMIN_PASSWORD!,
+    role: 'admin',
+  };
 }

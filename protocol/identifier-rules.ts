@@ -11,7 +11,12 @@ function utf8Length(value: string): number {
     const code = value.charCodeAt(i);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < value.length && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+    else if (
+      code >= 0xd800 &&
+      code <= 0xdbff &&
+      i + 1 < value.length &&
+      (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
       bytes += 4;
       i++;
     } else bytes += 3;

@@ -7,7 +7,10 @@ export const ISSUE_BRANCH_MAX_LENGTH = 60;
 
 /** Lowercase ASCII letters and digits; every run of anything else one `-`; trimmed of `-`. */
 export function slugOf(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /** `<number>-<slug>`, cut to 60 characters with no trailing `-`; a title that slugs to nothing gives `<number>`. */

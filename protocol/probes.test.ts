@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { checkReadiness, singleFlightReadiness, type ReadinessCheck } from './probes.js';
 
-const passing = (name: ReadinessCheck['name'], ran: string[]): ReadinessCheck => ({ name, run: async () => void ran.push(name) });
-const failing = (name: ReadinessCheck['name'], message: string): ReadinessCheck => ({ name, run: async () => Promise.reject(new Error(message)) });
+const passing = (name: ReadinessCheck['name'], ran: string[]): ReadinessCheck => ({
+  name,
+  run: async () => void ran.push(name),
+});
+const failing = (name: ReadinessCheck['name'], message: string): ReadinessCheck => ({
+  name,
+  run: async () => Promise.reject(new Error(message)),
+});
 
 describe('checkReadiness', () => {
   it('is ok when every check passes, running them in order', async () => {
@@ -13,7 +19,9 @@ describe('checkReadiness', () => {
 
   it('names the first check that fails, with its message, and runs none after it', async () => {
     const ran: string[] = [];
-    expect(await checkReadiness([passing('tmux', ran), failing('fleet-directory', 'read-only'), passing('store', ran)])).toEqual({
+    expect(
+      await checkReadiness([passing('tmux', ran), failing('fleet-directory', 'read-only'), passing('store', ran)]),
+    ).toEqual({
       ok: false,
       failing: 'fleet-directory',
       error: 'read-only',
@@ -31,7 +39,10 @@ describe('singleFlightReadiness', () => {
   it('shares one run between probes that arrive while it runs, and runs again afterwards', async () => {
     let runs = 0;
     let release!: () => void;
-    const check: ReadinessCheck = { name: 'store', run: () => (runs++, new Promise<void>((resolve) => (release = resolve))) };
+    const check: ReadinessCheck = {
+      name: 'store',
+      run: () => (runs++, new Promise<void>((resolve) => (release = resolve))),
+    };
     const probe = singleFlightReadiness([check]);
     const [first, second] = [probe(), probe()];
     release();

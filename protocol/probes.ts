@@ -49,7 +49,10 @@ export interface ReadinessCheck {
 }
 
 /** Runs `checks` in order; the first that fails (or takes longer than `timeoutMs`) is the answer. */
-export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutMs = READINESS_CHECK_TIMEOUT_MS): Promise<ProbeResult> {
+export async function checkReadiness(
+  checks: readonly ReadinessCheck[],
+  timeoutMs = READINESS_CHECK_TIMEOUT_MS,
+): Promise<ProbeResult> {
   for (const check of checks) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -70,7 +73,10 @@ export async function checkReadiness(checks: readonly ReadinessCheck[], timeoutM
  * One readiness run at a time: probes arriving while one runs share its answer, so a burst of probes (or a
  * slow store) never stacks up checks.
  */
-export function singleFlightReadiness(checks: readonly ReadinessCheck[], timeoutMs?: number): () => Promise<ProbeResult> {
+export function singleFlightReadiness(
+  checks: readonly ReadinessCheck[],
+  timeoutMs?: number,
+): () => Promise<ProbeResult> {
   let running: Promise<ProbeResult> | null = null;
   return () => {
     running ??= checkReadiness(checks, timeoutMs).finally(() => {

@@ -14,7 +14,8 @@ export interface RequestFacts {
 export function crossOriginProblem(facts: RequestFacts): string | null {
   if (facts.origin !== undefined) {
     const own = facts.origin === `http://${facts.host}` || facts.origin === `https://${facts.host}`;
-    if (!own && !facts.allowedOrigins?.includes(facts.origin)) return `cross-origin requests are not allowed (origin ${facts.origin})`;
+    if (!own && !facts.allowedOrigins?.includes(facts.origin))
+      return `cross-origin requests are not allowed (origin ${facts.origin})`;
   }
   if (facts.secFetchSite === 'cross-site') return 'cross-site requests are not allowed';
   return null;

@@ -7,16 +7,21 @@
 /** Why `name` may not be passed to sessions, or null when it may. */
 export function sessionEnvProblem(name: string): string | null {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `"${name}" is not an environment variable name`;
-  if (name.toUpperCase().startsWith('SVC_')) return `${name}: the ship's own SVC_* variables (its tokens and settings) never reach a session`;
+  if (name.toUpperCase().startsWith('SVC_'))
+    return `${name}: the ship's own SVC_* variables (its tokens and settings) never reach a session`;
   return null;
 }
 
 /** The names SVC_SESSION_ENV lists; throws with the reason on a name that may not be passed to sessions. */
 export function sessionEnvNames(list: string | undefined): string[] {
-  const names = (list ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   for (const name of names) {
     const problem = sessionEnvProblem(name);
-    if (problem) throw new Error(problem.startsWith('"') ? `SVC_SESSION_ENV: ${problem}` : `SVC_SESSION_ENV names ${problem}`);
+    if (problem)
+      throw new Error(problem.startsWith('"') ? `SVC_SESSION_ENV: ${problem}` : `SVC_SESSION_ENV names ${problem}`);
   }
   return [...new Set(names)];
 }

@@ -6,7 +6,14 @@ import { sgrFor, TerminalRenderer } from './terminal-renderer.js';
 const { Terminal } = xterm;
 
 function grid(cells: GridFrame['cells'], seq = 0): GridFrame {
-  return { type: 'grid', seq, cols: cells[0]!.length, rows: cells.length, cursor: { x: 0, y: 0, visible: true }, cells };
+  return {
+    type: 'grid',
+    seq,
+    cols: cells[0]!.length,
+    rows: cells.length,
+    cursor: { x: 0, y: 0, visible: true },
+    cells,
+  };
 }
 
 async function show(output: string, cols: number, rows: number): Promise<string[]> {
@@ -20,7 +27,12 @@ async function show(output: string, cols: number, rows: number): Promise<string[
 describe('terminal renderer', () => {
   it('draws a screen that a real terminal shows identically, wide characters included', async () => {
     const screen = new TerminalScreen();
-    screen.apply(grid([[{ t: 'h', f: 1 }, { t: 'i', a: 1 }, 0, { t: '漢', w: 1 }, { w: 2 }, { t: '!' }], [0, 0, 0, 0, 0, { t: 'z', b: [1, 2, 3] }]]));
+    screen.apply(
+      grid([
+        [{ t: 'h', f: 1 }, { t: 'i', a: 1 }, 0, { t: '漢', w: 1 }, { w: 2 }, { t: '!' }],
+        [0, 0, 0, 0, 0, { t: 'z', b: [1, 2, 3] }],
+      ]),
+    );
     const output = new TerminalRenderer().render(screen, { cols: 6, rows: 2 });
     expect(await show(output, 6, 2)).toEqual(['hi 漢!', '     z']);
   });
@@ -30,7 +42,14 @@ describe('terminal renderer', () => {
     const renderer = new TerminalRenderer();
     screen.apply(grid([[{ t: 'a' }, { t: 'b' }, { t: 'c' }]]));
     renderer.render(screen, { cols: 3, rows: 1 });
-    screen.apply({ type: 'patch', seq: 1, cols: 3, rows: 1, cursor: { x: 0, y: 0, visible: true }, runs: [[0, 2, [{ t: 'Z' }]]] });
+    screen.apply({
+      type: 'patch',
+      seq: 1,
+      cols: 3,
+      rows: 1,
+      cursor: { x: 0, y: 0, visible: true },
+      runs: [[0, 2, [{ t: 'Z' }]]],
+    });
     const second = renderer.render(screen, { cols: 3, rows: 1 });
     expect(second).toContain('\x1b[1;3H');
     expect(second).toContain('Z');
@@ -67,7 +86,10 @@ describe('terminal renderer', () => {
     await write(scroll + redraw);
     // Lines that went by between two paints (never drawn) are written, then scrolled off.
     screen.apply(grid([line('ffff'), line('gggg')], 2));
-    await write(renderer.scrollOut([line('bbbb'), line('cccc'), line('dddd'), line('eeee')], viewport) + renderer.render(screen, viewport));
+    await write(
+      renderer.scrollOut([line('bbbb'), line('cccc'), line('dddd'), line('eeee')], viewport) +
+        renderer.render(screen, viewport),
+    );
     const buffer = term.buffer.active;
     const all = Array.from({ length: buffer.length }, (_, y) => buffer.getLine(y)!.translateToString(true));
     expect(all).toEqual(['aaaa', 'bbbb', 'cccc', 'dddd', 'eeee', 'ffff', 'gggg']);

@@ -54,9 +54,7 @@ export class TerminalScreen {
 
   /** The text of one row: spacer cells of wide characters contribute nothing, blanks a space. */
   rowText(row: number): string {
-    return (this.cells[row] ?? [])
-      .map((cell) => (cell === 0 ? ' ' : cell.w === 2 ? '' : (cell.t ?? ' ')))
-      .join('');
+    return (this.cells[row] ?? []).map((cell) => (cell === 0 ? ' ' : cell.w === 2 ? '' : (cell.t ?? ' '))).join('');
   }
 
   text(): string {

@@ -38,7 +38,10 @@ export const TerminalClientMessage = Type.Union([InitMessage, InputMessage, Resi
 export type TerminalClientMessage = Static<typeof TerminalClientMessage>;
 
 /** RGB colour as `[r, g, b]`, or a palette index 0-255. */
-export const CellColor = Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Tuple([Type.Integer(), Type.Integer(), Type.Integer()])]);
+export const CellColor = Type.Union([
+  Type.Integer({ minimum: 0, maximum: 255 }),
+  Type.Tuple([Type.Integer(), Type.Integer(), Type.Integer()]),
+]);
 export type CellColor = Static<typeof CellColor>;
 
 /**
@@ -119,9 +122,7 @@ export type TerminalServerFrame = GridFrame | PatchFrame | ExitFrame;
 export function cellEquals(a: Cell, b: Cell): boolean {
   if (a === b) return true;
   if (a === 0 || b === 0) return false;
-  return (
-    a.t === b.t && a.a === b.a && a.u === b.u && a.w === b.w && colorEquals(a.f, b.f) && colorEquals(a.b, b.b)
-  );
+  return a.t === b.t && a.a === b.a && a.u === b.u && a.w === b.w && colorEquals(a.f, b.f) && colorEquals(a.b, b.b);
 }
 
 function colorEquals(a: CellColor | undefined, b: CellColor | undefined): boolean {

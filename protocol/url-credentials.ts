@@ -41,4 +41,3 @@ export function splitUrlCredentials(raw: string): SplitUrl {
     credentialed: raw,
   };
 }
-

@@ -30,19 +30,30 @@ export interface ErrorHandling {
 export function installErrorHandler(app: FastifyInstance, handling: ErrorHandling): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const known = handling.known(error);
-    if (known) return reply.code(known.status).headers(known.headers ?? {}).send({ error: known.message });
+    if (known)
+      return reply
+        .code(known.status)
+        .headers(known.headers ?? {})
+        .send({ error: known.message });
     const fastifyError = error as FastifyError;
     if (fastifyError.validation) {
       const issues = fastifyError.validation as SchemaIssue[];
-      const fields = (request.routeOptions.config as IdentifierFields | undefined)?.identifierFields ?? handling.identifierFields ?? {};
-      const failure = fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
+      const fields =
+        (request.routeOptions.config as IdentifierFields | undefined)?.identifierFields ??
+        handling.identifierFields ??
+        {};
+      const failure =
+        fastifyError.validationContext === 'body' ? identifierFailureField(issues, Object.keys(fields)) : null;
       if (failure) return reply.code(400).send({ error: `${fields[failure.field]}: ${failure.reason}` });
       return reply.code(422).send(validationBody(fastifyError.validationContext ?? 'body', issues));
     }
     const unavailable = handling.unavailable?.(error);
     if (unavailable) {
       request.log.warn({ err: error.message }, unavailable.log);
-      return reply.code(503).header('retry-after', String(unavailable.retryAfterSeconds)).send({ error: unavailable.message });
+      return reply
+        .code(503)
+        .header('retry-after', String(unavailable.retryAfterSeconds))
+        .send({ error: unavailable.message });
     }
     const badInput = handling.badInput?.(error);
     if (badInput) return reply.code(400).send({ error: badInput });

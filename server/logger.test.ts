@@ -15,7 +15,10 @@ function capture() {
     },
   });
   // The bridge logger's redaction of the authorization header, as createLogger sets it.
-  return { lines, logger: pino({ level: 'info', redact: { paths: ['req.headers.authorization'], censor: '***' } }, stream) };
+  return {
+    lines,
+    logger: pino({ level: 'info', redact: { paths: ['req.headers.authorization'], censor: '***' } }, stream),
+  };
 }
 
 describe('the request line', () => {
@@ -42,12 +45,16 @@ describe('the request line', () => {
   });
 });
 
-describe('the bridge logger\'s batched output', () => {
+describe("the bridge logger's batched output", () => {
   const logger = resolve(import.meta.dirname, '../dist/server/logger.js');
   // A child process logging through createLogger: its stdout is the log, stderr carries markers.
   function run(script: string): Promise<Array<{ stream: 'out' | 'err'; text: string }>> {
     if (!existsSync(logger)) throw new Error('run `npm run build` first (npm test does)');
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(logger)};\nconst log = createLogger({ component: 'bridge', level: 'info' });\n${script}`]);
+    const child = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { createLogger } from ${JSON.stringify(logger)};\nconst log = createLogger({ component: 'bridge', level: 'info' });\n${script}`,
+    ]);
     const events: Array<{ stream: 'out' | 'err'; text: string }> = [];
     child.stdout.on('data', (chunk: Buffer) => events.push({ stream: 'out', text: chunk.toString() }));
     child.stderr.on('data', (chunk: Buffer) => events.push({ stream: 'err', text: chunk.toString() }));
@@ -63,7 +70,11 @@ describe('the bridge logger\'s batched output', () => {
       process.stderr.write('blocked-loop-ended\\n');
       process.exit(0);`);
     const ended = events.findIndex((event) => event.stream === 'err' && event.text.includes('blocked-loop-ended'));
-    const before = events.slice(0, ended).filter((event) => event.stream === 'out').map((event) => event.text).join('');
+    const before = events
+      .slice(0, ended)
+      .filter((event) => event.stream === 'out')
+      .map((event) => event.text)
+      .join('');
     expect(ended).toBeGreaterThan(0);
     expect(before).toContain('"msg":"pending info"');
     expect(before).toContain('"msg":"the warning"');
@@ -75,12 +86,19 @@ describe('the bridge logger\'s batched output', () => {
       setTimeout(() => { process.stderr.write('a-second-later\\n'); process.exit(0); }, 1000);`);
     const marker = events.findIndex((event) => event.stream === 'err' && event.text.includes('a-second-later'));
     expect(marker).toBeGreaterThan(0);
-    expect(events.slice(0, marker).some((event) => event.stream === 'out' && event.text.includes('"msg":"alone"'))).toBe(true);
+    expect(
+      events.slice(0, marker).some((event) => event.stream === 'out' && event.text.includes('"msg":"alone"')),
+    ).toBe(true);
   });
 
   it('loses no batched line at exit', async () => {
     const events = await run(`for (let i = 0; i < 5; i++) log.info('line ' + i);\nprocess.exit(0);`);
-    const lines = events.filter((event) => event.stream === 'out').map((event) => event.text).join('').trim().split('\n');
+    const lines = events
+      .filter((event) => event.stream === 'out')
+      .map((event) => event.text)
+      .join('')
+      .trim()
+      .split('\n');
     expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']);
   });
 });

@@ -75,15 +75,28 @@ export function createLogger({
  * logger without redaction (the line carries no headers, so there is nothing to redact), because pino's
  * serializers and its redaction pass cost the routed path more than the rest of the line (issue #18).
  */
-export function requestLine(logger: Logger): (request: { method: string; url: string; ip?: string }, statusCode: number, responseTime: number) => void {
+export function requestLine(
+  logger: Logger,
+): (request: { method: string; url: string; ip?: string }, statusCode: number, responseTime: number) => void {
   const line = logger.child({}, { redact: [] });
   return (request, statusCode, responseTime) =>
-    line.info({ req: { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip }, res: { statusCode }, responseTime }, 'request completed');
+    line.info(
+      {
+        req: { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip },
+        res: { statusCode },
+        responseTime,
+      },
+      'request completed',
+    );
 }
 
 export const requestSerializers = {
   req(request: { method: string; url: string; ip?: string; socket?: { remoteAddress?: string } }) {
-    return { method: request.method, url: redactTicket(request.url), remoteAddress: request.ip ?? request.socket?.remoteAddress };
+    return {
+      method: request.method,
+      url: redactTicket(request.url),
+      remoteAddress: request.ip ?? request.socket?.remoteAddress,
+    };
   },
   res(reply: { statusCode: number }) {
     return { statusCode: reply.statusCode };

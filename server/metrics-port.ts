@@ -39,22 +39,38 @@ export function startMetricsPort(options: MetricsPortOptions): Promise<PlainHttp
 
 async function answer(options: MetricsPortOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const host = request.headers.host ?? '';
-  const crossOrigin = crossOriginProblem({ origin: request.headers.origin, host, secFetchSite: request.headers['sec-fetch-site'] as string | undefined });
+  const crossOrigin = crossOriginProblem({
+    origin: request.headers.origin,
+    host,
+    secFetchSite: request.headers['sec-fetch-site'] as string | undefined,
+  });
   if (crossOrigin) return send(response, 403, { error: crossOrigin });
-  if (!hostAllowed(host, options.allowedHosts)) return send(response, 421, { error: `host not allowed: ${hostnameOf(host)}` });
+  if (!hostAllowed(host, options.allowedHosts))
+    return send(response, 421, { error: `host not allowed: ${hostnameOf(host)}` });
   const path = (request.url ?? '/').split('?')[0];
-  if (path !== METRICS_PATH) return send(response, 404, { error: `route not found: ${request.method} ${path} (this port serves only GET ${METRICS_PATH})` });
+  if (path !== METRICS_PATH)
+    return send(response, 404, {
+      error: `route not found: ${request.method} ${path} (this port serves only GET ${METRICS_PATH})`,
+    });
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.setHeader('allow', 'GET, HEAD');
     return send(response, 405, { error: `method not allowed: ${request.method} ${METRICS_PATH}` });
   }
   const body = await options.metrics.text();
-  response.writeHead(200, { 'content-type': options.metrics.contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
+  response.writeHead(200, {
+    'content-type': options.metrics.contentType,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+  });
   response.end(request.method === 'HEAD' ? undefined : body);
 }
 
 function send(response: ServerResponse, status: number, body: { error: string }): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   response.end(response.req.method === 'HEAD' ? undefined : text);
 }

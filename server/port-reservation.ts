@@ -18,10 +18,13 @@ export interface PortReservation {
 export function listenFailure(error: unknown, host: string, port: number, flag = '--port'): Error {
   const code = (error as NodeJS.ErrnoException).code;
   const where = `cannot listen on ${host}:${port}`;
-  if (code === 'EADDRINUSE') return new Error(`${where}: the port is in use; stop what listens there, or choose another with ${flag}`);
-  if (code === 'EACCES') return new Error(`${where}: permission denied (ports below 1024 need privileges); choose another with ${flag}`);
+  if (code === 'EADDRINUSE')
+    return new Error(`${where}: the port is in use; stop what listens there, or choose another with ${flag}`);
+  if (code === 'EACCES')
+    return new Error(`${where}: permission denied (ports below 1024 need privileges); choose another with ${flag}`);
   if (code === 'EADDRNOTAVAIL') return new Error(`${where}: the address is not one of this host's; check --host`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new Error(`${where}: the host name does not resolve; check --host`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new Error(`${where}: the host name does not resolve; check --host`);
   return new Error(`${where}: ${messageOf(error)}`);
 }
 

@@ -10,7 +10,14 @@
 // Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { HEALTHZ_PATH, METRICS_PATH, ProbeFailure, ProbeOk, READYZ_PATH, type ProbeResult } from '../protocol/probes.js';
+import {
+  HEALTHZ_PATH,
+  METRICS_PATH,
+  ProbeFailure,
+  ProbeOk,
+  READYZ_PATH,
+  type ProbeResult,
+} from '../protocol/probes.js';
 import type { MetricsSource } from './metrics-port.js';
 
 export interface ProbeRoutesOptions {
@@ -22,19 +29,34 @@ export function probeRoutes(options: ProbeRoutesOptions) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     const open = { security: [] };
-    app.get(HEALTHZ_PATH, { logLevel: 'silent', schema: { ...open, summary: 'Liveness: the process serves.', response: { 200: ProbeOk } } }, async () => ({ ok: true }) as const);
+    app.get(
+      HEALTHZ_PATH,
+      { logLevel: 'silent', schema: { ...open, summary: 'Liveness: the process serves.', response: { 200: ProbeOk } } },
+      async () => ({ ok: true }) as const,
+    );
     app.get(
       READYZ_PATH,
-      { logLevel: 'silent', schema: { ...open, summary: 'Readiness, or the first check that failed.', response: { 200: ProbeOk, 503: ProbeFailure } } },
+      {
+        logLevel: 'silent',
+        schema: {
+          ...open,
+          summary: 'Readiness, or the first check that failed.',
+          response: { 200: ProbeOk, 503: ProbeFailure },
+        },
+      },
       async (_request, reply) => {
         const result = await options.readiness();
         if (!result.ok) reply.code(503);
         return result;
       },
     );
-    app.get(METRICS_PATH, { schema: { summary: 'Prometheus metrics (text exposition format).' } }, async (_request, reply) => {
-      const body = await options.metrics.text();
-      return reply.header('content-type', options.metrics.contentType).header('cache-control', 'no-store').send(body);
-    });
+    app.get(
+      METRICS_PATH,
+      { schema: { summary: 'Prometheus metrics (text exposition format).' } },
+      async (_request, reply) => {
+        const body = await options.metrics.text();
+        return reply.header('content-type', options.metrics.contentType).header('cache-control', 'no-store').send(body);
+      },
+    );
   };
 }

@@ -30,7 +30,10 @@ export class ServerMetrics {
   private readonly socketSources = new Map<SocketKind, () => number>();
 
   /** `prefix`: `svc_bridge_` or `svc_ship_`, in front of every family name. */
-  constructor(readonly prefix: string, options: { processMetrics?: boolean } = {}) {
+  constructor(
+    readonly prefix: string,
+    options: { processMetrics?: boolean } = {},
+  ) {
     const registers = [this.registry];
     this.requestSeconds = new Histogram({
       name: `${prefix}http_request_duration_seconds`,
@@ -79,7 +82,8 @@ export class ServerMetrics {
       let byStatus = children.get(request.method);
       if (!byStatus) children.set(request.method, (byStatus = new Map()));
       let child = byStatus.get(reply.statusCode);
-      if (!child) byStatus.set(reply.statusCode, (child = histogram.labels(request.method, route, String(reply.statusCode))));
+      if (!child)
+        byStatus.set(reply.statusCode, (child = histogram.labels(request.method, route, String(reply.statusCode))));
       child.observe(reply.elapsedTime / 1000);
       done();
     };

@@ -3,11 +3,19 @@ import { Type } from 'typebox';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from './validator-compiler.js';
 
-describe('the servers\' validator compiler', () => {
+describe("the servers' validator compiler", () => {
   const app = Fastify();
   app.setValidatorCompiler(validatorCompiler);
-  app.get('/s/:repo/:name', { schema: { params: Type.Object({ repo: Type.String({ minLength: 2 }), name: Type.String() }) } }, async (request) => request.params);
-  app.get('/n/:number', { schema: { params: Type.Object({ number: Type.Integer({ minimum: 1 }) }) } }, async (request) => request.params);
+  app.get(
+    '/s/:repo/:name',
+    { schema: { params: Type.Object({ repo: Type.String({ minLength: 2 }), name: Type.String() }) } },
+    async (request) => request.params,
+  );
+  app.get(
+    '/n/:number',
+    { schema: { params: Type.Object({ number: Type.Integer({ minimum: 1 }) }) } },
+    async (request) => request.params,
+  );
   afterAll(() => app.close());
 
   it('passes string params through as they came, and still refuses what the schema refuses', async () => {

@@ -11,7 +11,9 @@ import type { TSchema } from 'typebox';
 function onlyStrings(schema: unknown): boolean {
   const object = schema as { type?: unknown; properties?: Record<string, object> };
   if (object.type !== 'object' || !object.properties) return false;
-  return Object.values(object.properties).every((property) => (property as { type?: unknown }).type === 'string' && !('~codec' in property));
+  return Object.values(object.properties).every(
+    (property) => (property as { type?: unknown }).type === 'string' && !('~codec' in property),
+  );
 }
 
 export const validatorCompiler: typeof TypeBoxValidatorCompiler = (route) => {

@@ -27,7 +27,12 @@ export function endAnsweredUpgrade(request: FastifyRequest): void {
 /** Registers @fastify/websocket with the shared limits; `accepted` sees each socket (the metrics count it). */
 export async function registerWebSockets(
   app: FastifyInstance,
-  options: { pendingUpgrades: PendingUpgrades; heartbeatMs?: number; maxConnections: number; accepted?: (server: WebSocketServer) => void },
+  options: {
+    pendingUpgrades: PendingUpgrades;
+    heartbeatMs?: number;
+    maxConnections: number;
+    accepted?: (server: WebSocketServer) => void;
+  },
 ): Promise<void> {
   await app.register(websocket, { options: { maxPayload: WEBSOCKET_MAX_PAYLOAD, perMessageDeflate: true } });
   app.websocketServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {

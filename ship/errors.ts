@@ -3,7 +3,10 @@
 import { workspaceKey } from '../protocol/index.js';
 
 export class WorkspaceError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'WorkspaceError';
   }
@@ -11,25 +14,32 @@ export class WorkspaceError extends Error {
 
 /** The spec's `invalid repo identifier` with the rule that was broken (`reason`, identifierProblem's words). */
 export const invalidRepoIdentifier = (reason: string) => new WorkspaceError(400, `invalid repo identifier: ${reason}`);
-export const invalidWorkspaceIdentifier = (reason: string) => new WorkspaceError(400, `invalid workspace identifier: ${reason}`);
+export const invalidWorkspaceIdentifier = (reason: string) =>
+  new WorkspaceError(400, `invalid workspace identifier: ${reason}`);
 export const pathEscape = (repo: string, name: string) =>
   new WorkspaceError(400, `path escaping the fleet directory: ${workspaceKey(repo, name)}`);
-export const invalidCreateRequest = (reason: string) => new WorkspaceError(400, `invalid workspace create request: ${reason}`);
+export const invalidCreateRequest = (reason: string) =>
+  new WorkspaceError(400, `invalid workspace create request: ${reason}`);
 export const emptyBranch = () => new WorkspaceError(400, 'branch must not be empty');
 export const cannotCreateBranch = (branch: string, reason: string) =>
   new WorkspaceError(400, `could not create branch "${branch}": ${reason}`);
 export const noUsableHead = (branch: string) =>
   new WorkspaceError(400, `remote has no usable HEAD to create branch "${branch}" from`);
-export const notActive = (repo: string, name: string) => new WorkspaceError(400, `workspace not active: ${workspaceKey(repo, name)}`);
+export const notActive = (repo: string, name: string) =>
+  new WorkspaceError(400, `workspace not active: ${workspaceKey(repo, name)}`);
 export const alreadyActive = (repo: string, name: string) =>
   new WorkspaceError(400, `workspace already active: ${workspaceKey(repo, name)}`);
 export const agentNotInitialized = (repo: string, name: string) =>
   new WorkspaceError(400, `agent not initialized: ${workspaceKey(repo, name)}`);
-export const notFound = (repo: string, name: string) => new WorkspaceError(404, `workspace not found: ${workspaceKey(repo, name)}`);
+export const notFound = (repo: string, name: string) =>
+  new WorkspaceError(404, `workspace not found: ${workspaceKey(repo, name)}`);
 export const alreadyExists = (repo: string, name: string) =>
   new WorkspaceError(409, `workspace already exists: ${workspaceKey(repo, name)}`);
 export const unpushedWork = (repo: string, name: string, findings: string[]) =>
-  new WorkspaceError(409, `workspace ${workspaceKey(repo, name)} holds work that is not on a remote: ${findings.join('; ')}`);
+  new WorkspaceError(
+    409,
+    `workspace ${workspaceKey(repo, name)} holds work that is not on a remote: ${findings.join('; ')}`,
+  );
 export const invalidDiffRequest = (reason: string) => new WorkspaceError(400, `invalid diff request: ${reason}`);
 export const unauthorized = () => new WorkspaceError(401, 'authentication required');
 

@@ -173,13 +173,17 @@ export async function startShip(options: ShipOptions): Promise<Ship> {
   const undo: StartUndo = [];
   // First, while the ship is small: every git and tmux command the ship runs from here on is forked by this
   // helper, never on the ship's event loop (processes/spawn-helper/spawn-helper.ts).
-  const spawner: Spawner = options.spawnHelper === false ? new DirectSpawner() : new SpawnHelper({ onProblem: (message) => logger.warn(message) });
+  const spawner: Spawner =
+    options.spawnHelper === false
+      ? new DirectSpawner()
+      : new SpawnHelper({ onProblem: (message) => logger.warn(message) });
   spawner.start?.();
   try {
     return await assembleShip(options, name, logger, spawner, reservation, undo);
   } catch (error) {
     // Newest first, and before the helper closes: undoing still runs tmux through it.
-    for (const step of undo.reverse()) await step().catch((problem) => logger.warn({ err: problem }, 'could not undo part of a failed start'));
+    for (const step of undo.reverse())
+      await step().catch((problem) => logger.warn({ err: problem }, 'could not undo part of a failed start'));
     spawner.close();
     await reservation.release();
     throw error;
@@ -219,18 +223,27 @@ async function assembleShip(
     return sessionUser && path.startsWith(fleetDirectory + sep) && !path.startsWith(ownState) ? sessionUser : undefined;
   };
   const git = new GitRunner({ allowLocalRepos }, metrics.timedGit(spawner), undefined, runAs);
-  const repoCache = options.repoCacheDirectory === null ? undefined : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git, metrics.repoCache);
+  const repoCache =
+    options.repoCacheDirectory === null
+      ? undefined
+      : new RepoCache(resolve(options.repoCacheDirectory ?? `${fleetDirectory}.repo-cache`), git, metrics.repoCache);
   await repoCache?.clearLeftovers();
   if (repoCache) metrics.watchRepoCaches(() => repoCache.list());
   // Caches no create has used for the idle time are removed, at start and every hour.
   const cacheIdleMs = options.repoCacheMaxIdleMs ?? REPO_CACHE_MAX_IDLE_MS;
-  const sweepCaches = () => void (cacheIdleMs > 0 ? repoCache?.removeUnused(cacheIdleMs).catch(() => undefined) : undefined);
+  const sweepCaches = () =>
+    void (cacheIdleMs > 0 ? repoCache?.removeUnused(cacheIdleMs).catch(() => undefined) : undefined);
   sweepCaches();
   const cacheSweeper = setInterval(sweepCaches, Math.min(3_600_000, Math.max(1_000, cacheIdleMs / 4)));
   cacheSweeper.unref();
-  if (options.agentHarness && !options.selfCommand) throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
+  if (options.agentHarness && !options.selfCommand)
+    throw new Error('agentHarness needs selfCommand: the argv that starts svc in a session');
   const prelude = options.agentHarness ? agentWiringPrelude(options.agentHarness, options.selfCommand!) : undefined;
-  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, { holder: options.sessionHolder, prelude, user: sessionUser });
+  const tmux = new Tmux(tmuxSocketFor(fleetDirectory), options.sessionCommand, spawner, options.sessionEnv, {
+    holder: options.sessionHolder,
+    prelude,
+    user: sessionUser,
+  });
   const agents = new AgentStatusStore();
   const tokens = new McpTokenRegistry();
   const credentials = new BridgeCredentials();
@@ -253,7 +266,9 @@ async function assembleShip(
   let shipUrl = '';
   let service: WorkspaceService | undefined;
   const sessions = new SessionRegistry(tmux, (session) => {
-    void service?.sessionEnded(session).catch((error) => logger.warn({ err: error }, 'could not report an ended session'));
+    void service
+      ?.sessionEnded(session)
+      .catch((error) => logger.warn({ err: error }, 'could not report an ended session'));
   });
   service = new WorkspaceService({
     shipName: name,
@@ -283,7 +298,14 @@ async function assembleShip(
   });
   await sessions.start();
   await service.adoptSessions();
-  const staleness = new AgentActivityWatcher({ agents, activeWorkspaces: () => service.list(true), tmux, events, staleMs: agentStaleMs(options.agentStaleMs), onError: (error) => logger.warn({ err: error }, 'agent activity check failed') });
+  const staleness = new AgentActivityWatcher({
+    agents,
+    activeWorkspaces: () => service.list(true),
+    tmux,
+    events,
+    staleMs: agentStaleMs(options.agentStaleMs),
+    onError: (error) => logger.warn({ err: error }, 'agent activity check failed'),
+  });
   staleness.start();
   undo.push(() => staleness.stop());
 
@@ -310,21 +332,37 @@ async function assembleShip(
   const pendingUpgrades = limitPendingUpgrades(app, limits.pendingUpgradesPerAddress);
   const routeCatalog: RouteInfo[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
   });
   const allowedHosts = [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])];
-  installRequestGuard(app, { bridgeToken: exchanged ? undefined : options.bridgeToken, tokens, allowedHosts, exchanged });
+  installRequestGuard(app, {
+    bridgeToken: exchanged ? undefined : options.bridgeToken,
+    tokens,
+    allowedHosts,
+    exchanged,
+  });
   app.addHook('onResponse', (request, _reply, done) => {
     endAnsweredUpgrade(request);
     done();
   });
-  await registerWebSockets(app, { pendingUpgrades, heartbeatMs: options.heartbeatMs, maxConnections: limits.maxConnections, accepted: (server) => metrics.countClientSockets(server) });
+  await registerWebSockets(app, {
+    pendingUpgrades,
+    heartbeatMs: options.heartbeatMs,
+    maxConnections: limits.maxConnections,
+    accepted: (server) => metrics.countClientSockets(server),
+  });
   await installOpenApi(app);
   await app.register(workspaceRoutes(service));
   await app.register(agentRoutes(service, credentials));
   await app.register(mcpRoutes(service, credentials));
   await app.register(systemRoutes());
-  await app.register(probeRoutes({ readiness: singleFlightReadiness(shipReadiness(tmux, fleetDirectory, options.maxDiskFill)), metrics }));
+  await app.register(
+    probeRoutes({
+      readiness: singleFlightReadiness(shipReadiness(tmux, fleetDirectory, options.maxDiskFill)),
+      metrics,
+    }),
+  );
   await app.register(armoryRoutes(armory));
   await app.register(eventRoutes(service, events, name, options.beforeSnapshot));
   const terminals = new Set<TerminalConnection>();
@@ -332,7 +370,15 @@ async function assembleShip(
   // The session user's tmux writes the FIFOs: they go where it can reach them.
   const pipes = sessionUser ? new PipeDirectory(sharedTemporaryDirectory(), sessionUser) : new PipeDirectory();
   await app.register(
-    terminalRoutes(service, { tmux, guard: terminalGuard, logger, options: options.terminal ?? {}, connections: terminals, pipes, metrics: metrics.terminal }),
+    terminalRoutes(service, {
+      tmux,
+      guard: terminalGuard,
+      logger,
+      options: options.terminal ?? {},
+      connections: terminals,
+      pipes,
+      metrics: metrics.terminal,
+    }),
   );
 
   // Every route is registered: the port passes from the reservation to fastify within a few turns.
@@ -348,7 +394,12 @@ async function assembleShip(
   shipUrl = `http://localhost:${port}`;
   let metricsPort: PlainHttpServer | null = null;
   if (options.metricsPort !== undefined) {
-    metricsPort = await startMetricsPort({ port: options.metricsPort, host: options.host ?? 'localhost', allowedHosts, metrics });
+    metricsPort = await startMetricsPort({
+      port: options.metricsPort,
+      host: options.host ?? 'localhost',
+      allowedHosts,
+      metrics,
+    });
     const opened = metricsPort;
     undo.push(() => opened.close());
   }

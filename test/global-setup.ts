@@ -36,11 +36,20 @@ function ofThisRun(pid: string, runDirectory: string): boolean {
  */
 function primeNpx(realHome: string | undefined): void {
   if (!process.env.npm_config_cache && realHome) process.env.npm_config_cache = join(realHome, '.npm');
-  execFileSync('npx', ['--no-install', 'svc', '--version'], { cwd: join(import.meta.dirname, '..'), stdio: 'ignore', timeout: 120_000 });
+  execFileSync('npx', ['--no-install', 'svc', '--version'], {
+    cwd: join(import.meta.dirname, '..'),
+    stdio: 'ignore',
+    timeout: 120_000,
+  });
 }
 
 export default function setup() {
-  const saved = { HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, TMUX_TMPDIR: process.env.TMUX_TMPDIR, npm_command: process.env.npm_command };
+  const saved = {
+    HOME: process.env.HOME,
+    TMPDIR: process.env.TMPDIR,
+    TMUX_TMPDIR: process.env.TMUX_TMPDIR,
+    npm_command: process.env.npm_command,
+  };
   const runDirectory = mkdtempSync(join(tmpdir(), 'svc-run-'));
   // Every test process (and every `svc` it spawns) gets an empty HOME: ships keep armory state under
   // ~/.config/svc and install into provider roots such as ~/.claude, which must never be the real ones.

@@ -9,11 +9,21 @@ const upstream = new URL(process.argv[2]!);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const app = Fastify({ logger: false });
 app.get('/*', (request, reply) => {
-  const outgoing = http.request({ hostname: upstream.hostname, port: upstream.port, path: request.url, agent }, (response) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('end', () => void reply.code(response.statusCode ?? 502).type(response.headers['content-type'] ?? 'application/json').send(Buffer.concat(chunks)));
-  });
+  const outgoing = http.request(
+    { hostname: upstream.hostname, port: upstream.port, path: request.url, agent },
+    (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on(
+        'end',
+        () =>
+          void reply
+            .code(response.statusCode ?? 502)
+            .type(response.headers['content-type'] ?? 'application/json')
+            .send(Buffer.concat(chunks)),
+      );
+    },
+  );
   outgoing.on('error', (error) => void reply.code(502).send({ error: error.message }));
   outgoing.end();
 });

@@ -37,7 +37,8 @@ export function treeCpuMs(pid: number): number {
     }
   }
   const inTree = (candidate: number): boolean => {
-    for (let current: number | undefined = candidate; current && current > 1; current = stats.get(current)?.parent) if (current === pid) return true;
+    for (let current: number | undefined = candidate; current && current > 1; current = stats.get(current)?.parent)
+      if (current === pid) return true;
     return false;
   };
   let total = 0;
@@ -48,7 +49,10 @@ export function treeCpuMs(pid: number): number {
 /** The pid of a tmux server by socket name, or null. */
 export function tmuxServerPid(socket: string): number | null {
   try {
-    return Number(execFileSync('tmux', ['-L', socket, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).trim()) || null;
+    return (
+      Number(execFileSync('tmux', ['-L', socket, 'display-message', '-p', '#{pid}'], { encoding: 'utf8' }).trim()) ||
+      null
+    );
   } catch {
     return null;
   }
@@ -63,6 +67,8 @@ export async function cpuPerRequest<T>(
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
   const result = await run();
   const count = Math.max(1, requests(result));
-  const micros = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ((cpuMs(pid) - before[name]!) * 1000) / count]));
+  const micros = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, ((cpuMs(pid) - before[name]!) * 1000) / count]),
+  );
   return { result, micros };
 }

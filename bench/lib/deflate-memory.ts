@@ -9,7 +9,15 @@ import { WebSocketServer } from 'ws';
 const text = JSON.stringify({
   type: 'sync',
   at: new Date().toISOString(),
-  workspaces: Array.from({ length: 1000 }, (_, i) => ({ repoName: `repo-${i % 5}`, name: `w${i}`, branch: 'main', active: false, agent: null, ship: `ship-${i % 5}`, ephemeral: null })),
+  workspaces: Array.from({ length: 1000 }, (_, i) => ({
+    repoName: `repo-${i % 5}`,
+    name: `w${i}`,
+    branch: 'main',
+    active: false,
+    agent: null,
+    ship: `ship-${i % 5}`,
+    ephemeral: null,
+  })),
 });
 const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: JSON.parse(process.argv[2]!) });
 server.on('connection', (socket) => socket.send(text, { compress: true }));

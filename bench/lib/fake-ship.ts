@@ -12,7 +12,14 @@ import { forkWorker } from './fork-worker.js';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { AgentState, AgentStatus, SyncEvent, WorkspaceEvent, WorkspaceStatus, WorkspaceSummary } from '../../protocol/index.js';
+import type {
+  AgentState,
+  AgentStatus,
+  SyncEvent,
+  WorkspaceEvent,
+  WorkspaceStatus,
+  WorkspaceSummary,
+} from '../../protocol/index.js';
 
 const AGENT_STATES = ['planning', 'building', 'verifying', 'awaiting', 'idle'] as const;
 
@@ -27,7 +34,13 @@ export function workspacesOf(ship: string, count: number): WorkspaceSummary[] {
     const active = i % 3 === 0;
     const agent: AgentStatus | null =
       active && i % 9 !== 0
-        ? { state: AGENT_STATES[i % AGENT_STATES.length]!, description: `working on task ${i} of ${ship}`, model: 'model-x', provider: 'provider-y', harness: 'harness-z' }
+        ? {
+            state: AGENT_STATES[i % AGENT_STATES.length]!,
+            description: `working on task ${i} of ${ship}`,
+            model: 'model-x',
+            provider: 'provider-y',
+            harness: 'harness-z',
+          }
         : null;
     return { repoName: `repo-${i % 10}`, name: `${ship}-w${i}`, branch: `feature/${ship}-${i}`, active, agent };
   });
@@ -46,7 +59,10 @@ export class FakeShip {
   syncs = 0;
   requests = 0;
 
-  constructor(readonly name: string, workspaces: number) {
+  constructor(
+    readonly name: string,
+    workspaces: number,
+  ) {
     this.workspaces = workspacesOf(name, workspaces);
     for (const workspace of this.workspaces) this.byKey.set(`${workspace.repoName}/${workspace.name}`, workspace);
     this.server = http.createServer((request, response) => this.answer(request, response));
@@ -66,7 +82,12 @@ export class FakeShip {
     this.workspaces[0] = { ...this.workspaces[0]!, branch: `generation-${this.syncs + 1}` };
     this.byKey.set(`gen/${this.name}`, this.workspaces[0]);
     this.listing = null;
-    const sync: SyncEvent = { type: 'sync', ship: this.name, at: new Date().toISOString(), workspaces: this.workspaces };
+    const sync: SyncEvent = {
+      type: 'sync',
+      ship: this.name,
+      at: new Date().toISOString(),
+      workspaces: this.workspaces,
+    };
     const text = JSON.stringify(sync);
     this.lastSyncAt = now();
     this.syncs++;
@@ -84,7 +105,12 @@ export class FakeShip {
     workspace.active = true;
     workspace.agent = { state, description, model: 'model-x', provider: 'provider-y', harness: 'harness-z' };
     this.listing = null;
-    const event: WorkspaceEvent = { type: 'workspace.agent_status_changed', ship: this.name, at: new Date().toISOString(), workspace };
+    const event: WorkspaceEvent = {
+      type: 'workspace.agent_status_changed',
+      ship: this.name,
+      at: new Date().toISOString(),
+      workspace,
+    };
     const text = JSON.stringify(event);
     const sentAt = now();
     for (const client of this.wss.clients) client.send(text);
@@ -109,7 +135,10 @@ export class FakeShip {
     this.requests++;
     const url = new URL(request.url ?? '/', 'http://x');
     const json = (status: number, text: string) => {
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      response.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
       response.end(text);
     };
     // Bodies (credentials, armory sync) are read and ignored.
@@ -117,7 +146,8 @@ export class FakeShip {
     const parts = url.pathname.split('/').slice(1).map(decodeURIComponent);
     if (request.method === 'GET' && url.pathname === '/workspaces') {
       const active = url.searchParams.get('active');
-      if (active === 'true' || active === 'false') return json(200, JSON.stringify(this.workspaces.filter((w) => w.active === (active === 'true'))));
+      if (active === 'true' || active === 'false')
+        return json(200, JSON.stringify(this.workspaces.filter((w) => w.active === (active === 'true'))));
       return json(200, (this.listing ??= JSON.stringify(this.workspaces)));
     }
     if (request.method === 'GET' && parts.length === 3 && parts[0] === 'workspaces') {
@@ -125,13 +155,33 @@ export class FakeShip {
       if (!workspace) return json(404, JSON.stringify({ error: `workspace not found: ${parts[1]}/${parts[2]}` }));
       const { repoName, name, branch, agent } = workspace;
       const status: WorkspaceStatus = workspace.active
-        ? { state: 'active', repoName, name, branch, diff: { added: 12, removed: 3, commits: 1 }, agent, issue: null, mergeRequest: null, ship: this.name }
+        ? {
+            state: 'active',
+            repoName,
+            name,
+            branch,
+            diff: { added: 12, removed: 3, commits: 1 },
+            agent,
+            issue: null,
+            mergeRequest: null,
+            ship: this.name,
+          }
         : { state: 'inactive', repoName, name, branch };
       return json(200, JSON.stringify(status));
     }
     if (request.method === 'POST' && url.pathname === '/agent/credentials') return json(200, '{"ok":true}');
     if (request.method === 'POST' && url.pathname === '/armory/sync') {
-      return json(200, JSON.stringify({ revision: null, bridgeUrl: null, syncedAt: null, fileCount: 0, install: null, lastError: null }));
+      return json(
+        200,
+        JSON.stringify({
+          revision: null,
+          bridgeUrl: null,
+          syncedAt: null,
+          fileCount: 0,
+          install: null,
+          lastError: null,
+        }),
+      );
     }
     json(404, JSON.stringify({ error: `not found: ${request.method} ${url.pathname}` }));
   }
@@ -151,7 +201,10 @@ type Command =
   | { op: 'syncs'; ships: number[] }
   | { op: 'stats' };
 
-interface Request { id: number; command: Command }
+interface Request {
+  id: number;
+  command: Command;
+}
 
 export interface FleetHandle {
   ships: Array<{ name: string; url: string }>;
@@ -169,24 +222,38 @@ export interface FleetHandle {
 
 /** Forks a process holding `count` fake ships named `<prefix>-000`…, `workspaces` each. */
 export async function startFakeFleet(count: number, workspaces: number, prefix = 'fake'): Promise<FleetHandle> {
-  const worker = await forkWorker<Command, Array<{ name: string; url: string }>>(fileURLToPath(import.meta.url), { count, workspaces, prefix }, 'fake fleet');
+  const worker = await forkWorker<Command, Array<{ name: string; url: string }>>(
+    fileURLToPath(import.meta.url),
+    { count, workspaces, prefix },
+    'fake fleet',
+  );
   const call = worker.call;
   const ships = worker.ready;
   return {
     ships,
     pid: worker.pid,
-    emit: async (ship, workspace, description, state) => BigInt(await call<string>({ op: 'emit', ship, workspace, description, state })),
+    emit: async (ship, workspace, description, state) =>
+      BigInt(await call<string>({ op: 'emit', ship, workspace, description, state })),
     drop: (list) => call<void>({ op: 'drop', ships: list }),
     syncs: async (list) =>
-      (await call<Array<{ syncs: number; lastSyncAt: string; streams: number }>>({ op: 'syncs', ships: list })).map((s) => ({ ...s, lastSyncAt: BigInt(s.lastSyncAt) })),
+      (await call<Array<{ syncs: number; lastSyncAt: string; streams: number }>>({ op: 'syncs', ships: list })).map(
+        (s) => ({ ...s, lastSyncAt: BigInt(s.lastSyncAt) }),
+      ),
     requests: () => call<number>({ op: 'stats' }),
     stop: worker.stop,
   };
 }
 
 async function main(): Promise<void> {
-  const { count, workspaces, prefix } = JSON.parse(process.argv[2]!) as { count: number; workspaces: number; prefix: string };
-  const ships = Array.from({ length: count }, (_, i) => new FakeShip(`${prefix}-${String(i).padStart(3, '0')}`, workspaces));
+  const { count, workspaces, prefix } = JSON.parse(process.argv[2]!) as {
+    count: number;
+    workspaces: number;
+    prefix: string;
+  };
+  const ships = Array.from(
+    { length: count },
+    (_, i) => new FakeShip(`${prefix}-${String(i).padStart(3, '0')}`, workspaces),
+  );
   const urls = [];
   for (const ship of ships) urls.push({ name: ship.name, url: await ship.listen() });
   process.on('message', ({ id, command }: Request) => {
@@ -198,7 +265,13 @@ async function main(): Promise<void> {
         for (const index of command.ships) ships[index]!.dropStreams();
         return reply(null);
       case 'syncs':
-        return reply(command.ships.map((index) => ({ syncs: ships[index]!.syncs, lastSyncAt: String(ships[index]!.lastSyncAt), streams: ships[index]!.streams })));
+        return reply(
+          command.ships.map((index) => ({
+            syncs: ships[index]!.syncs,
+            lastSyncAt: String(ships[index]!.lastSyncAt),
+            streams: ships[index]!.streams,
+          })),
+        );
       case 'stats':
         return reply(ships.reduce((sum, ship) => sum + ship.requests, 0));
     }

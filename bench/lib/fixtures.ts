@@ -4,7 +4,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const IDENTITY = ['-c', 'user.name=bench', '-c', 'user.email=bench@svc.invalid', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false'];
+const IDENTITY = [
+  '-c',
+  'user.name=bench',
+  '-c',
+  'user.email=bench@svc.invalid',
+  '-c',
+  'init.defaultBranch=main',
+  '-c',
+  'commit.gpgsign=false',
+];
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -20,7 +29,10 @@ export function makeBenchRemote(root: string, files = 400): { bare: string; url:
     for (let i = commit; i < files; i += 4) {
       const dir = join(work, `pkg${i % 20}`);
       mkdirSync(dir, { recursive: true });
-      const lines = Array.from({ length: 40 }, (_, n) => `export const value${n} = ${i * n + commit}; // line ${n} of file ${i}`);
+      const lines = Array.from(
+        { length: 40 },
+        (_, n) => `export const value${n} = ${i * n + commit}; // line ${n} of file ${i}`,
+      );
       writeFileSync(join(dir, `file${i}.ts`), `${lines.join('\n')}\n`);
     }
     git(work, 'add', '.');

@@ -25,7 +25,10 @@ const SYNC_PREFIX = '{"type":"sync"';
  * What a watch waits for on every socket: an event frame holding `marker`; `count` sync frames; or a sync
  * frame holding every one of `markers` within its first `prefix` bytes (the fake ships' generation markers).
  */
-export type Watch = { kind: 'marker'; marker: string } | { kind: 'syncs'; count: number } | { kind: 'syncWith'; markers: string[]; prefix: number };
+export type Watch =
+  | { kind: 'marker'; marker: string }
+  | { kind: 'syncs'; count: number }
+  | { kind: 'syncWith'; markers: string[]; prefix: number };
 type Command = { op: 'arm'; watch: Watch } | { op: 'result'; timeoutMs: number } | { op: 'stats' };
 
 /** Arrivals of one watch: hrtime ns of the first and of the last socket to complete it, per socket. */
@@ -56,15 +59,30 @@ export interface SubscribersHandle {
   stop(): Promise<void>;
 }
 
-export async function startSubscribers(url: string, count: number, headers: Record<string, string>, deflate = true): Promise<SubscribersHandle> {
-  const worker = await forkWorker<Command, true>(fileURLToPath(import.meta.url), { url, count, headers, deflate }, 'subscribers');
+export async function startSubscribers(
+  url: string,
+  count: number,
+  headers: Record<string, string>,
+  deflate = true,
+): Promise<SubscribersHandle> {
+  const worker = await forkWorker<Command, true>(
+    fileURLToPath(import.meta.url),
+    { url, count, headers, deflate },
+    'subscribers',
+  );
   const call = worker.call;
   return {
     pid: worker.pid,
     arm: (watch) => call<void>({ op: 'arm', watch }),
     result: async (timeoutMs = 30_000) => {
       const reply = await call<Record<keyof WatchResult, string | number>>({ op: 'result', timeoutMs });
-      return { first: BigInt(reply.first), last: BigInt(reply.last), complete: Number(reply.complete), open: Number(reply.open), frames: Number(reply.frames) };
+      return {
+        first: BigInt(reply.first),
+        last: BigInt(reply.last),
+        complete: Number(reply.complete),
+        open: Number(reply.open),
+        frames: Number(reply.frames),
+      };
     },
     stats: () => call<SubscriberStats>({ op: 'stats' }),
     stop: worker.stop,
@@ -154,7 +172,8 @@ class LeanSocket extends EventEmitter {
       if (!start) return;
       const rsv1 = (start[0]! & 0x40) !== 0;
       const opcode = start[0]! & 0x0f;
-      if ((start[0]! & 0x80) === 0 || opcode === 0) throw new Error('fragmented messages are not expected from the bridge');
+      if ((start[0]! & 0x80) === 0 || opcode === 0)
+        throw new Error('fragmented messages are not expected from the bridge');
       const short = start[1]! & 0x7f;
       const headerLength = short === 126 ? 4 : short === 127 ? 10 : 2;
       const header = this.peek(headerLength);
@@ -171,7 +190,12 @@ class LeanSocket extends EventEmitter {
         return;
       } else if (opcode === 0x1 || opcode === 0x2) {
         // A compressed message is a whole deflate stream of its own (the bridge never refers back).
-        this.emit('message', rsv1 ? inflateRawSync(payload.subarray(0, INFLATED_PREFIX), { finishFlush: constants.Z_SYNC_FLUSH }) : payload);
+        this.emit(
+          'message',
+          rsv1
+            ? inflateRawSync(payload.subarray(0, INFLATED_PREFIX), { finishFlush: constants.Z_SYNC_FLUSH })
+            : payload,
+        );
       }
     }
   }
@@ -190,7 +214,12 @@ class LeanSocket extends EventEmitter {
 }
 
 async function main(): Promise<void> {
-  const { url, count, headers, deflate } = JSON.parse(process.argv[2]!) as { url: string; count: number; headers: Record<string, string>; deflate: boolean };
+  const { url, count, headers, deflate } = JSON.parse(process.argv[2]!) as {
+    url: string;
+    count: number;
+    headers: Record<string, string>;
+    deflate: boolean;
+  };
   const sockets: LeanSocket[] = [];
   const closes: Record<string, number> = {};
   // The watch in force: what each socket still awaits, and the arrivals so far.
@@ -266,7 +295,13 @@ async function main(): Promise<void> {
           clearTimeout(timer);
           done = null;
           watch = null;
-          reply({ first: String(first), last: String(last), complete, open: sockets.filter((s) => s.open).length, frames });
+          reply({
+            first: String(first),
+            last: String(last),
+            complete,
+            open: sockets.filter((s) => s.open).length,
+            frames,
+          });
         };
         const timer = setTimeout(finish, command.timeoutMs);
         if (awaiting.size === 0) return finish();

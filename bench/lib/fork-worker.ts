@@ -11,7 +11,11 @@ export interface Worker<Command, Ready> {
   stop(): Promise<void>;
 }
 
-export async function forkWorker<Command, Ready>(script: string, argument: unknown, what: string): Promise<Worker<Command, Ready>> {
+export async function forkWorker<Command, Ready>(
+  script: string,
+  argument: unknown,
+  what: string,
+): Promise<Worker<Command, Ready>> {
   const child = fork(script, [JSON.stringify(argument)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const pending = new Map<number, (reply: unknown) => void>();
   let nextId = 0;

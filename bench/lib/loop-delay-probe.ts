@@ -10,6 +10,9 @@ if (file) {
   histogram.enable();
   process.on('exit', () => {
     const ms = (nanoseconds: number) => Number((nanoseconds / 1e6).toFixed(2));
-    writeFileSync(file, JSON.stringify({ p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) }));
+    writeFileSync(
+      file,
+      JSON.stringify({ p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) }),
+    );
   });
 }

@@ -35,19 +35,27 @@ function stopper(child: ChildProcess): () => Promise<void> {
 const BENCH_ADMIN = { username: 'bench', email: 'bench@example.com', password: 'bench-password-1' };
 
 /** A bridge with authentication on (its first admin from the environment) and that admin's session token. */
-export async function startBridgeProcess(dataDirectory: string, port: number, options: ChildOptions = {}): Promise<Child & { token: string }> {
+export async function startBridgeProcess(
+  dataDirectory: string,
+  port: number,
+  options: ChildOptions = {},
+): Promise<Child & { token: string }> {
   const nodeArgs = [...nodeArgsFrom('SVC_BENCH_BRIDGE_NODE_ARGS'), ...(options.nodeArgs ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory], {
-    env: {
-      ...process.env,
-      SVC_LOG_LEVEL: 'warn',
-      SVC_BRIDGE_ADMIN_USER: BENCH_ADMIN.username,
-      SVC_BRIDGE_ADMIN_EMAIL: BENCH_ADMIN.email,
-      SVC_BRIDGE_ADMIN_PASSWORD: BENCH_ADMIN.password,
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(ROOT, 'bin/svc.js'), 'bridge', '--port', String(port), '--data-directory', dataDirectory],
+    {
+      env: {
+        ...process.env,
+        SVC_LOG_LEVEL: 'warn',
+        SVC_BRIDGE_ADMIN_USER: BENCH_ADMIN.username,
+        SVC_BRIDGE_ADMIN_EMAIL: BENCH_ADMIN.email,
+        SVC_BRIDGE_ADMIN_PASSWORD: BENCH_ADMIN.password,
+        ...options.env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 400; i++) {
     try {
@@ -56,7 +64,8 @@ export async function startBridgeProcess(dataDirectory: string, port: number, op
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: BENCH_ADMIN.username, password: BENCH_ADMIN.password }),
       });
-      if (login.ok) return { process: child, url, token: ((await login.json()) as { token: string }).token, stop: stopper(child) };
+      if (login.ok)
+        return { process: child, url, token: ((await login.json()) as { token: string }).token, stop: stopper(child) };
     } catch {
       // not listening yet
     }
@@ -84,12 +93,26 @@ export async function settledRss(pid: number): Promise<number> {
   return previous;
 }
 
-export async function startShipProcess(fleetDirectory: string, name = 'bench', options: ChildOptions = {}): Promise<Child> {
+export async function startShipProcess(
+  fleetDirectory: string,
+  name = 'bench',
+  options: ChildOptions = {},
+): Promise<Child> {
   const nodeArgs = [...nodeArgsFrom('SVC_BENCH_SHIP_NODE_ARGS'), ...(options.nodeArgs ?? [])];
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory], {
-    env: { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: 'bash --noprofile --norc', ...options.env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(ROOT, 'bin/svc.js'), 'ship', '--port', '0', '--name', name, '--fleet-directory', fleetDirectory],
+    {
+      env: {
+        ...process.env,
+        SVC_LOG_LEVEL: 'warn',
+        SVC_BRIDGE_TOKEN: '',
+        SVC_SESSION_COMMAND: 'bash --noprofile --norc',
+        ...options.env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const discovery = join(fleetDirectory, 'atlas.json');
   for (let i = 0; i < 200; i++) {
     if (existsSync(discovery)) {
@@ -113,16 +136,20 @@ async function startPortReporter(script: string, argument: string, what: string)
 }
 
 /** The HTTP reference: a bare node:http server answering `bodyFile`'s bytes (bench/lib/bare-server.ts). */
-export const startBareServer = (bodyFile: string) => startPortReporter('dist/bench/lib/bare-server.js', bodyFile, 'bare server');
+export const startBareServer = (bodyFile: string) =>
+  startPortReporter('dist/bench/lib/bare-server.js', bodyFile, 'bare server');
 
 /** A ship that forks git and tmux on its own main thread, as before the spawn helper (bench/lib/direct-spawn-ship.ts). */
-export const startDirectSpawnShip = (fleetDirectory: string) => startPortReporter('dist/bench/lib/direct-spawn-ship.js', fleetDirectory, 'direct-spawn ship');
+export const startDirectSpawnShip = (fleetDirectory: string) =>
+  startPortReporter('dist/bench/lib/direct-spawn-ship.js', fleetDirectory, 'direct-spawn ship');
 
 /** The routing floor: a minimal fastify pass-through to `upstream` in its own process (bench/lib/bare-proxy.ts). */
-export const startBareProxy = (upstream: string) => startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');
+export const startBareProxy = (upstream: string) =>
+  startPortReporter('dist/bench/lib/bare-proxy.js', upstream, 'bare proxy');
 
 /** The bare repositories of `directory` served as a forge across a network would (bench/lib/slow-forge.ts). */
-export const startSlowForge = (directory: string) => startPortReporter('dist/bench/lib/slow-forge.js', directory, 'slow forge');
+export const startSlowForge = (directory: string) =>
+  startPortReporter('dist/bench/lib/slow-forge.js', directory, 'slow forge');
 
 /** Ends the tmux server a bench ship ran for `fleetDirectory`: its sessions outlive the ship by design. */
 export function endFleetTmux(fleetDirectory: string): void {

@@ -12,7 +12,10 @@ export class PtyProcess {
 
   /** `command` runs through `sh -c` after the pty is sized `cols`×`rows`. */
   constructor(command: string, cols: number, rows: number, env: Record<string, string | undefined> = process.env) {
-    this.child = spawn('script', ['-qfec', `stty cols ${cols} rows ${rows}; exec ${command}`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn('script', ['-qfec', `stty cols ${cols} rows ${rows}; exec ${command}`, '/dev/null'], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child.stderr.resume();
     this.child.stdout.setEncoding('latin1');
     this.child.stdout.on('data', (chunk: string) => {
@@ -40,7 +43,10 @@ export class PtyProcess {
   until(text: string, timeoutMs = 60_000): Promise<number> {
     if (this.output.includes(text)) return Promise.resolve(performance.now());
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`"${text}" never drawn; tail: ${JSON.stringify(this.output.slice(-400))}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`"${text}" never drawn; tail: ${JSON.stringify(this.output.slice(-400))}`)),
+        timeoutMs,
+      );
       this.waiter = {
         text,
         resolve: (at) => {

@@ -21,7 +21,12 @@ const direct = new DirectSpawner();
 const ballast: Array<{ a: number; b: string; c: number[] }> = [];
 for (let i = 0; i < heapMiB * 10_000; i++) ballast.push({ a: i, b: `cell ${i}`, c: [i, i + 1] });
 
-const request = { command: 'git', args: ['--version'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, detached: true };
+const request = {
+  command: 'git',
+  args: ['--version'],
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  detached: true,
+};
 
 async function batch(spawner: Spawner): Promise<{ perSpawnMs: number; longestCallMs: number }> {
   const before = performance.eventLoopUtilization();
@@ -41,7 +46,16 @@ const samples = { direct: [] as number[], helper: [] as number[], directLongest:
 await batch(helper); // warm-up: first IPC messages, code paths compiled
 await batch(direct);
 for (let round = 0; round < rounds; round++) {
-  const order: Array<['direct' | 'helper', Spawner]> = round % 2 === 0 ? [['direct', direct], ['helper', helper]] : [['helper', helper], ['direct', direct]];
+  const order: Array<['direct' | 'helper', Spawner]> =
+    round % 2 === 0
+      ? [
+          ['direct', direct],
+          ['helper', helper],
+        ]
+      : [
+          ['helper', helper],
+          ['direct', direct],
+        ];
   for (const [name, spawner] of order) {
     const { perSpawnMs, longestCallMs } = await batch(spawner);
     samples[name].push(perSpawnMs);

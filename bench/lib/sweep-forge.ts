@@ -68,18 +68,31 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     const head = url.searchParams.get('head') ?? '';
     const branch = head.slice(head.indexOf(':') + 1);
     calls.pulls[`${repoName}:${branch}`] = (calls.pulls[`${repoName}:${branch}`] ?? 0) + 1;
-    const pulls = repo.pulls.filter((pull) => `${state.owner}:${pull.head}` === head).sort((a, b) => b.number - a.number);
+    const pulls = repo.pulls
+      .filter((pull) => `${state.owner}:${pull.head}` === head)
+      .sort((a, b) => b.number - a.number);
     return send(
       response,
       200,
-      pulls.map((pull) => ({ number: pull.number, state: pull.state, html_url: html(repoName, `/pull/${pull.number}`), head: { ref: pull.head }, base: { ref: 'main' } })),
+      pulls.map((pull) => ({
+        number: pull.number,
+        state: pull.state,
+        html_url: html(repoName, `/pull/${pull.number}`),
+        head: { ref: pull.head },
+        base: { ref: 'main' },
+      })),
     );
   }
   const number = Number(match[4]);
   calls.issues[`${repoName}#${number}`] = (calls.issues[`${repoName}#${number}`] ?? 0) + 1;
   const issue = repo.issues.find((candidate) => candidate.number === number);
   if (!issue) return send(response, 404, { message: 'Not Found' });
-  return send(response, 200, { number: issue.number, title: issue.title, state: issue.state, html_url: html(repoName, `/issues/${number}`) });
+  return send(response, 200, {
+    number: issue.number,
+    title: issue.title,
+    state: issue.state,
+    html_url: html(repoName, `/issues/${number}`),
+  });
 }
 
 const server = createServer((request, response) => {

@@ -16,7 +16,10 @@ export interface BenchSocketOptions {
 }
 
 /** `ws` client options for `BenchSocketOptions`. */
-export function socketOptions(options: BenchSocketOptions, headers: Record<string, string> = {}): WebSocket.ClientOptions {
+export function socketOptions(
+  options: BenchSocketOptions,
+  headers: Record<string, string> = {},
+): WebSocket.ClientOptions {
   const deflate = options.deflate ? (options.compressAll ? { threshold: 0 } : true) : false;
   return { perMessageDeflate: deflate, headers, ...(options.tap ? { createConnection: options.tap.connect } : {}) };
 }
@@ -46,7 +49,13 @@ export class BenchTerminal {
   }
 
   /** `headers` carries the bridge token to a ship that has one. */
-  static async open(url: string, cols: number, rows: number, headers: Record<string, string> = {}, options: BenchSocketOptions = {}): Promise<BenchTerminal> {
+  static async open(
+    url: string,
+    cols: number,
+    rows: number,
+    headers: Record<string, string> = {},
+    options: BenchSocketOptions = {},
+  ): Promise<BenchTerminal> {
     const socket = new WebSocket(url, socketOptions(options, headers));
     await new Promise<void>((resolve, reject) => {
       socket.once('open', resolve);
@@ -69,7 +78,10 @@ export class BenchTerminal {
   until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
     if (check()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`terminal condition not met; screen:\n${this.screen.text()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`terminal condition not met; screen:\n${this.screen.text()}`)),
+        timeoutMs,
+      );
       this.waiter = {
         check,
         resolve: () => {
@@ -97,7 +109,11 @@ let markerRounds = 0;
  * `perLine` of them, so each is found whole wherever it lands: on a busy machine the tty's echo of a key
  * can come before `cat` has printed the previous line.
  */
-export async function typeMarkers(terminal: BenchTerminal, more: (i: number) => boolean, perLine: number): Promise<number[]> {
+export async function typeMarkers(
+  terminal: BenchTerminal,
+  more: (i: number) => boolean,
+  perLine: number,
+): Promise<number[]> {
   const tag = String.fromCharCode(97 + (markerRounds++ % 26));
   const echo: number[] = [];
   for (let i = 0; more(i); i++) {

@@ -41,7 +41,8 @@ export class WireTap {
       // seen twice: once here, once after the answer. Parsed once, whichever way they come.
       const head = this.head;
       this.head = null;
-      if (!(chunk.length >= head.length && chunk.subarray(0, head.length).equals(head))) chunk = Buffer.concat([head, chunk]);
+      if (!(chunk.length >= head.length && chunk.subarray(0, head.length).equals(head)))
+        chunk = Buffer.concat([head, chunk]);
     }
     let data: Buffer = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = Buffer.alloc(0);
@@ -83,7 +84,9 @@ export class WireTap {
   }
 }
 
-function frameHeader(data: Buffer): { fin: boolean; rsv1: boolean; opcode: number; headerBytes: number; payloadBytes: number } | null {
+function frameHeader(
+  data: Buffer,
+): { fin: boolean; rsv1: boolean; opcode: number; headerBytes: number; payloadBytes: number } | null {
   if (data.length < 2) return null;
   const first = data[0]!;
   const second = data[1]!;
@@ -101,5 +104,11 @@ function frameHeader(data: Buffer): { fin: boolean; rsv1: boolean; opcode: numbe
   }
   if (masked) headerBytes += 4;
   if (data.length < headerBytes) return null;
-  return { fin: (first & 0x80) !== 0, rsv1: (first & 0x40) !== 0, opcode: first & 0x0f, headerBytes, payloadBytes: length };
+  return {
+    fin: (first & 0x80) !== 0,
+    rsv1: (first & 0x40) !== 0,
+    opcode: first & 0x0f,
+    headerBytes,
+    payloadBytes: length,
+  };
 }

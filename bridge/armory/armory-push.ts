@@ -12,7 +12,9 @@ import type { Armory } from './armory.js';
 const PUSH_TIMEOUT_MS = 120_000;
 
 export class ArmoryPush {
-  constructor(private readonly deps: { armory: Armory; registry: ShipRegistry; bridgeUrl: () => string; logger: Logger }) {}
+  constructor(
+    private readonly deps: { armory: Armory; registry: ShipRegistry; bridgeUrl: () => string; logger: Logger },
+  ) {}
 
   start(): void {
     this.deps.armory.watch((revision) => {
@@ -24,21 +26,35 @@ export class ArmoryPush {
     this.deps.registry.onShipOnline((ship) => {
       this.deps.armory.manifest().then(
         (manifest) => this.send(ship, manifest.revision),
-        (error: Error) => this.deps.logger.warn({ ship: ship.name, err: error.message }, 'armory not pushed: the manifest is invalid'),
+        (error: Error) =>
+          this.deps.logger.warn({ ship: ship.name, err: error.message }, 'armory not pushed: the manifest is invalid'),
       );
     });
   }
 
   private send(ship: LiveShip, revision: string): void {
     ship.client
-      .call({ method: 'POST', path: '/armory/sync', body: { bridgeUrl: this.deps.bridgeUrl(), revision }, timeoutMs: PUSH_TIMEOUT_MS })
+      .call({
+        method: 'POST',
+        path: '/armory/sync',
+        body: { bridgeUrl: this.deps.bridgeUrl(), revision },
+        timeoutMs: PUSH_TIMEOUT_MS,
+      })
       .then(
         (reply) => {
-          if (reply.status !== 200) this.deps.logger.warn({ ship: ship.name, status: reply.status, body: reply.text.slice(0, 300) }, 'ship refused the armory push');
+          if (reply.status !== 200)
+            this.deps.logger.warn(
+              { ship: ship.name, status: reply.status, body: reply.text.slice(0, 300) },
+              'ship refused the armory push',
+            );
           else this.deps.logger.info({ ship: ship.name, revision }, 'armory pushed');
         },
         (error: Error) => {
-          if (error instanceof ShipClientClosed) this.deps.logger.debug({ ship: ship.name }, 'armory push abandoned: the ship was removed or the bridge is stopping');
+          if (error instanceof ShipClientClosed)
+            this.deps.logger.debug(
+              { ship: ship.name },
+              'armory push abandoned: the ship was removed or the bridge is stopping',
+            );
           else this.deps.logger.warn({ ship: ship.name, err: error.message }, 'armory push failed');
         },
       );

@@ -5,7 +5,13 @@
 import { mkdirSync, readFileSync, lstatSync, watch, type FSWatcher } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ARMORY_FILE_LIMIT, armoryPathProblem, type ArmoryFile, type ArmoryManifest, messageOf } from '../../protocol/index.js';
+import {
+  ARMORY_FILE_LIMIT,
+  armoryPathProblem,
+  type ArmoryFile,
+  type ArmoryManifest,
+  messageOf,
+} from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import { scanArmory, type ArmoryScan } from './scanner.js';
 
@@ -18,18 +24,26 @@ export class Armory {
   private debounce: NodeJS.Timeout | null = null;
   private lastRevision: string | null = null;
 
-  constructor(readonly root: string, private readonly logger: Logger) {}
+  constructor(
+    readonly root: string,
+    private readonly logger: Logger,
+  ) {}
 
   /** Starts watching; `onChange` gets each new revision (not called when a rescan finds the same one). */
   watch(onChange: (revision: string) => void): void {
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
-    void this.current().then((scan) => (this.lastRevision = scan.manifest.revision), () => undefined);
+    void this.current().then(
+      (scan) => (this.lastRevision = scan.manifest.revision),
+      () => undefined,
+    );
     try {
       this.watcher = watch(this.root, { recursive: true }, () => {
         if (this.debounce) clearTimeout(this.debounce);
         this.debounce = setTimeout(() => void this.rescan(onChange), DEBOUNCE_MS);
       });
-      this.watcher.on('error', (error) => this.logger.warn({ err: error.message }, 'armory watcher failed; scanning on every request'));
+      this.watcher.on('error', (error) =>
+        this.logger.warn({ err: error.message }, 'armory watcher failed; scanning on every request'),
+      );
     } catch (error) {
       this.logger.warn({ err: messageOf(error) }, 'cannot watch the armory; scanning on every request');
     }
@@ -47,9 +61,15 @@ export class Armory {
       const scanned = scan.files.get(path);
       if (!scanned) throw new BridgeError(404, `armory file not found: ${path}`);
       const { entry } = scanned;
-      if (entry.size > ARMORY_FILE_LIMIT) throw new BridgeError(413, `armory file too large (${entry.size} bytes, limit ${ARMORY_FILE_LIMIT}): ${path}`);
+      if (entry.size > ARMORY_FILE_LIMIT)
+        throw new BridgeError(413, `armory file too large (${entry.size} bytes, limit ${ARMORY_FILE_LIMIT}): ${path}`);
       const stats = lstatSync(scanned.absolute, { throwIfNoEntry: false });
-      if (stats?.isFile() && stats.dev === scanned.dev && stats.ino === scanned.ino && stats.size <= ARMORY_FILE_LIMIT) {
+      if (
+        stats?.isFile() &&
+        stats.dev === scanned.dev &&
+        stats.ino === scanned.ino &&
+        stats.size <= ARMORY_FILE_LIMIT
+      ) {
         const bytes = readFileSync(scanned.absolute);
         if (createHash('sha256').update(bytes).digest('hex') === entry.sha256) {
           let contents: string;
@@ -79,9 +99,12 @@ export class Armory {
     if (!this.watcher) this.scan = null; // without a watcher nothing tells us the tree changed
     if (!this.scan) {
       this.scan = scanArmory(this.root);
-      void this.scan.then((scan) => {
-        for (const warning of scan.warnings) this.logger.warn({ armory: this.root }, `armory: ${warning}`);
-      }, () => undefined);
+      void this.scan.then(
+        (scan) => {
+          for (const warning of scan.warnings) this.logger.warn({ armory: this.root }, `armory: ${warning}`);
+        },
+        () => undefined,
+      );
     }
     const scan = this.scan;
     scan.catch(() => {

@@ -14,7 +14,8 @@ function destinationProblem(destination: unknown): string | null {
   if (!destination.startsWith('~/') && !destination.startsWith('/')) return 'destination must start with ~/ or /';
   const rest = destination.startsWith('~/') ? destination.slice(2) : destination.slice(1);
   const segments = rest.split('/');
-  if (rest === '' || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) return 'destination must name a file without empty, "." or ".." segments';
+  if (rest === '' || segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    return 'destination must name a file without empty, "." or ".." segments';
   return null;
 }
 
@@ -26,7 +27,8 @@ export function parseDotfileMap(text: string): { map: Record<string, string> } |
   } catch (error) {
     return { problems: [`not JSON: ${messageOf(error)}`] };
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return { problems: ['must be a JSON object from source to destination'] };
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { problems: ['must be a JSON object from source to destination'] };
   const problems: string[] = [];
   const map: Record<string, string> = {};
   for (const [source, destination] of Object.entries(parsed)) {

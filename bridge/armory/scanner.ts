@@ -6,7 +6,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { ARMORY_SECTIONS, DOTFILE_MAP, type ArmoryEntry, type ArmoryManifest, type ArmorySection } from '../../protocol/index.js';
+import {
+  ARMORY_SECTIONS,
+  DOTFILE_MAP,
+  type ArmoryEntry,
+  type ArmoryManifest,
+  type ArmorySection,
+} from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 import { parseDotfileMap } from './dotfile-map.js';
 
@@ -27,7 +33,10 @@ export interface ArmoryScan {
 const sha256File = (path: string) =>
   new Promise<string>((resolve, reject) => {
     const hash = createHash('sha256');
-    createReadStream(path).on('data', (chunk) => hash.update(chunk)).on('error', reject).on('end', () => resolve(hash.digest('hex')));
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
   });
 
 const lstatOrNull = (path: string): Stats | null => lstatSync(path, { throwIfNoEntry: false }) ?? null;
@@ -76,17 +85,23 @@ export async function scanArmory(root: string): Promise<ArmoryScan> {
       else if (stats?.isDirectory()) await walk(path, section, section);
     }
   }
-  const entries = [...files.values()].map((file) => file.entry).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const entries = [...files.values()]
+    .map((file) => file.entry)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   let dotfileMap: Record<string, string> = {};
   const mapPath = join(root, DOTFILE_MAP);
   const mapStats = lstatOrNull(mapPath);
   if (mapStats?.isSymbolicLink()) warnings.push(`skipped symlink ${DOTFILE_MAP}`);
   else if (mapStats?.isFile()) {
     const parsed = parseDotfileMap(readFileSync(mapPath, 'utf8'));
-    if ('problems' in parsed) throw new BridgeError(400, `invalid ${root}/${DOTFILE_MAP}:\n${parsed.problems.map((p) => `  ${p}`).join('\n')}`);
+    if ('problems' in parsed)
+      throw new BridgeError(400, `invalid ${root}/${DOTFILE_MAP}:\n${parsed.problems.map((p) => `  ${p}`).join('\n')}`);
     dotfileMap = parsed.map;
     for (const source of Object.keys(dotfileMap)) {
-      if (!files.has(`dotfiles/${source}`)) warnings.push(`${DOTFILE_MAP} maps ${source}, but dotfiles/${source} is missing (ships skip it with a warning)`);
+      if (!files.has(`dotfiles/${source}`))
+        warnings.push(
+          `${DOTFILE_MAP} maps ${source}, but dotfiles/${source} is missing (ships skip it with a warning)`,
+        );
     }
   }
   return { manifest: { revision: armoryRevision(entries, dotfileMap), entries, dotfileMap }, files, warnings };

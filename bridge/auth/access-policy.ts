@@ -102,9 +102,12 @@ export const ADMIN_REQUIRED = 'this endpoint requires an admin';
 export const OWN_ACCOUNT_ONLY = 'you may only change your own account';
 
 export function decide(principal: Principal | null, target: RequestTarget): Decision {
-  const access: Access = target.pattern === undefined
-    ? (target.path === '/repos' || target.path.startsWith('/repos/') ? 'user-or-agent' : 'user')
-    : (accessOf(target.method, target.pattern) ?? 'admin');
+  const access: Access =
+    target.pattern === undefined
+      ? target.path === '/repos' || target.path.startsWith('/repos/')
+        ? 'user-or-agent'
+        : 'user'
+      : (accessOf(target.method, target.pattern) ?? 'admin');
   if (access === 'open') return ALLOW;
   if (!principal) return deny(401, AUTHENTICATION_REQUIRED);
   const wrongKind = () => deny(403, `a ${principal.kind} credential may not reach ${target.method} ${target.path}`);
@@ -112,7 +115,11 @@ export function decide(principal: Principal | null, target: RequestTarget): Deci
   if (principal.kind === 'ship-agent') return access === 'user-or-agent' ? ALLOW : wrongKind();
   const { user } = principal;
   if (access === 'admin' && user.role !== 'admin') return deny(403, ADMIN_REQUIRED);
-  if (access === 'self-or-admin' && user.role !== 'admin' && target.nameParam?.toLowerCase() !== user.username.toLowerCase()) {
+  if (
+    access === 'self-or-admin' &&
+    user.role !== 'admin' &&
+    target.nameParam?.toLowerCase() !== user.username.toLowerCase()
+  ) {
     return deny(403, OWN_ACCOUNT_ONLY);
   }
   return ALLOW;

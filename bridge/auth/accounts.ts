@@ -67,7 +67,9 @@ export class Accounts {
     if (delay > 0) await this.sleep(delay);
     // No stored name holds a NUL (identifiers refuse control characters), and the database refuses one.
     const user = username.includes('\u0000') ? null : await this.deps.store.users.byUsername(username);
-    const valid = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
+    const valid = user
+      ? await this.hasher.verify(user.passwordHash, password)
+      : await this.hasher.verifyDummy(password);
     if (!user || !valid) {
       this.backoff.failed(username, address);
       this.deps.onLoginFailed?.();
@@ -77,7 +79,12 @@ export class Accounts {
     const token = newToken();
     const now = this.deps.clock();
     await this.deps.store.sessions.pruneExpired(user.id, now);
-    await this.deps.store.sessions.add({ tokenHash: tokenHash(token), userId: user.id, issuedAt: now, expiresAt: now + SESSION_LIFETIME_MS });
+    await this.deps.store.sessions.add({
+      tokenHash: tokenHash(token),
+      userId: user.id,
+      issuedAt: now,
+      expiresAt: now + SESSION_LIFETIME_MS,
+    });
     return { token, user: publicUser(user) };
   }
 
@@ -136,7 +143,9 @@ export class Accounts {
   async remove(username: string): Promise<void> {
     const outcome = await this.deps.store.users.remove(username);
     if (!outcome.ok) {
-      throw outcome.reason === 'not-found' ? userNotFound(username) : new BridgeError(409, `cannot remove the last admin: ${username}`);
+      throw outcome.reason === 'not-found'
+        ? userNotFound(username)
+        : new BridgeError(409, `cannot remove the last admin: ${username}`);
     }
     this.revokeUser(outcome.value.id, 'user removed');
   }
@@ -146,7 +155,9 @@ export class Accounts {
     if (badRole) throw invalidField('role', badRole);
     const outcome = await this.deps.store.users.setRole(username, role as Role);
     if (!outcome.ok) {
-      throw outcome.reason === 'not-found' ? userNotFound(username) : new BridgeError(409, `cannot demote the last admin: ${username}`);
+      throw outcome.reason === 'not-found'
+        ? userNotFound(username)
+        : new BridgeError(409, `cannot demote the last admin: ${username}`);
     }
     // Sessions stay valid under the new role; what was opened under the old one is closed.
     this.deps.authenticator.forgetUser(outcome.value.id);

@@ -22,7 +22,13 @@ beforeAll(async () => {
   store = await openStore({ dataDirectory: dir });
   await store.ships.add({ name: 'alpha', url: 'http://127.0.0.1:1', shipTokenHash: null, bridgeToken: null });
   authenticator = new Authenticator(store.credentials, Date.now);
-  credentials = new AgentCredentials({ store: store.agentTokens, authenticator, clock: Date.now, bridgeUrl: () => 'http://bridge.test', logger: pino({ level: 'silent' }) });
+  credentials = new AgentCredentials({
+    store: store.agentTokens,
+    authenticator,
+    clock: Date.now,
+    bridgeUrl: () => 'http://bridge.test',
+    logger: pino({ level: 'silent' }),
+  });
 });
 
 afterAll(async () => {
@@ -31,7 +37,11 @@ afterAll(async () => {
 });
 
 /** A ship's POST /agent/credentials: records each token as its call lands, answering the n-th after `delays[n]` ms. */
-function fakeShip(delays: number[] = []): { server: http.Server; landed: string[]; listen(port?: number): Promise<number> } {
+function fakeShip(delays: number[] = []): {
+  server: http.Server;
+  landed: string[];
+  listen(port?: number): Promise<number>;
+} {
   const landed: string[] = [];
   let calls = 0;
   const server = http.createServer((request, response) => {
@@ -45,7 +55,10 @@ function fakeShip(delays: number[] = []): { server: http.Server; landed: string[
       }, delay),
     );
   });
-  const listen = (port = 0) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  const listen = (port = 0) =>
+    new Promise<number>((resolve) =>
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
   return { server, landed, listen };
 }
 

@@ -17,7 +17,13 @@ const PUSH_RETRY_DELAYS_MS = [250, 1000, 3000];
 
 export class AgentCredentials {
   constructor(
-    private readonly deps: { store: AgentTokensStore; authenticator: Authenticator; clock: Clock; bridgeUrl: () => string; logger: Logger },
+    private readonly deps: {
+      store: AgentTokensStore;
+      authenticator: Authenticator;
+      clock: Clock;
+      bridgeUrl: () => string;
+      logger: Logger;
+    },
   ) {}
 
   /** The token each ship should hold: the newest stored, until its push is over. */
@@ -50,12 +56,18 @@ export class AgentCredentials {
     for (let attempt = 0; ; attempt++) {
       await this.onTheWire.get(ship);
       if (this.newest.get(ship) !== token) return;
-      const call = client.call({ method: 'POST', path: '/agent/credentials', body: { bridgeUrl: this.deps.bridgeUrl(), token }, timeoutMs: 5000 });
+      const call = client.call({
+        method: 'POST',
+        path: '/agent/credentials',
+        body: { bridgeUrl: this.deps.bridgeUrl(), token },
+        timeoutMs: 5000,
+      });
       const landed = call.catch(() => undefined);
       this.onTheWire.set(ship, landed);
       try {
         const reply = await call;
-        if (reply.status !== 200) this.deps.logger.warn({ ship, status: reply.status }, 'ship refused its agent credentials');
+        if (reply.status !== 200)
+          this.deps.logger.warn({ ship, status: reply.status }, 'ship refused its agent credentials');
         return;
       } catch (error) {
         const delayMs = PUSH_RETRY_DELAYS_MS[attempt];

@@ -21,12 +21,16 @@ interface Entry {
   owner: string;
 }
 
-const ownerOf = (principal: Principal): string => (principal.kind === 'user' ? `user:${principal.user.id}` : `ship:${principal.ship}`);
+const ownerOf = (principal: Principal): string =>
+  principal.kind === 'user' ? `user:${principal.user.id}` : `ship:${principal.ship}`;
 
 export class Authenticator {
   private readonly cache = new Map<string, Entry>();
 
-  constructor(private readonly credentials: CredentialsStore, private readonly clock: Clock) {}
+  constructor(
+    private readonly credentials: CredentialsStore,
+    private readonly clock: Clock,
+  ) {}
 
   /** The cached principal for `token`: a principal, null (expired), or undefined (not cached: ask `resolve`). */
   cached(token: string): Principal | null | undefined {

@@ -11,7 +11,11 @@ export const NO_FIRST_ADMIN =
   'start it at a terminal to be asked, or run with --insecure-no-auth';
 
 /** Creates the first admin when there is no user; returns its name, or null when users exist. */
-export async function ensureFirstAdmin(users: UsersStore, accounts: Accounts, source: FirstAdminSource | undefined): Promise<string | null> {
+export async function ensureFirstAdmin(
+  users: UsersStore,
+  accounts: Accounts,
+  source: FirstAdminSource | undefined,
+): Promise<string | null> {
   if ((await users.count()) > 0) return null;
   const admin = source ? await source() : null;
   if (!admin) throw new Error(NO_FIRST_ADMIN);

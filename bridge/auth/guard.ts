@@ -18,7 +18,11 @@ export interface GuardOptions {
 /** A real WebSocket handshake: tickets are honoured on nothing else (a plain GET neither uses nor spends one). */
 export function isUpgrade(request: FastifyRequest): boolean {
   const headers = request.raw.headers;
-  return request.method === 'GET' && headers.upgrade?.toLowerCase() === 'websocket' && typeof headers['sec-websocket-key'] === 'string';
+  return (
+    request.method === 'GET' &&
+    headers.upgrade?.toLowerCase() === 'websocket' &&
+    typeof headers['sec-websocket-key'] === 'string'
+  );
 }
 
 function ticketOf(url: string): string | null {
@@ -53,12 +57,18 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): R
     }
   });
 
-  const refuse = (reply: FastifyReply, status: number, message: string) => void reply.code(status).send({ error: message });
+  const refuse = (reply: FastifyReply, status: number, message: string) =>
+    void reply.code(status).send({ error: message });
   const judge = (request: FastifyRequest, reply: FastifyReply, principal: Principal | null, done: () => void) => {
     request.principal = principal;
     const path = request.url.split('?')[0]!;
     const params = request.params as { name?: string } | undefined;
-    const decision = decide(principal, { method: request.method, pattern: request.routeOptions.url, path, nameParam: params?.name });
+    const decision = decide(principal, {
+      method: request.method,
+      pattern: request.routeOptions.url,
+      path,
+      nameParam: params?.name,
+    });
     if (!decision.allow) return refuse(reply, decision.status, decision.message);
     done();
   };

@@ -8,7 +8,10 @@ export function bannerText(url: string): string {
 }
 
 /** Prints the banner now and every `intervalMs`; returns the function that stops it. */
-export function startInsecureBanner(url: string, options: { write?: (text: string) => void; intervalMs?: number } = {}): () => void {
+export function startInsecureBanner(
+  url: string,
+  options: { write?: (text: string) => void; intervalMs?: number } = {},
+): () => void {
   const write = options.write ?? ((text: string) => void process.stderr.write(text));
   write(bannerText(url));
   const timer = setInterval(() => write(bannerText(url)), options.intervalMs ?? DEFAULT_INTERVAL_MS);

@@ -25,7 +25,10 @@ export class LoginBackoff {
 
   /** How long an attempt for this username from this address waits before it is checked. */
   delayMs(username: string, address: string): number {
-    return Math.max(this.delayOf(`user:${username.toLowerCase()}`, FREE_FAILURES_PER_USER), this.delayOf(`ip:${address}`, FREE_FAILURES_PER_ADDRESS));
+    return Math.max(
+      this.delayOf(`user:${username.toLowerCase()}`, FREE_FAILURES_PER_USER),
+      this.delayOf(`ip:${address}`, FREE_FAILURES_PER_ADDRESS),
+    );
   }
 
   failed(username: string, address: string): void {

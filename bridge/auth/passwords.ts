@@ -34,7 +34,8 @@ export class PasswordHasher {
 
   private async slot<T>(work: () => Promise<T>): Promise<T> {
     if (this.running >= RUNNING) {
-      if (this.waiting.length >= QUEUE_DEPTH) throw new BridgeError(503, 'too many password checks in progress; retry shortly', { 'retry-after': '1' });
+      if (this.waiting.length >= QUEUE_DEPTH)
+        throw new BridgeError(503, 'too many password checks in progress; retry shortly', { 'retry-after': '1' });
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else {
       this.running++;

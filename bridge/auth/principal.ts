@@ -16,7 +16,13 @@ export function principalName(principal: Principal | null): string {
 /** What every request is with `--insecure-no-auth`: an admin, decided before any header is read. */
 export const INSECURE_ADMIN: Principal = {
   kind: 'user',
-  user: { id: '00000000-0000-0000-0000-000000000000', username: 'admin', email: 'admin@localhost', role: 'admin', createdAt: 0 },
+  user: {
+    id: '00000000-0000-0000-0000-000000000000',
+    username: 'admin',
+    email: 'admin@localhost',
+    role: 'admin',
+    createdAt: 0,
+  },
   sessionHash: null,
 };
 

@@ -40,7 +40,8 @@ export class TicketBook {
   }
 
   revokeSession(sessionHash: string): void {
-    for (const [ticket, entry] of this.tickets) if (entry.principal.sessionHash === sessionHash) this.tickets.delete(ticket);
+    for (const [ticket, entry] of this.tickets)
+      if (entry.principal.sessionHash === sessionHash) this.tickets.delete(ticket);
   }
 
   revokeUser(user: Pick<User, 'id'>): void {

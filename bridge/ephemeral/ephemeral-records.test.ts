@@ -49,7 +49,10 @@ describe('pending rows after a restart', () => {
     expect(records.get('app', 'cloning')).not.toBeNull();
     expect(await records.reconcile('alpha', new Set(), created + PENDING_CREATE_MS)).toBe(true);
     expect(records.get('app', 'cloning')).toBeNull();
-    expect((await store.ephemeral.list()).map((r) => `${r.name}:${r.cleanup}`)).toEqual(['event:watching', 'landed:watching']);
+    expect((await store.ephemeral.list()).map((r) => `${r.name}:${r.cleanup}`)).toEqual([
+      'event:watching',
+      'landed:watching',
+    ]);
   });
 
   it('a create running in this process is decided by its own answer, never by a sync', async () => {

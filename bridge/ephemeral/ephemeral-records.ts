@@ -72,7 +72,14 @@ export class EphemeralRecords {
       this.creating.delete(key);
       throw error;
     }
-    this.records.set(key, { ...fields, cleanup: 'pending', blockedReason: null, blockedAt: null, pullRequest: null, createdAt: Date.now() });
+    this.records.set(key, {
+      ...fields,
+      cleanup: 'pending',
+      blockedReason: null,
+      blockedAt: null,
+      pullRequest: null,
+      createdAt: Date.now(),
+    });
   }
 
   /** The ship confirmed the clone: the record starts watching. */

@@ -20,7 +20,11 @@ export interface IssueBranch {
  * Reads the issue, then creates-and-links its canonical branch or finds it. Provider errors propagate as
  * they are (the route maps their status); the 409 for a differently named linked branch is decided here.
  */
-export async function resolveIssueBranch(provider: ForgeProvider, repo: Repo, issueNumber: number): Promise<IssueBranch> {
+export async function resolveIssueBranch(
+  provider: ForgeProvider,
+  repo: Repo,
+  issueNumber: number,
+): Promise<IssueBranch> {
   const issue = await provider.readIssue(repo, issueNumber);
   const wanted = issueBranchName(issue.number, issue.title);
   const created = await provider.createLinkedBranch(repo, issue.number, wanted);
@@ -30,7 +34,13 @@ export async function resolveIssueBranch(provider: ForgeProvider, repo: Repo, is
   if (await provider.branchExists(repo, wanted)) return { branch: wanted, created: false };
   if (linked.length > 0) {
     const names = linked.map((name) => `"${name}"`).join(', ');
-    throw new BridgeError(409, `issue #${issue.number} is linked to branch ${names}, not "${wanted}"; svc never substitutes a differently named branch`);
+    throw new BridgeError(
+      409,
+      `issue #${issue.number} is linked to branch ${names}, not "${wanted}"; svc never substitutes a differently named branch`,
+    );
   }
-  throw new BridgeError(409, `the forge refused to create branch "${wanted}" for issue #${issue.number}, and no branch of that name exists`);
+  throw new BridgeError(
+    409,
+    `the forge refused to create branch "${wanted}" for issue #${issue.number}, and no branch of that name exists`,
+  );
 }

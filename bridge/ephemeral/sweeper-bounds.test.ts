@@ -34,7 +34,13 @@ async function seed(repos: number, perRepo: number): Promise<void> {
   for (let r = 0; r < repos; r++) {
     await store.repos.add({ name: `r${r}`, url: `https://github.example/acme/r${r}.git`, provider: 'github' });
     for (let i = 0; i < perRepo; i++) {
-      await records.begin({ repoName: `r${r}`, name: `w${i}`, ship: 'alpha', issueNumber: i + 1, branch: `${i + 1}-b` });
+      await records.begin({
+        repoName: `r${r}`,
+        name: `w${i}`,
+        ship: 'alpha',
+        issueNumber: i + 1,
+        branch: `${i + 1}-b`,
+      });
       await records.confirm(`r${r}`, `w${i}`);
     }
   }
@@ -48,7 +54,10 @@ function gate(): { wait: () => Promise<void>; open: () => void } {
 }
 
 /** A forge with no pull requests, every issue in `closed` closed; counts the calls in flight. */
-function fakeForge(closed: Set<string>, hold: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve))) {
+function fakeForge(
+  closed: Set<string>,
+  hold: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+) {
   const forge = { inFlight: 0, most: 0, calls: 0 };
   const call = async <T>(answer: T): Promise<T> => {
     forge.calls++;
@@ -59,7 +68,8 @@ function fakeForge(closed: Set<string>, hold: () => Promise<void> = () => new Pr
   };
   const provider = {
     pullsForBranch: () => call([]),
-    readIssue: (repo: { name: string }, number: number) => call({ number, title: 't', state: closed.has(`${repo.name}#${number}`) ? 'closed' : 'open' }),
+    readIssue: (repo: { name: string }, number: number) =>
+      call({ number, title: 't', state: closed.has(`${repo.name}#${number}`) ? 'closed' : 'open' }),
   } as unknown as ForgeProvider;
   return { forge, provider };
 }
@@ -67,13 +77,21 @@ function fakeForge(closed: Set<string>, hold: () => Promise<void> = () => new Pr
 /** Ship alpha hosting every record's workspace; its guarded deletes answer 200 once `deletes` lets them. */
 function fakeShip(deletes: () => Promise<void> = async () => undefined) {
   const ship = { deleting: 0, most: 0, deleted: [] as string[] };
-  const reply = (status: number, body: unknown): ShipReply => ({ status, contentType: 'application/json', text: JSON.stringify(body) });
+  const reply = (status: number, body: unknown): ShipReply => ({
+    status,
+    contentType: 'application/json',
+    text: JSON.stringify(body),
+  });
   const live = {
     name: 'alpha',
     connection: { isOnline: () => true },
     client: {
       call: async ({ method, path }: { method: string; path: string }) => {
-        if (method === 'GET') return reply(200, records.settled().map((r) => ({ repoName: r.repoName, name: r.name })));
+        if (method === 'GET')
+          return reply(
+            200,
+            records.settled().map((r) => ({ repoName: r.repoName, name: r.name })),
+          );
         ship.most = Math.max(ship.most, ++ship.deleting);
         await deletes();
         ship.deleting--;
@@ -82,7 +100,12 @@ function fakeShip(deletes: () => Promise<void> = async () => undefined) {
       },
     },
   };
-  const registry = { get: (name: string) => (name === 'alpha' ? live : undefined), unreachable: () => undefined, deleted: () => undefined, publishSync: () => undefined } as unknown as ShipRegistry;
+  const registry = {
+    get: (name: string) => (name === 'alpha' ? live : undefined),
+    unreachable: () => undefined,
+    deleted: () => undefined,
+    publishSync: () => undefined,
+  } as unknown as ShipRegistry;
   return { ship, registry };
 }
 
@@ -92,7 +115,16 @@ async function turns(done: () => boolean, most = 10_000): Promise<void> {
 }
 
 const sweeper = (registry: ShipRegistry, provider: ForgeProvider, forgeConcurrency?: number) =>
-  new Sweeper({ records, registry, repos: store.repos, providers: { github: provider }, intervalMs: 0, clock: () => Date.now(), log: { info: () => undefined, warn: () => undefined }, forgeConcurrency });
+  new Sweeper({
+    records,
+    registry,
+    repos: store.repos,
+    providers: { github: provider },
+    intervalMs: 0,
+    clock: () => Date.now(),
+    log: { info: () => undefined, warn: () => undefined },
+    forgeConcurrency,
+  });
 
 describe('a pass asks for a bounded amount at once', () => {
   it('at most 8 forge calls in flight over all repos (not 8 per repo)', async () => {
@@ -100,7 +132,9 @@ describe('a pass asks for a bounded amount at once', () => {
     // The forge holds its answers until the pass has started all it may.
     const answers = gate();
     let holding = true;
-    const { forge, provider } = fakeForge(new Set(), () => (holding ? answers.wait() : new Promise((resolve) => setImmediate(resolve))));
+    const { forge, provider } = fakeForge(new Set(), () =>
+      holding ? answers.wait() : new Promise((resolve) => setImmediate(resolve)),
+    );
     const { registry } = fakeShip();
     const pass = sweeper(registry, provider).sweep();
     await turns(() => forge.inFlight === 8);
@@ -124,14 +158,24 @@ describe('a pass asks for a bounded amount at once', () => {
     expect(ship.deleting).toBe(3);
     ships.open();
     expect(await pass).toEqual({ checked: 6, destroyed: 3, blocked: 0, skipped: 0, forgotten: 0 });
-    expect(ship.deleted.sort()).toEqual(['/workspaces/r0/w0?force=false', '/workspaces/r0/w1?force=false', '/workspaces/r0/w2?force=false']);
+    expect(ship.deleted.sort()).toEqual([
+      '/workspaces/r0/w0?force=false',
+      '/workspaces/r0/w1?force=false',
+      '/workspaces/r0/w2?force=false',
+    ]);
   });
 
   it('a ship gets at most 4 guarded deletes at a time', async () => {
     await seed(1, 10);
     const { provider } = fakeForge(new Set(Array.from({ length: 10 }, (_, i) => `r0#${i + 1}`)));
     const { ship, registry } = fakeShip(() => new Promise((resolve) => setTimeout(resolve, 5)));
-    expect(await sweeper(registry, provider).sweep()).toEqual({ checked: 10, destroyed: 10, blocked: 0, skipped: 0, forgotten: 0 });
+    expect(await sweeper(registry, provider).sweep()).toEqual({
+      checked: 10,
+      destroyed: 10,
+      blocked: 0,
+      skipped: 0,
+      forgotten: 0,
+    });
     expect(ship.most).toBe(4);
     expect(records.settled()).toEqual([]);
   });

@@ -58,7 +58,10 @@ beforeAll(async () => {
   root = await makeTempRoot();
   const remote = makeRemote(root);
   ship = await startTestShip(root, { name: 'sweep-ship' });
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'widget', name: 'w', branch: 'feature' })).status).toBe(201);
+  expect(
+    (await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'widget', name: 'w', branch: 'feature' }))
+      .status,
+  ).toBe(201);
   store = await openStore({ dataDirectory: join(root, 'bridge') });
   records = await EphemeralRecords.load(store.ephemeral);
   // No heartbeat within the test's fake hours: the connection must not be judged on jumped time.
@@ -211,7 +214,7 @@ describe('Sweeper timer under a fake clock (X10)', () => {
 
   // The provider once paced its requests by Date.now() (Octokit's throttling plugin), so a wall clock stepped
   // back an hour held every forge call for that hour; its request policy waits on monotonic timers now.
-  it('a wall clock stepped back an hour does not delay the next pass\'s forge calls', async () => {
+  it("a wall clock stepped back an hour does not delay the next pass's forge calls", async () => {
     fakeClock();
     const base = pullLists();
     sweeper = newSweeper();
@@ -225,15 +228,36 @@ describe('Sweeper timer under a fake clock (X10)', () => {
 });
 
 describe('a forge answer about one record', () => {
-  it('a deleted issue (404) skips only its own record; the repo\'s next record is still swept', async () => {
+  it("a deleted issue (404) skips only its own record; the repo's next record is still swept", async () => {
     // One record asked about at a time, the 404 first: a repo-wide failure would skip the next one too.
     for (const name of ['a-gone', 'b-done']) {
-      expect((await call(ship.url, 'POST', '/workspaces', { url: makeRemote(root, name).url, repoName: 'widget', name, branch: 'main' })).status).toBe(201);
+      expect(
+        (
+          await call(ship.url, 'POST', '/workspaces', {
+            url: makeRemote(root, name).url,
+            repoName: 'widget',
+            name,
+            branch: 'main',
+          })
+        ).status,
+      ).toBe(201);
     }
-    await records.begin({ repoName: 'widget', name: 'a-gone', ship: 'sweep-ship', issueNumber: 50, branch: 'gone-branch' });
+    await records.begin({
+      repoName: 'widget',
+      name: 'a-gone',
+      ship: 'sweep-ship',
+      issueNumber: 50,
+      branch: 'gone-branch',
+    });
     await records.confirm('widget', 'a-gone');
     const done = fake.addIssue({ title: 'Done', state: 'closed' });
-    await records.begin({ repoName: 'widget', name: 'b-done', ship: 'sweep-ship', issueNumber: done.number, branch: 'done-branch' });
+    await records.begin({
+      repoName: 'widget',
+      name: 'b-done',
+      ship: 'sweep-ship',
+      issueNumber: done.number,
+      branch: 'done-branch',
+    });
     await records.confirm('widget', 'b-done');
     const oneByOne = new Sweeper({
       records,

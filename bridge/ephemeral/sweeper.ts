@@ -9,7 +9,15 @@
 // refusal kept, 200 characters). A PR open again, or an issue reopened, puts a blocked record back to
 // watching. A forge failure skips the repo's remaining records for this pass (a 404/410/422 about one issue
 // or branch skips only its record); an offline ship skips its records.
-import { workspaceKey, workspacePath, type PullRequestRef, type Repo, type SweepCounters, type WorkspaceSummary, messageOf } from '../../protocol/index.js';
+import {
+  workspaceKey,
+  workspacePath,
+  type PullRequestRef,
+  type Repo,
+  type SweepCounters,
+  type WorkspaceSummary,
+  messageOf,
+} from '../../protocol/index.js';
 import type { Clock } from '../../protocol/clock.js';
 import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -70,7 +78,8 @@ function truncate(text: string): string {
   const cut = text.slice(0, BLOCKED_REASON_MAX_CHARS);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
-const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) => a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
+const samePull = (a: PullRequestRef | null, b: PullRequestRef | null) =>
+  a?.number === b?.number && a?.state === b?.state && a?.url === b?.url;
 
 /** The open pull request if any, else the highest-numbered (docs/architecture.md §9). */
 function shownPull(pulls: readonly PullRequestRef[]): PullRequestRef | null {
@@ -166,10 +175,17 @@ class RepoSweep {
       // The forge said this one thing is not there (an issue deleted or transferred): only this record
       // waits; anything else (5xx, rate limit, credentials) stops the repo for this pass.
       if (error instanceof ProviderError && RECORD_LEVEL_STATUSES.has(error.status)) {
-        this.log.warn({ repo: this.repo.name, error: error.message }, `sweep: skipped a record of repo ${this.repo.name}`);
+        this.log.warn(
+          { repo: this.repo.name, error: error.message },
+          `sweep: skipped a record of repo ${this.repo.name}`,
+        );
         throw new ForgeFailed();
       }
-      if (!this.failed) this.log.warn({ repo: this.repo.name, error: messageOf(error) }, `sweep: the forge failed for repo ${this.repo.name}; its remaining records wait for the next pass`);
+      if (!this.failed)
+        this.log.warn(
+          { repo: this.repo.name, error: messageOf(error) },
+          `sweep: the forge failed for repo ${this.repo.name}; its remaining records wait for the next pass`,
+        );
       this.failed = true;
       throw new ForgeFailed();
     }
@@ -234,7 +250,9 @@ class Pass {
       }
     };
     try {
-      await Promise.all(Array.from({ length: Math.min(this.options.forgeConcurrency ?? FORGE_CONCURRENCY, queue.length) }, worker));
+      await Promise.all(
+        Array.from({ length: Math.min(this.options.forgeConcurrency ?? FORGE_CONCURRENCY, queue.length) }, worker),
+      );
     } finally {
       // Whatever happened to the forge workers, the deletes they started end before the pass does.
       await Promise.allSettled(this.destroying);
@@ -248,7 +266,9 @@ class Pass {
    * The records to ask the forge about, the repos taken in turn (one record of each, then the next of each),
    * so one repo's records do not all wait behind another's. A repo that is gone or has no provider is skipped.
    */
-  private async forgeQueue(byRepo: Map<string, EphemeralRecord[]>): Promise<Array<{ record: EphemeralRecord; repo: RepoSweep }>> {
+  private async forgeQueue(
+    byRepo: Map<string, EphemeralRecord[]>,
+  ): Promise<Array<{ record: EphemeralRecord; repo: RepoSweep }>> {
     const lists: Array<{ records: EphemeralRecord[]; repo: RepoSweep }> = [];
     for (const [repoName, records] of byRepo) {
       const repo = await this.options.repos.get(repoName);
@@ -332,7 +352,11 @@ class Pass {
     const { registry, records } = this.options;
     let reply;
     try {
-      reply = await ship.client.call({ method: 'DELETE', path: workspacePath(record.repoName, record.name, '?force=false'), timeoutMs: SHIP_DELETE_TIMEOUT_MS });
+      reply = await ship.client.call({
+        method: 'DELETE',
+        path: workspacePath(record.repoName, record.name, '?force=false'),
+        timeoutMs: SHIP_DELETE_TIMEOUT_MS,
+      });
       await this.step();
     } catch (error) {
       if (!(error instanceof ShipUnreachable)) throw error;
@@ -344,7 +368,10 @@ class Pass {
       registry.deleted(ship.name, workspaceKey(record.repoName, record.name));
       await records.drop(record.repoName, record.name);
       this.counters.destroyed++;
-      this.options.log.info({ audit: 'sweep.destroyed', ship: ship.name, key: workspaceKey(record.repoName, record.name) }, `sweep destroyed ${workspaceKey(record.repoName, record.name)}`);
+      this.options.log.info(
+        { audit: 'sweep.destroyed', ship: ship.name, key: workspaceKey(record.repoName, record.name) },
+        `sweep destroyed ${workspaceKey(record.repoName, record.name)}`,
+      );
       return;
     }
     if (reply.status === 404) {
@@ -354,11 +381,17 @@ class Pass {
     const refusal = shipErrorMessage(reply);
     if (reply.status !== 409) {
       this.counters.skipped++;
-      this.options.log.warn({ ship: ship.name, key: workspaceKey(record.repoName, record.name), status: reply.status }, `sweep: ship refused to delete: ${refusal}`);
+      this.options.log.warn(
+        { ship: ship.name, key: workspaceKey(record.repoName, record.name), status: reply.status },
+        `sweep: ship refused to delete: ${refusal}`,
+      );
       return;
     }
     this.counters.blocked++;
-    const blockedAt = record.cleanup === 'blocked' && record.blockedAt ? record.blockedAt : new Date(this.options.clock()).toISOString();
+    const blockedAt =
+      record.cleanup === 'blocked' && record.blockedAt
+        ? record.blockedAt
+        : new Date(this.options.clock()).toISOString();
     await this.save(record, { ...record, cleanup: 'blocked', blockedReason: truncate(refusal), blockedAt });
   }
 
@@ -370,7 +403,11 @@ class Pass {
 
   /** Writes a record only when a field its view shows changed (so the view changed: subscribers get a sync). */
   private async save(before: EphemeralRecord, after: EphemeralRecord): Promise<void> {
-    const same = before.cleanup === after.cleanup && before.blockedReason === after.blockedReason && before.blockedAt === after.blockedAt && samePull(before.pullRequest, after.pullRequest);
+    const same =
+      before.cleanup === after.cleanup &&
+      before.blockedReason === after.blockedReason &&
+      before.blockedAt === after.blockedAt &&
+      samePull(before.pullRequest, after.pullRequest);
     if (same) return;
     await this.options.records.update(after);
     this.changed = true;
@@ -425,7 +462,10 @@ export class Sweeper {
     const running = this.running;
     if (!running) return;
     let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([running.catch(() => undefined), new Promise<void>((resolve) => (timeout = setTimeout(resolve, graceMs)))]);
+    await Promise.race([
+      running.catch(() => undefined),
+      new Promise<void>((resolve) => (timeout = setTimeout(resolve, graceMs))),
+    ]);
     clearTimeout(timeout);
   }
 }

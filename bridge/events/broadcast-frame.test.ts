@@ -14,12 +14,27 @@ const segmentsOf = (workspaces: object[]) => {
   const segments = [segmentOf('[')];
   for (let i = 0; i < workspaces.length; i += 70) {
     if (i > 0) segments.push(segmentOf(','));
-    segments.push(segmentOf(workspaces.slice(i, i + 70).map((w) => JSON.stringify(w)).join(',')));
+    segments.push(
+      segmentOf(
+        workspaces
+          .slice(i, i + 70)
+          .map((w) => JSON.stringify(w))
+          .join(','),
+      ),
+    );
   }
   return [...segments, segmentOf(']')];
 };
 
-const summary = (i: number, branch: string) => ({ repoName: `repo-${i % 7}`, name: `w${i}`, branch, active: i % 2 === 0, agent: null, ship: 's', ephemeral: null });
+const summary = (i: number, branch: string) => ({
+  repoName: `repo-${i % 7}`,
+  name: `w${i}`,
+  branch,
+  active: i % 2 === 0,
+  agent: null,
+  ship: 's',
+  ephemeral: null,
+});
 
 let server: WebSocketServer | null = null;
 afterEach(() => {
@@ -73,22 +88,32 @@ describe('broadcast frames', () => {
       workspaces = workspaces.map((w, i) => (i % 3 === round % 3 ? { ...w, branch: `round-${round}` } : w));
       hub.publishSync();
       hub.publish('workspace.activated', summary(round, `small-again-${round}`));
-      await expect.poll(() => [...received.values()].map((texts) => texts.length), { timeout: 5000 }).toEqual(Array(4).fill(1 + 3 * round));
+      await expect
+        .poll(() => [...received.values()].map((texts) => texts.length), { timeout: 5000 })
+        .toEqual(Array(4).fill(1 + 3 * round));
     }
 
     const reference = received.get('plain')!;
     expect(reference.filter((text) => text.startsWith('{"type":"sync"')).length).toBe(4);
-    expect(JSON.parse(reference.at(-2)!).workspaces.filter((w: { branch: string }) => w.branch === 'round-3')).toHaveLength(100);
+    expect(
+      JSON.parse(reference.at(-2)!).workspaces.filter((w: { branch: string }) => w.branch === 'round-3'),
+    ).toHaveLength(100);
     for (const kind of Object.keys(kinds)) {
-      expect(received.get(kind)!.map((text) => text.replace(/"at":"[^"]*"/, ''))).toEqual(reference.map((text) => text.replace(/"at":"[^"]*"/, '')));
+      expect(received.get(kind)!.map((text) => text.replace(/"at":"[^"]*"/, ''))).toEqual(
+        reference.map((text) => text.replace(/"at":"[^"]*"/, '')),
+      );
     }
     // The large frames did go compressed to the sharing subscribers: a fraction of the plain one's bytes.
-    const bytesRead = (kind: string) => (clients.get(kind) as unknown as { _socket: { bytesRead: number } })._socket.bytesRead;
+    const bytesRead = (kind: string) =>
+      (clients.get(kind) as unknown as { _socket: { bytesRead: number } })._socket.bytesRead;
     expect(bytesRead('browser')).toBeLessThan(bytesRead('plain') / 4);
     expect(bytesRead('no context takeover')).toBeLessThan(bytesRead('plain') / 4);
     // ws compressed nothing itself for the sharing subscribers (no zlib stream was ever made for them), and
     // did for the one with the smaller window.
-    const deflateOf = (kind: string) => (serverSockets.get(kind) as unknown as { _extensions: Record<string, { _deflate: unknown }> })._extensions['permessage-deflate']!._deflate;
+    const deflateOf = (kind: string) =>
+      (serverSockets.get(kind) as unknown as { _extensions: Record<string, { _deflate: unknown }> })._extensions[
+        'permessage-deflate'
+      ]!._deflate;
     expect(deflateOf('browser')).toBeNull();
     expect(deflateOf('no context takeover')).toBeNull();
     expect(deflateOf('small window')).not.toBeNull();

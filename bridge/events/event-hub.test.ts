@@ -103,7 +103,9 @@ describe('event hub', () => {
     hub.publish('workspace.activated', workspace);
     expect(subscribers.filter(({ sent }) => sent.length === 2)).toHaveLength(SLICE_SUBSCRIBERS);
     vi.runAllTimers();
-    expect(subscribers.every(({ sent }) => sent.map((frame) => frame.type).join() === 'sync,workspace.activated')).toBe(true);
+    expect(subscribers.every(({ sent }) => sent.map((frame) => frame.type).join() === 'sync,workspace.activated')).toBe(
+      true,
+    );
     hub.closeAll();
   });
 });

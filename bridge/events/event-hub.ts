@@ -19,8 +19,20 @@
 // connected: writing a 92 KB aggregate to 500 sockets is 20–90 ms of system calls, and one change to 500
 // 5–16 ms; in one turn every routed call waited behind it.
 import type { WebSocket } from 'ws';
-import { type BridgeWorkspaceChange, type BridgeWorkspaceSummary, type DeactivationReason, type WorkspaceEventType } from '../../protocol/index.js';
-import { deliverySocket, frameOf, frameOfSegments, segmentOf, type EventFrame, type FrameSegment } from './broadcast-frame.js';
+import {
+  type BridgeWorkspaceChange,
+  type BridgeWorkspaceSummary,
+  type DeactivationReason,
+  type WorkspaceEventType,
+} from '../../protocol/index.js';
+import {
+  deliverySocket,
+  frameOf,
+  frameOfSegments,
+  segmentOf,
+  type EventFrame,
+  type FrameSegment,
+} from './broadcast-frame.js';
 import { SubscriberDelivery } from './subscriber-delivery.js';
 
 /** The end of every aggregate `sync`'s text, after its workspaces. */
@@ -97,7 +109,12 @@ export class EventHub {
   }
 
   /** One change to everyone; `reason` as the ship gave it (a session that ended on its own). */
-  publish(type: WorkspaceEventType, workspace: BridgeWorkspaceSummary, reason?: DeactivationReason, at = new Date().toISOString()): void {
+  publish(
+    type: WorkspaceEventType,
+    workspace: BridgeWorkspaceSummary,
+    reason?: DeactivationReason,
+    at = new Date().toISOString(),
+  ): void {
     if (this.subscribers.size === 0) return;
     this.observer?.relayed(type);
     const change: BridgeWorkspaceChange = { type, at, workspace, ...(reason ? { reason } : {}) };

@@ -3,7 +3,13 @@ import { EVENT_PENDING_BUFFER_LIMIT } from '../../protocol/index.js';
 import type { EventFrame } from './broadcast-frame.js';
 import { SubscriberDelivery, type DeliverySocket } from './subscriber-delivery.js';
 
-const frame = (text: string): EventFrame => ({ data: Buffer.from(text), length: Buffer.byteLength(text), compress: false, deflated: () => [], plain: () => [] });
+const frame = (text: string): EventFrame => ({
+  data: Buffer.from(text),
+  length: Buffer.byteLength(text),
+  compress: false,
+  deflated: () => [],
+  plain: () => [],
+});
 
 /** A socket whose writes finish only when the test says so; `bufferedAmount` counts what is unfinished. */
 function fakeSocket() {

@@ -33,7 +33,10 @@ export class SubscriberDelivery {
   private readonly inbox: Array<{ sync: boolean; frame: EventFrame }> = [];
 
   /** `onClosed` runs when the bound closes the socket. */
-  constructor(private readonly socket: DeliverySocket, private readonly onClosed: () => void) {}
+  constructor(
+    private readonly socket: DeliverySocket,
+    private readonly onClosed: () => void,
+  ) {}
 
   /** Holds a broadcast frame until `flush`. */
   queue(frame: EventFrame, sync: boolean): void {

@@ -9,8 +9,16 @@ import { StoreRejectedInput, StoreUnavailable } from '../store/store-errors.js';
 export type { IdentifierFields } from '../../server/error-handler.js';
 
 export const BRIDGE_ERRORS: ErrorHandling = {
-  known: (error) => (error instanceof BridgeError ? { status: error.status, message: error.message, headers: error.headers } : null),
+  known: (error) =>
+    error instanceof BridgeError ? { status: error.status, message: error.message, headers: error.headers } : null,
   unavailable: (error) =>
-    error instanceof StoreUnavailable ? { message: `the bridge's store is unavailable; retry shortly (${error.message})`, retryAfterSeconds: 2, log: 'store unavailable' } : null,
-  badInput: (error) => (error instanceof StoreRejectedInput ? 'invalid request — text may not contain NUL or unencodable characters' : null),
+    error instanceof StoreUnavailable
+      ? {
+          message: `the bridge's store is unavailable; retry shortly (${error.message})`,
+          retryAfterSeconds: 2,
+          log: 'store unavailable',
+        }
+      : null,
+  badInput: (error) =>
+    error instanceof StoreRejectedInput ? 'invalid request — text may not contain NUL or unencodable characters' : null,
 };

@@ -17,7 +17,11 @@ async function server(foreground: Foreground) {
   foreground.install(app);
   const held: Array<() => void> = [];
   app.get('/slow', (_request, reply) => void held.push(() => void reply.send({ ok: true })));
-  app.post('/sweep', { config: { background: true } }, (_request, reply) => void held.push(() => void reply.send({ ok: true })));
+  app.post(
+    '/sweep',
+    { config: { background: true } },
+    (_request, reply) => void held.push(() => void reply.send({ ok: true })),
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
   const arrived = async (count: number) => {
@@ -26,7 +30,12 @@ async function server(foreground: Foreground) {
   return { port, held, arrived };
 }
 
-function request(port: number, method: string, path: string, headers: Record<string, string> = {}): { done: Promise<number>; cut(): void } {
+function request(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): { done: Promise<number>; cut(): void } {
   const outgoing = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false });
   const done = new Promise<number>((resolve) => {
     outgoing.on('response', (response) => response.resume().on('end', () => resolve(response.statusCode ?? 0)));

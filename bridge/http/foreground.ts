@@ -13,7 +13,8 @@ export class Foreground {
   /** Counts every plain request of `app` except those whose route config says `background: true`. */
   install(app: FastifyInstance): void {
     app.addHook('onRequest', (request, reply, done) => {
-      if (request.headers.upgrade || (request.routeOptions.config as { background?: boolean } | undefined)?.background) return done();
+      if (request.headers.upgrade || (request.routeOptions.config as { background?: boolean } | undefined)?.background)
+        return done();
       this.inFlight++;
       this.lastSeenAt = performance.now();
       reply.raw.once('close', () => this.settled());

@@ -17,7 +17,8 @@ export const GUI_PREFIX = '/ui/';
  * `connect-src 'self'` covers the same-origin `ws:`/`wss:` sockets in CSP Level 3 browsers (Chromium checks
  * this in test/web). Styles fall back to default-src 'self': the build has no inline style or script.
  */
-export const GUI_CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const GUI_CSP =
+  "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export const GUI_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': GUI_CSP,

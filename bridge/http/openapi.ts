@@ -8,7 +8,8 @@ import { OPENAPI_PATH, openApiHeader } from '../../server/openapi.js';
 
 /** Registers the generator; call before any route is added (it collects them as they are registered). */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
-  const description = 'Registers ships, routes every workspace call to the ship that holds it, keeps repos, users and the armory.';
+  const description =
+    'Registers ships, routes every workspace call to the ship that holds it, keeps repos, users and the armory.';
   await app.register(swagger, { openapi: openApiHeader('svc bridge', description) });
   app.get(OPENAPI_PATH, { schema: { hide: true } }, () => app.swagger());
 }

@@ -2,7 +2,14 @@
 // so a GUI opened later still learns since when an agent has waited, which turns finished and which
 // sessions ended on their own while no page was open (GET /workspaces/agent-history). In memory only, like
 // the agents' status on the ships: a restarted bridge starts again from what the ships' syncs show.
-import { advanceHistory, type AgentHistory, type AgentHistoryEntry, type WorkspaceEvent, type WorkspaceSummary, workspaceKey } from '../../protocol/index.js';
+import {
+  advanceHistory,
+  type AgentHistory,
+  type AgentHistoryEntry,
+  type WorkspaceEvent,
+  type WorkspaceSummary,
+  workspaceKey,
+} from '../../protocol/index.js';
 
 interface Held {
   ship: string;
@@ -29,7 +36,14 @@ export class AgentHistories {
   changed(ship: string, event: WorkspaceEvent, at: string): void {
     const key = workspaceKey(event.workspace.repoName, event.workspace.name);
     if (event.type === 'workspace.removed') this.byKey.delete(key);
-    else this.advance(ship, key, event.workspace, at, event.type === 'workspace.deactivated' && event.reason === 'session-ended');
+    else
+      this.advance(
+        ship,
+        key,
+        event.workspace,
+        at,
+        event.type === 'workspace.deactivated' && event.reason === 'session-ended',
+      );
   }
 
   shipRemoved(ship: string): void {
@@ -43,6 +57,11 @@ export class AgentHistories {
   private advance(ship: string, key: string, workspace: WorkspaceSummary, at: string, sessionEnded: boolean): void {
     const held = this.byKey.get(key);
     const previous = held?.ship === ship ? held.history : undefined;
-    this.byKey.set(key, { ship, repoName: workspace.repoName, name: workspace.name, history: advanceHistory(previous, workspace, at, sessionEnded) });
+    this.byKey.set(key, {
+      ship,
+      repoName: workspace.repoName,
+      name: workspace.name,
+      history: advanceHistory(previous, workspace, at, sessionEnded),
+    });
   }
 }

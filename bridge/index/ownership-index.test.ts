@@ -2,8 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { WorkspaceEvent, WorkspaceSummary } from '../../protocol/index.js';
 import { OwnershipIndex, sameJson } from './ownership-index.js';
 
-const ws = (repoName: string, name: string, branch = 'main'): WorkspaceSummary => ({ repoName, name, branch, active: false, agent: null });
-const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({ type, ship, at: '', workspace });
+const ws = (repoName: string, name: string, branch = 'main'): WorkspaceSummary => ({
+  repoName,
+  name,
+  branch,
+  active: false,
+  agent: null,
+});
+const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({
+  type,
+  ship,
+  at: '',
+  workspace,
+});
 
 describe('ownership index', () => {
   it('claims unowned keys from a sync and reports conflicts with other owners', () => {
@@ -54,7 +65,11 @@ describe('ownership index', () => {
     const index = new OwnershipIndex();
     index.replaceView('b', [ws('r', 'z'), ws('q', 'a')]);
     index.replaceView('a', [ws('r', 'z'), ws('r', 'b')]);
-    expect(index.list().map((entry) => `${entry.ship}:${entry.summary.repoName}/${entry.summary.name}`)).toEqual(['b:q/a', 'a:r/b', 'b:r/z']);
+    expect(index.list().map((entry) => `${entry.ship}:${entry.summary.repoName}/${entry.summary.name}`)).toEqual([
+      'b:q/a',
+      'a:r/b',
+      'b:r/z',
+    ]);
   });
 
   it('reports every owner change for the audit log: claim, hand-over, and leaving the index', () => {
@@ -126,4 +141,3 @@ describe('ownership index', () => {
     expectNew();
   });
 });
-

@@ -110,7 +110,8 @@ export class OwnershipIndex {
     this.touched(ship);
     for (const key of view.keys()) if (!this.owners.has(key)) this.assign(key, ship);
     for (const key of before.keys()) if (!view.has(key) && this.owners.get(key) === ship) this.release(key);
-    for (const [key, summary] of view) if (before.get(key) !== summary && this.owners.get(key) === ship) this.entryChanged(key);
+    for (const [key, summary] of view)
+      if (before.get(key) !== summary && this.owners.get(key) === ship) this.entryChanged(key);
   }
 
   /**
@@ -191,7 +192,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (keysA.length !== keysB.length) return false;
   for (let i = 0; i < keysA.length; i++) {
     const key = keysA[i]!;
-    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    if (key !== keysB[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+      return false;
   }
   return true;
 }

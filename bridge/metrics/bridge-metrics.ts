@@ -30,13 +30,35 @@ export class BridgeMetrics extends ServerMetrics {
   constructor(options: { processMetrics?: boolean } = {}) {
     super('svc_bridge_', options);
     const registers = [this.registry];
-    this.relayed = new Counter({ name: 'svc_bridge_events_relayed_total', help: 'Events sent on to /events subscribers (one per broadcast, whatever the number of subscribers), by type.', labelNames: ['type'], registers });
-    this.dropped = new Counter({ name: 'svc_bridge_event_subscribers_dropped_total', help: '/events subscribers closed (1009) because too much waited for them.', registers });
-    this.querySeconds = new Histogram({ name: 'svc_bridge_store_query_duration_seconds', help: 'Store queries (and transactions), how long each took, by outcome (ok, error).', labelNames: ['outcome'], buckets: QUERY_BUCKETS, registers });
-    this.loginFailures = new Counter({ name: 'svc_bridge_login_failures_total', help: 'POST /auth/login answered 401 (wrong username or password).', registers });
+    this.relayed = new Counter({
+      name: 'svc_bridge_events_relayed_total',
+      help: 'Events sent on to /events subscribers (one per broadcast, whatever the number of subscribers), by type.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.dropped = new Counter({
+      name: 'svc_bridge_event_subscribers_dropped_total',
+      help: '/events subscribers closed (1009) because too much waited for them.',
+      registers,
+    });
+    this.querySeconds = new Histogram({
+      name: 'svc_bridge_store_query_duration_seconds',
+      help: 'Store queries (and transactions), how long each took, by outcome (ok, error).',
+      labelNames: ['outcome'],
+      buckets: QUERY_BUCKETS,
+      registers,
+    });
+    this.loginFailures = new Counter({
+      name: 'svc_bridge_login_failures_total',
+      help: 'POST /auth/login answered 401 (wrong username or password).',
+      registers,
+    });
     const fleet = () => this.fleet;
     new Gauge({
-      name: 'svc_bridge_ships', help: 'Registered ships by status (online, offline).', labelNames: ['status'], registers,
+      name: 'svc_bridge_ships',
+      help: 'Registered ships by status (online, offline).',
+      labelNames: ['status'],
+      registers,
       collect() {
         const ships = fleet()?.ships() ?? [];
         const online = ships.filter((ship) => ship.status === 'online').length;
@@ -45,7 +67,10 @@ export class BridgeMetrics extends ServerMetrics {
       },
     });
     new Gauge({
-      name: 'svc_bridge_workspaces', help: 'Workspaces of the aggregate (every ship\'s, as last reported) by state (active, inactive).', labelNames: ['state'], registers,
+      name: 'svc_bridge_workspaces',
+      help: "Workspaces of the aggregate (every ship's, as last reported) by state (active, inactive).",
+      labelNames: ['state'],
+      registers,
       collect() {
         const workspaces = fleet()?.workspaces() ?? [];
         const active = workspaces.filter((workspace) => workspace.active).length;

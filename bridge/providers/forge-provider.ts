@@ -9,7 +9,10 @@ export type { IssueSummary } from '../../protocol/forge.js';
 import { BridgeError } from '../errors.js';
 
 export class ProviderError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }

@@ -42,7 +42,10 @@ export interface Answer {
  * Response's constructor, typed as making only what the subclass reads: the platform types declare text()
  * and the like as properties, which a subclass may not redefine as methods. At run time it is Response.
  */
-const ResponseBase = Response as unknown as new (body: null, init: ResponseInit) => { readonly headers: Headers; readonly status: number; readonly statusText: string };
+const ResponseBase = Response as unknown as new (
+  body: null,
+  init: ResponseInit,
+) => { readonly headers: Headers; readonly status: number; readonly statusText: string };
 
 /** A Response (a subclass of it) whose body was read before it was made: its reads answer from memory. */
 export class BufferedResponse extends ResponseBase {
@@ -86,7 +89,11 @@ export class BufferedResponse extends ResponseBase {
   }
 
   clone(): BufferedResponse {
-    return new BufferedResponse(this.#body, this.#url, { status: this.status, statusText: this.statusText, headers: this.headers });
+    return new BufferedResponse(this.#body, this.#url, {
+      status: this.status,
+      statusText: this.statusText,
+      headers: this.headers,
+    });
   }
 }
 
@@ -111,21 +118,42 @@ export class GitHubTransport {
     return answer;
   }
 
-  private send(url: URL, method: string, headers: Record<string, string>, retryOnStaleConnection: boolean): Promise<Answer> {
+  private send(
+    url: URL,
+    method: string,
+    headers: Record<string, string>,
+    retryOnStaleConnection: boolean,
+  ): Promise<Answer> {
     return new Promise((resolve, reject) => {
       const transport = url.protocol === 'https:' ? https : http;
-      const request = transport.request(url, { method, headers, agent: this.agents[url.protocol as keyof GitHubTransport['agents']], timeout: REQUEST_IDLE_TIMEOUT_MS }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, statusText: response.statusMessage ?? '', headers: response.headers, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }),
-        );
-      });
+      const request = transport.request(
+        url,
+        {
+          method,
+          headers,
+          agent: this.agents[url.protocol as keyof GitHubTransport['agents']],
+          timeout: REQUEST_IDLE_TIMEOUT_MS,
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              statusText: response.statusMessage ?? '',
+              headers: response.headers,
+              rawHeaders: response.rawHeaders,
+              body: Buffer.concat(chunks),
+            }),
+          );
+        },
+      );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_IDLE_TIMEOUT_MS / 1000} s`)));
       request.on('error', (error: NodeJS.ErrnoException) => {
         // A kept-alive connection the server closed as it was reused: once more on a fresh one (GET and HEAD only come here).
-        if (retryOnStaleConnection && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) resolve(this.send(url, method, headers, false));
+        if (retryOnStaleConnection && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+          resolve(this.send(url, method, headers, false));
         else reject(error);
       });
       request.end();
@@ -138,12 +166,26 @@ export class GitHubTransport {
       const method = (init.method ?? 'GET').toUpperCase();
       const url = typeof input === 'string' ? new URL(input) : null;
       const headers = plainHeaders(init.headers);
-      if (!url || !this.serves(url) || (method !== 'GET' && method !== 'HEAD') || init.body != null || init.signal || !headers) return fallback(input, init);
+      if (
+        !url ||
+        !this.serves(url) ||
+        (method !== 'GET' && method !== 'HEAD') ||
+        init.body != null ||
+        init.signal ||
+        !headers
+      )
+        return fallback(input, init);
       const answer = await this.read(url, method, headers);
-      if (answer.status >= 300 && answer.status < 400 && answer.headers.location !== undefined) return fallback(input, init);
+      if (answer.status >= 300 && answer.status < 400 && answer.headers.location !== undefined)
+        return fallback(input, init);
       const responseHeaders = new Headers();
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) responseHeaders.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-      const response = new BufferedResponse(method === 'HEAD' ? Buffer.alloc(0) : answer.body, url.href, { status: answer.status, statusText: answer.statusText, headers: responseHeaders });
+      for (let i = 0; i < answer.rawHeaders.length; i += 2)
+        responseHeaders.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+      const response = new BufferedResponse(method === 'HEAD' ? Buffer.alloc(0) : answer.body, url.href, {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: responseHeaders,
+      });
       return response as unknown as Response;
     };
   }

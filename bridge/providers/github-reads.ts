@@ -84,7 +84,8 @@ export class GitHubReads {
         throw new ReadFailure(messageOf(error), 500, undefined, { cause: error });
       }
       const data = dataOf(answer.headers, answer.body);
-      if (answer.status >= 400) throw new ReadFailure(errorMessage(data), answer.status, { headers: answer.headers, data });
+      if (answer.status >= 400)
+        throw new ReadFailure(errorMessage(data), answer.status, { headers: answer.headers, data });
       return { status: answer.status, headers: answer.headers, data };
     });
     return page.status >= 300 ? null : page;
@@ -106,9 +107,15 @@ function dataOf(headers: IncomingHttpHeaders, body: Buffer): unknown {
 function errorMessage(data: unknown): string {
   if (typeof data === 'string') return data;
   if (typeof data === 'object' && data !== null && 'message' in data) {
-    const { message, documentation_url: docs, errors } = data as { message: unknown; documentation_url?: unknown; errors?: unknown };
+    const {
+      message,
+      documentation_url: docs,
+      errors,
+    } = data as { message: unknown; documentation_url?: unknown; errors?: unknown };
     const suffix = docs !== undefined ? ` - ${String(docs)}` : '';
-    return Array.isArray(errors) ? `${String(message)}: ${errors.map((e) => JSON.stringify(e)).join(', ')}${suffix}` : `${String(message)}${suffix}`;
+    return Array.isArray(errors)
+      ? `${String(message)}: ${errors.map((e) => JSON.stringify(e)).join(', ')}${suffix}`
+      : `${String(message)}${suffix}`;
   }
   return `Unknown error: ${JSON.stringify(data)}`;
 }

@@ -32,15 +32,29 @@ const NOTIFYING = /\/(issues|pulls)\/[^/]+\/(comments|reviews)$|\/(issues|pulls)
 const SECONDARY_FALLBACK_SECONDS = 60;
 
 /** Seconds until a rate limit lifts, or null when the answer is no rate limit. */
-export function rateLimitWait(status: number | undefined, headers: Record<string, string | undefined>, message: string, nowMs = Date.now()): { kind: 'primary' | 'secondary'; seconds: number } | null {
+export function rateLimitWait(
+  status: number | undefined,
+  headers: Record<string, string | undefined>,
+  message: string,
+  nowMs = Date.now(),
+): { kind: 'primary' | 'secondary'; seconds: number } | null {
   if (status !== 403 && status !== 429) return null;
   const retryAfter = Number(headers['retry-after']);
-  if (/secondary rate limit/i.test(message) || (headers['retry-after'] !== undefined && headers['x-ratelimit-remaining'] !== '0')) {
-    return { kind: 'secondary', seconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : SECONDARY_FALLBACK_SECONDS };
+  if (
+    /secondary rate limit/i.test(message) ||
+    (headers['retry-after'] !== undefined && headers['x-ratelimit-remaining'] !== '0')
+  ) {
+    return {
+      kind: 'secondary',
+      seconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : SECONDARY_FALLBACK_SECONDS,
+    };
   }
   if (headers['x-ratelimit-remaining'] === '0') {
     const reset = Number(headers['x-ratelimit-reset']) * 1000;
-    return { kind: 'primary', seconds: Number.isFinite(reset) ? Math.max(Math.ceil((reset - nowMs) / 1000) + 1, 0) : SECONDARY_FALLBACK_SECONDS };
+    return {
+      kind: 'primary',
+      seconds: Number.isFinite(reset) ? Math.max(Math.ceil((reset - nowMs) / 1000) + 1, 0) : SECONDARY_FALLBACK_SECONDS,
+    };
   }
   return null;
 }
@@ -99,10 +113,18 @@ export function requestPolicy(options: RequestPolicyOptions = {}): RequestPolicy
         const failure = error as Failure;
         const headers = failure.response?.headers ?? {};
         const body = failure.response?.data as { message?: unknown } | undefined;
-        const limit = rateLimitWait(failure.status, headers, typeof body?.message === 'string' ? body.message : (failure.message ?? ''));
+        const limit = rateLimitWait(
+          failure.status,
+          headers,
+          typeof body?.message === 'string' ? body.message : (failure.message ?? ''),
+        );
         if (limit) {
           const wait = !waitedForLimit && limit.seconds <= maxWait;
-          log(`GitHub ${limit.kind} rate limit${wait ? `, retrying after ${limit.seconds} s` : ', giving up'}`, { method, url: request.url, retryAfter: limit.seconds });
+          log(`GitHub ${limit.kind} rate limit${wait ? `, retrying after ${limit.seconds} s` : ', giving up'}`, {
+            method,
+            url: request.url,
+            retryAfter: limit.seconds,
+          });
           if (!wait) throw error;
           waitedForLimit = true;
           await sleep(limit.seconds * second);
@@ -120,9 +142,15 @@ export function requestPolicy(options: RequestPolicyOptions = {}): RequestPolicy
       if (errors?.some((e) => e.type === 'RATE_LIMITED')) {
         const headers = response.headers as Record<string, string | undefined>;
         const reset = Number(headers['x-ratelimit-reset']) * 1000;
-        const seconds = Number.isFinite(reset) ? Math.max(Math.ceil((reset - Date.now()) / 1000) + 1, 0) : SECONDARY_FALLBACK_SECONDS;
+        const seconds = Number.isFinite(reset)
+          ? Math.max(Math.ceil((reset - Date.now()) / 1000) + 1, 0)
+          : SECONDARY_FALLBACK_SECONDS;
         const wait = !waitedForLimit && seconds <= maxWait;
-        log(`GitHub primary rate limit${wait ? `, retrying after ${seconds} s` : ', giving up'}`, { method, url: request.url, retryAfter: seconds });
+        log(`GitHub primary rate limit${wait ? `, retrying after ${seconds} s` : ', giving up'}`, {
+          method,
+          url: request.url,
+          retryAfter: seconds,
+        });
         if (wait) {
           waitedForLimit = true;
           await sleep(seconds * second);
@@ -136,5 +164,7 @@ export function requestPolicy(options: RequestPolicyOptions = {}): RequestPolicy
 
 /** Every Octokit request of `octokit` under `policy`. */
 export function installRequestPolicy(octokit: Octokit, policy: RequestPolicy): void {
-  octokit.hook.wrap('request', (request, requestOptions) => policy(requestOptions as PolicyRequest, async () => request(requestOptions)));
+  octokit.hook.wrap('request', (request, requestOptions) =>
+    policy(requestOptions as PolicyRequest, async () => request(requestOptions)),
+  );
 }

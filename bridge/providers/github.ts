@@ -70,7 +70,13 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
     } catch {
       return null;
     }
-    if (!['https:', 'http:', 'ssh:', 'git:'].includes(parsed.protocol) || !parsed.hostname || parsed.search || parsed.hash) return null;
+    if (
+      !['https:', 'http:', 'ssh:', 'git:'].includes(parsed.protocol) ||
+      !parsed.hostname ||
+      parsed.search ||
+      parsed.hash
+    )
+      return null;
     path = parsed.pathname.replace(/^\//, '');
   }
   if (path === undefined) return null;
@@ -78,7 +84,8 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
   if (parts.length !== 2) return null;
   const owner = parts[0]!;
   const name = parts[1]!.replace(/\.git$/, '');
-  if (!segment.test(owner) || !segment.test(name) || name === '.' || name === '..' || owner === '.' || owner === '..') return null;
+  if (!segment.test(owner) || !segment.test(name) || name === '.' || name === '..' || owner === '.' || owner === '..')
+    return null;
   return { owner, name };
 }
 
@@ -123,7 +130,8 @@ export class GitHubProvider implements ForgeProvider {
       if (this.paths.size >= REPO_PATHS_KEPT) this.paths.clear();
       this.paths.set(repo.url, path);
     }
-    if (!path) throw new ProviderError(400, `repo "${repo.name}" is not a GitHub repository: ${redactUrlCredentials(repo.url)}`);
+    if (!path)
+      throw new ProviderError(400, `repo "${repo.name}" is not a GitHub repository: ${redactUrlCredentials(repo.url)}`);
     return { owner: path.owner, repo: path.name };
   }
 
@@ -138,20 +146,34 @@ export class GitHubProvider implements ForgeProvider {
       return await work();
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      const failure = error as { status?: number; message?: string; cause?: unknown; response?: { data?: unknown; headers?: Record<string, string | undefined> } };
+      const failure = error as {
+        status?: number;
+        message?: string;
+        cause?: unknown;
+        response?: { data?: unknown; headers?: Record<string, string | undefined> };
+      };
       // No answer at all (Octokit reports a failed fetch as a 500 without a response).
       if (!failure.response) {
         const cause = failure.cause as { cause?: { message?: string }; message?: string } | undefined;
-        throw new ProviderError(502, this.scrub(`GitHub request failed (no answer): ${cause?.cause?.message ?? cause?.message ?? failure.message ?? 'unknown error'}`));
+        throw new ProviderError(
+          502,
+          this.scrub(
+            `GitHub request failed (no answer): ${cause?.cause?.message ?? cause?.message ?? failure.message ?? 'unknown error'}`,
+          ),
+        );
       }
       const status = typeof failure.status === 'number' && failure.status >= 400 ? failure.status : 502;
       const data = failure.response?.data as { message?: unknown } | undefined;
       let message = typeof data?.message === 'string' ? data.message : failure.message || 'no answer';
       const headers = failure.response?.headers ?? {};
-      if ((status === 403 || status === 429) && (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)) {
+      if (
+        (status === 403 || status === 429) &&
+        (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
+      ) {
         const reset = Number(headers['x-ratelimit-reset']);
         const retryAfter = Number(headers['retry-after']);
-        if (Number.isFinite(reset) && reset > 0) message += ` (rate limit resets at ${new Date(reset * 1000).toISOString()})`;
+        if (Number.isFinite(reset) && reset > 0)
+          message += ` (rate limit resets at ${new Date(reset * 1000).toISOString()})`;
         else if (Number.isFinite(retryAfter)) message += ` (retry after ${retryAfter} s)`;
       }
       throw new ProviderError(status, this.scrub(`GitHub request failed (${status}): ${message}`));
@@ -178,7 +200,11 @@ export class GitHubProvider implements ForgeProvider {
   listIssues(repo: Repo, state: IssueState): Promise<IssueSummary[]> {
     return this.call(async () => {
       const target = this.target(repo);
-      const issues = await this.octokit.paginate(this.octokit.rest.issues.listForRepo, { ...target, state, per_page: 100 });
+      const issues = await this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
+        ...target,
+        state,
+        per_page: 100,
+      });
       return issues.filter((issue) => !issue.pull_request).map(issueSummary);
     });
   }
@@ -187,13 +213,21 @@ export class GitHubProvider implements ForgeProvider {
     return this.call(async () => {
       const target = this.target(repo);
       const { data } = await this.octokit.rest.issues.get({ ...target, issue_number: number });
-      const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...target, issue_number: number, per_page: 100 });
+      const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+        ...target,
+        issue_number: number,
+        per_page: 100,
+      });
       return { ...issueSummary(data), body: data.body ?? null, comments: comments.map(commentOf) };
     });
   }
 
   commentIssue(repo: Repo, number: number, body: string): Promise<ForgeComment> {
-    return this.call(async () => commentOf((await this.octokit.rest.issues.createComment({ ...this.target(repo), issue_number: number, body })).data));
+    return this.call(async () =>
+      commentOf(
+        (await this.octokit.rest.issues.createComment({ ...this.target(repo), issue_number: number, body })).data,
+      ),
+    );
   }
 
   listPulls(repo: Repo, state: IssueState): Promise<PullSummary[]> {
@@ -233,8 +267,19 @@ export class GitHubProvider implements ForgeProvider {
   reviewPull(repo: Repo, number: number, event: ReviewEvent, body?: string): Promise<ForgeReview> {
     return this.call(async () => {
       const target = this.target(repo);
-      const { data } = await this.octokit.rest.pulls.createReview({ ...target, pull_number: number, event, ...(body === undefined ? {} : { body }) });
-      return { id: data.id, state: data.state, author: data.user?.login ?? null, body: data.body || null, url: data.html_url };
+      const { data } = await this.octokit.rest.pulls.createReview({
+        ...target,
+        pull_number: number,
+        event,
+        ...(body === undefined ? {} : { body }),
+      });
+      return {
+        id: data.id,
+        state: data.state,
+        author: data.user?.login ?? null,
+        body: data.body || null,
+        url: data.html_url,
+      };
     });
   }
 
@@ -264,16 +309,36 @@ export class GitHubProvider implements ForgeProvider {
       const target = this.target(repo);
       let headSha = await this.sha(target, check);
       // A branch or tag: the Actions runs API filters by commit only.
-      if (!/^[0-9a-f]{40}$/i.test(headSha)) headSha = (await this.octokit.rest.repos.getCommit({ ...target, ref: headSha })).data.sha;
-      const runs = await this.octokit.paginate(this.octokit.rest.actions.listWorkflowRunsForRepo, { ...target, head_sha: headSha, per_page: 100 });
+      if (!/^[0-9a-f]{40}$/i.test(headSha))
+        headSha = (await this.octokit.rest.repos.getCommit({ ...target, ref: headSha })).data.sha;
+      const runs = await this.octokit.paginate(this.octokit.rest.actions.listWorkflowRunsForRepo, {
+        ...target,
+        head_sha: headSha,
+        per_page: 100,
+      });
       const failed: FailedJobLog[] = [];
       for (const run of runs) {
-        const jobs = await this.octokit.paginate(this.octokit.rest.actions.listJobsForWorkflowRun, { ...target, run_id: run.id, filter: 'latest', per_page: 100 });
+        const jobs = await this.octokit.paginate(this.octokit.rest.actions.listJobsForWorkflowRun, {
+          ...target,
+          run_id: run.id,
+          filter: 'latest',
+          per_page: 100,
+        });
         for (const job of jobs) {
           if (job.conclusion !== 'failure' && job.conclusion !== 'timed_out') continue;
           const { data } = await this.octokit.rest.actions.downloadJobLogsForWorkflowRun({ ...target, job_id: job.id });
-          const text = typeof data === 'string' ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : String(data ?? '');
-          failed.push({ workflow: run.name ?? String(run.workflow_id), job: job.name, jobId: job.id, log: text.length > JOB_LOG_MAX_CHARS ? text.slice(-JOB_LOG_MAX_CHARS) : text });
+          const text =
+            typeof data === 'string'
+              ? data
+              : data instanceof ArrayBuffer
+                ? new TextDecoder().decode(data)
+                : String(data ?? '');
+          failed.push({
+            workflow: run.name ?? String(run.workflow_id),
+            job: job.name,
+            jobId: job.id,
+            log: text.length > JOB_LOG_MAX_CHARS ? text.slice(-JOB_LOG_MAX_CHARS) : text,
+          });
         }
       }
       return failed;
@@ -287,9 +352,11 @@ export class GitHubProvider implements ForgeProvider {
       const target = this.target(repo);
       type Issue = { number: number; title: string; state: string; pull_request?: unknown };
       const data: Issue =
-        (await this.reads.get<Issue>(`/repos/${target.owner}/${target.repo}/issues/${number}`)) ?? (await this.octokit.rest.issues.get({ ...target, issue_number: number })).data;
+        (await this.reads.get<Issue>(`/repos/${target.owner}/${target.repo}/issues/${number}`)) ??
+        (await this.octokit.rest.issues.get({ ...target, issue_number: number })).data;
       // GitHub answers a pull request's number here too; a branch is never linked to one.
-      if (data.pull_request) throw new ProviderError(404, `GitHub request failed (404): #${number} is a pull request, not an issue`);
+      if (data.pull_request)
+        throw new ProviderError(404, `GitHub request failed (404): #${number} is a pull request, not an issue`);
       return { number: data.number, title: data.title, state: data.state };
     });
   }
@@ -299,9 +366,17 @@ export class GitHubProvider implements ForgeProvider {
       const { owner, repo: name } = this.target(repo);
       const found = await this.graphql<IssueAndHead>(ISSUE_AND_HEAD, { owner, name, number: issueNumber });
       const repository = found.repository;
-      if (!repository?.issue) throw new ProviderError(404, `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`);
+      if (!repository?.issue)
+        throw new ProviderError(
+          404,
+          `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`,
+        );
       const oid = repository.defaultBranchRef?.target?.oid;
-      if (!oid) throw new ProviderError(409, `GitHub request failed (409): ${owner}/${name} has no default branch (the repository is empty)`);
+      if (!oid)
+        throw new ProviderError(
+          409,
+          `GitHub request failed (409): ${owner}/${name} has no default branch (the repository is empty)`,
+        );
       const input = { issueId: repository.issue.id, repositoryId: repository.id, oid, name: branch };
       let created: CreatedLinkedBranch;
       try {
@@ -322,11 +397,21 @@ export class GitHubProvider implements ForgeProvider {
       const names: string[] = [];
       let cursor: string | null = null;
       for (;;) {
-        const page: LinkedBranchesPage = await this.graphql<LinkedBranchesPage>(LINKED_BRANCHES, { owner, name, number: issueNumber, cursor });
+        const page: LinkedBranchesPage = await this.graphql<LinkedBranchesPage>(LINKED_BRANCHES, {
+          owner,
+          name,
+          number: issueNumber,
+          cursor,
+        });
         const connection = page.repository?.issue?.linkedBranches;
-        if (!connection) throw new ProviderError(404, `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`);
+        if (!connection)
+          throw new ProviderError(
+            404,
+            `GitHub request failed (404): issue #${issueNumber} not found in ${owner}/${name}`,
+          );
         // A linked branch whose ref was deleted has `ref: null`: it is no branch to check out.
-        for (const node of connection.nodes ?? []) if (node?.ref?.name) names.push(node.ref.name.replace(/^refs\/heads\//, ''));
+        for (const node of connection.nodes ?? [])
+          if (node?.ref?.name) names.push(node.ref.name.replace(/^refs\/heads\//, ''));
         if (!connection.pageInfo.hasNextPage || !connection.pageInfo.endCursor) return names;
         cursor = connection.pageInfo.endCursor;
       }
@@ -363,9 +448,19 @@ export class GitHubProvider implements ForgeProvider {
     try {
       return await this.octokit.graphql<T>(query, variables);
     } catch (error) {
-      const failure = error as { status?: unknown; errors?: unknown; data?: { errors?: unknown }; headers?: Record<string, string | undefined>; response?: { headers?: Record<string, string | undefined> } };
+      const failure = error as {
+        status?: unknown;
+        errors?: unknown;
+        data?: { errors?: unknown };
+        headers?: Record<string, string | undefined>;
+        response?: { headers?: Record<string, string | undefined> };
+      };
       // GraphqlResponseError carries `errors` (a RATE_LIMITED the request policy gave up on included).
-      const errors = Array.isArray(failure.errors) ? failure.errors : Array.isArray(failure.data?.errors) ? failure.data.errors : undefined;
+      const errors = Array.isArray(failure.errors)
+        ? failure.errors
+        : Array.isArray(failure.data?.errors)
+          ? failure.data.errors
+          : undefined;
       if (typeof failure.status === 'number' || !errors?.length) throw error;
       throw this.graphqlFailure(errors as GraphqlError[], failure.headers ?? failure.response?.headers ?? {});
     }
@@ -380,10 +475,18 @@ export class GitHubProvider implements ForgeProvider {
    */
   private graphqlFailure(errors: GraphqlError[], headers: Record<string, string | undefined>): ProviderError {
     const type = errors[0]!.type;
-    const status = type === 'FORBIDDEN' || type === 'INSUFFICIENT_SCOPES' || type === 'RATE_LIMITED' ? 403 : type === 'NOT_FOUND' ? 404 : type === 'UNPROCESSABLE' ? 422 : 502;
+    const status =
+      type === 'FORBIDDEN' || type === 'INSUFFICIENT_SCOPES' || type === 'RATE_LIMITED'
+        ? 403
+        : type === 'NOT_FOUND'
+          ? 404
+          : type === 'UNPROCESSABLE'
+            ? 422
+            : 502;
     let message = errors.map((e) => (e.path?.length ? `${e.message} (${e.path.join('.')})` : e.message)).join('; ');
     const reset = Number(headers['x-ratelimit-reset']);
-    if (type === 'RATE_LIMITED' && Number.isFinite(reset) && reset > 0) message += ` (rate limit resets at ${new Date(reset * 1000).toISOString()})`;
+    if (type === 'RATE_LIMITED' && Number.isFinite(reset) && reset > 0)
+      message += ` (rate limit resets at ${new Date(reset * 1000).toISOString()})`;
     return new ProviderError(status, this.scrub(`GitHub request failed (${status}): ${message}`));
   }
 }
@@ -406,13 +509,21 @@ const issueSummary = (issue: IssueLike): IssueSummary => ({
   createdAt: issue.created_at,
   updatedAt: issue.updated_at,
 });
-const pullSummary = (pull: IssueLike & { draft?: boolean; base: { ref: string }; head: { ref: string } }): PullSummary => ({
+const pullSummary = (
+  pull: IssueLike & { draft?: boolean; base: { ref: string }; head: { ref: string } },
+): PullSummary => ({
   ...issueSummary(pull),
   draft: pull.draft ?? false,
   baseBranch: pull.base.ref,
   headBranch: pull.head.ref,
 });
-const commentOf = (comment: { id: number; user?: { login: string } | null; body?: string; html_url: string; created_at: string }): ForgeComment => ({
+const commentOf = (comment: {
+  id: number;
+  user?: { login: string } | null;
+  body?: string;
+  html_url: string;
+  created_at: string;
+}): ForgeComment => ({
   id: comment.id,
   author: comment.user?.login ?? null,
   body: comment.body ?? '',
@@ -426,13 +537,24 @@ interface GraphqlError {
   path?: (string | number)[];
 }
 interface IssueAndHead {
-  repository: { id: string; issue: { id: string } | null; defaultBranchRef: { target: { oid: string } | null } | null } | null;
+  repository: {
+    id: string;
+    issue: { id: string } | null;
+    defaultBranchRef: { target: { oid: string } | null } | null;
+  } | null;
 }
 interface CreatedLinkedBranch {
   createLinkedBranch: { linkedBranch: { ref: { name: string } | null } | null } | null;
 }
 interface LinkedBranchesPage {
-  repository: { issue: { linkedBranches: { nodes: ({ ref: { name: string } | null } | null)[] | null; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null } | null;
+  repository: {
+    issue: {
+      linkedBranches: {
+        nodes: ({ ref: { name: string } | null } | null)[] | null;
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      };
+    } | null;
+  } | null;
 }
 
 const ISSUE_AND_HEAD = `query IssueAndHead($owner: String!, $name: String!, $number: Int!) {

@@ -27,7 +27,10 @@ export interface BranchProbeLimits {
   deadlineMs?: number;
 }
 
-export function listBranches(url: string, options: { allowLocalRepos: boolean } & BranchProbeLimits): Promise<RepoBranch[]> {
+export function listBranches(
+  url: string,
+  options: { allowLocalRepos: boolean } & BranchProbeLimits,
+): Promise<RepoBranch[]> {
   const split = splitUrlCredentials(url);
   const env: Record<string, string> = {
     ...gitEnvironment(process.env, { allowLocalRepos: options.allowLocalRepos }),
@@ -35,10 +38,16 @@ export function listBranches(url: string, options: { allowLocalRepos: boolean } 
     ...split.env,
   };
   const args = [
-    '-c', 'http.lowSpeedLimit=1',
-    '-c', `http.lowSpeedTime=${options.stallSeconds ?? LS_REMOTE_STALL_SECONDS}`,
-    '-c', 'credential.interactive=never',
-    'ls-remote', '--heads', '--', split.url,
+    '-c',
+    'http.lowSpeedLimit=1',
+    '-c',
+    `http.lowSpeedTime=${options.stallSeconds ?? LS_REMOTE_STALL_SECONDS}`,
+    '-c',
+    'credential.interactive=never',
+    'ls-remote',
+    '--heads',
+    '--',
+    split.url,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,7 +69,18 @@ export function listBranches(url: string, options: { allowLocalRepos: boolean } 
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve(parseHeads(out));
-      else reject(new BranchListingError(redactUrlCredentials(err.split(/\r?\n/).map((line) => line.trim()).filter(Boolean).join(' ') || `git exited with code ${code}`)));
+      else
+        reject(
+          new BranchListingError(
+            redactUrlCredentials(
+              err
+                .split(/\r?\n/)
+                .map((line) => line.trim())
+                .filter(Boolean)
+                .join(' ') || `git exited with code ${code}`,
+            ),
+          ),
+        );
     });
   });
 }

@@ -14,7 +14,9 @@ export function armoryRoutes(armory: Armory, registry: ShipRegistry) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.get('/armory', async () => armory.manifest());
-    app.get('/armory/file', { schema: { querystring: ArmoryFileQuery } }, async (request) => armory.file(request.query.path));
+    app.get('/armory/file', { schema: { querystring: ArmoryFileQuery } }, async (request) =>
+      armory.file(request.query.path),
+    );
     app.get('/armory/ships', async () =>
       Promise.all(
         registry.list().map(async (info): Promise<ShipArmoryState> => {
@@ -23,7 +25,11 @@ export function armoryRoutes(armory: Armory, registry: ShipRegistry) {
           try {
             const reply = await ship.client.call({ method: 'GET', path: '/armory', timeoutMs: 5000 });
             const body = parseJson(reply);
-            return { ship: info.name, status: 'online', state: reply.status === 200 && checkState.Check(body) ? (body as ArmorySyncState) : null };
+            return {
+              ship: info.name,
+              status: 'online',
+              state: reply.status === 200 && checkState.Check(body) ? (body as ArmorySyncState) : null,
+            };
           } catch {
             return { ship: info.name, status: 'online', state: null };
           }

@@ -21,6 +21,8 @@ export function authRoutes(accounts: Accounts, authRequired: boolean) {
       return principal.user;
     });
     app.get('/auth/mode', { schema: { response: { 200: AuthMode } } }, async () => ({ authRequired }));
-    app.post('/auth/ws-ticket', { schema: { response: { 200: WsTicket } } }, async (request) => accounts.issueTicket(request.principal));
+    app.post('/auth/ws-ticket', { schema: { response: { 200: WsTicket } } }, async (request) =>
+      accounts.issueTicket(request.principal),
+    );
   };
 }

@@ -33,16 +33,20 @@ export interface CreateWorkspaceDeps {
 
 export type CreatedWorkspace = BridgeWorkspaceSummary & Partial<BranchOutcome>;
 
-const removedMidRequest = (ship: string, key: string) => new BridgeError(409, `ship "${ship}" was removed while creating ${key}`);
+const removedMidRequest = (ship: string, key: string) =>
+  new BridgeError(409, `ship "${ship}" was removed while creating ${key}`);
 
 /** The request's rules that need no lookup; answers which form it is. */
 function validate(body: BridgeCreateWorkspaceRequest): { issueNumber: number } | { branch: string } {
   const shipProblem = identifierProblem(body.ship);
   if (shipProblem) throw invalidShipIdentifier(shipProblem);
-  if (body.issueNumber !== undefined && body.branch !== undefined) throw new BridgeError(400, 'give either a branch or an issueNumber, not both');
-  if (body.ephemeral !== undefined && body.issueNumber === undefined) throw new BridgeError(400, 'ephemeral is only accepted together with issueNumber');
+  if (body.issueNumber !== undefined && body.branch !== undefined)
+    throw new BridgeError(400, 'give either a branch or an issueNumber, not both');
+  if (body.ephemeral !== undefined && body.issueNumber === undefined)
+    throw new BridgeError(400, 'ephemeral is only accepted together with issueNumber');
   if (body.issueNumber !== undefined) {
-    if (!Number.isInteger(body.issueNumber) || body.issueNumber < 1) throw new BridgeError(400, 'issueNumber must be a positive integer');
+    if (!Number.isInteger(body.issueNumber) || body.issueNumber < 1)
+      throw new BridgeError(400, 'issueNumber must be a positive integer');
     return { issueNumber: body.issueNumber };
   }
   if (body.branch === undefined) throw new BridgeError(400, 'give either a branch or an issueNumber');
@@ -53,14 +57,20 @@ function validate(body: BridgeCreateWorkspaceRequest): { issueNumber: number } |
 /** The forge that serves issue-linked creates for `repo`, or the reason there is none. */
 function forgeOf(repo: Repo, providers: ForgeProviders): ForgeProvider {
   if (repo.provider === 'custom') {
-    throw new BridgeError(400, `creating a workspace from an issue needs a repo with provider "github"; repo "${repo.name}" has provider "custom"`);
+    throw new BridgeError(
+      400,
+      `creating a workspace from an issue needs a repo with provider "github"; repo "${repo.name}" has provider "custom"`,
+    );
   }
   const provider = providerFor(providers, repo.provider);
   if (!provider) throw new BridgeError(501, `provider "${repo.provider}" is not supported yet`);
   return provider;
 }
 
-export async function createWorkspace(deps: CreateWorkspaceDeps, body: BridgeCreateWorkspaceRequest): Promise<CreatedWorkspace> {
+export async function createWorkspace(
+  deps: CreateWorkspaceDeps,
+  body: BridgeCreateWorkspaceRequest,
+): Promise<CreatedWorkspace> {
   const { registry, ephemeral } = deps;
   const form = validate(body);
   const repo = await deps.repos.get(body.repoName);
@@ -81,7 +91,13 @@ export async function createWorkspace(deps: CreateWorkspaceDeps, body: BridgeCre
         throw bridgeErrorOf(error);
       }
       if (body.ephemeral === true) {
-        await ephemeral.begin({ repoName: body.repoName, name: body.name, ship: ship.name, issueNumber: form.issueNumber, branch });
+        await ephemeral.begin({
+          repoName: body.repoName,
+          name: body.name,
+          ship: ship.name,
+          issueNumber: form.issueNumber,
+          branch,
+        });
         recorded = true;
       }
     } else {
@@ -126,7 +142,12 @@ export async function createWorkspace(deps: CreateWorkspaceDeps, body: BridgeCre
   if (stale) await ephemeral.drop(body.repoName, body.name);
   // Own the key now: the ship's `workspace.created` event may arrive after this answer, and the caller's
   // next call must already route (the event then only republishes).
-  registry.index.apply(ship.name, { type: 'workspace.created', ship: ship.name, at: new Date().toISOString(), workspace: summary });
+  registry.index.apply(ship.name, {
+    type: 'workspace.created',
+    ship: ship.name,
+    at: new Date().toISOString(),
+    workspace: summary,
+  });
   // The ship's event may have gone out with the stale record: the aggregate says it without.
   if (stale) registry.publishSync();
   if (recorded) {

@@ -15,15 +15,22 @@ const NameParams = Type.Object({ name: Type.String() });
 export function drainReportRoutes(logger: Logger) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.post('/ships/:name/drain-report', { schema: { params: NameParams, body: DrainReport, response: { 200: DrainReportAccepted } } }, async (request) => {
-      const problem = identifierProblem(request.params.name);
-      if (problem) throw invalidShipIdentifier(problem);
-      const ship = request.params.name;
-      for (const found of request.body.workspaces) {
-        const workspace = `${found.repo}/${found.name}`;
-        logger.warn({ ship, workspace, findings: found }, `drain of ship ${ship}: workspace ${workspace} has unpushed work: ${describeFindings(found)}`);
-      }
-      return { logged: request.body.workspaces.length };
-    });
+    app.post(
+      '/ships/:name/drain-report',
+      { schema: { params: NameParams, body: DrainReport, response: { 200: DrainReportAccepted } } },
+      async (request) => {
+        const problem = identifierProblem(request.params.name);
+        if (problem) throw invalidShipIdentifier(problem);
+        const ship = request.params.name;
+        for (const found of request.body.workspaces) {
+          const workspace = `${found.repo}/${found.name}`;
+          logger.warn(
+            { ship, workspace, findings: found },
+            `drain of ship ${ship}: workspace ${workspace} has unpushed work: ${describeFindings(found)}`,
+          );
+        }
+        return { logged: request.body.workspaces.length };
+      },
+    );
   };
 }

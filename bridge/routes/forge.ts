@@ -8,7 +8,13 @@ import { Type } from 'typebox';
 import { identifierProblem, type Repo } from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { BridgeError, invalidRepoIdentifier, repoNotFound } from '../errors.js';
-import { bridgeErrorOf, providerFor, type CheckTarget, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
+import {
+  bridgeErrorOf,
+  providerFor,
+  type CheckTarget,
+  type ForgeProvider,
+  type ForgeProviders,
+} from '../providers/forge-provider.js';
 import type { ReposStore } from '../store/repos-store.js';
 
 export interface ForgeRouteOptions {
@@ -18,8 +24,13 @@ export interface ForgeRouteOptions {
 
 const Name = Type.Object({ name: Type.String() });
 const NameNumber = Type.Object({ name: Type.String(), number: Type.Integer({ minimum: 1 }) });
-const StateQuery = Type.Object({ state: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('all')])) });
-const CheckQuery = Type.Object({ ref: Type.Optional(Type.String({ minLength: 1 })), pr: Type.Optional(Type.Integer({ minimum: 1 })) });
+const StateQuery = Type.Object({
+  state: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed'), Type.Literal('all')])),
+});
+const CheckQuery = Type.Object({
+  ref: Type.Optional(Type.String({ minLength: 1 })),
+  pr: Type.Optional(Type.Integer({ minimum: 1 })),
+});
 const CommentBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 65536 }) });
 const ReviewBody = Type.Object({
   event: Type.Union([Type.Literal('APPROVE'), Type.Literal('REQUEST_CHANGES'), Type.Literal('COMMENT')]),
@@ -36,7 +47,13 @@ const IssueSummary = {
   createdAt: Type.String(),
   updatedAt: Type.String(),
 };
-const Comment = Type.Object({ id: Type.Integer(), author: nullableString, body: Type.String(), url: Type.String(), createdAt: Type.String() });
+const Comment = Type.Object({
+  id: Type.Integer(),
+  author: nullableString,
+  body: Type.String(),
+  url: Type.String(),
+  createdAt: Type.String(),
+});
 const PullSummary = { ...IssueSummary, draft: Type.Boolean(), baseBranch: Type.String(), headBranch: Type.String() };
 const RepoInfo = Type.Object({
   name: Type.String(),
@@ -59,7 +76,13 @@ const PullView = Type.Object({
   changedFiles: Type.Integer(),
   headSha: Type.String(),
 });
-const Review = Type.Object({ id: Type.Integer(), state: Type.String(), author: nullableString, body: nullableString, url: Type.String() });
+const Review = Type.Object({
+  id: Type.Integer(),
+  state: Type.String(),
+  author: nullableString,
+  body: nullableString,
+  url: Type.String(),
+});
 const Check = Type.Object({
   name: Type.String(),
   status: Type.String(),
@@ -68,7 +91,12 @@ const Check = Type.Object({
   startedAt: nullableString,
   completedAt: nullableString,
 });
-const FailedJob = Type.Object({ workflow: Type.String(), job: Type.String(), jobId: Type.Integer(), log: Type.String() });
+const FailedJob = Type.Object({
+  workflow: Type.String(),
+  job: Type.String(),
+  jobId: Type.Integer(),
+  log: Type.String(),
+});
 
 export const CHECKS_TARGET_REQUIRED = 'checks require a ref or pr';
 
@@ -104,41 +132,94 @@ export function forgeRoutes(options: ForgeRouteOptions) {
     app.get('/repos/:name/info', { schema: { params: Name, response: { 200: RepoInfo } } }, (request) =>
       forge(request.params.name, (p, repo) => p.repoInfo(repo)),
     );
-    app.get('/repos/:name/issues', { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(IssueSummary)) } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.listIssues(repo, request.query.state ?? 'open')),
+    app.get(
+      '/repos/:name/issues',
+      { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(IssueSummary)) } } },
+      (request) => forge(request.params.name, (p, repo) => p.listIssues(repo, request.query.state ?? 'open')),
     );
-    app.get('/repos/:name/issues/:number', { schema: { params: NameNumber, response: { 200: IssueView } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.viewIssue(repo, request.params.number)),
+    app.get(
+      '/repos/:name/issues/:number',
+      { schema: { params: NameNumber, response: { 200: IssueView } } },
+      (request) => forge(request.params.name, (p, repo) => p.viewIssue(repo, request.params.number)),
     );
-    app.post('/repos/:name/issues/:number/comments', { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } }, async (request, reply) => {
-      const posted = await forge(request.params.name, (p, repo) => p.commentIssue(repo, request.params.number, request.body.body));
-      request.log.info({ audit: 'forge.issue_comment', principal: principalName(request.principal), repo: request.params.name, number: request.params.number }, 'issue comment posted');
-      reply.code(201);
-      return posted;
-    });
-    app.get('/repos/:name/pulls', { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(PullSummary)) } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.listPulls(repo, request.query.state ?? 'open')),
+    app.post(
+      '/repos/:name/issues/:number/comments',
+      { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } },
+      async (request, reply) => {
+        const posted = await forge(request.params.name, (p, repo) =>
+          p.commentIssue(repo, request.params.number, request.body.body),
+        );
+        request.log.info(
+          {
+            audit: 'forge.issue_comment',
+            principal: principalName(request.principal),
+            repo: request.params.name,
+            number: request.params.number,
+          },
+          'issue comment posted',
+        );
+        reply.code(201);
+        return posted;
+      },
+    );
+    app.get(
+      '/repos/:name/pulls',
+      { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(PullSummary)) } } },
+      (request) => forge(request.params.name, (p, repo) => p.listPulls(repo, request.query.state ?? 'open')),
     );
     app.get('/repos/:name/pulls/:number', { schema: { params: NameNumber, response: { 200: PullView } } }, (request) =>
       forge(request.params.name, (p, repo) => p.viewPull(repo, request.params.number)),
     );
-    app.post('/repos/:name/pulls/:number/comments', { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } }, async (request, reply) => {
-      const posted = await forge(request.params.name, (p, repo) => p.commentPull(repo, request.params.number, request.body.body));
-      request.log.info({ audit: 'forge.pull_comment', principal: principalName(request.principal), repo: request.params.name, number: request.params.number }, 'pull request comment posted');
-      reply.code(201);
-      return posted;
-    });
-    app.post('/repos/:name/pulls/:number/reviews', { schema: { params: NameNumber, body: ReviewBody, response: { 201: Review } } }, async (request, reply) => {
-      const posted = await forge(request.params.name, (p, repo) => p.reviewPull(repo, request.params.number, request.body.event, request.body.body));
-      request.log.info({ audit: 'forge.pull_review', principal: principalName(request.principal), repo: request.params.name, number: request.params.number, event: request.body.event }, 'pull request review posted');
-      reply.code(201);
-      return posted;
-    });
-    app.get('/repos/:name/checks', { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(Check) } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.checks(repo, checkTarget(request.query))),
+    app.post(
+      '/repos/:name/pulls/:number/comments',
+      { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } },
+      async (request, reply) => {
+        const posted = await forge(request.params.name, (p, repo) =>
+          p.commentPull(repo, request.params.number, request.body.body),
+        );
+        request.log.info(
+          {
+            audit: 'forge.pull_comment',
+            principal: principalName(request.principal),
+            repo: request.params.name,
+            number: request.params.number,
+          },
+          'pull request comment posted',
+        );
+        reply.code(201);
+        return posted;
+      },
     );
-    app.get('/repos/:name/checks/logs', { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(FailedJob) } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.failedJobLogs(repo, checkTarget(request.query))),
+    app.post(
+      '/repos/:name/pulls/:number/reviews',
+      { schema: { params: NameNumber, body: ReviewBody, response: { 201: Review } } },
+      async (request, reply) => {
+        const posted = await forge(request.params.name, (p, repo) =>
+          p.reviewPull(repo, request.params.number, request.body.event, request.body.body),
+        );
+        request.log.info(
+          {
+            audit: 'forge.pull_review',
+            principal: principalName(request.principal),
+            repo: request.params.name,
+            number: request.params.number,
+            event: request.body.event,
+          },
+          'pull request review posted',
+        );
+        reply.code(201);
+        return posted;
+      },
+    );
+    app.get(
+      '/repos/:name/checks',
+      { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(Check) } } },
+      (request) => forge(request.params.name, (p, repo) => p.checks(repo, checkTarget(request.query))),
+    );
+    app.get(
+      '/repos/:name/checks/logs',
+      { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(FailedJob) } } },
+      (request) => forge(request.params.name, (p, repo) => p.failedJobLogs(repo, checkTarget(request.query))),
     );
   };
 }

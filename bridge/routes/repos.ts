@@ -1,7 +1,15 @@
 // The repo registry: GET/POST/DELETE /repos and GET /repos/:name/branches.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { classifyCloneUrl, CreateRepoRequest, DEFAULT_REPO_PROVIDER, identifierProblem, redactUrlCredentials, RepoParams, type Repo } from '../../protocol/index.js';
+import {
+  classifyCloneUrl,
+  CreateRepoRequest,
+  DEFAULT_REPO_PROVIDER,
+  identifierProblem,
+  redactUrlCredentials,
+  RepoParams,
+  type Repo,
+} from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { branchListingFailed, invalidRepo, invalidRepoIdentifier, repoExists, repoNotFound } from '../errors.js';
 import { BranchListingError, listBranches, type BranchProbeLimits } from '../repos/branches.js';
@@ -37,7 +45,15 @@ export function repoRoutes(options: RepoRouteOptions) {
         const transport = classifyCloneUrl(url, { allowLocalRepos: options.allowLocalRepos });
         if ('problem' in transport) throw invalidRepo(transport.problem);
         if (!(await options.repos.add({ name, url, provider }))) throw repoExists(name);
-        request.log.info({ audit: 'repo.create', principal: principalName(request.principal), repo: name, url: redactUrlCredentials(url) }, `repo ${name} registered`);
+        request.log.info(
+          {
+            audit: 'repo.create',
+            principal: principalName(request.principal),
+            repo: name,
+            url: redactUrlCredentials(url),
+          },
+          `repo ${name} registered`,
+        );
         reply.code(201);
         return { name, url, provider };
       },
@@ -46,7 +62,10 @@ export function repoRoutes(options: RepoRouteOptions) {
     app.delete('/repos/:name', { schema: { params: RepoParams } }, async (request) => {
       const repo = await requireRepo(request.params.name);
       await options.repos.remove(repo.name);
-      request.log.info({ audit: 'repo.delete', principal: principalName(request.principal), repo: repo.name }, `repo ${repo.name} removed`);
+      request.log.info(
+        { audit: 'repo.delete', principal: principalName(request.principal), repo: repo.name },
+        `repo ${repo.name} removed`,
+      );
       await options.onRemoved?.(repo.name);
       return { ok: true } as const;
     });

@@ -3,7 +3,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
-import { identifierProblem, RegisterShipRequest, SystemResources, type ShipSystemResources, messageOf } from '../../protocol/index.js';
+import {
+  identifierProblem,
+  RegisterShipRequest,
+  SystemResources,
+  type ShipSystemResources,
+  messageOf,
+} from '../../protocol/index.js';
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -39,7 +45,8 @@ export function shipRoutes(registry: ShipRegistry) {
       const reply = await ship.client.call({ method: 'GET', path: '/system-resources' });
       const body = parseJson(reply);
       if (reply.status !== 200) throw shipError(reply);
-      if (!checkResources.Check(body)) throw new BridgeError(502, `ship "${ship.name}" returned invalid system resources`);
+      if (!checkResources.Check(body))
+        throw new BridgeError(502, `ship "${ship.name}" returned invalid system resources`);
       return body;
     };
 
@@ -68,7 +75,8 @@ export function shipRoutes(registry: ShipRegistry) {
           try {
             return { ship: info.name, status: 'online', resources: await sample(ship), error: null };
           } catch (error) {
-            if (!(error instanceof ShipUnreachable)) return { ship: info.name, status: 'online', resources: null, error: messageOf(error) };
+            if (!(error instanceof ShipUnreachable))
+              return { ship: info.name, status: 'online', resources: null, error: messageOf(error) };
             registry.unreachable(ship, error.message);
             return offline;
           }

@@ -8,10 +8,17 @@ import { principalName } from '../auth/principal.js';
 export function sweepRoutes(sweeper: Sweeper) {
   return async (app: FastifyInstance) => {
     // Background: the requests a pass steps aside for (http/foreground.ts) do not include the one waiting for it.
-    app.post('/workspaces/sweep', { schema: { response: { 200: SweepCounters } }, config: { background: true } }, async (request) => {
-      const counters = await sweeper.sweep();
-      request.log.info({ audit: 'sweep', principal: principalName(request.principal), ...counters }, 'sweep requested');
-      return counters;
-    });
+    app.post(
+      '/workspaces/sweep',
+      { schema: { response: { 200: SweepCounters } }, config: { background: true } },
+      async (request) => {
+        const counters = await sweeper.sweep();
+        request.log.info(
+          { audit: 'sweep', principal: principalName(request.principal), ...counters },
+          'sweep requested',
+        );
+        return counters;
+      },
+    );
   };
 }

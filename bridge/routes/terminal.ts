@@ -9,21 +9,25 @@ import type { UserSockets } from '../auth/user-sockets.js';
 export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets, heartbeatMs?: number) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.get('/workspaces/:repo/:name/terminal', { websocket: true, schema: { params: WorkspaceParams } }, (socket, request) => {
-      const { repo, name } = request.params;
-      sockets.track(request.principal, socket);
-      let upstream: Upstream | null = null;
-      if (!identifierProblem(repo) && !identifierProblem(name)) {
-        try {
-          const ship = registry.owning(repo, name);
-          const url = new URL(workspacePath(repo, name, '/terminal'), ship.url);
-          url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-          upstream = { url: url.toString(), bridgeToken: ship.client.token };
-        } catch {
-          upstream = null;
+    app.get(
+      '/workspaces/:repo/:name/terminal',
+      { websocket: true, schema: { params: WorkspaceParams } },
+      (socket, request) => {
+        const { repo, name } = request.params;
+        sockets.track(request.principal, socket);
+        let upstream: Upstream | null = null;
+        if (!identifierProblem(repo) && !identifierProblem(name)) {
+          try {
+            const ship = registry.owning(repo, name);
+            const url = new URL(workspacePath(repo, name, '/terminal'), ship.url);
+            url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+            upstream = { url: url.toString(), bridgeToken: ship.client.token };
+          } catch {
+            upstream = null;
+          }
         }
-      }
-      proxyTerminal(socket, upstream, heartbeatMs);
-    });
+        proxyTerminal(socket, upstream, heartbeatMs);
+      },
+    );
   };
 }

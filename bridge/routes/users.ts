@@ -28,15 +28,23 @@ export function userRoutes(accounts: Accounts) {
       await accounts.remove(request.params.name);
       return ok;
     });
-    app.post('/users/:name/password', { schema: { params: UserParams, body: PasswordChangeRequest, response: { 200: OkResponse } } }, async (request) => {
-      await accounts.setPassword(request.params.name, request.body.password);
-      return ok;
-    });
-    app.post('/users/:name/email', { schema: { params: UserParams, body: EmailChangeRequest, response: { 200: User } } }, async (request) =>
-      accounts.setEmail(request.params.name, request.body.email),
+    app.post(
+      '/users/:name/password',
+      { schema: { params: UserParams, body: PasswordChangeRequest, response: { 200: OkResponse } } },
+      async (request) => {
+        await accounts.setPassword(request.params.name, request.body.password);
+        return ok;
+      },
     );
-    app.post('/users/:name/role', { schema: { params: UserParams, body: RoleChangeRequest, response: { 200: User } } }, async (request) =>
-      accounts.setRole(request.params.name, request.body.role),
+    app.post(
+      '/users/:name/email',
+      { schema: { params: UserParams, body: EmailChangeRequest, response: { 200: User } } },
+      async (request) => accounts.setEmail(request.params.name, request.body.email),
+    );
+    app.post(
+      '/users/:name/role',
+      { schema: { params: UserParams, body: RoleChangeRequest, response: { 200: User } } },
+      async (request) => accounts.setRole(request.params.name, request.body.role),
     );
   };
 }

@@ -59,10 +59,15 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       }
     };
     const ok = { ok: true } as const;
-    const simple = (method: string, suffix: string, body?: (request: FastifyRequest) => unknown) =>
+    const simple =
+      (method: string, suffix: string, body?: (request: FastifyRequest) => unknown) =>
       async (request: FastifyRequest) => {
         const { repo, name } = request.params as { repo: string; name: string };
-        const { reply } = await forward(repo, name, { method, path: workspacePath(repo, name, suffix), body: body?.(request) });
+        const { reply } = await forward(repo, name, {
+          method,
+          path: workspacePath(repo, name, suffix),
+          body: body?.(request),
+        });
         if (reply.status !== 200) throw shipError(reply);
         return ok;
       };
@@ -78,22 +83,25 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       // A ship removed since the last listing leaves its entry behind otherwise.
       for (const name of applied.keys()) if (!registry.get(name)) applied.delete(name);
       await Promise.all(
-        registry.list().filter((ship) => ship.status === 'online').map(async (info) => {
-          const ship = registry.get(info.name);
-          if (!ship) return;
-          try {
-            const reply = await ship.client.call({ method: 'GET', path: '/workspaces' });
-            if (reply.status !== 200) return;
-            const last = applied.get(ship.name);
-            if (last && last.text === reply.text && last.version === registry.index.viewVersion(ship.name)) return;
-            const body = parseJson(reply);
-            if (!checkSummaries.Check(body)) return;
-            registry.index.replaceView(ship.name, body);
-            applied.set(ship.name, { text: reply.text, version: registry.index.viewVersion(ship.name) });
-          } catch (error) {
-            if (error instanceof ShipUnreachable) registry.unreachable(ship, error.message);
-          }
-        }),
+        registry
+          .list()
+          .filter((ship) => ship.status === 'online')
+          .map(async (info) => {
+            const ship = registry.get(info.name);
+            if (!ship) return;
+            try {
+              const reply = await ship.client.call({ method: 'GET', path: '/workspaces' });
+              if (reply.status !== 200) return;
+              const last = applied.get(ship.name);
+              if (last && last.text === reply.text && last.version === registry.index.viewVersion(ship.name)) return;
+              const body = parseJson(reply);
+              if (!checkSummaries.Check(body)) return;
+              registry.index.replaceView(ship.name, body);
+              applied.set(ship.name, { text: reply.text, version: registry.index.viewVersion(ship.name) });
+            } catch (error) {
+              if (error instanceof ShipUnreachable) registry.unreachable(ship, error.message);
+            }
+          }),
       );
     });
 
@@ -101,15 +109,26 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       await refresh.get();
       const { active } = request.query;
       // The registry's JSON of the snapshot (each workspace's text kept while its ship reports it unchanged).
-      const filter = active === 'true' ? (w: WorkspaceSummary) => w.active : active === 'false' ? (w: WorkspaceSummary) => !w.active : undefined;
+      const filter =
+        active === 'true'
+          ? (w: WorkspaceSummary) => w.active
+          : active === 'false'
+            ? (w: WorkspaceSummary) => !w.active
+            : undefined;
       return reply.type('application/json; charset=utf-8').send(registry.snapshotJson(filter));
     });
 
     // The agents' recent past the bridge kept from its ships' streams (protocol/agent-history.ts), for the
     // workspaces it holds now: what a GUI opened later needs for its inbox.
-    app.get('/workspaces/agent-history', { schema: { response: { 200: AgentHistoryList } } }, async (): Promise<AgentHistoryList> => ({
-      workspaces: registry.histories.list().filter((entry) => registry.index.get(workspaceKey(entry.repoName, entry.name)) !== undefined),
-    }));
+    app.get(
+      '/workspaces/agent-history',
+      { schema: { response: { 200: AgentHistoryList } } },
+      async (): Promise<AgentHistoryList> => ({
+        workspaces: registry.histories
+          .list()
+          .filter((entry) => registry.index.get(workspaceKey(entry.repoName, entry.name)) !== undefined),
+      }),
+    );
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {
       const { repo, name } = request.params;
@@ -118,31 +137,41 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       const body = parseJson(answer);
       if (!checkStatus.Check(body)) throw new BridgeError(502, `ship "${ship}" returned an invalid workspace status`);
       if (body.repoName !== repo || body.name !== name) {
-        throw new BridgeError(502, `ship "${ship}" answered for ${workspaceKey(body.repoName, body.name)} instead of ${workspaceKey(repo, name)}`);
+        throw new BridgeError(
+          502,
+          `ship "${ship}" answered for ${workspaceKey(body.repoName, body.name)} instead of ${workspaceKey(repo, name)}`,
+        );
       }
       // The validated object, re-serialized once with the bridge's two fields (no schema serializer).
       const decorated = JSON.stringify({ ...body, ship, ephemeral: registry.ephemeralOf(ship, repo, name) });
       return reply.type('application/json; charset=utf-8').send(decorated);
     });
 
-    app.get('/workspaces/:repo/:name/diff', { schema: { params: WorkspaceParams, querystring: DiffQuery } }, async (request, reply) => {
-      const { repo, name } = request.params;
-      const query = new URLSearchParams();
-      for (const [key, value] of Object.entries(request.query)) {
-        for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) query.append(key, String(item));
-      }
-      const suffix = `/diff${query.size ? `?${query}` : ''}`;
-      const { reply: answer } = await forward(repo, name, { method: 'GET', path: workspacePath(repo, name, suffix) });
-      if (answer.status !== 200) throw shipError(answer);
-      reply.type('text/plain; charset=utf-8');
-      return answer.text;
-    });
+    app.get(
+      '/workspaces/:repo/:name/diff',
+      { schema: { params: WorkspaceParams, querystring: DiffQuery } },
+      async (request, reply) => {
+        const { repo, name } = request.params;
+        const query = new URLSearchParams();
+        for (const [key, value] of Object.entries(request.query)) {
+          for (const item of Array.isArray(value) ? value : [value])
+            if (item !== undefined) query.append(key, String(item));
+        }
+        const suffix = `/diff${query.size ? `?${query}` : ''}`;
+        const { reply: answer } = await forward(repo, name, { method: 'GET', path: workspacePath(repo, name, suffix) });
+        if (answer.status !== 200) throw shipError(answer);
+        reply.type('text/plain; charset=utf-8');
+        return answer.text;
+      },
+    );
 
     app.post(
       '/workspaces',
       {
         schema: { body: BridgeCreateWorkspaceRequest },
-        config: { identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' } },
+        config: {
+          identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' },
+        },
       },
       async (request, reply) => {
         const created = await createWorkspace(deps, request.body);
@@ -151,14 +180,26 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       },
     );
 
-    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request) => {
-      const { repo, name } = request.params;
-      const { reply } = await forward(repo, name, { method: 'POST', path: workspacePath(repo, name, '/branch'), body: { branch: request.body.branch } });
-      if (reply.status !== 200) throw shipError(reply);
-      return { ...ok, ...branchOutcome(parseJson(reply)) };
-    });
+    app.post(
+      '/workspaces/:repo/:name/branch',
+      { schema: { params: WorkspaceParams, body: SwitchBranchRequest } },
+      async (request) => {
+        const { repo, name } = request.params;
+        const { reply } = await forward(repo, name, {
+          method: 'POST',
+          path: workspacePath(repo, name, '/branch'),
+          body: { branch: request.body.branch },
+        });
+        if (reply.status !== 200) throw shipError(reply);
+        return { ...ok, ...branchOutcome(parseJson(reply)) };
+      },
+    );
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
-    app.post('/workspaces/:repo/:name/deactivate', { schema: { params: WorkspaceParams } }, simple('POST', '/deactivate'));
+    app.post(
+      '/workspaces/:repo/:name/deactivate',
+      { schema: { params: WorkspaceParams } },
+      simple('POST', '/deactivate'),
+    );
     app.post(
       '/workspaces/:repo/:name/input',
       { schema: { params: WorkspaceParams, body: SendInputRequest }, bodyLimit: INPUT_BODY_LIMIT },
@@ -167,14 +208,21 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     // `force` absent (or true) deletes unconditionally, as the spec says. `force=false` is our extension
     // (docs/DECISIONS.md): forwarded as the ship's guarded delete, whose 409 naming the work found passes
     // through, so `svc client rm` and the GUI can refuse to lose unpushed work.
-    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } }, async (request) => {
-      const { repo, name } = request.params;
-      const guarded = request.query.force === false ? '?force=false' : '';
-      const { ship, reply } = await forward(repo, name, { method: 'DELETE', path: workspacePath(repo, name, guarded) });
-      if (reply.status !== 200) throw shipError(reply);
-      registry.deleted(ship, workspaceKey(repo, name));
-      await ephemeral.drop(repo, name);
-      return ok;
-    });
+    app.delete(
+      '/workspaces/:repo/:name',
+      { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } },
+      async (request) => {
+        const { repo, name } = request.params;
+        const guarded = request.query.force === false ? '?force=false' : '';
+        const { ship, reply } = await forward(repo, name, {
+          method: 'DELETE',
+          path: workspacePath(repo, name, guarded),
+        });
+        if (reply.status !== 200) throw shipError(reply);
+        registry.deleted(ship, workspaceKey(repo, name));
+        await ephemeral.drop(repo, name);
+        return ok;
+      },
+    );
   };
 }

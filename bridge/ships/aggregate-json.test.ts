@@ -50,10 +50,24 @@ describe('aggregate JSON kept between builds', () => {
         ...key,
         branch: `b-${Math.floor(next() * 3)}`,
         active,
-        agent: active && next() < 0.5 ? { state: 'building', description: `ünïcode task ${Math.floor(next() * 3)} ✓`, model: 'm', provider: 'p', harness: 'h' } : null,
+        agent:
+          active && next() < 0.5
+            ? {
+                state: 'building',
+                description: `ünïcode task ${Math.floor(next() * 3)} ✓`,
+                model: 'm',
+                provider: 'p',
+                harness: 'h',
+              }
+            : null,
       };
     };
-    const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({ type, ship, at: '', workspace });
+    const event = (type: WorkspaceEvent['type'], ship: string, workspace: WorkspaceSummary): WorkspaceEvent => ({
+      type,
+      ship,
+      at: '',
+      workspace,
+    });
 
     const check = () => {
       const fresh = registry.snapshot();
@@ -83,11 +97,20 @@ describe('aggregate JSON kept between builds', () => {
         for (let i = 0; i < count; i++) {
           const key = KEYS[(start + i) % KEYS.length]!;
           const known = registry.index.get(`${key.repoName}/${key.name}`);
-          view.set(`${key.repoName}/${key.name}`, known && known.ship === ship && next() < 0.8 ? structuredClone(known.summary) : summary(key));
+          view.set(
+            `${key.repoName}/${key.name}`,
+            known && known.ship === ship && next() < 0.8 ? structuredClone(known.summary) : summary(key),
+          );
         }
         registry.index.replaceView(ship, [...view.values()]);
       } else if (roll < 0.55) {
-        const type = pick(['workspace.created', 'workspace.branch_changed', 'workspace.activated', 'workspace.agent_status_changed', 'workspace.removed'] as const);
+        const type = pick([
+          'workspace.created',
+          'workspace.branch_changed',
+          'workspace.activated',
+          'workspace.agent_status_changed',
+          'workspace.removed',
+        ] as const);
         registry.index.apply(ship, event(type, ship, summary(pick(KEYS))));
       } else if (roll < 0.62) {
         const key = pick(KEYS);
@@ -101,12 +124,26 @@ describe('aggregate JSON kept between builds', () => {
         // Half of them on a record already begun; new ones mostly of a workspace in the aggregate, by its
         // owner, so the view shows.
         const owned = registry.snapshot();
-        const key = begun.length && next() < 0.5 ? pick(begun) : owned.length && next() < 0.8 ? pick(owned) : pick(KEYS);
+        const key =
+          begun.length && next() < 0.5 ? pick(begun) : owned.length && next() < 0.8 ? pick(owned) : pick(KEYS);
         begun.push(key);
         const record = records.get(key.repoName, key.name);
-        if (!record) await records.begin({ repoName: key.repoName, name: key.name, ship: next() < 0.8 ? (registry.index.owner(`${key.repoName}/${key.name}`) ?? ship) : ship, issueNumber: step, branch: 'issue' });
+        if (!record)
+          await records.begin({
+            repoName: key.repoName,
+            name: key.name,
+            ship: next() < 0.8 ? (registry.index.owner(`${key.repoName}/${key.name}`) ?? ship) : ship,
+            issueNumber: step,
+            branch: 'issue',
+          });
         else if (record.cleanup === 'pending') await records.confirm(key.repoName, key.name);
-        else if (next() < 0.85) await records.update({ ...record, cleanup: 'blocked', blockedReason: `unpushed ${step}`, blockedAt: new Date(step * 1000).toISOString() });
+        else if (next() < 0.85)
+          await records.update({
+            ...record,
+            cleanup: 'blocked',
+            blockedReason: `unpushed ${step}`,
+            blockedAt: new Date(step * 1000).toISOString(),
+          });
         else await records.drop(key.repoName, key.name);
       }
       // Several steps between builds too, as when changes come faster than broadcasts.

@@ -66,10 +66,14 @@ export class AggregateJson {
 
   /** The JSON array as text; with `keep`, of the keys it keeps only. */
   text(keep?: (key: string) => boolean): string {
-    if (!keep) return this.segments().map((segment) => segment.text).join('');
+    if (!keep)
+      return this.segments()
+        .map((segment) => segment.text)
+        .join('');
     this.refresh();
     const texts: string[] = [];
-    for (const run of this.runs) for (let i = 0; i < run.keys.length; i++) if (keep(run.keys[i]!)) texts.push(run.texts[i]!);
+    for (const run of this.runs)
+      for (let i = 0; i < run.keys.length; i++) if (keep(run.keys[i]!)) texts.push(run.texts[i]!);
     return `[${texts.join(',')}]`;
   }
 
@@ -135,6 +139,10 @@ export class AggregateJson {
     const neighbour = this.runs[into];
     if (!neighbour || neighbour.keys.length + run.keys.length > RUN_MAX) return;
     const [first, second] = into > at ? [run, neighbour] : [neighbour, run];
-    this.runs.splice(Math.min(at, into), 2, { keys: [...first.keys, ...second.keys], texts: [...first.texts, ...second.texts], segment: null });
+    this.runs.splice(Math.min(at, into), 2, {
+      keys: [...first.keys, ...second.keys],
+      texts: [...first.texts, ...second.texts],
+      segment: null,
+    });
   }
 }

@@ -12,7 +12,12 @@ import {
   type WorkspaceSummary,
 } from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
-import { SHIP_TAKEN_STATUS, SHIP_UNREACHABLE_STATUS, shipAlreadyRegistered, shipDidNotRespond } from '../../protocol/ship-registration.js';
+import {
+  SHIP_TAKEN_STATUS,
+  SHIP_UNREACHABLE_STATUS,
+  shipAlreadyRegistered,
+  shipDidNotRespond,
+} from '../../protocol/ship-registration.js';
 import type { EventHub } from '../events/event-hub.js';
 import { ephemeralView, type EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import type { FrameSegment } from '../events/broadcast-frame.js';
@@ -61,7 +66,12 @@ export class ShipRegistry {
 
   constructor(
     private readonly store: ShipsStore,
-    private readonly options: { backoff?: BackoffOptions; heartbeatMs?: number; probeMs?: number; onOwnerChange?: OwnerChange } = {},
+    private readonly options: {
+      backoff?: BackoffOptions;
+      heartbeatMs?: number;
+      probeMs?: number;
+      onOwnerChange?: OwnerChange;
+    } = {},
   ) {
     this.index = new OwnershipIndex(options.onOwnerChange);
     this.index.onEntryChange((key) => this.aggregate.touch(key));
@@ -145,7 +155,10 @@ export class ShipRegistry {
     };
     if (this.ships.has(name)) throw refuse(new BridgeError(SHIP_TAKEN_STATUS, shipAlreadyRegistered(name)));
     const conflicts = this.index.conflicts(name, sync.workspaces);
-    if (conflicts.length) throw refuse(new BridgeError(409, `ship "${name}" has workspaces already hosted elsewhere: ${conflicts.join(', ')}`));
+    if (conflicts.length)
+      throw refuse(
+        new BridgeError(409, `ship "${name}" has workspaces already hosted elsewhere: ${conflicts.join(', ')}`),
+      );
     const stored = await this.store.add({
       name,
       url,
@@ -172,7 +185,8 @@ export class ShipRegistry {
       onSync: (sync) => {
         if (this.ships.get(name) !== ship) return;
         // The ship's own view now says whether an unanswered create happened.
-        for (const [key, reservation] of this.reservations) if (reservation.ship === name && reservation.settled) this.reservations.delete(key);
+        for (const [key, reservation] of this.reservations)
+          if (reservation.ship === name && reservation.settled) this.reservations.delete(key);
         this.index.replaceView(name, sync.workspaces);
         this.histories.synced(name, sync.workspaces, sync.at);
         this.events?.publishSync();
@@ -254,7 +268,8 @@ export class ShipRegistry {
   private touchEphemeralChanges(): void {
     if (!this.ephemeral) return;
     const now = new Map<string, string>();
-    for (const record of this.ephemeral.settled()) now.set(workspaceKey(record.repoName, record.name), `${record.ship} ${JSON.stringify(ephemeralView(record))}`);
+    for (const record of this.ephemeral.settled())
+      now.set(workspaceKey(record.repoName, record.name), `${record.ship} ${JSON.stringify(ephemeralView(record))}`);
     for (const [key, seen] of now) if (this.ephemeralSeen.get(key) !== seen) this.aggregate.touch(key);
     for (const key of this.ephemeralSeen.keys()) if (!now.has(key)) this.aggregate.touch(key);
     this.ephemeralSeen = now;

@@ -58,8 +58,14 @@ describe('ShipClient on a connection the ship closed', () => {
   it('sends a GET once more on a fresh connection', async () => {
     server = await droppingServer();
     client = new ShipClient(server.url, null);
-    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({ status: 200, text: '{"method":"GET"}' });
-    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({ status: 200, text: '{"method":"GET"}' });
+    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({
+      status: 200,
+      text: '{"method":"GET"}',
+    });
+    expect(await client.call({ method: 'GET', path: '/workspaces' })).toMatchObject({
+      status: 200,
+      text: '{"method":"GET"}',
+    });
     expect({ connections: server.connections(), answered: server.answered() }).toEqual({ connections: 2, answered: 2 });
   });
 
@@ -105,9 +111,13 @@ describe('ShipClient closed while a call is in flight', () => {
       client.close();
       const failed = await pending;
       expect(failed).toBeInstanceOf(ShipClientClosed);
-      expect((failed as Error).message).toBe(`call to ${url} abandoned: the ship was removed or the bridge is stopping`);
+      expect((failed as Error).message).toBe(
+        `call to ${url} abandoned: the ship was removed or the bridge is stopping`,
+      );
       // A GET on a reused connection is not sent again once the client is closed: the ship is gone.
-      expect((await client.call({ method: 'GET', path: '/answer' }).catch((error: unknown) => error)) as unknown).toMatchObject({ status: 200 });
+      expect(
+        (await client.call({ method: 'GET', path: '/answer' }).catch((error: unknown) => error)) as unknown,
+      ).toMatchObject({ status: 200 });
       const pendingGet = client.call({ method: 'GET', path: '/hold' }).catch((error: unknown) => error);
       await expect.poll(() => held.length).toBe(2);
       client.close();

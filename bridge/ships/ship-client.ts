@@ -39,7 +39,10 @@ export class ShipClient {
   private readonly target: { hostname: string; port: string };
   private closed = false;
 
-  constructor(readonly url: string, private readonly bridgeToken: string | null) {
+  constructor(
+    readonly url: string,
+    private readonly bridgeToken: string | null,
+  ) {
     const parsed = new URL(url);
     const secure = parsed.protocol === 'https:';
     this.target = { hostname: parsed.hostname.replace(/^\[|\]$/g, ''), port: parsed.port };
@@ -82,17 +85,29 @@ export class ShipClient {
           response.on('end', () => {
             const status = response.statusCode ?? 0;
             if (status >= 300 && status < 400) {
-              resolve({ status: 502, contentType: 'application/json', text: JSON.stringify({ error: `ship at ${this.url} answered a redirect (${status}), which the bridge does not follow` }) });
+              resolve({
+                status: 502,
+                contentType: 'application/json',
+                text: JSON.stringify({
+                  error: `ship at ${this.url} answered a redirect (${status}), which the bridge does not follow`,
+                }),
+              });
               return;
             }
-            resolve({ status, contentType: response.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') });
+            resolve({
+              status,
+              contentType: response.headers['content-type'] ?? '',
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
           });
         },
       );
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${request.timeoutMs ?? 10_000} ms`)));
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        if (this.closed) reject(new ShipClientClosed(`call to ${this.url} abandoned: the ship was removed or the bridge is stopping`));
-        else if (retryOnStaleConnection && outgoing.reusedSocket && STALE_CONNECTION_CODES.has(error.code ?? '')) resolve(this.send(request, false));
+        if (this.closed)
+          reject(new ShipClientClosed(`call to ${this.url} abandoned: the ship was removed or the bridge is stopping`));
+        else if (retryOnStaleConnection && outgoing.reusedSocket && STALE_CONNECTION_CODES.has(error.code ?? ''))
+          resolve(this.send(request, false));
         else reject(new ShipUnreachable(error.message));
       });
       outgoing.end(payload);

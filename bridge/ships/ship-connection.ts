@@ -57,7 +57,11 @@ export class ShipConnection {
   /** Reconnects from `initialMs` (250) doubling up to `maxMs` (30 s), each wait cut by up to half at random. */
   private readonly backoff: Backoff;
 
-  constructor(readonly url: string, private readonly bridgeToken: string | null, private readonly options: ShipStreamOptions = {}) {
+  constructor(
+    readonly url: string,
+    private readonly bridgeToken: string | null,
+    private readonly options: ShipStreamOptions = {},
+  ) {
     this.backoff = new Backoff({ baseMs: options.initialMs ?? 250, maxMs: options.maxMs ?? 30_000, jitter: 0.5 });
   }
 
@@ -99,7 +103,12 @@ export class ShipConnection {
   private connect(onFirstSync: (sync: SyncEvent) => void, onFailure: (message: string) => void): void {
     const headers: Record<string, string> = {};
     if (this.bridgeToken) headers.authorization = `Bearer ${this.bridgeToken}`;
-    const socket = new WebSocket(eventsUrl(this.url), { headers, followRedirects: false, maxPayload: MAX_SHIP_FRAME, handshakeTimeout: 5000 });
+    const socket = new WebSocket(eventsUrl(this.url), {
+      headers,
+      followRedirects: false,
+      maxPayload: MAX_SHIP_FRAME,
+      handshakeTimeout: 5000,
+    });
     this.socket = socket;
     let synced = false;
     socket.once('open', () => keepAlive(socket, this.options.heartbeatMs));
@@ -159,7 +168,11 @@ export class ShipConnection {
     const wait = delay ?? this.backoff.next();
     this.retry = setTimeout(() => {
       this.retry = null;
-      if (!this.closed) this.connect(() => undefined, () => undefined);
+      if (!this.closed)
+        this.connect(
+          () => undefined,
+          () => undefined,
+        );
     }, wait);
   }
 

@@ -11,7 +11,12 @@ import { AgentTokensStore } from './agent-tokens-store.js';
 import { CredentialsStore } from './credentials-store.js';
 import { ShipsStore } from './ships-store.js';
 
-const user = (username: string, email: string, role: 'admin' | 'member' = 'member', createdAt = Date.now()): UserRecord => ({
+const user = (
+  username: string,
+  email: string,
+  role: 'admin' | 'member' = 'member',
+  createdAt = Date.now(),
+): UserRecord => ({
   id: randomUUID(),
   username,
   email,
@@ -37,7 +42,10 @@ describe.each(storeEngines())('auth store on $name', (engine) => {
     expect((await users.add(alice)).ok).toBe(true);
     expect(await users.add(user('alice', 'other@example.com'))).toEqual({ ok: false, conflict: 'username' });
     expect(await users.add(user('alice2', 'ALICE@example.com'))).toEqual({ ok: false, conflict: 'email' });
-    const racing = await Promise.all([users.add(user('bob', 'bob1@example.com')), users.add(user('BOB', 'bob2@example.com'))]);
+    const racing = await Promise.all([
+      users.add(user('bob', 'bob1@example.com')),
+      users.add(user('BOB', 'bob2@example.com')),
+    ]);
     expect(racing.filter((outcome) => outcome.ok)).toHaveLength(1);
     expect(racing.find((outcome) => !outcome.ok)).toEqual({ ok: false, conflict: 'username' });
     expect((await users.byUsername('ALICE'))?.id).toBe(alice.id);
@@ -61,7 +69,13 @@ describe.each(storeEngines())('auth store on $name', (engine) => {
     await users.add(carol);
     await sessions.add({ tokenHash: 'session-hash', userId: carol.id, issuedAt: 1, expiresAt: 2_000_000_000_000 });
     expect(await credentials.lookup('session-hash')).toEqual({
-      kind: 'session', userId: carol.id, username: 'carol', email: 'carol@example.com', role: 'member', createdAt: 5000, expiresAt: 2_000_000_000_000,
+      kind: 'session',
+      userId: carol.id,
+      username: 'carol',
+      email: 'carol@example.com',
+      role: 'member',
+      createdAt: 5000,
+      expiresAt: 2_000_000_000_000,
     });
     const ships = new ShipsStore(test.db);
     await ships.add({ name: 'ship-a', url: 'http://a', shipTokenHash: 'ship-hash', bridgeToken: 'bt' });

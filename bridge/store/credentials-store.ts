@@ -4,7 +4,15 @@ import type { Queryable } from './database.js';
 import type { Role } from '../../protocol/index.js';
 
 export type CredentialRecord =
-  | { kind: 'session'; userId: string; username: string; email: string; role: Role; createdAt: number; expiresAt: number }
+  | {
+      kind: 'session';
+      userId: string;
+      username: string;
+      email: string;
+      role: Role;
+      createdAt: number;
+      expiresAt: number;
+    }
   | { kind: 'ship'; ship: string }
   | { kind: 'ship-agent'; ship: string };
 

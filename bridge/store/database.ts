@@ -100,7 +100,10 @@ const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1300000000';
  * without bin/build.js): initdb then runs, and the migrations after it.
  */
 function pgliteTemplate(): string | null {
-  const candidates = [resolve(import.meta.dirname, '../../pglite-template'), resolve(import.meta.dirname, '../../dist/pglite-template')];
+  const candidates = [
+    resolve(import.meta.dirname, '../../pglite-template'),
+    resolve(import.meta.dirname, '../../dist/pglite-template'),
+  ];
   return candidates.find((template) => existsSync(join(template, 'PG_VERSION'))) ?? null;
 }
 
@@ -128,7 +131,9 @@ async function initialisePglite(dataDir: string): Promise<void> {
         `process.stderr.write(String(e && (e.message || (e.errno !== undefined ? 'errno ' + e.errno : e))) + '\\n' + (e && e.stack || '')); process.exit(1); })`;
       await new Promise<void>((resolvePromise, reject) => {
         execFile(process.execPath, ['-e', script, filling], { timeout: 120_000 }, (error, _stdout, stderr) =>
-          error ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`)) : resolvePromise(),
+          error
+            ? reject(new Error(`could not create the embedded store in ${dataDir}: ${stderr.trim() || error.message}`))
+            : resolvePromise(),
         );
       });
     }

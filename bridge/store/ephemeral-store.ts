@@ -35,11 +35,13 @@ interface Row {
   created_at: Date | string;
 }
 
-const COLUMNS = 'repo_name, name, ship, issue_number, branch, cleanup, blocked_reason, blocked_at, pull_request, created_at';
+const COLUMNS =
+  'repo_name, name, ship, issue_number, branch, cleanup, blocked_reason, blocked_at, pull_request, created_at';
 
 function recordOf(row: Row): EphemeralRecord {
   const blockedAt = row.blocked_at === null ? null : new Date(row.blocked_at).toISOString();
-  const pullRequest = typeof row.pull_request === 'string' ? (JSON.parse(row.pull_request) as PullRequestRef) : row.pull_request;
+  const pullRequest =
+    typeof row.pull_request === 'string' ? (JSON.parse(row.pull_request) as PullRequestRef) : row.pull_request;
   return {
     repoName: row.repo_name,
     name: row.name,
@@ -58,14 +60,18 @@ export class EphemeralStore {
   constructor(private readonly db: Queryable) {}
 
   async list(): Promise<EphemeralRecord[]> {
-    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM ephemeral_workspaces ORDER BY repo_name, name`)).rows.map(recordOf);
+    return (await this.db.query<Row>(`SELECT ${COLUMNS} FROM ephemeral_workspaces ORDER BY repo_name, name`)).rows.map(
+      recordOf,
+    );
   }
 
   /**
    * The intent row of a create about to call the ship. A row left for the same key (a create that failed
    * without an answer, then a restart) is replaced: the caller holds the key's reservation.
    */
-  async insertPending(record: Pick<EphemeralRecord, 'repoName' | 'name' | 'ship' | 'issueNumber' | 'branch'>): Promise<void> {
+  async insertPending(
+    record: Pick<EphemeralRecord, 'repoName' | 'name' | 'ship' | 'issueNumber' | 'branch'>,
+  ): Promise<void> {
     await this.db.query(
       `INSERT INTO ephemeral_workspaces (repo_name, name, ship, issue_number, branch, cleanup) VALUES ($1, $2, $3, $4, $5, 'pending')
        ON CONFLICT (repo_name, name) DO UPDATE SET ship = EXCLUDED.ship, issue_number = EXCLUDED.issue_number, branch = EXCLUDED.branch,
@@ -79,7 +85,14 @@ export class EphemeralStore {
     await this.db.query(
       `UPDATE ephemeral_workspaces SET cleanup = $3, blocked_reason = $4, blocked_at = $5, pull_request = $6
        WHERE repo_name = $1 AND name = $2`,
-      [record.repoName, record.name, record.cleanup, record.blockedReason, record.blockedAt, record.pullRequest === null ? null : JSON.stringify(record.pullRequest)],
+      [
+        record.repoName,
+        record.name,
+        record.cleanup,
+        record.blockedReason,
+        record.blockedAt,
+        record.pullRequest === null ? null : JSON.stringify(record.pullRequest),
+      ],
     );
   }
 

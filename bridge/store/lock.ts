@@ -17,8 +17,13 @@ const TAKEOVER_WAIT_MS = 3000;
 const RETRY_MS = 50;
 
 export class DataDirectoryLocked extends Error {
-  constructor(readonly directory: string, readonly owner: number | null) {
-    super(`the data directory ${directory} is in use by another bridge${owner ? ` (pid ${owner})` : ''}; stop it, or use another --data-directory`);
+  constructor(
+    readonly directory: string,
+    readonly owner: number | null,
+  ) {
+    super(
+      `the data directory ${directory} is in use by another bridge${owner ? ` (pid ${owner})` : ''}; stop it, or use another --data-directory`,
+    );
   }
 }
 

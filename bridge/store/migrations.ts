@@ -91,7 +91,10 @@ export async function migrate(db: Database, migrations: readonly Migration[] = M
       const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [migration.version]);
       if (existing.rowCount > 0) return false;
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
-      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
       return true;
     });
     if (done) applied.push(migration.version);
@@ -108,7 +111,10 @@ function splitStatements(sql: string): string[] {
 }
 
 /** The migrations of this build not recorded in `db` (readiness: a store restored from an older backup lacks some). */
-export async function missingMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<Migration[]> {
+export async function missingMigrations(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<Migration[]> {
   const recorded = await db.query<{ version: number }>('SELECT version FROM schema_migrations');
   const versions = new Set(recorded.rows.map((row) => Number(row.version)));
   return migrations.filter((migration) => !versions.has(migration.version));

@@ -13,7 +13,10 @@ export function storeReadiness(db: Database): ReadinessCheck[] {
       name: 'migrations',
       run: async () => {
         const missing = await missingMigrations(db);
-        if (missing.length > 0) throw new Error(`not applied: ${missing.map((migration) => `${migration.version} (${migration.name})`).join(', ')}`);
+        if (missing.length > 0)
+          throw new Error(
+            `not applied: ${missing.map((migration) => `${migration.version} (${migration.name})`).join(', ')}`,
+          );
       },
     },
   ];

@@ -15,7 +15,9 @@ export class ReposStore {
   }
 
   async get(name: string): Promise<RepoRecord | null> {
-    return (await this.db.query<RepoRecord>('SELECT name, url, provider FROM repos WHERE name = $1', [name])).rows[0] ?? null;
+    return (
+      (await this.db.query<RepoRecord>('SELECT name, url, provider FROM repos WHERE name = $1', [name])).rows[0] ?? null
+    );
   }
 
   /** Adds a repo; false when one of that name exists already. */

@@ -23,7 +23,10 @@ export class SessionsStore {
 
   /** Deletes one session; its user id when it existed. */
   async remove(tokenHash: string): Promise<string | null> {
-    const result = await this.db.query<{ user_id: string }>('DELETE FROM sessions WHERE token_hash = $1 RETURNING user_id', [tokenHash]);
+    const result = await this.db.query<{ user_id: string }>(
+      'DELETE FROM sessions WHERE token_hash = $1 RETURNING user_id',
+      [tokenHash],
+    );
     return result.rows[0]?.user_id ?? null;
   }
 

@@ -27,12 +27,17 @@ export class ShipsStore {
   constructor(private readonly db: Queryable) {}
 
   async list(): Promise<ShipRecord[]> {
-    const result = await this.db.query<ShipRow>('SELECT name, url, ship_token_hash, bridge_token FROM ships ORDER BY name');
+    const result = await this.db.query<ShipRow>(
+      'SELECT name, url, ship_token_hash, bridge_token FROM ships ORDER BY name',
+    );
     return result.rows.map(toRecord);
   }
 
   async get(name: string): Promise<ShipRecord | null> {
-    const result = await this.db.query<ShipRow>('SELECT name, url, ship_token_hash, bridge_token FROM ships WHERE name = $1', [name]);
+    const result = await this.db.query<ShipRow>(
+      'SELECT name, url, ship_token_hash, bridge_token FROM ships WHERE name = $1',
+      [name],
+    );
     return result.rows[0] ? toRecord(result.rows[0]) : null;
   }
 

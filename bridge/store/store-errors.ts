@@ -21,15 +21,18 @@ export class StoreRejectedInput extends Error {
 const UNAVAILABLE_CODES = /^(08|57P0)/;
 const UNAVAILABLE_NETWORK = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'];
 /** pg's own errors for a lost or stalled server carry no code: its words are all there is. */
-const UNAVAILABLE_WORDS = /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|terminating connection|Query read timeout|timeout exceeded when trying to connect/;
+const UNAVAILABLE_WORDS =
+  /Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|terminating connection|Query read timeout|timeout exceeded when trying to connect/;
 /** 22021: a byte sequence invalid in the encoding (NUL); 22P05: a character the encoding cannot hold. */
 const REJECTED_INPUT_CODES = ['22021', '22P05'];
 
 /** `error` as one of the store's kinds when it is one, else itself. */
 export function classifyStoreError(error: unknown): unknown {
-  if (!(error instanceof Error) || error instanceof StoreUnavailable || error instanceof StoreRejectedInput) return error;
+  if (!(error instanceof Error) || error instanceof StoreUnavailable || error instanceof StoreRejectedInput)
+    return error;
   const code = String((error as { code?: unknown }).code ?? '');
-  if (UNAVAILABLE_CODES.test(code) || UNAVAILABLE_NETWORK.includes(code) || UNAVAILABLE_WORDS.test(error.message)) return new StoreUnavailable(error);
+  if (UNAVAILABLE_CODES.test(code) || UNAVAILABLE_NETWORK.includes(code) || UNAVAILABLE_WORDS.test(error.message))
+    return new StoreUnavailable(error);
   if (REJECTED_INPUT_CODES.includes(code)) return new StoreRejectedInput(error);
   return error;
 }

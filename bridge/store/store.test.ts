@@ -23,17 +23,29 @@ describe.each(storeEngines())('store on $name', (engine) => {
 
   it('applies each migration once', async () => {
     expect(await migrate(test.db)).toEqual([]);
-    const rows = (await test.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows;
+    const rows = (await test.db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'))
+      .rows;
     expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
   it('keeps ships: add, conflict, get, list, remove', async () => {
     const ships = new ShipsStore(test.db);
-    expect(await ships.add({ name: 'b-ship', url: 'http://b:4700', shipTokenHash: 'h1', bridgeToken: 'bt' })).toBe(true);
-    expect(await ships.add({ name: 'a-ship', url: 'http://a:4700', shipTokenHash: null, bridgeToken: null })).toBe(true);
-    expect(await ships.add({ name: 'a-ship', url: 'http://other', shipTokenHash: null, bridgeToken: null })).toBe(false);
+    expect(await ships.add({ name: 'b-ship', url: 'http://b:4700', shipTokenHash: 'h1', bridgeToken: 'bt' })).toBe(
+      true,
+    );
+    expect(await ships.add({ name: 'a-ship', url: 'http://a:4700', shipTokenHash: null, bridgeToken: null })).toBe(
+      true,
+    );
+    expect(await ships.add({ name: 'a-ship', url: 'http://other', shipTokenHash: null, bridgeToken: null })).toBe(
+      false,
+    );
     expect((await ships.list()).map((s) => s.name)).toEqual(['a-ship', 'b-ship']);
-    expect(await ships.get('b-ship')).toEqual({ name: 'b-ship', url: 'http://b:4700', shipTokenHash: 'h1', bridgeToken: 'bt' });
+    expect(await ships.get('b-ship')).toEqual({
+      name: 'b-ship',
+      url: 'http://b:4700',
+      shipTokenHash: 'h1',
+      bridgeToken: 'bt',
+    });
     expect(await ships.remove('b-ship')).toBe(true);
     expect(await ships.remove('b-ship')).toBe(false);
     expect(await ships.get('b-ship')).toBeNull();

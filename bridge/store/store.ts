@@ -90,7 +90,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     }
     throw error;
   }
-  const location = options.databaseUrl ? options.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') : join(options.dataDirectory, 'db');
+  const location = options.databaseUrl
+    ? options.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')
+    : join(options.dataDirectory, 'db');
   return {
     db,
     ships: new ShipsStore(db),

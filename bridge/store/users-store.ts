@@ -30,7 +30,13 @@ const toRecord = (row: UserRow): UserRecord => ({
 });
 
 /** The public view of a user: never the hash. */
-export const publicUser = ({ id, username, email, role, createdAt }: UserRecord): User => ({ id, username, email, role, createdAt });
+export const publicUser = ({ id, username, email, role, createdAt }: UserRecord): User => ({
+  id,
+  username,
+  email,
+  role,
+  createdAt,
+});
 
 export type AddUserOutcome = { ok: true; user: UserRecord } | { ok: false; conflict: 'username' | 'email' };
 export type AdminGuardedOutcome<T> = { ok: true; value: T } | { ok: false; reason: 'not-found' | 'last-admin' };
@@ -49,7 +55,9 @@ export class UsersStore {
   }
 
   async byUsername(username: string, db: Queryable = this.db): Promise<UserRecord | null> {
-    const result = await db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE lower(username) = lower($1)`, [username]);
+    const result = await db.query<UserRow>(`SELECT ${COLUMNS} FROM users WHERE lower(username) = lower($1)`, [
+      username,
+    ]);
     return result.rows[0] ? toRecord(result.rows[0]) : null;
   }
 
@@ -95,7 +103,10 @@ export class UsersStore {
   /** Sets the email; 'email' when another user has it already. */
   async setEmail(id: string, email: string): Promise<UserRecord | 'email' | null> {
     try {
-      const result = await this.db.query<UserRow>(`UPDATE users SET email = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, email]);
+      const result = await this.db.query<UserRow>(`UPDATE users SET email = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [
+        id,
+        email,
+      ]);
       return result.rows[0] ? toRecord(result.rows[0]) : null;
     } catch (error) {
       const constraint = (error as { constraint?: string }).constraint ?? messageOf(error);
@@ -110,7 +121,8 @@ export class UsersStore {
       const admins = await this.lockAdmins(tx);
       const user = await this.byUsername(username, tx);
       if (!user) return { ok: false, reason: 'not-found' } as const;
-      if (user.role === 'admin' && role !== 'admin' && admins.length === 1) return { ok: false, reason: 'last-admin' } as const;
+      if (user.role === 'admin' && role !== 'admin' && admins.length === 1)
+        return { ok: false, reason: 'last-admin' } as const;
       await tx.query('UPDATE users SET role = $2 WHERE id = $1', [user.id, role]);
       return { ok: true, value: { ...user, role } } as const;
     });

@@ -43,7 +43,12 @@ export function proxyTerminal(client: WebSocket, upstream: Upstream | null, hear
   }
   const headers: Record<string, string> = {};
   if (upstream.bridgeToken) headers.authorization = `Bearer ${upstream.bridgeToken}`;
-  const ship = new WebSocket(upstream.url, { headers, followRedirects: false, perMessageDeflate: false, maxPayload: WEBSOCKET_MAX_PAYLOAD });
+  const ship = new WebSocket(upstream.url, {
+    headers,
+    followRedirects: false,
+    perMessageDeflate: false,
+    maxPayload: WEBSOCKET_MAX_PAYLOAD,
+  });
   ship.once('open', () => keepAlive(ship, heartbeatMs));
   let pending: string[] | null = [];
   let pendingBytes = 0;
@@ -52,7 +57,8 @@ export function proxyTerminal(client: WebSocket, upstream: Upstream | null, hear
   const closeBoth = (how: { code: number; reason: string }) => {
     if (done) return;
     done = true;
-    if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING) client.close(how.code, how.reason);
+    if (client.readyState === WebSocket.OPEN || client.readyState === WebSocket.CONNECTING)
+      client.close(how.code, how.reason);
     if (ship.readyState === WebSocket.OPEN) ship.close(how.code, how.reason);
     else ship.terminate();
   };

@@ -5,10 +5,15 @@ import { parse as parseToml } from 'smol-toml';
 import { mergeJsonc, mergeToml } from './config-files.js';
 
 const TABLE = ['mcp_servers', 'svc-agent'];
-const value = { url: 'http://localhost:7/workspaces/a/b/mcp', bearer_token_env_var: 'SVC_MCP_TOKEN', tools: { agent_status: { approval_mode: 'approve' } } };
+const value = {
+  url: 'http://localhost:7/workspaces/a/b/mcp',
+  bearer_token_env_var: 'SVC_MCP_TOKEN',
+  tools: { agent_status: { approval_mode: 'approve' } },
+};
 
 it('replaces an existing table and its sub-tables in place, keeping comments around it', () => {
-  const text = '# head\n[mcp_servers."svc-agent"] # old\nurl = "http://old"\n[mcp_servers.svc-agent.tools.x]\napproval_mode = "prompt"\n\n# about z\n[z]\nq = 1 # q\n';
+  const text =
+    '# head\n[mcp_servers."svc-agent"] # old\nurl = "http://old"\n[mcp_servers.svc-agent.tools.x]\napproval_mode = "prompt"\n\n# about z\n[z]\nq = 1 # q\n';
   const merged = mergeToml(text, TABLE, value, 'f');
   expect(merged.startsWith('# head\n[mcp_servers.svc-agent]\n')).toBe(true);
   expect(merged.endsWith('\n\n# about z\n[z]\nq = 1 # q\n')).toBe(true);
@@ -23,8 +28,12 @@ it('appends to an empty or comment-only file', () => {
 });
 
 it('refuses (writes nothing) when the table is written inline or with dotted keys, and on invalid TOML', () => {
-  expect(() => mergeToml('mcp_servers = { svc-agent = { url = "x" } }\n', TABLE, value, 'f')).toThrow(/merge the printed table by hand/);
-  expect(() => mergeToml('[mcp_servers]\nsvc-agent.url = "x"\n', TABLE, value, 'f')).toThrow(/merge the printed table by hand/);
+  expect(() => mergeToml('mcp_servers = { svc-agent = { url = "x" } }\n', TABLE, value, 'f')).toThrow(
+    /merge the printed table by hand/,
+  );
+  expect(() => mergeToml('[mcp_servers]\nsvc-agent.url = "x"\n', TABLE, value, 'f')).toThrow(
+    /merge the printed table by hand/,
+  );
   expect(() => mergeToml('[broken\n', TABLE, value, 'f')).toThrow(/f is not valid TOML/);
 });
 
@@ -37,7 +46,11 @@ it('JSONC: sets a nested entry, unions an array, keeps comments; unchanged when 
   const merged = mergeJsonc(text, entries, 'f');
   expect(merged).toContain('// mine');
   expect(merged).toContain('/* b */');
-  expect(JSON.parse(merged.replace(/\/\/.*|\/\*.*?\*\//g, ''))).toEqual({ a: [1], list: ['x', 'y'], p: { q: { k: 1 } } });
+  expect(JSON.parse(merged.replace(/\/\/.*|\/\*.*?\*\//g, ''))).toEqual({
+    a: [1],
+    list: ['x', 'y'],
+    p: { q: { k: 1 } },
+  });
   expect(mergeJsonc(merged, entries, 'f')).toBe(merged);
   expect(() => mergeJsonc('{ "a": ', entries, 'f')).toThrow(/f is not valid JSON/);
 });

@@ -15,8 +15,12 @@ const FORMATTING = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: '
 function parseJsoncStrict(text: string, file: string): unknown {
   const errors: ParseError[] = [];
   const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
-  if (errors.length > 0) throw new Error(`${file} is not valid JSON: ${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}; fix it or merge the printed entry by hand`);
-  if (text.trim() !== '' && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new Error(`${file} does not hold a JSON object`);
+  if (errors.length > 0)
+    throw new Error(
+      `${file} is not valid JSON: ${printParseErrorCode(errors[0]!.error)} at offset ${errors[0]!.offset}; fix it or merge the printed entry by hand`,
+    );
+  if (text.trim() !== '' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+    throw new Error(`${file} does not hold a JSON object`);
   return value ?? {};
 }
 
@@ -93,7 +97,9 @@ export function mergeToml(text: string, table: string[], value: Record<string, u
   try {
     before = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`${file} is not valid TOML (${messageOf(error).split('\n')[0]}); fix it or merge the printed table by hand`);
+    throw new Error(
+      `${file} is not valid TOML (${messageOf(error).split('\n')[0]}); fix it or merge the printed table by hand`,
+    );
   }
   if (isDeepStrictEqual(normalise(at(before, table)), normalise(value))) return text;
   const fragment = tomlFragment(table, value);
@@ -128,7 +134,10 @@ export function mergeToml(text: string, table: string[], value: Record<string, u
   }
   // Valid only when the text now parses to the old document with exactly this table set to `value`.
   const valid = isDeepStrictEqual(normalise(after), withTable(before, table, value));
-  if (!valid) throw new Error(`cannot merge [${table.join('.')}] into ${file} without rewriting other parts (is it written inline or with dotted keys?); merge the printed table by hand`);
+  if (!valid)
+    throw new Error(
+      `cannot merge [${table.join('.')}] into ${file} without rewriting other parts (is it written inline or with dotted keys?); merge the printed table by hand`,
+    );
   return merged;
 }
 

@@ -56,7 +56,9 @@ const bearer = (reference: string) => ({ Authorization: `Bearer ${reference}` })
 
 /** `${VAR}` (and `${VAR:-default}`) as Claude Code, Copilot CLI and Gemini CLI expand them in strings. */
 export function expandDollar(text: string, env: NodeJS.ProcessEnv): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => variable(env, name, fallback));
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) =>
+    variable(env, name, fallback),
+  );
 }
 
 /** `{env:VAR}` as opencode substitutes it. */
@@ -68,7 +70,9 @@ function variable(env: NodeJS.ProcessEnv, name: string, fallback?: string): stri
   const found = env[name];
   if (found !== undefined && found !== '') return found;
   if (fallback !== undefined) return fallback;
-  throw new Error(`${name} is not set in this shell: run this in the workspace's session (the ship sets it when it activates the workspace)`);
+  throw new Error(
+    `${name} is not set in this shell: run this in the workspace's session (the ship sets it when it activates the workspace)`,
+  );
 }
 
 const expandAll = (headers: Record<string, string>, expand: (text: string) => string) =>
@@ -90,10 +94,17 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
           path: join(context.home, '.claude.json'),
           entries: [
             { path: [...project, 'mcpServers', SERVER_NAME], value: { type: 'http', url: context.mcpUrl, headers } },
-            { path: [...project, 'allowedTools'], value: STATUS_TOOLS.map((tool) => `mcp__${SERVER_NAME}__${tool}`), union: true },
+            {
+              path: [...project, 'allowedTools'],
+              value: STATUS_TOOLS.map((tool) => `mcp__${SERVER_NAME}__${tool}`),
+              union: true,
+            },
           ],
         },
-        connection: (env) => ({ url: expandDollar(context.mcpUrl, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
+        connection: (env) => ({
+          url: expandDollar(context.mcpUrl, env),
+          headers: expandAll(headers, (text) => expandDollar(text, env)),
+        }),
         toolName: (tool) => `mcp__${SERVER_NAME}__${tool}`,
       };
     }
@@ -108,7 +119,12 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
         harness,
         scope: 'project file of this workspace (Codex reads it once the project is trusted)',
         inWorkspace: true,
-        file: { format: 'toml', path: join(context.workspaceDir, '.codex', 'config.toml'), table: ['mcp_servers', SERVER_NAME], value },
+        file: {
+          format: 'toml',
+          path: join(context.workspaceDir, '.codex', 'config.toml'),
+          table: ['mcp_servers', SERVER_NAME],
+          value,
+        },
         connection: (env) => ({ url: context.mcpUrl, headers: bearer(variable(env, TOKEN_VARIABLE)) }),
         // A session offers the server's tools to the model in a namespace named with `-` made `_`.
         toolName: (tool) => `mcp__${SERVER_NAME.replaceAll('-', '_')}__${tool}`,
@@ -124,9 +140,14 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
         file: {
           format: 'json',
           path: join(context.configHome, 'opencode', 'opencode.json'),
-          entries: [{ path: ['mcp', SERVER_NAME], value: { type: 'remote', url, headers, oauth: false, enabled: true } }],
+          entries: [
+            { path: ['mcp', SERVER_NAME], value: { type: 'remote', url, headers, oauth: false, enabled: true } },
+          ],
         },
-        connection: (env) => ({ url: expandOpencode(url, env), headers: expandAll(headers, (text) => expandOpencode(text, env)) }),
+        connection: (env) => ({
+          url: expandOpencode(url, env),
+          headers: expandAll(headers, (text) => expandOpencode(text, env)),
+        }),
         toolName: (tool) => `${SERVER_NAME}_${tool}`,
       };
     }
@@ -146,7 +167,10 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
           path: join(context.home, '.copilot', 'mcp-config.json'),
           entries: [{ path: ['mcpServers', SERVER_NAME], value: { type: 'http', url, headers, tools: ['*'] } }],
         },
-        connection: (env) => ({ url: expandDollar(url, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
+        connection: (env) => ({
+          url: expandDollar(url, env),
+          headers: expandAll(headers, (text) => expandDollar(text, env)),
+        }),
         toolName: (tool) => `${SERVER_NAME}-${tool}`,
       };
     }
@@ -163,7 +187,10 @@ export function planFor(harness: Harness, context: HarnessContext): HarnessPlan 
           // trust: Gemini approves per server only, so this covers all of svc's tools.
           entries: [{ path: ['mcpServers', SERVER_NAME], value: { httpUrl: sharedUrlDollar, headers, trust: true } }],
         },
-        connection: (env) => ({ url: expandDollar(sharedUrlDollar, env), headers: expandAll(headers, (text) => expandDollar(text, env)) }),
+        connection: (env) => ({
+          url: expandDollar(sharedUrlDollar, env),
+          headers: expandAll(headers, (text) => expandDollar(text, env)),
+        }),
         toolName: (tool) => `mcp_${SERVER_NAME}_${tool}`,
       };
     }

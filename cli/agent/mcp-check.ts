@@ -12,12 +12,18 @@ import { SVC_VERSION } from '../../protocol/version.js';
 export const FIX_TOKEN = 'restart the session so the ship injects a fresh token';
 export const FIX_ACTIVATE = 'activate the workspace';
 
-export async function checkHarness(plan: HarnessPlan, workspace: WorkspaceLocation, env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function checkHarness(
+  plan: HarnessPlan,
+  workspace: WorkspaceLocation,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
   const { url, headers } = plan.connection(env);
   const where = `${workspace.repo}/${workspace.name}`;
   // The shared entries build the URL from the session's variables: they must still name this workspace's ship.
   if (url !== workspace.mcpUrl) {
-    throw new Error(`${plan.harness}: the session's variables point at ${url}, but this workspace's ship serves ${workspace.mcpUrl}: ${FIX_TOKEN}`);
+    throw new Error(
+      `${plan.harness}: the session's variables point at ${url}, but this workspace's ship serves ${workspace.mcpUrl}: ${FIX_TOKEN}`,
+    );
   }
   const client = new Client({ name: `svc-check-${plan.harness}`, version: SVC_VERSION });
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
@@ -33,8 +39,12 @@ export async function checkHarness(plan: HarnessPlan, workspace: WorkspaceLocati
     return tools.map((tool) => plan.toolName(tool.name));
   } catch (error) {
     if (error instanceof StreamableHTTPError) {
-      if (error.code === 401) throw new Error(`${plan.harness}: the ship refused the session's token for ${where} (401): ${FIX_TOKEN}`);
-      if (error.code === 404) throw new Error(`${plan.harness}: the ship at ${url} has no workspace ${where} (404): ${FIX_ACTIVATE}, or run this in the workspace's own session`);
+      if (error.code === 401)
+        throw new Error(`${plan.harness}: the ship refused the session's token for ${where} (401): ${FIX_TOKEN}`);
+      if (error.code === 404)
+        throw new Error(
+          `${plan.harness}: the ship at ${url} has no workspace ${where} (404): ${FIX_ACTIVATE}, or run this in the workspace's own session`,
+        );
       throw new Error(`${plan.harness}: the ship answered ${error.code}: ${error.message}`);
     }
     if (error instanceof TypeError && /fetch failed/.test(error.message)) {

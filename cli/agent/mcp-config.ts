@@ -18,10 +18,18 @@ export interface McpConfigOptions {
   check: boolean;
 }
 
-export async function runMcpConfig(options: McpConfigOptions, io: { cwd: string; env: NodeJS.ProcessEnv; out: (text: string) => void }): Promise<void> {
+export async function runMcpConfig(
+  options: McpConfigOptions,
+  io: { cwd: string; env: NodeJS.ProcessEnv; out: (text: string) => void },
+): Promise<void> {
   const workspace = findWorkspace(io.cwd, io.env.SVC_SHIP_URL);
   const home = io.env.HOME || homedir();
-  const context = { home, configHome: io.env.XDG_CONFIG_HOME || join(home, '.config'), workspaceDir: workspace.dir, mcpUrl: workspace.mcpUrl };
+  const context = {
+    home,
+    configHome: io.env.XDG_CONFIG_HOME || join(home, '.config'),
+    workspaceDir: workspace.dir,
+    mcpUrl: workspace.mcpUrl,
+  };
   const plans = (options.harness === 'all' ? HARNESSES : [options.harness]).map((harness) => planFor(harness, context));
   for (const plan of plans) {
     if (options.write) await writePlan(plan, workspace, io.out);
@@ -48,7 +56,10 @@ async function writePlan(plan: HarnessPlan, workspace: WorkspaceLocation, out: (
     throw error;
   });
   const text = existing ?? '';
-  const merged = file.format === 'json' ? mergeJsonc(text, file.entries, file.path) : mergeToml(text, file.table, file.value, file.path);
+  const merged =
+    file.format === 'json'
+      ? mergeJsonc(text, file.entries, file.path)
+      : mergeToml(text, file.table, file.value, file.path);
   if (plan.inWorkspace) await excludeFromGit(workspace.dir, file.path, out);
   if (existing !== null && merged === existing) {
     out(`${plan.harness}: ${file.path} is up to date\n`);
@@ -70,7 +81,9 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 
 /** Adds `path` (inside the workspace) to the clone's .git/info/exclude, once. */
 async function excludeFromGit(workspaceDir: string, path: string, out: (text: string) => void): Promise<void> {
-  const { stdout } = await promisify(execFile)('git', ['rev-parse', '--git-path', 'info/exclude'], { cwd: workspaceDir });
+  const { stdout } = await promisify(execFile)('git', ['rev-parse', '--git-path', 'info/exclude'], {
+    cwd: workspaceDir,
+  });
   const exclude = resolve(workspaceDir, stdout.trim());
   const pattern = `/${relative(workspaceDir, path).split('\\').join('/')}`;
   const current = await readFile(exclude, 'utf8').catch(() => '');

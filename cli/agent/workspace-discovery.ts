@@ -39,7 +39,9 @@ export function findWorkspace(cwd: string, shipUrl?: string): WorkspaceLocation 
     const base = shipUrl && isExplicit(shipUrl) ? shipUrl.replace(/\/+$/, '') : `http://localhost:${port}`;
     return { dir, fleet, repo, name, port, mcpUrl: `${base}${mcpPath(repo, name)}` };
   }
-  throw new Error(`not inside a workspace: no directory from ${start} up is <fleet>/<repo>/<name> with ${DISCOVERY_FILE_NAME} in <fleet>; run this in a workspace's session`);
+  throw new Error(
+    `not inside a workspace: no directory from ${start} up is <fleet>/<repo>/<name> with ${DISCOVERY_FILE_NAME} in <fleet>; run this in a workspace's session`,
+  );
 }
 
 /** Whether `url` is an http(s) URL a ship was told to give its sessions (not its default `localhost` one). */
@@ -59,6 +61,7 @@ function readPort(file: string): number {
   } catch (error) {
     throw new Error(`cannot read ${file}: ${messageOf(error)}`);
   }
-  if (!Number.isInteger(port) || (port as number) <= 0 || (port as number) > 65535) throw new Error(`${file} names no port: is the ship running?`);
+  if (!Number.isInteger(port) || (port as number) <= 0 || (port as number) > 65535)
+    throw new Error(`${file} names no port: is the ship running?`);
   return port as number;
 }

@@ -13,7 +13,10 @@
 import type { IncomingMessage } from 'node:http';
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly detail: string) {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
     super(`request failed (${status}): ${detail}`);
   }
 }
@@ -40,7 +43,13 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          location: response.headers.location,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     request.on('error', reject);
     request.end(body);
@@ -68,7 +77,8 @@ export async function httpCall<T>(baseUrl: string, method: string, path: string,
     throw new Error(`cannot reach ${baseUrl} (${reason(error)}): ${options.startHint}`);
   }
   const { status, text } = answer;
-  if (status >= 300 && status < 400) throw new ApiError(status, `redirected to ${answer.location ?? 'another URL'}, which svc does not follow`);
+  if (status >= 300 && status < 400)
+    throw new ApiError(status, `redirected to ${answer.location ?? 'another URL'}, which svc does not follow`);
   if (status < 200 || status >= 300) {
     let detail = `HTTP ${status}`;
     try {

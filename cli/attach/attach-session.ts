@@ -27,10 +27,14 @@ export interface AttachResult {
   detail?: string;
 }
 
-const clampSize = (value: number | undefined, max: number, fallback: number) => Math.max(1, Math.min(max, value || fallback));
+const clampSize = (value: number | undefined, max: number, fallback: number) =>
+  Math.max(1, Math.min(max, value || fallback));
 
 /** Throws unless both ends are terminals: raw keys in, a screen out. */
-export function requireTerminal(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stdout): void {
+export function requireTerminal(
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stdout,
+): void {
   if (!input.isTTY || !output.isTTY) throw new Error('attach needs an interactive terminal');
 }
 
@@ -43,11 +47,17 @@ export async function attach(options: AttachOptions): Promise<AttachResult> {
     rows: clampSize(output.rows, TERMINAL_MAX_ROWS, 24),
   });
 
-  const socket = new WebSocket(options.url, { headers: options.headers, followRedirects: false, perMessageDeflate: true });
+  const socket = new WebSocket(options.url, {
+    headers: options.headers,
+    followRedirects: false,
+    perMessageDeflate: true,
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve);
     socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => reject(new Error(`the terminal answered HTTP ${response.statusCode}`)));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(new Error(`the terminal answered HTTP ${response.statusCode}`)),
+    );
   });
 
   const screen = new TerminalScreen();
@@ -107,7 +117,9 @@ export async function attach(options: AttachOptions): Promise<AttachResult> {
       output.write(renderer.render(screen, size()));
       send({ type: 'ack', seq: result.ack });
     });
-    socket.on('close', (code, reason) => finish({ exitCode: null, reason: 'closed', detail: `${code} ${reason.toString()}`.trim() }));
+    socket.on('close', (code, reason) =>
+      finish({ exitCode: null, reason: 'closed', detail: `${code} ${reason.toString()}`.trim() }),
+    );
     socket.on('error', (error) => finish({ exitCode: null, reason: 'closed', detail: error.message }));
     send({ type: 'init', ...size() });
   });

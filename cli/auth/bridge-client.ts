@@ -20,7 +20,10 @@ export class BridgeClient implements ApiClient {
   private credential: Credential | null = null;
   private readonly hint: string;
 
-  constructor(bridgeUrl: string, private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    bridgeUrl: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.url = normalizeUrl(bridgeUrl);
     this.hint = `is the bridge running? start one with \`${svcCommand()} launch\` (or \`${svcCommand()} bridge\`)`;
   }
@@ -50,7 +53,9 @@ export class BridgeClient implements ApiClient {
 
   /** As `call`, for routes that answer raw text (a diff). */
   text(method: string, path: string): Promise<string> {
-    return this.withSession((token) => httpCall<string>(this.url, method, path, { token, raw: true, startHint: this.hint }));
+    return this.withSession((token) =>
+      httpCall<string>(this.url, method, path, { token, raw: true, startHint: this.hint }),
+    );
   }
 
   private async withSession<T>(attempt: (token: string | null) => Promise<T>): Promise<T> {
@@ -78,7 +83,10 @@ export class BridgeClient implements ApiClient {
     if (stored) return (this.credential = { token: stored.token, source: 'stored' });
     const mode = await this.anonymous<{ authRequired: boolean }>('GET', '/auth/mode');
     if (!mode.authRequired) return (this.credential = { token: null, source: 'none' });
-    if (!interactive()) throw new Error(`not logged in to ${this.url}: run \`${svcCommand()} login --bridge-url ${this.url}\` or set SVC_TOKEN`);
+    if (!interactive())
+      throw new Error(
+        `not logged in to ${this.url}: run \`${svcCommand()} login --bridge-url ${this.url}\` or set SVC_TOKEN`,
+      );
     process.stderr.write(`Log in to ${this.url}\n`);
     const username = await ask('Username: ');
     const password = await askSecret('Password: ');

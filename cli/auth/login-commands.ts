@@ -14,7 +14,8 @@ export function loginCommand(): Command {
     .option('--bridge-url <bridge>', BRIDGE_URL_HELP, '4800')
     .option('-u, --username <user>', 'user name (asked when omitted)')
     .action(async (options: { bridgeUrl: string; username?: string }) => {
-      if (!interactive()) throw new Error('svc login asks for the password at a terminal; in scripts set SVC_TOKEN instead');
+      if (!interactive())
+        throw new Error('svc login asks for the password at a terminal; in scripts set SVC_TOKEN instead');
       const client = new BridgeClient(options.bridgeUrl);
       const username = options.username ?? (await ask('Username: '));
       const password = await askSecret('Password: ');
@@ -30,7 +31,9 @@ export function whoamiCommand(): Command {
     .option('--json', 'print the user as JSON')
     .action(async (options: { bridgeUrl: string; json?: boolean }) => {
       const user = await new BridgeClient(options.bridgeUrl).call<User>('GET', '/auth/me');
-      process.stdout.write(options.json ? `${JSON.stringify(user)}\n` : `${user.username} <${user.email}> (${user.role})\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(user)}\n` : `${user.username} <${user.email}> (${user.role})\n`,
+      );
     });
 }
 

@@ -24,7 +24,8 @@ const fileFor = (bridgeUrl: string, env?: NodeJS.ProcessEnv) =>
 export function readSession(bridgeUrl: string, env?: NodeJS.ProcessEnv): StoredSession | null {
   try {
     const parsed = JSON.parse(readFileSync(fileFor(bridgeUrl, env), 'utf8')) as Partial<StoredSession>;
-    if (parsed.bridgeUrl !== bridgeUrl || typeof parsed.token !== 'string' || typeof parsed.username !== 'string') return null;
+    if (parsed.bridgeUrl !== bridgeUrl || typeof parsed.token !== 'string' || typeof parsed.username !== 'string')
+      return null;
     return { bridgeUrl, token: parsed.token, username: parsed.username };
   } catch {
     return null;

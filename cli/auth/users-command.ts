@@ -16,7 +16,9 @@ const userPath = (name: string, suffix = '') => `/users/${encodeURIComponent(nam
 function requireTerminal(command: string): void {
   if (interactive()) return;
   const missing = process.stdin.isTTY ? 'stderr' : 'stdin';
-  throw new Error(`the password is read from a terminal, and ${missing} is not one; run \`${svcCommand()} ${command}\` at a terminal`);
+  throw new Error(
+    `the password is read from a terminal, and ${missing} is not one; run \`${svcCommand()} ${command}\` at a terminal`,
+  );
 }
 
 /**
@@ -32,18 +34,30 @@ async function refuseDuplicate(bridge: BridgeClient, username: string, email: st
 
 export function usersCommand(): Command {
   const users = new Command('users')
-    .description('manage the bridge\'s users (admins; anyone may change their own password or email)')
+    .description("manage the bridge's users (admins; anyone may change their own password or email)")
     .option('--bridge-url <bridge>', 'the bridge (4800, host:port or a URL)', '4800')
     .option('--json', 'print JSON instead of tables');
   const client = () => new BridgeClient(users.opts<{ bridgeUrl: string }>().bridgeUrl);
   const json = () => users.opts<{ json?: boolean }>().json === true;
-  const print = (user: User): void => void process.stdout.write(json() ? `${JSON.stringify(user)}\n` : `${user.username} <${user.email}> (${user.role})\n`);
+  const print = (user: User): void =>
+    void process.stdout.write(
+      json() ? `${JSON.stringify(user)}\n` : `${user.username} <${user.email}> (${user.role})\n`,
+    );
 
-  users.command('ls').description('list users, oldest first').action(async () => {
-    const list = await client().call<User[]>('GET', '/users');
-    if (json()) process.stdout.write(`${JSON.stringify(list)}\n`);
-    else process.stdout.write(formatTable(['USERNAME', 'EMAIL', 'ROLE', 'CREATED'], list.map((u) => [u.username, u.email, u.role, new Date(u.createdAt).toISOString()])));
-  });
+  users
+    .command('ls')
+    .description('list users, oldest first')
+    .action(async () => {
+      const list = await client().call<User[]>('GET', '/users');
+      if (json()) process.stdout.write(`${JSON.stringify(list)}\n`);
+      else
+        process.stdout.write(
+          formatTable(
+            ['USERNAME', 'EMAIL', 'ROLE', 'CREATED'],
+            list.map((u) => [u.username, u.email, u.role, new Date(u.createdAt).toISOString()]),
+          ),
+        );
+    });
 
   users
     .command('add')
@@ -59,17 +73,23 @@ export function usersCommand(): Command {
       print(await bridge.call<User>('POST', '/users', { username, email, password, role: options.role }));
     });
 
-  users.command('rm').description('remove a user and end their sessions').argument('<username>').action(async (username: string) => {
-    await client().call('DELETE', userPath(username));
-    process.stdout.write(`removed ${username}\n`);
-  });
+  users
+    .command('rm')
+    .description('remove a user and end their sessions')
+    .argument('<username>')
+    .action(async (username: string) => {
+      await client().call('DELETE', userPath(username));
+      process.stdout.write(`removed ${username}\n`);
+    });
 
   users
     .command('role')
-    .description('change a user\'s role')
+    .description("change a user's role")
     .argument('<username>')
     .addArgument(new Argument('<role>', 'member or admin').choices(['member', 'admin']))
-    .action(async (username: string, role: string) => print(await client().call<User>('POST', userPath(username, '/role'), { role })));
+    .action(async (username: string, role: string) =>
+      print(await client().call<User>('POST', userPath(username, '/role'), { role })),
+    );
 
   users
     .command('passwd')
@@ -78,7 +98,8 @@ export function usersCommand(): Command {
     .action(async (username?: string) => {
       requireTerminal('users passwd');
       const bridge = client();
-      const name = username ?? readSession(bridge.url)?.username ?? (await bridge.call<User>('GET', '/auth/me')).username;
+      const name =
+        username ?? readSession(bridge.url)?.username ?? (await bridge.call<User>('GET', '/auth/me')).username;
       await bridge.token();
       const password = await askNewPassword('New password: ');
       await bridge.call('POST', userPath(name, '/password'), { password });
@@ -87,9 +108,11 @@ export function usersCommand(): Command {
 
   users
     .command('email')
-    .description('change a user\'s email')
+    .description("change a user's email")
     .argument('<username>')
     .argument('<email>')
-    .action(async (username: string, email: string) => print(await client().call<User>('POST', userPath(username, '/email'), { email })));
+    .action(async (username: string, email: string) =>
+      print(await client().call<User>('POST', userPath(username, '/email'), { email })),
+    );
   return users;
 }

@@ -17,15 +17,23 @@ describe('agent text', () => {
   it('ls: the state, staleness, and an awaiting question unless the wide table shows it', () => {
     expect(agentCell(null)).toBe('-');
     expect(agentCell(base, { now: NOW })).toBe('building');
-    expect(agentCell({ ...base, stale: true, quietSince: '2026-11-23T11:50:00Z' }, { now: NOW })).toBe('building (no activity for 10 min)');
+    expect(agentCell({ ...base, stale: true, quietSince: '2026-11-23T11:50:00Z' }, { now: NOW })).toBe(
+      'building (no activity for 10 min)',
+    );
     const question = 'Push to main\nor open a pull request? ' + 'x'.repeat(80);
-    expect(agentCell({ ...base, state: 'awaiting', description: question }, { now: NOW })).toBe(`awaiting (“Push to main or open a pull request? ${'x'.repeat(22)}…”)`);
+    expect(agentCell({ ...base, state: 'awaiting', description: question }, { now: NOW })).toBe(
+      `awaiting (“Push to main or open a pull request? ${'x'.repeat(22)}…”)`,
+    );
     expect(agentCell({ ...base, state: 'awaiting', description: question }, { now: NOW, wide: true })).toBe('awaiting');
   });
 
   it('status: the whole line', () => {
     expect(agentLine(null)).toBe('-');
-    expect(agentLine({ ...base, stale: true, quietSince: '2026-11-23T11:45:00Z' }, NOW)).toBe('building (no activity for 15 min) compiling (p/m, h)');
-    expect(agentLine({ ...base, state: 'awaiting', description: 'Which port?' }, NOW)).toBe('awaiting asks: Which port? (p/m, h)');
+    expect(agentLine({ ...base, stale: true, quietSince: '2026-11-23T11:45:00Z' }, NOW)).toBe(
+      'building (no activity for 15 min) compiling (p/m, h)',
+    );
+    expect(agentLine({ ...base, state: 'awaiting', description: 'Which port?' }, NOW)).toBe(
+      'awaiting asks: Which port? (p/m, h)',
+    );
   });
 });

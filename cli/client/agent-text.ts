@@ -10,7 +10,9 @@ export function staleText(agent: AgentStatus, now = Date.now()): string | null {
   const since = agent.quietSince ? Date.parse(agent.quietSince) : NaN;
   if (!Number.isFinite(since)) return 'no activity';
   const quiet = Math.max(0, now - since);
-  return quiet < 60_000 ? `no activity for ${Math.floor(quiet / 1000)} s` : `no activity for ${Math.floor(quiet / 60_000)} min`;
+  return quiet < 60_000
+    ? `no activity for ${Math.floor(quiet / 1000)} s`
+    : `no activity for ${Math.floor(quiet / 60_000)} min`;
 }
 
 const QUESTION_CELL_MAX = 60;
@@ -24,12 +26,16 @@ function clip(text: string, max: number): string {
  * The AGENT cell of `ls`: the state, then what a human should know at a glance — "no activity for N min"
  * for a stale status, the question of an awaiting one (unless the wide table shows the description).
  */
-export function agentCell(agent: AgentStatus | null, options: { wide?: boolean; now?: number } = {}): StyledCell | string {
+export function agentCell(
+  agent: AgentStatus | null,
+  options: { wide?: boolean; now?: number } = {},
+): StyledCell | string {
   if (!agent) return '-';
   const notes: string[] = [];
   const stale = staleText(agent, options.now);
   if (stale) notes.push(stale);
-  if (agent.state === 'awaiting' && !options.wide && agent.description.trim() !== '') notes.push(`“${clip(agent.description, QUESTION_CELL_MAX)}”`);
+  if (agent.state === 'awaiting' && !options.wide && agent.description.trim() !== '')
+    notes.push(`“${clip(agent.description, QUESTION_CELL_MAX)}”`);
   const word = state(agent.state);
   if (notes.length === 0) return word;
   const suffix = ` (${notes.join('; ')})`;

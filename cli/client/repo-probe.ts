@@ -14,7 +14,12 @@ export function listingFailureReason(name: string, message: string): string {
   const prefix = `could not list branches for repo "${name}": `;
   if (!message.startsWith(prefix)) return message;
   const stderr = message.slice(prefix.length);
-  return stderr.split(/\s+(?=(?:fatal|error): )/)[0]!.replace(/^(?:fatal|error): /, '').trim() || stderr;
+  return (
+    stderr
+      .split(/\s+(?=(?:fatal|error): )/)[0]!
+      .replace(/^(?:fatal|error): /, '')
+      .trim() || stderr
+  );
 }
 
 /** Why the bridge could not list the branches of repo `name`, or null when it could. */

@@ -9,7 +9,14 @@ const GiB = 1024 ** 3;
 const percent = (value: number) => `${Math.round(value * 100)}%`;
 const row = (name: string, status: string, r: SystemResources | null, error: string | null) =>
   r
-    ? [name, state(status), `${r.cpu.cores} × ${percent(r.cpu.usage)}`, r.cpu.loadAverage.map((l) => l.toFixed(2)).join(' '), `${(r.memory.used / GiB).toFixed(1)}/${(r.memory.total / GiB).toFixed(1)} GiB (${percent(r.memory.usage)})`, `${r.os.platform} ${r.os.arch}`]
+    ? [
+        name,
+        state(status),
+        `${r.cpu.cores} × ${percent(r.cpu.usage)}`,
+        r.cpu.loadAverage.map((l) => l.toFixed(2)).join(' '),
+        `${(r.memory.used / GiB).toFixed(1)}/${(r.memory.total / GiB).toFixed(1)} GiB (${percent(r.memory.usage)})`,
+        `${r.os.platform} ${r.os.arch}`,
+      ]
     : [name, state(status), '-', '-', '-', error ?? '-'];
 
 export function resourcesCommand(api: () => ApiClient, json: () => boolean): Command {
@@ -20,7 +27,12 @@ export function resourcesCommand(api: () => ApiClient, json: () => boolean): Com
       const fleet = await target.call<ShipSystemResources[]>('GET', '/system-resources');
       if (json()) return printJson(fleet);
       if (fleet.length === 0) return void process.stdout.write('no ships\n');
-      process.stdout.write(formatTable(headers, fleet.map((s) => row(s.ship, s.status, s.resources, s.error))));
+      process.stdout.write(
+        formatTable(
+          headers,
+          fleet.map((s) => row(s.ship, s.status, s.resources, s.error)),
+        ),
+      );
     } else {
       const one = await target.call<SystemResources>('GET', '/system-resources');
       if (json()) return printJson(one);

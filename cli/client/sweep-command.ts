@@ -9,11 +9,21 @@ import { formatTable } from '../table.js';
 
 export function sweepCommand(bridge: () => BridgeClient, json: () => boolean): Command {
   return new Command('sweep')
-    .description('run one cleanup pass over the ephemeral workspaces now: delete those whose pull request is merged or closed (or whose issue closed without one)')
+    .description(
+      'run one cleanup pass over the ephemeral workspaces now: delete those whose pull request is merged or closed (or whose issue closed without one)',
+    )
     .action(async () => {
-      const counters = await withSpinner('sweeping ephemeral workspaces', bridge().call<SweepCounters>('POST', '/workspaces/sweep'));
+      const counters = await withSpinner(
+        'sweeping ephemeral workspaces',
+        bridge().call<SweepCounters>('POST', '/workspaces/sweep'),
+      );
       if (json()) return printJson(counters);
       const { checked, destroyed, blocked, skipped, forgotten } = counters;
-      process.stdout.write(formatTable(['CHECKED', 'DESTROYED', 'BLOCKED', 'SKIPPED', 'FORGOTTEN'], [[checked, destroyed, blocked, skipped, forgotten]]));
+      process.stdout.write(
+        formatTable(
+          ['CHECKED', 'DESTROYED', 'BLOCKED', 'SKIPPED', 'FORGOTTEN'],
+          [[checked, destroyed, blocked, skipped, forgotten]],
+        ),
+      );
     });
 }

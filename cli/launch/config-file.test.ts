@@ -36,7 +36,20 @@ function problems(file: string, env: NodeJS.ProcessEnv = {}): string[] {
 
 describe('launch configuration', () => {
   it('reports every schema problem at once, in file order, with positions and key paths', () => {
-    const file = write(['bridge:', '  port: "4800"', '  colour: blue', 'ships:', '  a:', '    source: lokal', '  b:', '    port: 99999', 'extra: 1', ''].join('\n'));
+    const file = write(
+      [
+        'bridge:',
+        '  port: "4800"',
+        '  colour: blue',
+        'ships:',
+        '  a:',
+        '    source: lokal',
+        '  b:',
+        '    port: 99999',
+        'extra: 1',
+        '',
+      ].join('\n'),
+    );
     expect(problems(file)).toEqual([
       `${file}:2:3: bridge.port: expected an integer`,
       `${file}:3:3: bridge.colour: unknown key`,
@@ -54,7 +67,7 @@ describe('launch configuration', () => {
     expect(found[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: `));
   });
 
-  it('takes a local ship\'s sessionEnv with secrets, and refuses SVC_* names and a remote ship\'s', () => {
+  it("takes a local ship's sessionEnv with secrets, and refuses SVC_* names and a remote ship's", () => {
     const text = [
       'ships:',
       '  a:',
@@ -75,7 +88,10 @@ describe('launch configuration', () => {
       `${file}:7:7: ships.a.sessionEnv.SVC_BRIDGE_TOKEN: SVC_BRIDGE_TOKEN: the ship's own SVC_* variables (its tokens and settings) never reach a session`,
       `${file}:11:5: ships.b.sessionEnv: only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)`,
     ]);
-    const good = write(text.replace(/      SVC_BRIDGE_TOKEN: leaked\n/, '').replace(/  b:[\s\S]*$/, ''), 'ANTHROPIC_API_KEY=sk-test\n');
+    const good = write(
+      text.replace(/      SVC_BRIDGE_TOKEN: leaked\n/, '').replace(/  b:[\s\S]*$/, ''),
+      'ANTHROPIC_API_KEY=sk-test\n',
+    );
     const { config } = loadLaunchConfig(good, { PROXY: 'http://proxy:3128' });
     expect(config.ships!.a!.sessionEnv).toEqual({ ANTHROPIC_API_KEY: 'sk-test', HTTPS_PROXY: 'http://proxy:3128' });
   });
@@ -100,7 +116,10 @@ describe('launch configuration', () => {
       `${file}:9:5: ships.b.shipToken: secrets:MISSING is not set in ${secretsFile}`,
       `${file}:10:5: ships.b.bridgeToken: \${EMPTY} is empty in the environment`,
     ]);
-    const good = write(text.replace('secrets:MISSING', 'secrets:A_SHIP').replace('${EMPTY}', 'literal'), 'A_SHIP=ship-secret\n');
+    const good = write(
+      text.replace('secrets:MISSING', 'secrets:A_SHIP').replace('${EMPTY}', 'literal'),
+      'A_SHIP=ship-secret\n',
+    );
     const { config } = loadLaunchConfig(good, { A_BRIDGE: 'bridge-secret' });
     expect(config.ships!.a).toMatchObject({ shipToken: 'ship-secret', bridgeToken: 'bridge-secret' });
   });
@@ -142,7 +161,17 @@ describe('launch configuration', () => {
   });
 
   it('warns about legal but likely wrong settings', () => {
-    const file = write(['bridge:', '  publicUrl: ftp://bridge', 'ships:', '  far:', '    source: remote', '    url: http://10.0.0.5:4700', ''].join('\n'));
+    const file = write(
+      [
+        'bridge:',
+        '  publicUrl: ftp://bridge',
+        'ships:',
+        '  far:',
+        '    source: remote',
+        '    url: http://10.0.0.5:4700',
+        '',
+      ].join('\n'),
+    );
     expect(loadLaunchConfig(file, {}).warnings).toEqual([
       `${file}:2:3: bridge.publicUrl: is not an http(s) URL: ships and browsers will not reach the bridge there`,
       `${file}:6:5: ships.far.url: plain http to another host: the bridge token travels unencrypted`,
@@ -158,11 +187,28 @@ describe('launch configuration', () => {
     const loaded = loadLaunchConfig(file, {});
     expect(loaded.warnings).toEqual([]);
     const plan = planFromConfig(loaded.config, loaded.directory);
-    expect(plan.bridge).toMatchObject({ port: 4800, name: 'bridge', insecureNoAuth: false, dataDirectory: join(loaded.directory, '.svc/bridge') });
-    expect(plan.localShips).toEqual([{ key: 'local', name: 'my-host.example', fleetDirectory: join(loaded.directory, '.svc/fleet'), port: 4700, tokens: null, sessionEnv: {} }]);
+    expect(plan.bridge).toMatchObject({
+      port: 4800,
+      name: 'bridge',
+      insecureNoAuth: false,
+      dataDirectory: join(loaded.directory, '.svc/bridge'),
+    });
+    expect(plan.localShips).toEqual([
+      {
+        key: 'local',
+        name: 'my-host.example',
+        fleetDirectory: join(loaded.directory, '.svc/fleet'),
+        port: 4700,
+        tokens: null,
+        sessionEnv: {},
+      },
+    ]);
     // The same ship as with no file (issue #15 item 7): the scaffold only writes it out.
     const zero = defaultPlan(loaded.directory);
-    expect(planFromConfig(loadLaunchConfig(write(launchScaffold(zero.localShips[0]!.name)), {}).config, loaded.directory).localShips).toEqual(zero.localShips);
+    expect(
+      planFromConfig(loadLaunchConfig(write(launchScaffold(zero.localShips[0]!.name)), {}).config, loaded.directory)
+        .localShips,
+    ).toEqual(zero.localShips);
     expect(plan.bridge).toMatchObject({ dataDirectory: zero.bridge.dataDirectory, port: zero.bridge.port });
     expect(plan.remoteShips).toEqual([]);
   });

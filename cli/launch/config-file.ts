@@ -18,7 +18,8 @@ type Path = Array<string | number>;
 
 /** Orders `<file>:<line>:<col>: …` lines by position. */
 const byPosition = (a: string, b: string) => {
-  const position = (line: string) => (/:(\d+):(\d+): /.exec(line) ?? [, '0', '0']).slice(1).map(Number) as [number, number];
+  const position = (line: string) =>
+    (/:(\d+):(\d+): /.exec(line) ?? [, '0', '0']).slice(1).map(Number) as [number, number];
   const [la, ca] = position(a);
   const [lb, cb] = position(b);
   return la - lb || ca - cb;
@@ -27,7 +28,9 @@ const byPosition = (a: string, b: string) => {
 export class LaunchConfigError extends Error {
   constructor(readonly problems: string[]) {
     problems = [...problems].sort(byPosition);
-    super(`the launch configuration has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}:\n  ${problems.join('\n  ')}`);
+    super(
+      `the launch configuration has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}:\n  ${problems.join('\n  ')}`,
+    );
   }
 }
 
@@ -70,7 +73,8 @@ export function loadLaunchConfig(file: string, env: NodeJS.ProcessEnv = process.
     if (secret) {
       const name = secret[1]!;
       const found = readSecrets()[name];
-      if (!found) at(path, `secrets:${name} is ${found === '' ? 'empty' : 'not set'} in ${join(directory, SECRETS_FILE)}`);
+      if (!found)
+        at(path, `secrets:${name} is ${found === '' ? 'empty' : 'not set'} in ${join(directory, SECRETS_FILE)}`);
       return found ?? '';
     }
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
@@ -111,7 +115,9 @@ function resolveValues(value: unknown, path: Path, resolve: (value: string, path
   if (typeof value === 'string') return resolve(value, path);
   if (Array.isArray(value)) return value.map((item, index) => resolveValues(item, [...path, index], resolve));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveValues(item, [...path, key], resolve)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, resolveValues(item, [...path, key], resolve)]),
+    );
   }
   return value;
 }
@@ -126,18 +132,29 @@ interface SchemaProblem {
  * entry is checked on its own: the validator stops at the first failing entry of a map.
  */
 function schemaProblems(value: unknown): SchemaProblem[] {
-  const ships = value && typeof value === 'object' && !Array.isArray(value) ? (value as { ships?: unknown }).ships : undefined;
+  const ships =
+    value && typeof value === 'object' && !Array.isArray(value) ? (value as { ships?: unknown }).ships : undefined;
   if (!ships || typeof ships !== 'object' || Array.isArray(ships)) return describeErrors(checkConfig.Errors(value), []);
   const problems = describeErrors(checkConfig.Errors({ ...(value as object), ships: {} }), []);
-  for (const [key, entry] of Object.entries(ships)) problems.push(...describeErrors(checkShip.Errors(entry), ['ships', key]));
+  for (const [key, entry] of Object.entries(ships))
+    problems.push(...describeErrors(checkShip.Errors(entry), ['ships', key]));
   return problems;
 }
 
-function describeErrors(errors: Iterable<{ keyword: string; instancePath: string; params: unknown; message: string }>, prefix: Path): SchemaProblem[] {
+function describeErrors(
+  errors: Iterable<{ keyword: string; instancePath: string; params: unknown; message: string }>,
+  prefix: Path,
+): SchemaProblem[] {
   const found = new Map<string, SchemaProblem>();
   const allowed = new Map<string, unknown[]>();
   for (const error of errors) {
-    const path = [...prefix, ...error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))];
+    const path = [
+      ...prefix,
+      ...error.instancePath
+        .split('/')
+        .slice(1)
+        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')),
+    ];
     const key = path.join('\u0000');
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
@@ -154,7 +171,13 @@ function describeErrors(errors: Iterable<{ keyword: string; instancePath: string
         break;
       case 'const':
         allowed.set(key, [...(allowed.get(key) ?? []), params.allowedValue]);
-        found.set(key, { path, message: `expected one of ${allowed.get(key)!.map((v) => JSON.stringify(v)).join(', ')}` });
+        found.set(key, {
+          path,
+          message: `expected one of ${allowed
+            .get(key)!
+            .map((v) => JSON.stringify(v))
+            .join(', ')}`,
+        });
         break;
       case 'anyOf':
         break;
@@ -163,7 +186,11 @@ function describeErrors(errors: Iterable<{ keyword: string; instancePath: string
         break;
       case 'minimum':
       case 'maximum':
-        found.set(key, { path, message: `expected a number ${error.keyword === 'minimum' ? '≥' : '≤'} ${String(params.limit ?? params.comparison ?? '')}`.trim() });
+        found.set(key, {
+          path,
+          message:
+            `expected a number ${error.keyword === 'minimum' ? '≥' : '≤'} ${String(params.limit ?? params.comparison ?? '')}`.trim(),
+        });
         break;
       case 'minLength':
         found.set(key, { path, message: 'expected a non-empty string' });
@@ -175,21 +202,32 @@ function describeErrors(errors: Iterable<{ keyword: string; instancePath: string
   return [...found.values()];
 }
 
-const article = (type: string) => (type === 'integer' ? 'an integer' : type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `a ${type}`);
+const article = (type: string) =>
+  type === 'integer' ? 'an integer' : type === 'object' ? 'a mapping' : type === 'array' ? 'a list' : `a ${type}`;
 
-function crossFieldChecks(config: LaunchConfig, problem: (path: Path, message: string) => void, warn: (path: Path, message: string) => void): void {
+function crossFieldChecks(
+  config: LaunchConfig,
+  problem: (path: Path, message: string) => void,
+  warn: (path: Path, message: string) => void,
+): void {
   const bridge = config.bridge ?? {};
   const names = new Map<string, string>();
   const ports = new Map<number, string>([[bridge.port ?? 4800, 'bridge.port']]);
   let remote = false;
-  if (bridge.name && identifierProblem(bridge.name)) problem(['bridge', 'name'], `expected an identifier (${identifierProblem(bridge.name)})`);
-  if (bridge.publicUrl && !/^https?:\/\//i.test(bridge.publicUrl)) warn(['bridge', 'publicUrl'], 'is not an http(s) URL: ships and browsers will not reach the bridge there');
+  if (bridge.name && identifierProblem(bridge.name))
+    problem(['bridge', 'name'], `expected an identifier (${identifierProblem(bridge.name)})`);
+  if (bridge.publicUrl && !/^https?:\/\//i.test(bridge.publicUrl))
+    warn(['bridge', 'publicUrl'], 'is not an http(s) URL: ships and browsers will not reach the bridge there');
   for (const [key, ship] of Object.entries(config.ships ?? {})) {
     const path = ['ships', key];
     if ((ship.shipToken === undefined) !== (ship.bridgeToken === undefined)) {
-      problem([...path, ship.shipToken === undefined ? 'bridgeToken' : 'shipToken'], 'shipToken and bridgeToken are given together or not at all');
+      problem(
+        [...path, ship.shipToken === undefined ? 'bridgeToken' : 'shipToken'],
+        'shipToken and bridgeToken are given together or not at all',
+      );
     }
-    for (const token of ['shipToken', 'bridgeToken'] as const) if (ship[token] === '') problem([...path, token], 'is empty');
+    for (const token of ['shipToken', 'bridgeToken'] as const)
+      if (ship[token] === '') problem([...path, token], 'is empty');
     if (ship.source === 'remote') {
       remote = true;
       if (!ship.url) problem([...path, 'url'], 'required for a remote ship');
@@ -197,8 +235,13 @@ function crossFieldChecks(config: LaunchConfig, problem: (path: Path, message: s
       else if (/^http:\/\//i.test(ship.url) && !/^http:\/\/(localhost|127\.|\[::1\])/i.test(ship.url)) {
         warn([...path, 'url'], 'plain http to another host: the bridge token travels unencrypted');
       }
-      for (const local of ['fleetDirectory', 'port', 'name'] as const) if (ship[local] !== undefined) problem([...path, local], 'only for local ships (a remote ship names itself)');
-      if (ship.sessionEnv !== undefined) problem([...path, 'sessionEnv'], 'only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)');
+      for (const local of ['fleetDirectory', 'port', 'name'] as const)
+        if (ship[local] !== undefined) problem([...path, local], 'only for local ships (a remote ship names itself)');
+      if (ship.sessionEnv !== undefined)
+        problem(
+          [...path, 'sessionEnv'],
+          'only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)',
+        );
       continue;
     }
     if (ship.url !== undefined) problem([...path, 'url'], 'only for remote ships');
@@ -208,7 +251,11 @@ function crossFieldChecks(config: LaunchConfig, problem: (path: Path, message: s
     }
     const name = ship.name ?? key;
     const nameProblem = identifierProblem(name);
-    if (nameProblem) problem([...path, ship.name ? 'name' : ''].filter(Boolean), `expected an identifier as the ship name (${nameProblem})`);
+    if (nameProblem)
+      problem(
+        [...path, ship.name ? 'name' : ''].filter(Boolean),
+        `expected an identifier as the ship name (${nameProblem})`,
+      );
     if (names.has(name)) problem([...path, 'name'], `ship name "${name}" is also used by ${names.get(name)}`);
     names.set(name, path.join('.'));
     if (ship.port !== undefined) {
@@ -216,5 +263,9 @@ function crossFieldChecks(config: LaunchConfig, problem: (path: Path, message: s
       ports.set(ship.port, `${path.join('.')}.port`);
     }
   }
-  if (remote && !bridge.publicUrl) warn(['bridge', 'publicUrl'], 'not set while remote ships are configured: they will be told http://localhost:<port>, which they cannot reach');
+  if (remote && !bridge.publicUrl)
+    warn(
+      ['bridge', 'publicUrl'],
+      'not set while remote ships are configured: they will be told http://localhost:<port>, which they cannot reach',
+    );
 }

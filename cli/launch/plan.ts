@@ -91,7 +91,16 @@ export function defaultPlan(directory: string): LaunchPlan {
       insecureNoAuth: false,
       sweepIntervalMs: DEFAULT_SWEEP_MS,
     },
-    localShips: [{ key: 'local', name: os.hostname(), fleetDirectory: resolve(directory, '.svc/fleet'), port: SHIP_DEFAULT_PORT, tokens: null, sessionEnv: {} }],
+    localShips: [
+      {
+        key: 'local',
+        name: os.hostname(),
+        fleetDirectory: resolve(directory, '.svc/fleet'),
+        port: SHIP_DEFAULT_PORT,
+        tokens: null,
+        sessionEnv: {},
+      },
+    ],
     remoteShips: [],
   };
 }

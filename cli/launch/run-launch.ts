@@ -82,7 +82,13 @@ export async function runLaunch(plan: LaunchPlan, options: LaunchOptions = {}): 
       });
       ships.push(ship);
       await bridge.registry.register({ url: ship.url, ...tokens });
-      local.push({ name: ship.name, url: ship.url, fleetDirectory: ship.fleetDirectory, tokens: kind, bridgeToken: tokens.bridgeToken });
+      local.push({
+        name: ship.name,
+        url: ship.url,
+        fleetDirectory: ship.fleetDirectory,
+        tokens: kind,
+        bridgeToken: tokens.bridgeToken,
+      });
     }
     const remote: RemoteOutcome[] = [];
     for (const planned of plan.remoteShips) {

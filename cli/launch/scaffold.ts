@@ -2,7 +2,9 @@
 // configuration (one local ship; the remote example is commented out). The local ship is the one `svc launch`
 // without a file runs, continued: the same name (this host's, written out: the entry's key would rename the
 // ship and leave the old name on the bridge's roster as an offline ghost), fleet directory and port.
-export const launchScaffold = (shipName: string): string => `# svc launch configuration (svc launch --config-path svc.yaml).
+export const launchScaffold = (
+  shipName: string,
+): string => `# svc launch configuration (svc launch --config-path svc.yaml).
 # Relative paths are relative to this file. Token values may be written secrets:<VAR> (read from the
 # sibling svc.secrets file, KEY=value lines, mode 0600) or with \${VAR} (read from the environment).
 

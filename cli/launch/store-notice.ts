@@ -5,7 +5,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { shownPath } from '../shown-path.js';
 
-export function storeNotice(bridge: { dataDirectory: string; databaseUrl?: string }, cwd = process.cwd()): string | null {
+export function storeNotice(
+  bridge: { dataDirectory: string; databaseUrl?: string },
+  cwd = process.cwd(),
+): string | null {
   if (bridge.databaseUrl) return null;
   const shown = shownPath(bridge.dataDirectory, cwd);
   return existsSync(join(bridge.dataDirectory, 'db'))

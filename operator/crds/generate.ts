@@ -12,7 +12,8 @@ const CRD_KINDS: readonly CustomResourceKind[] = [SHIP, REPO];
 /** The openAPIV3Schema of one kind: the Kubernetes envelope around the structural spec and status. */
 function openApiSchema(kind: CustomResourceKind): JsonSchema {
   const metadata: JsonSchema = { type: 'object' };
-  if (kind.nameMaxLength !== undefined) metadata.properties = { name: { type: 'string', maxLength: kind.nameMaxLength } };
+  if (kind.nameMaxLength !== undefined)
+    metadata.properties = { name: { type: 'string', maxLength: kind.nameMaxLength } };
   const schema: JsonSchema = {
     description: kind.description,
     type: 'object',
@@ -45,14 +46,16 @@ export function customResourceDefinition(kind: CustomResourceKind): JsonSchema {
         ...(kind.shortNames.length > 0 ? { shortNames: kind.shortNames } : {}),
         categories: [CATEGORY],
       },
-      versions: [{
-        name: VERSION,
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: kind.printerColumns,
-        schema: { openAPIV3Schema: openApiSchema(kind) },
-      }],
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: kind.printerColumns,
+          schema: { openAPIV3Schema: openApiSchema(kind) },
+        },
+      ],
     },
   };
 }
@@ -62,7 +65,8 @@ export function crdFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const kind of CRD_KINDS) {
     const source = `operator/resources/${kind.singular}.ts`;
-    const header = `# Generated from ${source} by operator/crds/generate.ts: do not edit by hand.\n` +
+    const header =
+      `# Generated from ${source} by operator/crds/generate.ts: do not edit by hand.\n` +
       '# After changing the schema: SVC_UPDATE_CRDS=1 npx vitest run test/kube/crds.test.ts\n';
     // lineWidth 0: never fold a CEL rule or a pattern across lines.
     files.set(`${kind.plural}.${GROUP}.yaml`, header + stringify(customResourceDefinition(kind), { lineWidth: 0 }));

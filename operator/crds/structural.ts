@@ -11,10 +11,25 @@ export class StructuralSchemaError extends Error {}
 
 /** Keys written, in this order (so the YAML reads description first, then type, then constraints). */
 const KEY_ORDER = [
-  'description', 'type', 'format', 'enum', 'default',
-  'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'not',
-  'required', 'properties', 'items',
-  'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-validations',
+  'description',
+  'type',
+  'format',
+  'enum',
+  'default',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'not',
+  'required',
+  'properties',
+  'items',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-validations',
 ] as const;
 const KNOWN = new Set<string>(KEY_ORDER);
 /** Keys a value validation under `not` may hold (no type/description/default: structural rule). */
@@ -28,7 +43,8 @@ function primitiveType(values: unknown[], path: string): string {
   const types = new Set(values.map((value) => (Number.isInteger(value) ? 'integer' : typeof value)));
   if (types.size !== 1) fail(path, `enum mixes types (${[...types].join(', ')})`);
   const [type] = types;
-  if (type !== 'string' && type !== 'integer' && type !== 'number' && type !== 'boolean') fail(path, `enum of ${type} values`);
+  if (type !== 'string' && type !== 'integer' && type !== 'number' && type !== 'boolean')
+    fail(path, `enum of ${type} values`);
   return type;
 }
 
@@ -38,7 +54,8 @@ function literalUnion(members: unknown, path: string): unknown[] {
   return members.map((member, index) => {
     const literal = member as JsonSchema;
     const extra = Object.keys(literal).filter((key) => key !== 'const' && key !== 'type');
-    if (!('const' in literal) || extra.length > 0) fail(`${path}.anyOf[${index}]`, 'only a union of literals can become a structural enum');
+    if (!('const' in literal) || extra.length > 0)
+      fail(`${path}.anyOf[${index}]`, 'only a union of literals can become a structural enum');
     return literal.const;
   });
 }
@@ -59,32 +76,38 @@ export function toStructural(input: unknown, path = ''): JsonSchema {
   if ('enum' in node) {
     if (!Array.isArray(node.enum) || node.enum.length === 0) fail(path, 'enum must be a non-empty list');
     const type = primitiveType(node.enum, path);
-    if (node.type !== undefined && node.type !== type && !(node.type === 'number' && type === 'integer')) fail(path, `enum of ${type} under type ${String(node.type)}`);
+    if (node.type !== undefined && node.type !== type && !(node.type === 'number' && type === 'integer'))
+      fail(path, `enum of ${type} under type ${String(node.type)}`);
     node.type ??= type;
   }
   for (const key of Object.keys(node)) {
     if (!KNOWN.has(key)) fail(path, `"${key}" is not supported in a structural schema here`);
   }
   if (typeof node.type !== 'string') fail(path, 'every node needs a type');
-  if (!['object', 'array', 'string', 'integer', 'number', 'boolean'].includes(node.type)) fail(path, `type ${node.type}`);
+  if (!['object', 'array', 'string', 'integer', 'number', 'boolean'].includes(node.type))
+    fail(path, `type ${node.type}`);
   // An object without properties would have every field pruned by the API server.
-  if (node.type === 'object' && Object.keys((node.properties ?? {}) as JsonSchema).length === 0) fail(path, 'an object needs properties (the API server prunes fields it has no schema for)');
+  if (node.type === 'object' && Object.keys((node.properties ?? {}) as JsonSchema).length === 0)
+    fail(path, 'an object needs properties (the API server prunes fields it has no schema for)');
   if (node.type === 'array' && !node.items) fail(path, 'an array needs items');
   if (node.not !== undefined) {
     const not = node.not as JsonSchema;
-    for (const key of Object.keys(not)) if (!VALUE_VALIDATION.has(key)) fail(`${path}.not`, `"${key}" is not a value validation`);
+    for (const key of Object.keys(not))
+      if (!VALUE_VALIDATION.has(key)) fail(`${path}.not`, `"${key}" is not a value validation`);
   }
   if (node['x-kubernetes-list-type'] === 'map') {
     const keys = node['x-kubernetes-list-map-keys'] as string[] | undefined;
     const required = ((node.items as JsonSchema | undefined)?.required as string[] | undefined) ?? [];
-    if (!keys?.length || !keys.every((key) => required.includes(key))) fail(path, 'a list map needs map keys its items require');
+    if (!keys?.length || !keys.every((key) => required.includes(key)))
+      fail(path, 'a list map needs map keys its items require');
   }
   for (const key of KEY_ORDER) {
     const value = node[key];
     if (value === undefined) continue;
     if (key === 'properties') {
       const properties: JsonSchema = {};
-      for (const [name, child] of Object.entries(value as JsonSchema)) properties[name] = toStructural(child, `${path}.${name}`);
+      for (const [name, child] of Object.entries(value as JsonSchema))
+        properties[name] = toStructural(child, `${path}.${name}`);
       out.properties = properties;
     } else if (key === 'items') {
       out.items = toStructural(value, `${path}[*]`);

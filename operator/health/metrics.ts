@@ -18,19 +18,48 @@ export class OperatorMetrics {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.reconciles = new Counter({ name: 'svc_operator_reconciles_total', help: 'Reconciles by kind and result (success, requeue, error).', labelNames: ['kind', 'result'], registers });
-    this.reconcileSeconds = new Histogram({ name: 'svc_operator_reconcile_duration_seconds', help: 'Time one reconcile took.', labelNames: ['kind'], registers, buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] });
+    this.reconciles = new Counter({
+      name: 'svc_operator_reconciles_total',
+      help: 'Reconciles by kind and result (success, requeue, error).',
+      labelNames: ['kind', 'result'],
+      registers,
+    });
+    this.reconcileSeconds = new Histogram({
+      name: 'svc_operator_reconcile_duration_seconds',
+      help: 'Time one reconcile took.',
+      labelNames: ['kind'],
+      registers,
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    });
     const sources = this.depthSources;
     new Gauge({
-      name: 'svc_operator_queue_depth', help: 'Keys waiting to be reconciled, by kind.', labelNames: ['kind'], registers,
+      name: 'svc_operator_queue_depth',
+      help: 'Keys waiting to be reconciled, by kind.',
+      labelNames: ['kind'],
+      registers,
       collect() {
         this.reset();
         for (const [kind, depth] of sources) this.set({ kind }, depth());
       },
     });
-    this.watchRestarts = new Counter({ name: 'svc_operator_watch_restarts_total', help: 'Watches started again, by resource and reason (closed, expired, silent, error, resync).', labelNames: ['resource', 'reason'], registers });
-    this.bridgeSeconds = new Histogram({ name: 'svc_operator_bridge_request_duration_seconds', help: 'Latency of the operator\'s calls to the bridge API.', labelNames: ['method', 'route', 'status'], registers, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] });
-    this.leader = new Gauge({ name: 'svc_operator_leader', help: '1 while this replica holds the leader lease (or runs without leader election).', registers });
+    this.watchRestarts = new Counter({
+      name: 'svc_operator_watch_restarts_total',
+      help: 'Watches started again, by resource and reason (closed, expired, silent, error, resync).',
+      labelNames: ['resource', 'reason'],
+      registers,
+    });
+    this.bridgeSeconds = new Histogram({
+      name: 'svc_operator_bridge_request_duration_seconds',
+      help: "Latency of the operator's calls to the bridge API.",
+      labelNames: ['method', 'route', 'status'],
+      registers,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    });
+    this.leader = new Gauge({
+      name: 'svc_operator_leader',
+      help: '1 while this replica holds the leader lease (or runs without leader election).',
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'svc_operator_' });
   }
 

@@ -44,6 +44,10 @@ async function answer(options: HealthServerOptions, request: IncomingMessage, re
 }
 
 function send(response: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
-  response.writeHead(status, { 'Content-Type': contentType, 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
+  response.writeHead(status, {
+    'Content-Type': contentType,
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(body),
+  });
   response.end(response.req.method === 'HEAD' ? undefined : body);
 }

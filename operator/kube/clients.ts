@@ -14,7 +14,14 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
-  AppsV1Api, AuthenticationV1Api, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions,
+  AppsV1Api,
+  AuthenticationV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
 } from '@kubernetes/client-node';
 import { makeApiClient, SharedAgent } from './shared-agent.js';
 
@@ -46,11 +53,15 @@ export function loadKubeConfig(source: KubeConfigSource = {}): LoadedKubeConfig 
   if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && existsSync(join(saDir, 'token'))) {
     // loadFromCluster reads the token through a file authenticator that re-reads it, so projected
     // (rotating) service-account tokens keep working. It takes a prefix for the fixed mount path.
-    if (!saDir.endsWith(SERVICE_ACCOUNT_DIR)) throw new Error(`service account directory must end with ${SERVICE_ACCOUNT_DIR}: ${saDir}`);
+    if (!saDir.endsWith(SERVICE_ACCOUNT_DIR))
+      throw new Error(`service account directory must end with ${SERVICE_ACCOUNT_DIR}: ${saDir}`);
     const prefix = saDir.slice(0, saDir.length - SERVICE_ACCOUNT_DIR.length);
     config.loadFromCluster(prefix);
     // loadFromCluster reads the service host and port from process.env itself; take them from `env`.
-    config.clusters = config.clusters.map((cluster) => ({ ...cluster, server: inClusterServer(env.KUBERNETES_SERVICE_HOST!, env.KUBERNETES_SERVICE_PORT!) }));
+    config.clusters = config.clusters.map((cluster) => ({
+      ...cluster,
+      server: inClusterServer(env.KUBERNETES_SERVICE_HOST!, env.KUBERNETES_SERVICE_PORT!),
+    }));
     return { config, source: 'in-cluster', namespace: serviceAccountNamespace(saDir) ?? contextNamespace(config) };
   }
   const kubeconfig = env.KUBECONFIG;
@@ -71,7 +82,9 @@ export function loadKubeConfig(source: KubeConfigSource = {}): LoadedKubeConfig 
   }
   const path = join(source.home ?? homedir(), '.kube', 'config');
   if (!existsSync(path)) {
-    throw new Error(`no Kubernetes configuration: not in a pod (no service account), KUBECONFIG unset and ${path} absent`);
+    throw new Error(
+      `no Kubernetes configuration: not in a pod (no service account), KUBECONFIG unset and ${path} absent`,
+    );
   }
   config.loadFromFile(path);
   return { config, source: 'home', namespace: contextNamespace(config) };

@@ -12,7 +12,11 @@ import { SharedAgent } from './shared-agent.js';
 
 /** A non-2xx answer from the API server, with the Status body's reason/code when it sent one. */
 export class KubeHttpError extends Error {
-  constructor(readonly status: number, readonly reason: string | undefined, message: string) {
+  constructor(
+    readonly status: number,
+    readonly reason: string | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'KubeHttpError';
   }
@@ -28,13 +32,17 @@ export function collectionPath(resource: ResourceRef, namespace: string | undefi
 export type Query = Record<string, string | number | boolean | undefined>;
 
 export class KubeHttp {
-  constructor(private readonly config: KubeConfig, private readonly agent = new SharedAgent()) {}
+  constructor(
+    private readonly config: KubeConfig,
+    private readonly agent = new SharedAgent(),
+  ) {}
 
   private async open(path: string, query: Query, signal: AbortSignal): Promise<IncomingMessage> {
     const cluster = this.config.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/+$/, '') + path);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     const options: RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
     await this.config.applyToHTTPSOptions(options);
     options.agent = this.agent.replace(options.agent instanceof Agent ? options.agent : undefined);
@@ -62,7 +70,13 @@ export class KubeHttp {
    * the stream cleanly, with an error when it was cut (a trailing half line is dropped and reported as a cut)
    * or aborted.
    */
-  async watch(path: string, query: Query, signal: AbortSignal, onLine: (line: string) => void, done: (error?: Error) => void): Promise<void> {
+  async watch(
+    path: string,
+    query: Query,
+    signal: AbortSignal,
+    onLine: (line: string) => void,
+    done: (error?: Error) => void,
+  ): Promise<void> {
     const response = await this.open(path, { ...query, watch: 1 }, signal);
     const status = response.statusCode ?? 0;
     if (status !== 200) throw errorFrom(status, await readAll(response).catch(() => ''));
@@ -87,7 +101,11 @@ export class KubeHttp {
     response.on('end', () => finish(buffer.trim() ? new Error('watch stream ended inside an event') : undefined));
     response.on('aborted', () => finish(new Error('watch stream cut')));
     response.on('error', (error) => finish(error));
-    response.on('close', () => finish(signal.aborted ? new Error('watch aborted') : response.complete ? undefined : new Error('watch stream cut')));
+    response.on('close', () =>
+      finish(
+        signal.aborted ? new Error('watch aborted') : response.complete ? undefined : new Error('watch stream cut'),
+      ),
+    );
   }
 }
 

@@ -16,8 +16,16 @@ describe('SharedAgent', () => {
     const rotated = shared.replace(new https.Agent({ ca: Buffer.from('ca-1'), cert: 'cert-2', key: 'key-2' }))!;
     expect(rotated).not.toBe(first);
     expect((rotated as https.Agent).options).toMatchObject({ cert: 'cert-2', key: 'key-2' });
-    expect(shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2' }))).not.toBe(rotated);
-    expect((shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2', rejectUnauthorized: false })) as https.Agent).options).toMatchObject({ rejectUnauthorized: false });
+    expect(shared.replace(new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2' }))).not.toBe(
+      rotated,
+    );
+    expect(
+      (
+        shared.replace(
+          new https.Agent({ ca: Buffer.from('ca-2'), cert: 'cert-2', key: 'key-2', rejectUnauthorized: false }),
+        ) as https.Agent
+      ).options,
+    ).toMatchObject({ rejectUnauthorized: false });
     shared.destroy();
   });
 

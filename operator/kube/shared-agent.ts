@@ -9,7 +9,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import {
-  createConfiguration, ServerConfiguration, type Configuration, type KubeConfig, type RequestContext, type SecurityAuthentication,
+  createConfiguration,
+  ServerConfiguration,
+  type Configuration,
+  type KubeConfig,
+  type RequestContext,
+  type SecurityAuthentication,
 } from '@kubernetes/client-node';
 
 /** The agent options KubeConfig derives from the kubeconfig: the TLS material a connection is made with. */
@@ -19,7 +24,8 @@ type AgentOptions = Partial<Record<(typeof TLS_OPTIONS)[number], unknown>>;
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
   return a === b;
 }
 
@@ -34,8 +40,15 @@ export class SharedAgent {
     const options: AgentOptions = {};
     for (const name of TLS_OPTIONS) if (given[name] !== undefined) options[name] = given[name];
     const current = this.current;
-    if (current && current.secure === secure && TLS_OPTIONS.every((name) => sameValue(current.options[name], options[name]))) return current.agent;
-    const agent = secure ? new https.Agent({ ...(options as https.AgentOptions), keepAlive: true }) : new http.Agent({ keepAlive: true });
+    if (
+      current &&
+      current.secure === secure &&
+      TLS_OPTIONS.every((name) => sameValue(current.options[name], options[name]))
+    )
+      return current.agent;
+    const agent = secure
+      ? new https.Agent({ ...(options as https.AgentOptions), keepAlive: true })
+      : new http.Agent({ keepAlive: true });
     this.current = { agent, secure, options };
     return agent;
   }
@@ -60,10 +73,17 @@ function sharedAgentAuthentication(config: KubeConfig, shared: SharedAgent): Sec
 }
 
 /** A generated API client (CoreV1Api, …) as KubeConfig.makeApiClient builds it, on the shared agent. */
-export function makeApiClient<T>(config: KubeConfig, shared: SharedAgent, client: new (configuration: Configuration) => T): T {
+export function makeApiClient<T>(
+  config: KubeConfig,
+  shared: SharedAgent,
+  client: new (configuration: Configuration) => T,
+): T {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   return new client(
-    createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: sharedAgentAuthentication(config, shared) } }),
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: sharedAgentAuthentication(config, shared) },
+    }),
   );
 }

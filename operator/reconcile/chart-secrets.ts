@@ -36,8 +36,16 @@ export function chartSecrets(options: ReconcileDeps['options']): ChartSecret[] {
 }
 
 function secretBody(namespace: string, secret: ChartSecret): V1Secret {
-  const data = Object.fromEntries(Object.entries(secret.values()).map(([key, value]) => [key, Buffer.from(value).toString('base64')]));
-  return { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret.name, namespace, labels: { ...MANAGED_BY_OPERATOR } }, data };
+  const data = Object.fromEntries(
+    Object.entries(secret.values()).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+  );
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: { name: secret.name, namespace, labels: { ...MANAGED_BY_OPERATOR } },
+    data,
+  };
 }
 
 /** The one key the chart's Secrets are reconciled under (not an object: all are ensured together). */
@@ -53,7 +61,10 @@ export class ChartSecretsReconciler implements Reconciler {
   readonly resource = SECRET_RESOURCE;
   readonly labelSelector = OPERATOR_SECRETS_SELECTOR;
 
-  constructor(private readonly deps: ReconcileDeps, private readonly namespace: string | undefined) {}
+  constructor(
+    private readonly deps: ReconcileDeps,
+    private readonly namespace: string | undefined,
+  ) {}
 
   private get key(): ObjectKey[] {
     return this.namespace ? [{ namespace: this.namespace, name: CHART_SECRETS_KEY }] : [];
@@ -84,7 +95,8 @@ export class ChartSecretsReconciler implements Reconciler {
     for (const secret of chartSecrets(this.deps.options)) {
       if (this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, { namespace, name: secret.name })) continue;
       const created = await this.deps.cluster.createSecret(secretBody(namespace, secret));
-      if (created === 'created') this.deps.log.info({ secret: `${namespace}/${secret.name}` }, `created ${secret.purpose}`);
+      if (created === 'created')
+        this.deps.log.info({ secret: `${namespace}/${secret.name}` }, `created ${secret.purpose}`);
     }
   }
 }

@@ -17,8 +17,13 @@ interface Claimant {
 }
 
 function seniority(metadata: V1ObjectMeta): [number, string] {
-  const created = metadata.creationTimestamp ? new Date(metadata.creationTimestamp as unknown as string).getTime() : Number.MAX_SAFE_INTEGER;
-  return [Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created, `${metadata.namespace ?? ''}/${metadata.name ?? ''}`];
+  const created = metadata.creationTimestamp
+    ? new Date(metadata.creationTimestamp as unknown as string).getTime()
+    : Number.MAX_SAFE_INTEGER;
+  return [
+    Number.isNaN(created) ? Number.MAX_SAFE_INTEGER : created,
+    `${metadata.namespace ?? ''}/${metadata.name ?? ''}`,
+  ];
 }
 
 function isSenior(a: V1ObjectMeta, b: V1ObjectMeta): boolean {
@@ -28,14 +33,27 @@ function isSenior(a: V1ObjectMeta, b: V1ObjectMeta): boolean {
 }
 
 /** Bridge name → the other object holding it, as seen from `self`. `heldName` reads an object's status. */
-export function claimsAgainst<T extends Claimant>(self: Claimant, others: readonly T[], heldName: (object: T) => string | undefined): Map<string, Claim> {
+export function claimsAgainst<T extends Claimant>(
+  self: Claimant,
+  others: readonly T[],
+  heldName: (object: T) => string | undefined,
+): Map<string, Claim> {
   const claims = new Map<string, Claim>();
   for (const other of others) {
     if (other.metadata.uid && other.metadata.uid === self.metadata.uid) continue;
-    if (!other.metadata.uid && other.metadata.name === self.metadata.name && other.metadata.namespace === self.metadata.namespace) continue;
+    if (
+      !other.metadata.uid &&
+      other.metadata.name === self.metadata.name &&
+      other.metadata.namespace === self.metadata.namespace
+    )
+      continue;
     const held = heldName(other);
     if (!held) continue;
-    const claim: Claim = { namespace: other.metadata.namespace ?? '', name: other.metadata.name ?? '', senior: isSenior(other.metadata, self.metadata) };
+    const claim: Claim = {
+      namespace: other.metadata.namespace ?? '',
+      name: other.metadata.name ?? '',
+      senior: isSenior(other.metadata, self.metadata),
+    };
     const existing = claims.get(held);
     if (!existing || (claim.senior && !existing.senior)) claims.set(held, claim);
   }

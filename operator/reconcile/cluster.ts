@@ -4,7 +4,14 @@
 // resourceVersion the decision was made on, so a concurrent change is a 409 (retried by the runtime) instead
 // of a lost finalizer. Status goes to the /status subresource only, and only when it changed. Events are
 // best effort: a failure to record one is logged, never fails a reconcile.
-import { ApiException, type CoreV1Event, type KubernetesObject, type V1Pod, type V1Secret, type V1TokenReviewStatus } from '@kubernetes/client-node';
+import {
+  ApiException,
+  type CoreV1Event,
+  type KubernetesObject,
+  type V1Pod,
+  type V1Secret,
+  type V1TokenReviewStatus,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { MERGE_PATCH, type KubeClients } from '../kube/clients.js';
 import type { Clock } from '../../protocol/clock.js';
@@ -27,7 +34,10 @@ async function absentAsUndefined<T>(read: Promise<T>): Promise<T | undefined> {
 }
 
 /** A merge patch turning `previous` into `next` (keys only in `previous` become null), or undefined when equal. */
-export function mergePatchOf(previous: Record<string, unknown> | undefined, next: Record<string, unknown>): Record<string, unknown> | undefined {
+export function mergePatchOf(
+  previous: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
   for (const key of Object.keys(previous ?? {})) if (!(key in next)) patch[key] = null;
   for (const [key, value] of Object.entries(next)) if (!deepEqual(previous?.[key], value)) patch[key] = value;
@@ -44,7 +54,10 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const keysA = Object.keys(a as object).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
   const keysB = Object.keys(b as object).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
-  return keysA.length === keysB.length && keysA.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return (
+    keysA.length === keysB.length &&
+    keysA.every((key) => deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+  );
 }
 
 interface ObjectIdentity {
@@ -57,10 +70,21 @@ function identity(object: KubernetesObject): ObjectIdentity {
 }
 
 export class Cluster {
-  constructor(private readonly kube: KubeClients, private readonly log: Logger, private readonly clock: Clock, private readonly component = 'svc-operator') {}
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly log: Logger,
+    private readonly clock: Clock,
+    private readonly component = 'svc-operator',
+  ) {}
 
   private custom(resource: ResourceRef, object: ObjectIdentity) {
-    return { group: resource.group, version: resource.version, plural: resource.plural, namespace: object.namespace, name: object.name };
+    return {
+      group: resource.group,
+      version: resource.version,
+      plural: resource.plural,
+      namespace: object.namespace,
+      name: object.name,
+    };
   }
 
   /** Adds `finalizer` (optimistic: fails with 409 when the object changed since it was read). */
@@ -69,10 +93,17 @@ export class Cluster {
     return this.patchMetadata(resource, object, { finalizers, resourceVersion: object.metadata?.resourceVersion });
   }
 
-  async removeFinalizer<T extends KubernetesObject>(resource: ResourceRef, object: T, finalizer: string): Promise<void> {
+  async removeFinalizer<T extends KubernetesObject>(
+    resource: ResourceRef,
+    object: T,
+    finalizer: string,
+  ): Promise<void> {
     const finalizers = (object.metadata?.finalizers ?? []).filter((entry) => entry !== finalizer);
     try {
-      await this.patchMetadata(resource, object, { finalizers: finalizers.length ? finalizers : null, resourceVersion: object.metadata?.resourceVersion });
+      await this.patchMetadata(resource, object, {
+        finalizers: finalizers.length ? finalizers : null,
+        resourceVersion: object.metadata?.resourceVersion,
+      });
     } catch (error) {
       if (isApiStatus(error, 404)) return; // already gone
       throw error;
@@ -80,21 +111,43 @@ export class Cluster {
   }
 
   /** A merge patch of metadata (labels, annotations, finalizers) on a custom resource. */
-  async patchMetadata<T extends KubernetesObject>(resource: ResourceRef, object: T, metadata: Record<string, unknown>): Promise<T> {
-    return (await this.kube.custom.patchNamespacedCustomObject({ ...this.custom(resource, identity(object)), body: { metadata } }, MERGE_PATCH)) as T;
+  async patchMetadata<T extends KubernetesObject>(
+    resource: ResourceRef,
+    object: T,
+    metadata: Record<string, unknown>,
+  ): Promise<T> {
+    return (await this.kube.custom.patchNamespacedCustomObject(
+      { ...this.custom(resource, identity(object)), body: { metadata } },
+      MERGE_PATCH,
+    )) as T;
   }
 
   /** A merge patch of a custom resource's spec/metadata (e.g. a managed Ship's url). */
-  async patchObject<T extends KubernetesObject>(resource: ResourceRef, object: ObjectIdentity, body: Record<string, unknown>): Promise<T> {
-    return (await this.kube.custom.patchNamespacedCustomObject({ ...this.custom(resource, object), body }, MERGE_PATCH)) as T;
+  async patchObject<T extends KubernetesObject>(
+    resource: ResourceRef,
+    object: ObjectIdentity,
+    body: Record<string, unknown>,
+  ): Promise<T> {
+    return (await this.kube.custom.patchNamespacedCustomObject(
+      { ...this.custom(resource, object), body },
+      MERGE_PATCH,
+    )) as T;
   }
 
   /** Writes `next` to the /status subresource when it differs from `previous`; true when it wrote. */
-  async writeStatus(resource: ResourceRef, object: KubernetesObject, previous: Record<string, unknown> | undefined, next: Record<string, unknown>): Promise<boolean> {
+  async writeStatus(
+    resource: ResourceRef,
+    object: KubernetesObject,
+    previous: Record<string, unknown> | undefined,
+    next: Record<string, unknown>,
+  ): Promise<boolean> {
     const patch = mergePatchOf(previous, next);
     if (!patch) return false;
     try {
-      await this.kube.custom.patchNamespacedCustomObjectStatus({ ...this.custom(resource, identity(object)), body: { status: patch } }, MERGE_PATCH);
+      await this.kube.custom.patchNamespacedCustomObjectStatus(
+        { ...this.custom(resource, identity(object)), body: { status: patch } },
+        MERGE_PATCH,
+      );
     } catch (error) {
       if (isApiStatus(error, 404)) return false; // deleted meanwhile: nothing to report on
       throw error;
@@ -103,7 +156,13 @@ export class Cluster {
   }
 
   async createObject<T extends KubernetesObject>(resource: ResourceRef, namespace: string, body: T): Promise<T> {
-    return (await this.kube.custom.createNamespacedCustomObject({ group: resource.group, version: resource.version, plural: resource.plural, namespace, body })) as T;
+    return (await this.kube.custom.createNamespacedCustomObject({
+      group: resource.group,
+      version: resource.version,
+      plural: resource.plural,
+      namespace,
+      body,
+    })) as T;
   }
 
   /** Deletes a custom resource (foreground is not needed: its own finalizer deregisters it). */
@@ -121,7 +180,9 @@ export class Cluster {
 
   /** A custom resource read straight from the API server (the token exchange: any replica answers); undefined when absent. */
   async readObject<T extends KubernetesObject>(resource: ResourceRef, object: ObjectIdentity): Promise<T | undefined> {
-    return (await absentAsUndefined(this.kube.custom.getNamespacedCustomObject(this.custom(resource, object)))) as T | undefined;
+    return (await absentAsUndefined(this.kube.custom.getNamespacedCustomObject(this.custom(resource, object)))) as
+      | T
+      | undefined;
   }
 
   /** A pod read straight from the API server; undefined when absent. */
@@ -131,7 +192,9 @@ export class Cluster {
 
   /** What the API server says about a bearer token for `audiences` (TokenReview; a cluster-scoped create). */
   async reviewToken(token: string, audiences: string[]): Promise<V1TokenReviewStatus | undefined> {
-    const review = await this.kube.authentication.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } } });
+    const review = await this.kube.authentication.createTokenReview({
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences } },
+    });
     return review.status;
   }
 
@@ -153,7 +216,11 @@ export class Cluster {
 
   /** Replaces a Secret the operator owns (a rotated pair); `metadata.resourceVersion` makes it conditional. */
   async replaceSecret(secret: V1Secret): Promise<void> {
-    await this.kube.core.replaceNamespacedSecret({ namespace: secret.metadata?.namespace ?? '', name: secret.metadata?.name ?? '', body: secret });
+    await this.kube.core.replaceNamespacedSecret({
+      namespace: secret.metadata?.namespace ?? '',
+      name: secret.metadata?.name ?? '',
+      body: secret,
+    });
   }
 
   /** Records a core/v1 Event about `object` (best effort; never carries a token: messages are ours). */
@@ -163,8 +230,12 @@ export class Cluster {
     const body: CoreV1Event = {
       metadata: { generateName: `${name}.`, namespace },
       involvedObject: {
-        apiVersion: object.apiVersion, kind: object.kind, name, namespace,
-        uid: object.metadata?.uid, resourceVersion: object.metadata?.resourceVersion,
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        name,
+        namespace,
+        uid: object.metadata?.uid,
+        resourceVersion: object.metadata?.resourceVersion,
       },
       type: event.type,
       reason: event.reason,
@@ -179,7 +250,10 @@ export class Cluster {
     try {
       await this.kube.core.createNamespacedEvent({ namespace, body });
     } catch (error) {
-      this.log.warn({ object: `${object.kind} ${namespace}/${name}`, reason: event.reason, error: messageOf(error) }, 'could not record an event');
+      this.log.warn(
+        { object: `${object.kind} ${namespace}/${name}`, reason: event.reason, error: messageOf(error) },
+        'could not record an event',
+      );
     }
   }
 }

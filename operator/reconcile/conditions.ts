@@ -35,7 +35,12 @@ const MESSAGE_MAX = 1024;
  * status changed (or the condition is new), everything else is overwritten. Returns a new array; the order
  * of existing conditions is kept and a new type is appended.
  */
-export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, generation: number | undefined, now: string): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  generation: number | undefined,
+  now: string,
+): Condition[] {
   const list = [...(conditions ?? [])];
   const index = list.findIndex((condition) => condition.type === input.type);
   const existing = index >= 0 ? list[index] : undefined;
@@ -52,7 +57,10 @@ export function setCondition(conditions: readonly Condition[] | undefined, input
   return list;
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: ConditionType): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: ConditionType,
+): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
 

@@ -55,6 +55,7 @@ export function bridgeTroubleOf(error: unknown): BridgeTrouble | undefined {
   if (error instanceof BridgeUnavailable) return { kind: 'unavailable', message: error.message };
   if (error instanceof BridgeUnauthorized) return { kind: 'unauthorized', message: error.message };
   // A refusal of a roster read (GET /ships, GET /repos) is not the object's fault either.
-  if (error instanceof BridgeRefused) return { kind: 'unavailable', message: `the bridge answered ${error.status}: ${error.detail}` };
+  if (error instanceof BridgeRefused)
+    return { kind: 'unavailable', message: `the bridge answered ${error.status}: ${error.detail}` };
   return undefined;
 }

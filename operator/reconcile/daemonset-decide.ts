@@ -9,8 +9,20 @@
 // 10 min; the start is stamped on the Ship so it survives operator restarts): rollouts and reboots do not
 // release workspaces. A Ship not managed by this DaemonSet is never created over, changed or deleted.
 import type { KubernetesObject, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
-import { API_VERSION, MANAGED_BY_LABEL, SHIP_NAME_MAX_LENGTH, type ShipResource, type ShipSpec } from '../resources/index.js';
-import { MANAGED_BY_DAEMONSET, MANAGED_BY_OPERATOR, NODE_WITHOUT_SHIP_SINCE, SHIP_ADDRESS_ANNOTATION, SHIP_ADDRESSES } from './names.js';
+import {
+  API_VERSION,
+  MANAGED_BY_LABEL,
+  SHIP_NAME_MAX_LENGTH,
+  type ShipResource,
+  type ShipSpec,
+} from '../resources/index.js';
+import {
+  MANAGED_BY_DAEMONSET,
+  MANAGED_BY_OPERATOR,
+  NODE_WITHOUT_SHIP_SINCE,
+  SHIP_ADDRESS_ANNOTATION,
+  SHIP_ADDRESSES,
+} from './names.js';
 import { deepEqual } from './cluster.js';
 
 export interface DaemonSetFacts {
@@ -40,9 +52,11 @@ export interface DaemonSetPlan {
 }
 
 function podReady(pod: V1Pod): boolean {
-  return !pod.metadata?.deletionTimestamp
-    && pod.status?.phase === 'Running'
-    && (pod.status.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True');
+  return (
+    !pod.metadata?.deletionTimestamp &&
+    pod.status?.phase === 'Running' &&
+    (pod.status.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True')
+  );
 }
 
 function ownedBy(object: { metadata?: { ownerReferences?: { uid: string }[] } }, uid: string | undefined): boolean {
@@ -60,9 +74,15 @@ function shipAddressOf(daemonSet: V1DaemonSet): (typeof SHIP_ADDRESSES)[number] 
 }
 
 /** Node name → the address (host or pod IP) of a ready ship pod of this DaemonSet there (the first by pod name). */
-function readyShipNodes(daemonSet: V1DaemonSet, pods: readonly V1Pod[], address: (typeof SHIP_ADDRESSES)[number]): Map<string, string> {
+function readyShipNodes(
+  daemonSet: V1DaemonSet,
+  pods: readonly V1Pod[],
+  address: (typeof SHIP_ADDRESSES)[number],
+): Map<string, string> {
   const nodes = new Map<string, string>();
-  const owned = pods.filter((pod) => ownedBy(pod, daemonSet.metadata?.uid)).sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
+  const owned = pods
+    .filter((pod) => ownedBy(pod, daemonSet.metadata?.uid))
+    .sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
   for (const pod of owned) {
     const node = pod.spec?.nodeName;
     const ip = address === 'podIP' ? pod.status?.podIP : pod.status?.hostIP;
@@ -87,7 +107,15 @@ export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, po
       name: node,
       namespace: daemonSet.metadata?.namespace,
       labels: { ...MANAGED_BY_OPERATOR, [MANAGED_BY_LABEL]: MANAGED_BY_DAEMONSET },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata?.name ?? '', uid: daemonSet.metadata?.uid ?? '', controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          name: daemonSet.metadata?.name ?? '',
+          uid: daemonSet.metadata?.uid ?? '',
+          controller: true,
+        },
+      ],
     },
     spec: desiredSpec(node, ip, port),
   };
@@ -95,7 +123,9 @@ export function managedShip(daemonSet: V1DaemonSet, node: string, ip: string, po
 
 /** The spec fields the operator sets on a managed Ship, as they stand (server defaults ignored). */
 function managedFields(spec: ShipSpec): ShipSpec {
-  const auth = spec.auth?.secretRef ? { mode: spec.auth.mode, secretRef: spec.auth.secretRef } : { mode: spec.auth?.mode };
+  const auth = spec.auth?.secretRef
+    ? { mode: spec.auth.mode, secretRef: spec.auth.secretRef }
+    : { mode: spec.auth?.mode };
   return { url: spec.url, expectedName: spec.expectedName, auth: auth as ShipSpec['auth'] };
 }
 
@@ -106,7 +136,10 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
   if (!address) {
     // Registering at an address it cannot name would point every Ship at nothing: leave them all as they are.
     const value = daemonSet.metadata?.annotations?.[SHIP_ADDRESS_ANNOTATION];
-    plan.skipped.push({ node: '*', reason: `the DaemonSet's ${SHIP_ADDRESS_ANNOTATION} annotation is ${JSON.stringify(value)}, not one of ${SHIP_ADDRESSES.join(', ')}: no Ship created, changed or removed` });
+    plan.skipped.push({
+      node: '*',
+      reason: `the DaemonSet's ${SHIP_ADDRESS_ANNOTATION} annotation is ${JSON.stringify(value)}, not one of ${SHIP_ADDRESSES.join(', ')}: no Ship created, changed or removed`,
+    });
     return plan;
   }
   const ready = readyShipNodes(daemonSet, facts.pods, address);
@@ -116,20 +149,27 @@ export function decideDaemonSet(facts: DaemonSetFacts): DaemonSetPlan {
     const existing = byName.get(node);
     if (!existing) {
       if (node.length > SHIP_NAME_MAX_LENGTH) {
-        plan.skipped.push({ node, reason: `node name longer than ${SHIP_NAME_MAX_LENGTH} characters, the longest Ship name` });
+        plan.skipped.push({
+          node,
+          reason: `node name longer than ${SHIP_NAME_MAX_LENGTH} characters, the longest Ship name`,
+        });
         continue;
       }
       plan.create.push(managedShip(daemonSet, node, ip, facts.shipPort));
       continue;
     }
     if (!isManagedBy(existing, daemonSet)) {
-      plan.skipped.push({ node, reason: `a Ship named ${node} exists that this DaemonSet does not manage; it is left alone` });
+      plan.skipped.push({
+        node,
+        reason: `a Ship named ${node} exists that this DaemonSet does not manage; it is left alone`,
+      });
       continue;
     }
     if (existing.metadata.deletionTimestamp) continue; // going away (grace over earlier); made again once gone
     const spec = desiredSpec(node, ip, facts.shipPort);
     if (!deepEqual(managedFields(existing.spec), spec)) plan.update.push({ name: node, spec });
-    if (existing.metadata.annotations?.[NODE_WITHOUT_SHIP_SINCE] !== undefined) plan.annotate.push({ name: node, since: null });
+    if (existing.metadata.annotations?.[NODE_WITHOUT_SHIP_SINCE] !== undefined)
+      plan.annotate.push({ name: node, since: null });
   }
   for (const ship of ships) {
     const name = ship.metadata.name ?? '';

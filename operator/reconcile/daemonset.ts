@@ -5,11 +5,23 @@
 import type { KubernetesObject, V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import type { ShipResource } from '../resources/index.js';
 import { MANAGED_BY_LABEL } from '../resources/index.js';
-import { ownedBy, type ObjectKey, type ReconcileResult, type Reconciler, type SecondaryWatch } from '../runtime/controller.js';
+import {
+  ownedBy,
+  type ObjectKey,
+  type ReconcileResult,
+  type Reconciler,
+  type SecondaryWatch,
+} from '../runtime/controller.js';
 import { isApiStatus } from './cluster.js';
 import type { ReconcileDeps } from './context.js';
 import { decideDaemonSet } from './daemonset-decide.js';
-import { DAEMONSET_RESOURCE, MANAGED_BY_DAEMONSET, NODE_WITHOUT_SHIP_SINCE, POD_RESOURCE, SHIP_RESOURCE } from './names.js';
+import {
+  DAEMONSET_RESOURCE,
+  MANAGED_BY_DAEMONSET,
+  NODE_WITHOUT_SHIP_SINCE,
+  POD_RESOURCE,
+  SHIP_RESOURCE,
+} from './names.js';
 
 export class DaemonSetShipsReconciler implements Reconciler {
   readonly kind = 'DaemonSet';
@@ -23,7 +35,11 @@ export class DaemonSetShipsReconciler implements Reconciler {
     this.labelSelector = deps.options.shipDaemonSetSelector;
     this.watches = [
       { resource: POD_RESOURCE, labelSelector: deps.options.shipDaemonSetSelector, map: ownedBy('DaemonSet') },
-      { resource: SHIP_RESOURCE, labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_DAEMONSET}`, map: ownedBy('DaemonSet') },
+      {
+        resource: SHIP_RESOURCE,
+        labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_DAEMONSET}`,
+        map: ownedBy('DaemonSet'),
+      },
     ];
   }
 
@@ -53,11 +69,17 @@ export class DaemonSetShipsReconciler implements Reconciler {
     }
     for (const { name, spec } of plan.update) {
       await cluster.patchObject(SHIP_RESOURCE, at(name), { spec });
-      log.info({ node: name, url: spec.url }, 'updated the node\'s Ship');
+      log.info({ node: name, url: spec.url }, "updated the node's Ship");
     }
     for (const { name, since } of plan.annotate) {
-      await cluster.patchObject(SHIP_RESOURCE, at(name), { metadata: { annotations: { [NODE_WITHOUT_SHIP_SINCE]: since } } });
-      if (since) log.info({ node: name, graceMs: options.daemonsetGraceMs }, 'node has no ready ship pod: its Ship stays for the grace period');
+      await cluster.patchObject(SHIP_RESOURCE, at(name), {
+        metadata: { annotations: { [NODE_WITHOUT_SHIP_SINCE]: since } },
+      });
+      if (since)
+        log.info(
+          { node: name, graceMs: options.daemonsetGraceMs },
+          'node has no ready ship pod: its Ship stays for the grace period',
+        );
       else log.info({ node: name }, 'node has a ready ship pod again');
     }
     for (const { name, uid } of plan.remove) {

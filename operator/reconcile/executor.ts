@@ -31,7 +31,14 @@ type SharedAction =
   /** Write this status (when it differs from the stored one), record the events, look again after requeueAfterMs. */
   | { kind: 'finish'; status: { conditions?: Condition[] }; events: EventSpec[]; requeueAfterMs?: number };
 
-const SHARED: ReadonlySet<string> = new Set<SharedAction['kind']>(['done', 'addFinalizer', 'removeFinalizer', 'readRoster', 'deregister', 'finish']);
+const SHARED: ReadonlySet<string> = new Set<SharedAction['kind']>([
+  'done',
+  'addFinalizer',
+  'removeFinalizer',
+  'readRoster',
+  'deregister',
+  'finish',
+]);
 
 /** The bridge failure in `error`, or `error` rethrown when it is not the bridge's (a Kubernetes API error). */
 export function troubleOf(error: unknown): BridgeTrouble {
@@ -44,7 +51,13 @@ export function troubleOf(error: unknown): BridgeTrouble {
  * Decides and performs until an action settles; the settling action and its result, or undefined when
  * `signal` aborted first. `perform` folds each outcome into the facts `decide` reads.
  */
-export async function settle<A extends { kind: string }>(what: string, signal: AbortSignal | undefined, log: Logger, decide: () => A, perform: (action: A) => Promise<Step>): Promise<{ action: A; result: ReconcileResult | void } | undefined> {
+export async function settle<A extends { kind: string }>(
+  what: string,
+  signal: AbortSignal | undefined,
+  log: Logger,
+  decide: () => A,
+  perform: (action: A) => Promise<Step>,
+): Promise<{ action: A; result: ReconcileResult | void } | undefined> {
   for (let step = 0; step < MAX_STEPS; step++) {
     if (signal?.aborted) return undefined;
     const action = decide();
@@ -79,7 +92,12 @@ export class SharedSteps<T extends KubernetesObject & { status?: object }, Entry
   }
 
   /** Performs `action` on `object`; a finalizer patch also answers the object as it is now. */
-  async perform(object: T, facts: RegistrationFacts<Entry, unknown>, action: SharedAction, log: Logger): Promise<{ step: Step; object?: T }> {
+  async perform(
+    object: T,
+    facts: RegistrationFacts<Entry, unknown>,
+    action: SharedAction,
+    log: Logger,
+  ): Promise<{ step: Step; object?: T }> {
     const { cluster, resource, roster } = this;
     switch (action.kind) {
       case 'done':
@@ -112,7 +130,12 @@ export class SharedSteps<T extends KubernetesObject & { status?: object }, Entry
         return { step: 'continue' };
       case 'finish': {
         const status = action.status as Record<string, unknown>;
-        const wrote = await cluster.writeStatus(resource, object, object.status as Record<string, unknown> | undefined, status);
+        const wrote = await cluster.writeStatus(
+          resource,
+          object,
+          object.status as Record<string, unknown> | undefined,
+          status,
+        );
         for (const event of action.events) await cluster.recordEvent(object, event);
         if (wrote) {
           const ready = findCondition(action.status.conditions, 'Ready');

@@ -7,7 +7,13 @@
 // SVC_OPERATOR_ADMIN_SECRET in the chart Secrets' namespace, else SVC_TOKEN, else none) and one pair of
 // shared rosters serve them all.
 import type { Logger } from 'pino';
-import { BridgeClient, bridgeCredentialsFromEnv, type BridgeClientOptions, type BridgeCredentials, type LoginPair } from '../bridge-client.js';
+import {
+  BridgeClient,
+  bridgeCredentialsFromEnv,
+  type BridgeClientOptions,
+  type BridgeCredentials,
+  type LoginPair,
+} from '../bridge-client.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
 import { ChartSecretsReconciler } from './chart-secrets.js';
 import { Cluster } from './cluster.js';
@@ -45,7 +51,13 @@ export function reconcileDeps(context: ReconcilerContext, extras: ReconcilerExtr
     log: context.log,
     cluster,
     secretsNamespace,
-    observe: (call) => context.observeBridgeCall(call.method, call.route, call.status === 0 ? 'error' : call.status, call.durationMs / 1000),
+    observe: (call) =>
+      context.observeBridgeCall(
+        call.method,
+        call.route,
+        call.status === 0 ? 'error' : call.status,
+        call.durationMs / 1000,
+      ),
   });
   return {
     cache: context.cache,
@@ -91,7 +103,10 @@ export function operatorBridgeClient(options: {
 }
 
 /** Reads the operator's login pair from its Secret (keys username, password) in `namespace`, at each login. */
-function loginSecretReader(cluster: Pick<Cluster, 'readSecret'>, namespace: string | undefined): (name: string) => Promise<LoginPair | undefined> {
+function loginSecretReader(
+  cluster: Pick<Cluster, 'readSecret'>,
+  namespace: string | undefined,
+): (name: string) => Promise<LoginPair | undefined> {
   return async (name) => {
     if (!namespace) return undefined;
     const data = (await cluster.readSecret(namespace, name))?.data;

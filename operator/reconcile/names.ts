@@ -5,11 +5,35 @@
 import type { ResourceRef } from '../runtime/controller.js';
 import { GROUP, VERSION } from '../resources/index.js';
 
-export const SHIP_RESOURCE: ResourceRef = { group: GROUP, version: VERSION, plural: 'ships', kind: 'Ship', namespaced: true };
-export const REPO_RESOURCE: ResourceRef = { group: GROUP, version: VERSION, plural: 'repos', kind: 'Repo', namespaced: true };
-export const SECRET_RESOURCE: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+export const SHIP_RESOURCE: ResourceRef = {
+  group: GROUP,
+  version: VERSION,
+  plural: 'ships',
+  kind: 'Ship',
+  namespaced: true,
+};
+export const REPO_RESOURCE: ResourceRef = {
+  group: GROUP,
+  version: VERSION,
+  plural: 'repos',
+  kind: 'Repo',
+  namespaced: true,
+};
+export const SECRET_RESOURCE: ResourceRef = {
+  group: '',
+  version: 'v1',
+  plural: 'secrets',
+  kind: 'Secret',
+  namespaced: true,
+};
 export const POD_RESOURCE: ResourceRef = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
-export const DAEMONSET_RESOURCE: ResourceRef = { group: 'apps', version: 'v1', plural: 'daemonsets', kind: 'DaemonSet', namespaced: true };
+export const DAEMONSET_RESOURCE: ResourceRef = {
+  group: 'apps',
+  version: 'v1',
+  plural: 'daemonsets',
+  kind: 'DaemonSet',
+  namespaced: true,
+};
 
 /** On every object the operator creates (Secrets, managed Ships). */
 export const MANAGED_BY_OPERATOR = { 'app.kubernetes.io/managed-by': 'svc-operator' } as const;
@@ -19,7 +43,9 @@ export const MANAGED_BY_OPERATOR = { 'app.kubernetes.io/managed-by': 'svc-operat
  * Every other Secret of the namespace stays out of its memory; a user's `spec.auth.secretRef` Secret is
  * read from the API server when a reconcile needs it (docs/DECISIONS.md, "which Secrets are watched").
  */
-export const OPERATOR_SECRETS_SELECTOR = Object.entries(MANAGED_BY_OPERATOR).map(([label, value]) => `${label}=${value}`).join(',');
+export const OPERATOR_SECRETS_SELECTOR = Object.entries(MANAGED_BY_OPERATOR)
+  .map(([label, value]) => `${label}=${value}`)
+  .join(',');
 
 /** Value of MANAGED_BY_LABEL (`svc.dev/managed-by`) on Ships made for a ship DaemonSet. */
 export const MANAGED_BY_DAEMONSET = 'daemonset';

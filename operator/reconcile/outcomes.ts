@@ -46,7 +46,12 @@ interface Observed {
  * The status both kinds share after a reconcile: `registered` ('unchanged' keeps it) and `ready` set on the
  * conditions as they were, and the generation they were computed from.
  */
-export function statusAfter(object: Observed, registered: ConditionInput | 'unchanged', ready: ConditionInput, now: string): { conditions: Condition[]; observedGeneration?: number } {
+export function statusAfter(
+  object: Observed,
+  registered: ConditionInput | 'unchanged',
+  ready: ConditionInput,
+  now: string,
+): { conditions: Condition[]; observedGeneration?: number } {
   const generation = object.metadata.generation;
   let conditions: Condition[] = [...(object.status?.conditions ?? [])];
   if (registered !== 'unchanged') conditions = setCondition(conditions, registered, generation, now);
@@ -68,7 +73,10 @@ export function readyEvents(object: Observed, ready: ConditionInput, extra: Even
 }
 
 /** Registered=False and Ready=False for the same reason: the registration the object wanted did not happen. */
-export function notRegisteredConditions(reason: Reason, message: string): { registered: ConditionInput; ready: ConditionInput } {
+export function notRegisteredConditions(
+  reason: Reason,
+  message: string,
+): { registered: ConditionInput; ready: ConditionInput } {
   const condition = { status: 'False' as const, reason, message };
   return { registered: { type: 'Registered', ...condition }, ready: { type: 'Ready', ...condition } };
 }
@@ -79,6 +87,8 @@ export function notRegisteredConditions(reason: Reason, message: string): { regi
  */
 export function bridgeTroubleReady(trouble: BridgeTrouble, deleting?: string): ConditionInput {
   const reason = trouble.kind === 'unavailable' ? REASONS.BridgeUnavailable : REASONS.BridgeUnauthorized;
-  const message = deleting ? `deletion waits for the bridge to deregister this ${deleting}: ${trouble.message}` : trouble.message;
+  const message = deleting
+    ? `deletion waits for the bridge to deregister this ${deleting}: ${trouble.message}`
+    : trouble.message;
   return { type: 'Ready', status: 'False', reason, message };
 }

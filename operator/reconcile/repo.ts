@@ -21,7 +21,13 @@ export class RepoReconciler implements Reconciler {
   private readonly steps: SharedSteps<RepoObject, Repo>;
 
   constructor(private readonly deps: ReconcileDeps) {
-    this.steps = new SharedSteps(deps.cluster, REPO_RESOURCE, deps.rosters.repos, (name) => deps.bridge.deregisterRepo(name), (status) => ({ repoName: status.repoName }));
+    this.steps = new SharedSteps(
+      deps.cluster,
+      REPO_RESOURCE,
+      deps.rosters.repos,
+      (name) => deps.bridge.deregisterRepo(name),
+      (status) => ({ repoName: status.repoName }),
+    );
   }
 
   async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | void> {
@@ -38,7 +44,13 @@ export class RepoReconciler implements Reconciler {
       refreshMs: options.refreshMs,
       bridgeRetryMs: options.bridgeRetryMs,
     };
-    const settled = await settle(`Repo ${key.namespace}/${key.name}`, signal, log, () => decideRepo(facts), (action) => this.perform(facts, action, log));
+    const settled = await settle(
+      `Repo ${key.namespace}/${key.name}`,
+      signal,
+      log,
+      () => decideRepo(facts),
+      (action) => this.perform(facts, action, log),
+    );
     return settled?.result;
   }
 

@@ -17,7 +17,11 @@ export class Roster<T extends { name: string }> {
   /** Counts the writes applied or forgotten: a read that overlapped one is returned, not kept. */
   private writes = 0;
 
-  constructor(read: () => Promise<T[]>, private readonly maxAgeMs: number, private readonly monotonic: () => number) {
+  constructor(
+    read: () => Promise<T[]>,
+    private readonly maxAgeMs: number,
+    private readonly monotonic: () => number,
+  ) {
     this.flight = new SingleFlight(read);
   }
 
@@ -34,7 +38,11 @@ export class Roster<T extends { name: string }> {
   /** The bridge now holds `entry` (its answer to our POST). */
   put(entry: T): void {
     this.writes += 1;
-    if (this.kept) this.kept = { at: this.kept.at, entries: [...this.kept.entries.filter((each) => each.name !== entry.name), entry] };
+    if (this.kept)
+      this.kept = {
+        at: this.kept.at,
+        entries: [...this.kept.entries.filter((each) => each.name !== entry.name), entry],
+      };
   }
 
   /** The bridge no longer holds `name` (DELETE answered 200 or 404). */

@@ -22,7 +22,15 @@ import type { ShipInfo } from '../../protocol/index.js';
 import { FINALIZER, type ShipResource, type ShipResourceStatus } from '../resources/index.js';
 import { describeClaim, type Claim } from './claims.js';
 import { findCondition, REASONS, type ConditionInput, type Reason } from './conditions.js';
-import { bridgeTroubleReady, notRegisteredConditions, readyEvents, statusAfter, type BridgeTrouble, type EventSpec, type RegistrationFacts } from './outcomes.js';
+import {
+  bridgeTroubleReady,
+  notRegisteredConditions,
+  readyEvents,
+  statusAfter,
+  type BridgeTrouble,
+  type EventSpec,
+  type RegistrationFacts,
+} from './outcomes.js';
 import { rotationRequested, tokenFingerprint, type TokenState } from './tokens.js';
 
 /** The answer to one POST /ships. */
@@ -84,7 +92,12 @@ type Held = Registration | null | 'unchanged';
  * The Ship's status after this reconcile. `held`: the registration it now holds (null: none; 'unchanged':
  * unknown, keep what the status says). `registered`: the Registered condition ('unchanged' keeps it).
  */
-function shipStatus(facts: ShipFacts, held: Held, registered: ConditionInput | 'unchanged', ready: ConditionInput): ShipResourceStatus {
+function shipStatus(
+  facts: ShipFacts,
+  held: Held,
+  registered: ConditionInput | 'unchanged',
+  ready: ConditionInput,
+): ShipResourceStatus {
   const previous = facts.ship.status ?? {};
   const status: ShipResourceStatus = statusAfter(facts.ship, registered, ready, facts.now);
   if (held === 'unchanged') {
@@ -98,9 +111,11 @@ function shipStatus(facts: ShipFacts, held: Held, registered: ConditionInput | '
   }
   // The Secret of the pair in use: while a registration is held and this reconcile could not re-check it
   // (bridge trouble, unusable tokens), the one it was made with; otherwise the one this reconcile used.
-  const secretName = held === 'unchanged' && previous.shipName !== undefined ? previous.tokenSecretName : currentSecretName(facts);
+  const secretName =
+    held === 'unchanged' && previous.shipName !== undefined ? previous.tokenSecretName : currentSecretName(facts);
   if (secretName) status.tokenSecretName = secretName;
-  const fingerprint = held === 'unchanged' && previous.shipName !== undefined ? previous.tokenFingerprint : currentFingerprint(facts);
+  const fingerprint =
+    held === 'unchanged' && previous.shipName !== undefined ? previous.tokenFingerprint : currentFingerprint(facts);
   if (fingerprint) status.tokenFingerprint = fingerprint;
   return status;
 }
@@ -118,21 +133,52 @@ function currentSecretName(facts: ShipFacts): string | undefined {
 /** The registration this Ship wanted did not happen (Registered=False and Ready=False for `reason`). */
 function notRegistered(facts: ShipFacts, reason: Reason, text: string, held: Held, requeueAfterMs: number): ShipAction {
   const { registered, ready } = notRegisteredConditions(reason, text);
-  return { kind: 'finish', status: shipStatus(facts, held, registered, ready), events: readyEvents(facts.ship, ready), requeueAfterMs };
+  return {
+    kind: 'finish',
+    status: shipStatus(facts, held, registered, ready),
+    events: readyEvents(facts.ship, ready),
+    requeueAfterMs,
+  };
 }
 
 /** Registered=True; Ready follows the bridge's online/offline. */
 function registeredAs(facts: ShipFacts, registration: Registration, events: EventSpec[] = []): ShipAction {
-  const registered: ConditionInput = { type: 'Registered', status: 'True', reason: REASONS.Registered, message: `registered with the bridge as ${registration.name} at ${registration.url}` };
-  const ready: ConditionInput = registration.status === 'online'
-    ? { type: 'Ready', status: 'True', reason: REASONS.Online, message: `the bridge reports ship ${registration.name} online` }
-    : { type: 'Ready', status: 'False', reason: REASONS.Offline, message: `the bridge reports ship ${registration.name} offline: it has no event stream to ${registration.url}` };
-  return { kind: 'finish', status: shipStatus(facts, registration, registered, ready), events: readyEvents(facts.ship, ready, events), requeueAfterMs: facts.refreshMs };
+  const registered: ConditionInput = {
+    type: 'Registered',
+    status: 'True',
+    reason: REASONS.Registered,
+    message: `registered with the bridge as ${registration.name} at ${registration.url}`,
+  };
+  const ready: ConditionInput =
+    registration.status === 'online'
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: REASONS.Online,
+          message: `the bridge reports ship ${registration.name} online`,
+        }
+      : {
+          type: 'Ready',
+          status: 'False',
+          reason: REASONS.Offline,
+          message: `the bridge reports ship ${registration.name} offline: it has no event stream to ${registration.url}`,
+        };
+  return {
+    kind: 'finish',
+    status: shipStatus(facts, registration, registered, ready),
+    events: readyEvents(facts.ship, ready, events),
+    requeueAfterMs: facts.refreshMs,
+  };
 }
 
 function bridgeTrouble(facts: ShipFacts, trouble: BridgeTrouble, deleting: boolean): ShipAction {
   const ready = bridgeTroubleReady(trouble, deleting ? 'ship' : undefined);
-  return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: readyEvents(facts.ship, ready), requeueAfterMs: facts.bridgeRetryMs };
+  return {
+    kind: 'finish',
+    status: shipStatus(facts, 'unchanged', 'unchanged', ready),
+    events: readyEvents(facts.ship, ready),
+    requeueAfterMs: facts.bridgeRetryMs,
+  };
 }
 
 function registration(info: ShipInfo): Registration {
@@ -148,11 +194,21 @@ export function decideShip(facts: ShipFacts): ShipAction {
   const rotation = rotationRequested(ship, tokens);
   if (rotation !== undefined) return { kind: 'rotateTokenSecret', secretName: tokens.secretName!, rotation };
   if (tokens.kind === 'invalid') {
-    const ready: ConditionInput = { type: 'Ready', status: 'False', reason: REASONS.TokensInvalid, message: tokens.message };
+    const ready: ConditionInput = {
+      type: 'Ready',
+      status: 'False',
+      reason: REASONS.TokensInvalid,
+      message: tokens.message,
+    };
     // Nothing changes until the Secret or the Ship does (no bridge call was made): a watched Secret's
     // change is an event; a user's Secret is not watched, so it is read again at the refresh.
     const requeueAfterMs = facts.tokensWatched ? undefined : facts.refreshMs;
-    return { kind: 'finish', status: shipStatus(facts, 'unchanged', 'unchanged', ready), events: readyEvents(facts.ship, ready), requeueAfterMs };
+    return {
+      kind: 'finish',
+      status: shipStatus(facts, 'unchanged', 'unchanged', ready),
+      events: readyEvents(facts.ship, ready),
+      requeueAfterMs,
+    };
   }
   if (facts.bridgeTrouble) return bridgeTrouble(facts, facts.bridgeTrouble, false);
   if (!facts.roster) return { kind: 'readRoster' };
@@ -161,14 +217,27 @@ export function decideShip(facts: ShipFacts): ShipAction {
   const expected = ship.spec.expectedName;
   const removed = new Set(facts.removed);
   const roster = facts.roster;
-  const held = (name: string | undefined) => (name && !removed.has(name) ? roster.find((entry) => entry.name === name) : undefined);
+  const held = (name: string | undefined) =>
+    name && !removed.has(name) ? roster.find((entry) => entry.name === name) : undefined;
   const claimOf = (name: string) => facts.claims.get(name);
   const own = ship.status?.shipName;
   const ownRegistration = held(own);
   const conflict = (name: string, claim: Claim, held: Held) =>
-    notRegistered(facts, REASONS.NameConflict, `ship name ${name} is held by ${describeClaim('Ship', claim)}; this Ship does not take it over`, held, facts.refreshMs);
+    notRegistered(
+      facts,
+      REASONS.NameConflict,
+      `ship name ${name} is held by ${describeClaim('Ship', claim)}; this Ship does not take it over`,
+      held,
+      facts.refreshMs,
+    );
   const mismatch = (reported: string) =>
-    notRegistered(facts, REASONS.NameMismatch, `the ship at ${url} reports the name ${reported}, but spec.expectedName is ${expected}; it is not registered under the unexpected name`, null, facts.refreshMs);
+    notRegistered(
+      facts,
+      REASONS.NameMismatch,
+      `the ship at ${url} reports the name ${reported}, but spec.expectedName is ${expected}; it is not registered under the unexpected name`,
+      null,
+      facts.refreshMs,
+    );
 
   const posted = facts.posted;
   if (posted) {
@@ -176,13 +245,26 @@ export function decideShip(facts: ShipFacts): ShipAction {
       case 'created': {
         const name = posted.info.name;
         const claim = claimOf(name);
-        if (claim) return removed.has(name) ? conflict(name, claim, null) : { kind: 'deregister', name, why: 'conflict' };
-        if (expected !== undefined && name !== expected) return removed.has(name) ? mismatch(name) : { kind: 'deregister', name, why: 'mismatch' };
+        if (claim)
+          return removed.has(name) ? conflict(name, claim, null) : { kind: 'deregister', name, why: 'conflict' };
+        if (expected !== undefined && name !== expected)
+          return removed.has(name) ? mismatch(name) : { kind: 'deregister', name, why: 'mismatch' };
         // The ship at the new URL reports another name than the one this Ship held: the old one goes.
         if (own && own !== name && ownRegistration) {
-          return { kind: 'deregister', name: own, why: 'superseded', event: { type: 'Normal', reason: 'Deregistered', message: `deregistered ship ${own} at ${ownRegistration.url}: the ship at ${url} reports the name ${name}` } };
+          return {
+            kind: 'deregister',
+            name: own,
+            why: 'superseded',
+            event: {
+              type: 'Normal',
+              reason: 'Deregistered',
+              message: `deregistered ship ${own} at ${ownRegistration.url}: the ship at ${url} reports the name ${name}`,
+            },
+          };
         }
-        return registeredAs(facts, registration(posted.info), [{ type: 'Normal', reason: 'Registered', message: `registered ship ${name} at ${posted.info.url}` }]);
+        return registeredAs(facts, registration(posted.info), [
+          { type: 'Normal', reason: 'Registered', message: `registered ship ${name} at ${posted.info.url}` },
+        ]);
       }
       case 'taken': {
         const name = posted.name;
@@ -195,23 +277,65 @@ export function decideShip(facts: ShipFacts): ShipAction {
         const existing = held(name);
         if (existing && sameShipUrl(existing.url, url)) {
           if (own && own !== name && ownRegistration) return { kind: 'deregister', name: own, why: 'superseded' };
-          return registeredAs(facts, registration(existing), own === name ? [] : [{ type: 'Normal', reason: 'Adopted', message: `adopted the existing registration of ship ${name} at ${existing.url}` }]);
+          return registeredAs(
+            facts,
+            registration(existing),
+            own === name
+              ? []
+              : [
+                  {
+                    type: 'Normal',
+                    reason: 'Adopted',
+                    message: `adopted the existing registration of ship ${name} at ${existing.url}`,
+                  },
+                ],
+          );
         }
         if (existing) {
           return {
-            kind: 'deregister', name, why: 'replace',
-            event: { type: 'Normal', reason: 'URLChanged', message: `ship ${name} was registered at ${existing.url}; the ship at ${url} reports the same name: deregistered it to register ${url}` },
+            kind: 'deregister',
+            name,
+            why: 'replace',
+            event: {
+              type: 'Normal',
+              reason: 'URLChanged',
+              message: `ship ${name} was registered at ${existing.url}; the ship at ${url} reports the same name: deregistered it to register ${url}`,
+            },
           };
         }
         if (facts.posts < 2) return { kind: 'register' };
-        return notRegistered(facts, REASONS.RegistrationRefused, `the bridge still answers "ship already registered: ${name}" after the old registration was removed`, null, facts.refreshMs);
+        return notRegistered(
+          facts,
+          REASONS.RegistrationRefused,
+          `the bridge still answers "ship already registered: ${name}" after the old registration was removed`,
+          null,
+          facts.refreshMs,
+        );
       }
       case 'tokensRefused':
-        return notRegistered(facts, REASONS.TokensInvalid, `the ship at ${url} refused the bridge token this Ship registers with (the ship's SVC_BRIDGE_TOKEN differs from the Secret's bridgeToken, or the ship requires one and mode is None): ${posted.message}`, own && ownRegistration ? registration(ownRegistration) : null, facts.refreshMs);
+        return notRegistered(
+          facts,
+          REASONS.TokensInvalid,
+          `the ship at ${url} refused the bridge token this Ship registers with (the ship's SVC_BRIDGE_TOKEN differs from the Secret's bridgeToken, or the ship requires one and mode is None): ${posted.message}`,
+          own && ownRegistration ? registration(ownRegistration) : null,
+          facts.refreshMs,
+        );
       case 'unreachable':
-        return notRegistered(facts, REASONS.ShipUnreachable, posted.message, own && ownRegistration ? registration(ownRegistration) : null, facts.shipRetryMs);
+        return notRegistered(
+          facts,
+          REASONS.ShipUnreachable,
+          posted.message,
+          own && ownRegistration ? registration(ownRegistration) : null,
+          facts.shipRetryMs,
+        );
       case 'refused':
-        return notRegistered(facts, REASONS.RegistrationRefused, `the bridge refused the registration (${posted.status}): ${posted.message}`, own && ownRegistration ? registration(ownRegistration) : null, facts.refreshMs);
+        return notRegistered(
+          facts,
+          REASONS.RegistrationRefused,
+          `the bridge refused the registration (${posted.status}): ${posted.message}`,
+          own && ownRegistration ? registration(ownRegistration) : null,
+          facts.refreshMs,
+        );
     }
   }
 
@@ -227,8 +351,14 @@ export function decideShip(facts: ShipFacts): ShipAction {
       const now = currentSecretName(facts);
       if ((before ?? null) !== (now ?? null)) {
         return {
-          kind: 'deregister', name: own, why: 'tokens',
-          event: { type: 'Normal', reason: 'TokensChanged', message: `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}` },
+          kind: 'deregister',
+          name: own,
+          why: 'tokens',
+          event: {
+            type: 'Normal',
+            reason: 'TokensChanged',
+            message: `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}`,
+          },
         };
       }
       // The same Secret holds another pair (rotated, or edited by its owner): register again with it. A status
@@ -237,8 +367,14 @@ export function decideShip(facts: ShipFacts): ShipAction {
       const current = currentFingerprint(facts);
       if (made !== undefined && made !== current) {
         return {
-          kind: 'deregister', name: own, why: 'tokens',
-          event: { type: 'Normal', reason: 'TokensChanged', message: `the token pair in ${now ? `Secret ${now}` : 'no Secret'} changed; deregistered ship ${own} to register it with the new pair` },
+          kind: 'deregister',
+          name: own,
+          why: 'tokens',
+          event: {
+            type: 'Normal',
+            reason: 'TokensChanged',
+            message: `the token pair in ${now ? `Secret ${now}` : 'no Secret'} changed; deregistered ship ${own} to register it with the new pair`,
+          },
         };
       }
       return registeredAs(facts, registration(ownRegistration));
@@ -249,21 +385,45 @@ export function decideShip(facts: ShipFacts): ShipAction {
   if (!facts.mayProbe) {
     // A NameMismatch of this generation was found moments ago: keep what it says until the retry interval passes.
     const before = findCondition(ship.status?.conditions, 'Ready');
-    const ready: ConditionInput = { type: 'Ready', status: 'False', reason: REASONS.NameMismatch, message: before?.message ?? `the ship at ${url} reports another name than spec.expectedName ${expected}` };
-    return { kind: 'finish', status: shipStatus(facts, null, 'unchanged', ready), events: [], requeueAfterMs: facts.refreshMs };
+    const ready: ConditionInput = {
+      type: 'Ready',
+      status: 'False',
+      reason: REASONS.NameMismatch,
+      message: before?.message ?? `the ship at ${url} reports another name than spec.expectedName ${expected}`,
+    };
+    return {
+      kind: 'finish',
+      status: shipStatus(facts, null, 'unchanged', ready),
+      events: [],
+      requeueAfterMs: facts.refreshMs,
+    };
   }
   if (expected !== undefined) {
     const existing = held(expected);
     if (existing) {
       const claim = claimOf(expected);
       if (claim) return conflict(expected, claim, null);
-      if (sameShipUrl(existing.url, url)) return registeredAs(facts, registration(existing), [{ type: 'Normal', reason: 'Adopted', message: `adopted the existing registration of ship ${expected} at ${existing.url}` }]);
+      if (sameShipUrl(existing.url, url))
+        return registeredAs(facts, registration(existing), [
+          {
+            type: 'Normal',
+            reason: 'Adopted',
+            message: `adopted the existing registration of ship ${expected} at ${existing.url}`,
+          },
+        ]);
     }
     return { kind: 'register' };
   }
   const atUrl = roster.filter((entry) => sameShipUrl(entry.url, url) && !removed.has(entry.name));
   const free = atUrl.find((entry) => !claimOf(entry.name));
-  if (free) return registeredAs(facts, registration(free), [{ type: 'Normal', reason: 'Adopted', message: `adopted the existing registration of ship ${free.name} at ${free.url}` }]);
+  if (free)
+    return registeredAs(facts, registration(free), [
+      {
+        type: 'Normal',
+        reason: 'Adopted',
+        message: `adopted the existing registration of ship ${free.name} at ${free.url}`,
+      },
+    ]);
   const taken = atUrl[0];
   if (taken) return conflict(taken.name, claimOf(taken.name)!, null);
   return { kind: 'register' };
@@ -277,7 +437,11 @@ function decideShipDeletion(facts: ShipFacts): ShipAction {
   if (facts.bridgeTrouble) return bridgeTrouble(facts, facts.bridgeTrouble, true);
   const removed = new Set(facts.removed);
   const own = ship.status?.shipName;
-  const deregistered = (name: string): EventSpec => ({ type: 'Normal', reason: 'Deregistered', message: `deregistered ship ${name} from the bridge` });
+  const deregistered = (name: string): EventSpec => ({
+    type: 'Normal',
+    reason: 'Deregistered',
+    message: `deregistered ship ${name} from the bridge`,
+  });
   if (own) {
     // Held by a senior Ship as well (a race): that one keeps it; this one only lets go.
     if (facts.claims.get(own)?.senior) return { kind: 'removeFinalizer' };
@@ -287,7 +451,13 @@ function decideShipDeletion(facts: ShipFacts): ShipAction {
   // No registration recorded; one may exist if the operator stopped between POST /ships and the status write.
   if (!facts.roster) return { kind: 'readRoster' };
   const expected = ship.spec.expectedName;
-  const orphan = facts.roster.find((entry) => sameShipUrl(entry.url, ship.spec.url) && !removed.has(entry.name) && !facts.claims.get(entry.name) && (expected === undefined || entry.name === expected));
+  const orphan = facts.roster.find(
+    (entry) =>
+      sameShipUrl(entry.url, ship.spec.url) &&
+      !removed.has(entry.name) &&
+      !facts.claims.get(entry.name) &&
+      (expected === undefined || entry.name === expected),
+  );
   if (orphan) return { kind: 'deregister', name: orphan.name, why: 'delete' };
   const gone = facts.removed[0];
   return { kind: 'removeFinalizer', ...(gone ? { event: deregistered(gone) } : {}) };

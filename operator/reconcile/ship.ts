@@ -6,7 +6,12 @@
 // re-reconciles the Ships using it. A user's secretRef Secret is not watched: it is read from the API server
 // at each reconcile (a Ship event, or the refresh), so a change to it is seen within refreshMs.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
-import { alreadyRegisteredName, probeRefusalStatus, SHIP_TAKEN_STATUS, SHIP_UNREACHABLE_STATUS } from '../../protocol/ship-registration.js';
+import {
+  alreadyRegisteredName,
+  probeRefusalStatus,
+  SHIP_TAKEN_STATUS,
+  SHIP_UNREACHABLE_STATUS,
+} from '../../protocol/ship-registration.js';
 import { BridgeRefused } from '../bridge-client.js';
 import type { ShipInfo } from '../../protocol/index.js';
 import type { ShipResource } from '../resources/index.js';
@@ -42,8 +47,16 @@ export class ShipReconciler implements Reconciler {
   private readonly steps: SharedSteps<ShipObject, ShipInfo>;
 
   constructor(private readonly deps: ReconcileDeps) {
-    this.steps = new SharedSteps(deps.cluster, SHIP_RESOURCE, deps.rosters.ships, (name) => deps.bridge.deregisterShip(name), (status) => ({ shipName: status.shipName, bridgeStatus: status.bridgeStatus }));
-    this.watches = [{ resource: SECRET_RESOURCE, labelSelector: OPERATOR_SECRETS_SELECTOR, map: (secret) => this.shipsUsing(secret) }];
+    this.steps = new SharedSteps(
+      deps.cluster,
+      SHIP_RESOURCE,
+      deps.rosters.ships,
+      (name) => deps.bridge.deregisterShip(name),
+      (status) => ({ shipName: status.shipName, bridgeStatus: status.bridgeStatus }),
+    );
+    this.watches = [
+      { resource: SECRET_RESOURCE, labelSelector: OPERATOR_SECRETS_SELECTOR, map: (secret) => this.shipsUsing(secret) },
+    ];
   }
 
   /** The Ships a Secret holds tokens for: its Ship owners (Generated) and Ships naming it in secretRef. */
@@ -51,9 +64,11 @@ export class ShipReconciler implements Reconciler {
     const namespace = secret.metadata?.namespace ?? '';
     const name = secret.metadata?.name ?? '';
     const keys = new Map<string, ObjectKey>();
-    for (const owner of secret.metadata?.ownerReferences ?? []) if (owner.kind === 'Ship') keys.set(owner.name, { namespace, name: owner.name });
+    for (const owner of secret.metadata?.ownerReferences ?? [])
+      if (owner.kind === 'Ship') keys.set(owner.name, { namespace, name: owner.name });
     for (const ship of this.deps.cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE, namespace)) {
-      if (ship.spec?.auth?.mode === 'Secret' && ship.spec.auth.secretRef?.name === name) keys.set(ship.metadata.name ?? '', { namespace, name: ship.metadata.name ?? '' });
+      if (ship.spec?.auth?.mode === 'Secret' && ship.spec.auth.secretRef?.name === name)
+        keys.set(ship.metadata.name ?? '', { namespace, name: ship.metadata.name ?? '' });
     }
     return [...keys.values()];
   }
@@ -72,21 +87,36 @@ export class ShipReconciler implements Reconciler {
       ship,
       now: kubeTime(now),
       ...(await this.tokens(ship)),
-      claims: claimsAgainst(ship, cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE), (other) => other.status?.shipName),
+      claims: claimsAgainst(
+        ship,
+        cache.list<ShipResource & KubernetesObject>(SHIP_RESOURCE),
+        (other) => other.status?.shipName,
+      ),
       posts: 0,
       removed: [],
-      mayProbe: !(probe && probe.generation === ship.metadata.generation && now - probe.at < options.nameMismatchRetryMs
-        && findCondition(ship.status?.conditions, 'Registered')?.reason === 'NameMismatch'),
+      mayProbe: !(
+        probe &&
+        probe.generation === ship.metadata.generation &&
+        now - probe.at < options.nameMismatchRetryMs &&
+        findCondition(ship.status?.conditions, 'Registered')?.reason === 'NameMismatch'
+      ),
       refreshMs: options.refreshMs,
       bridgeRetryMs: options.bridgeRetryMs,
       shipRetryMs: options.shipRetryMs,
     };
-    const settled = await settle(`Ship ${key.namespace}/${key.name}`, signal, log, () => decideShip(facts), (action) => this.perform(facts, action, log));
+    const settled = await settle(
+      `Ship ${key.namespace}/${key.name}`,
+      signal,
+      log,
+      () => decideShip(facts),
+      (action) => this.perform(facts, action, log),
+    );
     if (!settled) return;
     const { action, result } = settled;
     if (action.kind === 'finish') {
       const registered = findCondition(action.status.conditions, 'Registered')?.reason;
-      if (facts.posts > 0 && registered === 'NameMismatch') this.mismatchProbes.set(uid, { generation: ship.metadata.generation, at: now });
+      if (facts.posts > 0 && registered === 'NameMismatch')
+        this.mismatchProbes.set(uid, { generation: ship.metadata.generation, at: now });
       else if (registered !== 'NameMismatch') this.mismatchProbes.delete(uid);
     }
     if (action.kind === 'done' || action.kind === 'removeFinalizer') this.mismatchProbes.delete(uid);
@@ -102,7 +132,10 @@ export class ShipReconciler implements Reconciler {
     if (!secretName) return { tokens: readTokens(ship, undefined), tokensWatched: false };
     const namespace = ship.metadata.namespace ?? '';
     const cached = this.deps.cache.get<V1Secret & KubernetesObject>(SECRET_RESOURCE, { namespace, name: secretName });
-    return { tokens: readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName))), tokensWatched: cached !== undefined };
+    return {
+      tokens: readTokens(ship, cached ?? (await this.deps.cluster.readSecret(namespace, secretName))),
+      tokensWatched: cached !== undefined,
+    };
   }
 
   private async perform(facts: ShipFacts, action: ShipAction, log: ReconcileDeps['log']): Promise<Step> {
@@ -123,7 +156,8 @@ export class ShipReconciler implements Reconciler {
         } else {
           // Created by an earlier reconcile the cache has not shown yet: use what is stored, never a new pair.
           facts.tokens = readTokens(ship, await cluster.readSecret(ship.metadata.namespace ?? '', action.secretName));
-          if (facts.tokens.kind === 'absent') throw new Error(`Secret ${action.secretName} exists but could not be read`);
+          if (facts.tokens.kind === 'absent')
+            throw new Error(`Secret ${action.secretName} exists but could not be read`);
         }
         return 'continue';
       }
@@ -139,7 +173,10 @@ export class ShipReconciler implements Reconciler {
       }
       case 'register': {
         const tokens = facts.tokens;
-        const body = tokens.kind === 'pair' ? { url: ship.spec.url, shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken } : { url: ship.spec.url };
+        const body =
+          tokens.kind === 'pair'
+            ? { url: ship.spec.url, shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken }
+            : { url: ship.spec.url };
         facts.posts += 1;
         try {
           facts.posted = { kind: 'created', info: await bridge.registerShip(body) };
@@ -152,7 +189,10 @@ export class ShipReconciler implements Reconciler {
             return 'continue';
           }
           facts.posted = registerOutcomeOf(error);
-          log.info({ outcome: facts.posted.kind, status: error.status, detail: error.detail }, 'the bridge refused the registration');
+          log.info(
+            { outcome: facts.posted.kind, status: error.status, detail: error.detail },
+            'the bridge refused the registration',
+          );
         }
         if (facts.posted.kind === 'taken') {
           try {

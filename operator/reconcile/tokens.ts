@@ -13,7 +13,14 @@ import { MANAGED_BY_OPERATOR, ROTATE_TOKENS_ANNOTATION, TOKENS_ROTATION_ANNOTATI
 /** What registration will present, decided from the Ship's auth mode and the Secret's contents. */
 export type TokenState =
   /** Register with this pair. */
-  | { kind: 'pair'; secretName: string; shipToken: string; bridgeToken: string; rotation?: string; resourceVersion?: string }
+  | {
+      kind: 'pair';
+      secretName: string;
+      shipToken: string;
+      bridgeToken: string;
+      rotation?: string;
+      resourceVersion?: string;
+    }
   /** Register without credentials (mode None, or a Secret with neither key). */
   | { kind: 'none'; secretName?: string }
   /** Mode Generated and the Secret does not exist yet: create it. */
@@ -50,30 +57,57 @@ export function readTokens(ship: Pick<ShipResource, 'metadata' | 'spec'>, secret
   const mode = authModeOf(ship);
   if (mode === 'None') return { kind: 'none' };
   const secretName = tokenSecretNameOf(ship);
-  if (!secretName) return { kind: 'invalid', secretName: '', message: 'spec.auth.mode is Secret but spec.auth.secretRef.name is not set' };
+  if (!secretName)
+    return {
+      kind: 'invalid',
+      secretName: '',
+      message: 'spec.auth.mode is Secret but spec.auth.secretRef.name is not set',
+    };
   if (!secret) {
     if (mode === 'Generated') return { kind: 'absent', secretName };
     return { kind: 'invalid', secretName, message: `Secret ${secretName} not found` };
   }
   // A Generated Secret still owned by an earlier Ship of the same name (deleted, its Secret not yet
   // garbage-collected) would hand this Ship a pair that is about to vanish: wait for the collector instead.
-  const staleOwner = (secret.metadata?.ownerReferences ?? []).find((owner) => owner.kind === 'Ship' && ship.metadata.uid && owner.uid !== ship.metadata.uid);
+  const staleOwner = (secret.metadata?.ownerReferences ?? []).find(
+    (owner) => owner.kind === 'Ship' && ship.metadata.uid && owner.uid !== ship.metadata.uid,
+  );
   if (mode === 'Generated' && staleOwner) {
-    return { kind: 'invalid', secretName, message: `Secret ${secretName} belongs to an earlier Ship of this name (uid ${staleOwner.uid}); waiting for it to be garbage-collected before a pair is generated` };
+    return {
+      kind: 'invalid',
+      secretName,
+      message: `Secret ${secretName} belongs to an earlier Ship of this name (uid ${staleOwner.uid}); waiting for it to be garbage-collected before a pair is generated`,
+    };
   }
   const shipToken = decoded(secret, TOKEN_KEYS.shipToken) || undefined;
   const bridgeToken = decoded(secret, TOKEN_KEYS.bridgeToken) || undefined;
   if (shipToken && bridgeToken) {
     const rotation = secret.metadata?.annotations?.[TOKENS_ROTATION_ANNOTATION];
-    return { kind: 'pair', secretName, shipToken, bridgeToken, ...(rotation ? { rotation } : {}), ...(secret.metadata?.resourceVersion ? { resourceVersion: secret.metadata.resourceVersion } : {}) };
+    return {
+      kind: 'pair',
+      secretName,
+      shipToken,
+      bridgeToken,
+      ...(rotation ? { rotation } : {}),
+      ...(secret.metadata?.resourceVersion ? { resourceVersion: secret.metadata.resourceVersion } : {}),
+    };
   }
   if (!shipToken && !bridgeToken) {
     // A Generated Secret without its keys was not written by the operator (it writes both): never fill it in.
-    if (mode === 'Generated') return { kind: 'invalid', secretName, message: `Secret ${secretName} exists but holds neither shipToken nor bridgeToken; the operator never overwrites a Secret: delete it to have a pair generated` };
+    if (mode === 'Generated')
+      return {
+        kind: 'invalid',
+        secretName,
+        message: `Secret ${secretName} exists but holds neither shipToken nor bridgeToken; the operator never overwrites a Secret: delete it to have a pair generated`,
+      };
     return { kind: 'none', secretName };
   }
   const missing = shipToken ? TOKEN_KEYS.bridgeToken : TOKEN_KEYS.shipToken;
-  return { kind: 'invalid', secretName, message: `Secret ${secretName} holds only one of shipToken and bridgeToken (${missing} is missing or empty): a ship is registered with both or neither` };
+  return {
+    kind: 'invalid',
+    secretName,
+    message: `Secret ${secretName} holds only one of shipToken and bridgeToken (${missing} is missing or empty): a ship is registered with both or neither`,
+  };
 }
 
 /**
@@ -88,7 +122,10 @@ export function tokenFingerprint(pair: { shipToken: string; bridgeToken: string 
  * The rotation a Generated pair owes its Ship: the Ship's ROTATE_TOKENS_ANNOTATION value when the Secret was
  * not yet written for it (the Secret records the value it was rotated for), else undefined.
  */
-export function rotationRequested(ship: Pick<ShipResource, 'metadata' | 'spec'>, tokens: TokenState): string | undefined {
+export function rotationRequested(
+  ship: Pick<ShipResource, 'metadata' | 'spec'>,
+  tokens: TokenState,
+): string | undefined {
   if (authModeOf(ship) !== 'Generated' || tokens.kind !== 'pair') return undefined;
   const wanted = ship.metadata.annotations?.[ROTATE_TOKENS_ANNOTATION];
   return wanted && wanted !== tokens.rotation ? wanted : undefined;
@@ -100,7 +137,11 @@ export function newTokenPair(): { shipToken: string; bridgeToken: string } {
 }
 
 /** The Generated Secret for `ship`: type Opaque, both keys, owned by the Ship (garbage-collected with it). */
-export function generatedTokenSecret(ship: ShipResource, pair: { shipToken: string; bridgeToken: string }, rotation?: string): V1Secret {
+export function generatedTokenSecret(
+  ship: ShipResource,
+  pair: { shipToken: string; bridgeToken: string },
+  rotation?: string,
+): V1Secret {
   const owner: V1OwnerReference = {
     apiVersion: ship.apiVersion,
     kind: ship.kind,

@@ -49,13 +49,17 @@ export function IdentifierString(description: string) {
     pattern: String.raw`^[^/\\\p{Cc}]*$`,
     not: { enum: ['.', '..'] },
     'x-kubernetes-validations': [
-      { rule: `size(bytes(self)) <= ${IDENTIFIER_MAX_BYTES}`, message: `must be at most ${IDENTIFIER_MAX_BYTES} UTF-8 bytes` },
+      {
+        rule: `size(bytes(self)) <= ${IDENTIFIER_MAX_BYTES}`,
+        message: `must be at most ${IDENTIFIER_MAX_BYTES} UTF-8 bytes`,
+      },
     ],
   });
 }
 
 export const DeletionPolicy = Type.Enum(['Deregister', 'Orphan'], {
-  description: 'What deleting this object does to the bridge: Deregister removes the registration first (the default); Orphan leaves it.',
+  description:
+    'What deleting this object does to the bridge: Deregister removes the registration first (the default); Orphan leaves it.',
   default: 'Deregister',
 });
 export type DeletionPolicy = Static<typeof DeletionPolicy>;
@@ -75,11 +79,24 @@ const ObservedGeneration = (description: string) => Type.Integer({ description, 
  * The type is left open (not an enum of CONDITION_TYPES) so a later condition needs no CRD change.
  */
 export const Condition = Type.Object({
-  type: Type.String({ description: 'Registered or Ready.', minLength: 1, maxLength: 316, pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` }),
+  type: Type.String({
+    description: 'Registered or Ready.',
+    minLength: 1,
+    maxLength: 316,
+    pattern: String.raw`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`,
+  }),
   status: ConditionStatus,
-  reason: Type.String({ description: 'Why the condition has this status, as a CamelCase word (e.g. NameConflict).', minLength: 1, maxLength: 1024, pattern: String.raw`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$` }),
+  reason: Type.String({
+    description: 'Why the condition has this status, as a CamelCase word (e.g. NameConflict).',
+    minLength: 1,
+    maxLength: 1024,
+    pattern: String.raw`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`,
+  }),
   message: Type.String({ description: 'What a person should know, in a sentence.', maxLength: 32768 }),
-  lastTransitionTime: Type.String({ description: 'When status last changed (not when the condition was last written).', format: 'date-time' }),
+  lastTransitionTime: Type.String({
+    description: 'When status last changed (not when the condition was last written).',
+    format: 'date-time',
+  }),
   observedGeneration: Type.Optional(ObservedGeneration('The metadata.generation this condition was computed from.')),
 });
 export type Condition = Static<typeof Condition>;
@@ -141,6 +158,15 @@ export interface CustomResourceKind {
   printerColumns: PrinterColumn[];
 }
 
-export const READY_COLUMN: PrinterColumn = { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' };
-export const REASON_COLUMN: PrinterColumn = { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 };
+export const READY_COLUMN: PrinterColumn = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+};
+export const REASON_COLUMN: PrinterColumn = {
+  name: 'Reason',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+  priority: 1,
+};
 export const AGE_COLUMN: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };

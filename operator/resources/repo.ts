@@ -7,8 +7,15 @@ import { DEFAULT_REPO_PROVIDER, REPO_PROVIDERS } from '../../protocol/bridge.js'
 import { CLONE_URL_MAX_LENGTH } from '../../protocol/clone-url.js';
 import { IDENTIFIER_MAX_BYTES } from '../../protocol/identifier-rules.js';
 import {
-  AGE_COLUMN, DeletionPolicy, IdentifierString, READY_COLUMN, REASON_COLUMN, ResourceStatus,
-  type CelRule, type CustomResource, type CustomResourceKind,
+  AGE_COLUMN,
+  DeletionPolicy,
+  IdentifierString,
+  READY_COLUMN,
+  REASON_COLUMN,
+  ResourceStatus,
+  type CelRule,
+  type CustomResource,
+  type CustomResourceKind,
 } from './common.js';
 
 /**
@@ -17,24 +24,30 @@ import {
  * typo like `GitHub` is cheapest to see.
  */
 export const RepoProvider = Type.Enum([...REPO_PROVIDERS], {
-  description: 'The forge provider: custom (plain git, the default) or github (issues, pull requests, linked branches).',
+  description:
+    'The forge provider: custom (plain git, the default) or github (issues, pull requests, linked branches).',
   default: DEFAULT_REPO_PROVIDER,
 });
 export type RepoProvider = Static<typeof RepoProvider>;
 
-export const RepoSpec = Type.Object({
-  name: Type.Optional(IdentifierString('The name to register in the bridge; defaults to metadata.name. Cannot be changed.')),
-  url: Type.String({
-    description: 'The clone URL (https, ssh or scp-like). Changing it replaces the bridge registration.',
-    minLength: 1,
-    maxLength: CLONE_URL_MAX_LENGTH,
-    // What protocol/clone-url.ts refuses whatever the transport: a leading `-` or blank, control characters.
-    // The transport allowlist depends on the bridge's flags, so the bridge judges it (Registered=False).
-    pattern: String.raw`^[^-\s\p{Cc}]\P{Cc}*$`,
-  }),
-  provider: Type.Optional(RepoProvider),
-  deletionPolicy: Type.Optional(DeletionPolicy),
-}, { description: 'A repo for the operator to register with the bridge.' });
+export const RepoSpec = Type.Object(
+  {
+    name: Type.Optional(
+      IdentifierString('The name to register in the bridge; defaults to metadata.name. Cannot be changed.'),
+    ),
+    url: Type.String({
+      description: 'The clone URL (https, ssh or scp-like). Changing it replaces the bridge registration.',
+      minLength: 1,
+      maxLength: CLONE_URL_MAX_LENGTH,
+      // What protocol/clone-url.ts refuses whatever the transport: a leading `-` or blank, control characters.
+      // The transport allowlist depends on the bridge's flags, so the bridge judges it (Registered=False).
+      pattern: String.raw`^[^-\s\p{Cc}]\P{Cc}*$`,
+    }),
+    provider: Type.Optional(RepoProvider),
+    deletionPolicy: Type.Optional(DeletionPolicy),
+  },
+  { description: 'A repo for the operator to register with the bridge.' },
+);
 export type RepoSpec = Static<typeof RepoSpec>;
 
 export const RepoResourceStatus = ResourceStatus({
@@ -75,7 +88,12 @@ export const REPO: CustomResourceKind = {
   status: RepoResourceStatus,
   rules: REPO_RULES,
   printerColumns: [
-    { name: 'Repo', type: 'string', jsonPath: '.status.repoName', description: 'The name the bridge knows the repo by.' },
+    {
+      name: 'Repo',
+      type: 'string',
+      jsonPath: '.status.repoName',
+      description: 'The name the bridge knows the repo by.',
+    },
     { name: 'URL', type: 'string', jsonPath: '.spec.url' },
     { name: 'Provider', type: 'string', jsonPath: '.spec.provider' },
     READY_COLUMN,

@@ -29,7 +29,10 @@ export class CacheSet implements CacheReader {
 
   private watchesOf(resource: ResourceRef): ListWatch[] {
     const watches = this.byResource.get(resourceId(resource));
-    if (!watches) throw new Error(`the operator does not watch ${resourceId(resource)}: declare it as a reconciler's resource or watch`);
+    if (!watches)
+      throw new Error(
+        `the operator does not watch ${resourceId(resource)}: declare it as a reconciler's resource or watch`,
+      );
     return watches;
   }
 

@@ -87,7 +87,6 @@ export interface Reconciler {
   reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | void>;
 }
 
-
 /** What `svc operator` was told (docs/architecture.md §10), as the reconcilers need it. */
 export interface OperatorOptions {
   bridgeUrl: string;
@@ -125,7 +124,8 @@ export function keyOf(object: KubernetesObject): ObjectKey {
 
 /** A SecondaryWatch map following controller ownerReferences to objects of `kind` (same namespace). */
 export function ownedBy(kind: string): (object: KubernetesObject) => ObjectKey[] {
-  return (object) => (object.metadata?.ownerReferences ?? [])
-    .filter((owner) => owner.kind === kind)
-    .map((owner) => ({ namespace: object.metadata?.namespace ?? '', name: owner.name }));
+  return (object) =>
+    (object.metadata?.ownerReferences ?? [])
+      .filter((owner) => owner.kind === kind)
+      .map((owner) => ({ namespace: object.metadata?.namespace ?? '', name: owner.name }));
 }

@@ -11,7 +11,13 @@
 //   after a full lease duration. A replica that is killed releases nothing; the other takes over once the
 //   lease duration has passed without a renewal.
 // Time fields are V1MicroTime: the API server refuses a Lease time with three fractional digits.
-import { ApiException, V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import {
+  ApiException,
+  V1MicroTime,
+  type CoordinationV1Api,
+  type V1Lease,
+  type V1LeaseSpec,
+} from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../protocol/clock.js';
 import { sleep } from './sleep.js';
@@ -56,8 +62,10 @@ export class LeaderElector {
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
-    if (!(this.renewDeadlineMs < this.leaseDurationMs)) throw new Error('leader election: the renew deadline must be shorter than the lease duration');
-    if (!(this.retryPeriodMs < this.renewDeadlineMs)) throw new Error('leader election: the retry period must be shorter than the renew deadline');
+    if (!(this.renewDeadlineMs < this.leaseDurationMs))
+      throw new Error('leader election: the renew deadline must be shorter than the lease duration');
+    if (!(this.retryPeriodMs < this.renewDeadlineMs))
+      throw new Error('leader election: the retry period must be shorter than the renew deadline');
   }
 
   get isLeader(): boolean {
@@ -91,19 +99,31 @@ export class LeaderElector {
     while (!this.stopped) {
       let ok = false;
       try {
-        ok = await this.withTimeout(this.tryAcquireOrRenew(), this.leading ? Math.max(1, this.renewDeadlineMs - (this.clock() - this.lastRenew)) : this.retryPeriodMs);
+        ok = await this.withTimeout(
+          this.tryAcquireOrRenew(),
+          this.leading ? Math.max(1, this.renewDeadlineMs - (this.clock() - this.lastRenew)) : this.retryPeriodMs,
+        );
       } catch (error) {
-        this.options.log.warn({ lease: this.name, err: error instanceof Error ? error.message : String(error) }, this.leading ? 'lease renewal failed' : 'lease acquisition failed');
+        this.options.log.warn(
+          { lease: this.name, err: error instanceof Error ? error.message : String(error) },
+          this.leading ? 'lease renewal failed' : 'lease acquisition failed',
+        );
       }
       if (this.stopped) break;
       if (ok) {
         this.lastRenew = this.clock();
         if (!this.leading) {
-          this.options.log.info({ lease: this.name, namespace: this.options.namespace, identity: this.options.identity }, 'acquired the leader lease');
+          this.options.log.info(
+            { lease: this.name, namespace: this.options.namespace, identity: this.options.identity },
+            'acquired the leader lease',
+          );
           this.setLeading(true);
         }
       } else if (this.leading && (this.clock() - this.lastRenew >= this.renewDeadlineMs || this.heldByOther())) {
-        this.options.log.warn({ lease: this.name, identity: this.options.identity }, 'lost the leader lease: stopping reconcilers');
+        this.options.log.warn(
+          { lease: this.name, identity: this.options.identity },
+          'lost the leader lease: stopping reconcilers',
+        );
         this.setLeading(false);
       }
       // client-go's jitter on acquisition: 1.0–1.2 retry periods, so candidates do not race in lockstep.
@@ -119,7 +139,10 @@ export class LeaderElector {
       if (leading) this.options.onStartedLeading();
       else this.options.onStoppedLeading();
     } catch (error) {
-      this.options.log.error({ err: error instanceof Error ? error.message : String(error) }, 'leader election callback failed');
+      this.options.log.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'leader election callback failed',
+      );
     }
   }
 
@@ -138,7 +161,10 @@ export class LeaderElector {
     } catch (error) {
       if (!(error instanceof ApiException) || error.code !== 404) throw error;
       try {
-        await leases.createNamespacedLease({ namespace, body: { metadata: { name: this.name, namespace }, spec: this.spec(undefined, now) } });
+        await leases.createNamespacedLease({
+          namespace,
+          body: { metadata: { name: this.name, namespace }, spec: this.spec(undefined, now) },
+        });
         this.observe(this.spec(undefined, now), now);
         return true;
       } catch (createError) {
@@ -159,7 +185,11 @@ export class LeaderElector {
       throw error;
     }
     this.observe(next, now);
-    if (holder !== identity) this.options.log.info({ lease: this.name, previousHolder: holder || undefined }, holder ? 'took over an expired leader lease' : 'took over a released leader lease');
+    if (holder !== identity)
+      this.options.log.info(
+        { lease: this.name, previousHolder: holder || undefined },
+        holder ? 'took over an expired leader lease' : 'took over a released leader lease',
+      );
     return true;
   }
 
@@ -182,15 +212,33 @@ export class LeaderElector {
   private async release(): Promise<void> {
     const { leases, namespace, identity } = this.options;
     try {
-      const lease = await this.withTimeout(leases.readNamespacedLease({ namespace, name: this.name }), this.retryPeriodMs);
+      const lease = await this.withTimeout(
+        leases.readNamespacedLease({ namespace, name: this.name }),
+        this.retryPeriodMs,
+      );
       if (lease.spec?.holderIdentity !== identity) return;
       const now = this.clock();
-      await this.withTimeout(leases.replaceNamespacedLease({ namespace, name: this.name, body: { ...lease, spec: {
-        ...this.spec(lease.spec, now), holderIdentity: undefined, leaseDurationSeconds: 1,
-      } } }), this.retryPeriodMs);
+      await this.withTimeout(
+        leases.replaceNamespacedLease({
+          namespace,
+          name: this.name,
+          body: {
+            ...lease,
+            spec: {
+              ...this.spec(lease.spec, now),
+              holderIdentity: undefined,
+              leaseDurationSeconds: 1,
+            },
+          },
+        }),
+        this.retryPeriodMs,
+      );
       this.options.log.info({ lease: this.name }, 'released the leader lease');
     } catch (error) {
-      this.options.log.warn({ lease: this.name, err: error instanceof Error ? error.message : String(error) }, 'could not release the leader lease: it expires by itself');
+      this.options.log.warn(
+        { lease: this.name, err: error instanceof Error ? error.message : String(error) },
+        'could not release the leader lease: it expires by itself',
+      );
     }
   }
 

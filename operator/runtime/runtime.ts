@@ -18,7 +18,15 @@ import type { OperatorMetrics } from '../health/metrics.js';
 import type { BackoffPolicy } from '../../protocol/backoff.js';
 import { CacheSet, resourceId, watchId, type WatchSpec } from './cache.js';
 import { systemClock, type Clock } from '../../protocol/clock.js';
-import { keyOf, keyString, type ObjectKey, type OperatorOptions, type Reconciler, type ReconcilerContext, type ReconcilerFactory } from './controller.js';
+import {
+  keyOf,
+  keyString,
+  type ObjectKey,
+  type OperatorOptions,
+  type Reconciler,
+  type ReconcilerContext,
+  type ReconcilerFactory,
+} from './controller.js';
 import { LeaderElector, type LeaderElectorOptions } from './leader.js';
 import { WorkQueue } from './queue.js';
 import { ListWatch, type CacheEventType, type ListWatchOptions } from './watch.js';
@@ -63,7 +71,8 @@ export class OperatorRuntime {
       log: config.log,
       clock,
       options: config.options,
-      observeBridgeCall: (method, route, status, seconds) => config.metrics.observeBridgeCall(method, route, status, seconds),
+      observeBridgeCall: (method, route, status, seconds) =>
+        config.metrics.observeBridgeCall(method, route, status, seconds),
     };
     this.reconcilers = config.reconcilers(context);
     const http = new KubeHttp(config.kube.config, config.kube.agent);
@@ -75,7 +84,15 @@ export class OperatorRuntime {
         onDone: (key, outcome, seconds, error) => {
           config.metrics.reconciled(reconciler.kind, outcome, seconds);
           if (outcome === 'error') {
-            this.log.warn({ kind: reconciler.kind, key, retries: queue.retries(key), err: error instanceof Error ? error.message : String(error) }, 'reconcile failed: retrying with backoff');
+            this.log.warn(
+              {
+                kind: reconciler.kind,
+                key,
+                retries: queue.retries(key),
+                err: error instanceof Error ? error.message : String(error),
+              },
+              'reconcile failed: retrying with backoff',
+            );
           } else {
             this.log.debug({ kind: reconciler.kind, key, outcome, seconds }, 'reconciled');
           }
@@ -92,7 +109,14 @@ export class OperatorRuntime {
           try {
             keys = secondary.map(object);
           } catch (error) {
-            this.log.error({ kind: reconciler.kind, watched: secondary.resource.plural, err: error instanceof Error ? error.message : String(error) }, 'a watch map function failed');
+            this.log.error(
+              {
+                kind: reconciler.kind,
+                watched: secondary.resource.plural,
+                err: error instanceof Error ? error.message : String(error),
+              },
+              'a watch map function failed',
+            );
             return;
           }
           for (const key of keys) queue.add(keyString(key));
@@ -148,7 +172,9 @@ export class OperatorRuntime {
   /** Why /readyz answers 503, or undefined when ready. */
   notReady(): string | undefined {
     if (this.stopping) return 'shutting down';
-    const pending = [...this.watches.entries()].filter(([, { watch }]) => !watch.synced).map(([id]) => id.split('?')[0]);
+    const pending = [...this.watches.entries()]
+      .filter(([, { watch }]) => !watch.synced)
+      .map(([id]) => id.split('?')[0]);
     return pending.length ? `caches not synced: ${[...new Set(pending)].join(', ')}` : undefined;
   }
 
@@ -165,12 +191,15 @@ export class OperatorRuntime {
     if (this.started) return;
     this.started = true;
     for (const { watch } of this.watches.values()) watch.start();
-    this.log.info({
-      reconcilers: this.reconcilers.map((reconciler) => reconciler.kind),
-      watches: [...new Set([...this.watches.keys()].map((id) => id.split('?')[0]))],
-      namespace: this.config.options.namespace ?? '(all)',
-      leaderElection: Boolean(this.elector),
-    }, 'operator runtime started');
+    this.log.info(
+      {
+        reconcilers: this.reconcilers.map((reconciler) => reconciler.kind),
+        watches: [...new Set([...this.watches.keys()].map((id) => id.split('?')[0]))],
+        namespace: this.config.options.namespace ?? '(all)',
+        leaderElection: Boolean(this.elector),
+      },
+      'operator runtime started',
+    );
     if (this.elector) this.elector.start();
     else this.startLeading();
   }

@@ -33,7 +33,9 @@ export interface StartOperatorOptions {
   /** Defaults to operator/reconcile/index.ts's createReconcilers. */
   reconcilers?: ReconcilerFactory;
   /** Runtime tuning (tests). */
-  tuning?: Pick<OperatorRuntimeOptions, 'watch' | 'queue'> & { lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number } };
+  tuning?: Pick<OperatorRuntimeOptions, 'watch' | 'queue'> & {
+    lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  };
 }
 
 export interface RunningOperator {
@@ -48,7 +50,22 @@ export interface RunningOperator {
  * object with one slips into a log call, the value is masked (docs/architecture.md §10: tokens never in status, events or logs).
  */
 function createOperatorLogger(level = process.env.SVC_LOG_LEVEL ?? 'info'): Logger {
-  return createLogger({ level, component: 'operator', redact: ['token', 'password', 'shipToken', 'bridgeToken', '*.token', '*.password', '*.shipToken', '*.bridgeToken', 'headers.authorization', '*.headers.authorization'] });
+  return createLogger({
+    level,
+    component: 'operator',
+    redact: [
+      'token',
+      'password',
+      'shipToken',
+      'bridgeToken',
+      '*.token',
+      '*.password',
+      '*.shipToken',
+      '*.bridgeToken',
+      'headers.authorization',
+      '*.headers.authorization',
+    ],
+  });
 }
 
 export async function startOperator(options: StartOperatorOptions): Promise<RunningOperator> {
@@ -61,45 +78,63 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
   const runtime = new OperatorRuntime({
     kube,
     reconcilers: options.reconcilers ?? createReconcilers,
-    options: { bridgeUrl: options.bridgeUrl, namespace: watched, ownNamespace: loaded.namespace, daemonsetGraceMs: options.daemonsetGraceMs },
+    options: {
+      bridgeUrl: options.bridgeUrl,
+      namespace: watched,
+      ownNamespace: loaded.namespace,
+      daemonsetGraceMs: options.daemonsetGraceMs,
+    },
     log,
     metrics,
     // The lease lives in the operator's own namespace (where the chart grants it Lease access), whatever it watches.
-    leaderElection: options.leaderElect ? { namespace: loaded.namespace, identity, ...options.tuning?.lease } : undefined,
+    leaderElection: options.leaderElect
+      ? { namespace: loaded.namespace, identity, ...options.tuning?.lease }
+      : undefined,
     watch: options.tuning?.watch,
     queue: options.tuning?.queue,
   });
   if (!options.leaderElect) metrics.setLeader(true);
-  const health = await startHealthServer({ port: options.healthPort, host: options.healthHost, metrics, notReady: () => runtime.notReady() });
+  const health = await startHealthServer({
+    port: options.healthPort,
+    host: options.healthHost,
+    metrics,
+    notReady: () => runtime.notReady(),
+  });
   // Every replica answers the exchange, leader or not: it reads from the API server, never from the caches.
   // Drain reports arriving there are forwarded to the bridge with the reconcilers' credentials (index.ts).
   const exchangeCluster = new Cluster(kube, log, Date.now);
-  const tokenExchange = options.tokenExchangePort === undefined ? undefined : await startTokenExchange({
-    port: options.tokenExchangePort,
-    host: options.healthHost,
-    cluster: exchangeCluster,
-    bridge: operatorBridgeClient({
-      url: options.bridgeUrl,
-      credentials: bridgeCredentialsFromEnv(),
-      log,
-      cluster: exchangeCluster,
-      secretsNamespace: watched ?? loaded.namespace,
-    }),
-    namespace: watched,
-    shipPodSelector: RECONCILE_DEFAULTS.shipDaemonSetSelector,
-    log: log.child({ component: 'token-exchange' }),
-  });
-  log.info({
-    kubeconfig: loaded.source,
-    cluster: loaded.config.getCurrentCluster()?.server,
-    namespace: watched ?? '(all namespaces)',
-    bridgeUrl: options.bridgeUrl,
-    healthPort: health.port,
-    tokenExchangePort: tokenExchange?.port,
-    leaderElect: options.leaderElect,
-    identity: options.leaderElect ? identity : undefined,
-    daemonsetGraceMs: options.daemonsetGraceMs,
-  }, 'svc operator starting');
+  const tokenExchange =
+    options.tokenExchangePort === undefined
+      ? undefined
+      : await startTokenExchange({
+          port: options.tokenExchangePort,
+          host: options.healthHost,
+          cluster: exchangeCluster,
+          bridge: operatorBridgeClient({
+            url: options.bridgeUrl,
+            credentials: bridgeCredentialsFromEnv(),
+            log,
+            cluster: exchangeCluster,
+            secretsNamespace: watched ?? loaded.namespace,
+          }),
+          namespace: watched,
+          shipPodSelector: RECONCILE_DEFAULTS.shipDaemonSetSelector,
+          log: log.child({ component: 'token-exchange' }),
+        });
+  log.info(
+    {
+      kubeconfig: loaded.source,
+      cluster: loaded.config.getCurrentCluster()?.server,
+      namespace: watched ?? '(all namespaces)',
+      bridgeUrl: options.bridgeUrl,
+      healthPort: health.port,
+      tokenExchangePort: tokenExchange?.port,
+      leaderElect: options.leaderElect,
+      identity: options.leaderElect ? identity : undefined,
+      daemonsetGraceMs: options.daemonsetGraceMs,
+    },
+    'svc operator starting',
+  );
   runtime.start();
   return {
     runtime,

@@ -138,8 +138,13 @@ export class ListWatch {
         if (end === 'stopped') break;
         this.options.onRestart?.(end);
         if (end === 'expired' || end === 'resync') needList = true;
-        if (end === 'expired') this.options.log.info({ resource: this.label }, 'watch history expired (410): relisting');
-        if (end === 'silent') this.options.log.warn({ resource: this.label, resourceVersion: this.resourceVersion }, 'watch stream silent: restarting it');
+        if (end === 'expired')
+          this.options.log.info({ resource: this.label }, 'watch history expired (410): relisting');
+        if (end === 'silent')
+          this.options.log.warn(
+            { resource: this.label, resourceVersion: this.resourceVersion },
+            'watch stream silent: restarting it',
+          );
       } catch (error) {
         if (this.stopped) break;
         if (this.resyncDue) {
@@ -158,7 +163,10 @@ export class ListWatch {
         }
         this.options.onRestart?.('error');
         const delay = this.backoff.next();
-        this.options.log.warn({ resource: this.label, err: errorText(error), retryInMs: delay, attempt: this.backoff.attempts }, needList ? 'list/watch failed: relisting after a backoff' : 'watch failed: resuming after a backoff');
+        this.options.log.warn(
+          { resource: this.label, err: errorText(error), retryInMs: delay, attempt: this.backoff.attempts },
+          needList ? 'list/watch failed: relisting after a backoff' : 'watch failed: resuming after a backoff',
+        );
         await sleep(delay, this.stopController.signal);
       }
     }
@@ -173,12 +181,16 @@ export class ListWatch {
     let resourceVersion = '';
     try {
       do {
-        const page = await this.options.http.getJson<KubernetesListObject<KubernetesObject>>(this.path, {
-          limit: this.options.pageSize ?? 500,
-          continue: continueToken,
-          labelSelector: this.options.labelSelector,
-          fieldSelector: this.options.fieldSelector,
-        }, signal);
+        const page = await this.options.http.getJson<KubernetesListObject<KubernetesObject>>(
+          this.path,
+          {
+            limit: this.options.pageSize ?? 500,
+            continue: continueToken,
+            labelSelector: this.options.labelSelector,
+            fieldSelector: this.options.fieldSelector,
+          },
+          signal,
+        );
         items.push(...page.items);
         continueToken = page.metadata?._continue || undefined;
         resourceVersion = page.metadata?.resourceVersion ?? '';
@@ -250,30 +262,38 @@ export class ListWatch {
       };
       feed();
       this.options.log.debug({ resource: this.label, resourceVersion: this.resourceVersion }, 'watching');
-      this.options.http.watch(this.path, {
-        resourceVersion: this.resourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds: Math.round(low + Math.random() * (high - low)),
-        labelSelector: this.options.labelSelector,
-        fieldSelector: this.options.fieldSelector,
-      }, signal, (line) => {
-        if (expired || failedEvent) return;
-        feed();
-        let event: WatchLine;
-        try {
-          event = JSON.parse(line) as WatchLine;
-        } catch {
-          controller.abort();
-          return;
-        }
-        delivered = true;
-        this.backoff.reset();
-        const applied = this.apply(event);
-        if (applied === 'ok') return;
-        if (applied === 'expired') expired = true;
-        else failedEvent = applied;
-        controller.abort();
-      }, settle).catch((error: unknown) => settle(error as Error));
+      this.options.http
+        .watch(
+          this.path,
+          {
+            resourceVersion: this.resourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: Math.round(low + Math.random() * (high - low)),
+            labelSelector: this.options.labelSelector,
+            fieldSelector: this.options.fieldSelector,
+          },
+          signal,
+          (line) => {
+            if (expired || failedEvent) return;
+            feed();
+            let event: WatchLine;
+            try {
+              event = JSON.parse(line) as WatchLine;
+            } catch {
+              controller.abort();
+              return;
+            }
+            delivered = true;
+            this.backoff.reset();
+            const applied = this.apply(event);
+            if (applied === 'ok') return;
+            if (applied === 'expired') expired = true;
+            else failedEvent = applied;
+            controller.abort();
+          },
+          settle,
+        )
+        .catch((error: unknown) => settle(error as Error));
     });
   }
 
@@ -283,11 +303,19 @@ export class ListWatch {
       // A Status in the stream ends it. 410 (Expired/Gone): relist at once. Anything else: relist after a
       // backoff (the stream is over, and a relist is the one recovery that cannot miss anything).
       if (object.code === 410) return 'expired';
-      return new KubeHttpError(object.code ?? 500, object.reason, `watch ERROR event: ${object.message ?? object.reason ?? 'no message'}`);
+      return new KubeHttpError(
+        object.code ?? 500,
+        object.reason,
+        `watch ERROR event: ${object.message ?? object.reason ?? 'no message'}`,
+      );
     }
     const resourceVersion = object.metadata?.resourceVersion;
     if (event.type !== 'BOOKMARK') {
-      const full = { ...object, apiVersion: object.apiVersion ?? this.apiVersion, kind: object.kind ?? this.options.resource.kind };
+      const full = {
+        ...object,
+        apiVersion: object.apiVersion ?? this.apiVersion,
+        kind: object.kind ?? this.options.resource.kind,
+      };
       const key = keyString(keyOf(full));
       if (event.type === 'DELETED') {
         this.cache.delete(key);

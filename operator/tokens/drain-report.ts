@@ -19,9 +19,7 @@ export const HOLDER_POD_SELECTOR = 'app.kubernetes.io/name=svc,app.kubernetes.io
 /** Longer than any event message we write; the API server keeps what it is given, `kubectl` shows it whole. */
 const MESSAGE_MAX = 1_000;
 
-export type DrainDecision =
-  | { status: 200; ship: ShipResource; node: string }
-  | Refusal;
+export type DrainDecision = { status: 200; ship: ShipResource; node: string } | Refusal;
 
 export interface DrainFacts {
   claimed: ClaimedPod;
@@ -45,6 +43,10 @@ export function drainEvents(node: string, report: DrainReport): EventSpec[] {
   return report.workspaces.map((found) => ({
     type: 'Warning' as const,
     reason: DRAIN_REPORT_REASON,
-    message: `node ${node} is draining: workspace ${found.repo}/${found.name} has unpushed work: ${describeFindings(found)}`.slice(0, MESSAGE_MAX),
+    message:
+      `node ${node} is draining: workspace ${found.repo}/${found.name} has unpushed work: ${describeFindings(found)}`.slice(
+        0,
+        MESSAGE_MAX,
+      ),
   }));
 }

@@ -18,9 +18,7 @@ export const POD_UID_EXTRA = 'authentication.kubernetes.io/pod-uid';
 /** Why a caller of the exchange or of the drain report (drain-report.ts) gets nothing. */
 export type Refusal = { status: 401 | 403 | 404 | 503; error: string };
 
-export type ExchangeAnswer =
-  | { status: 200; pair: { shipToken: string; bridgeToken: string }; node: string }
-  | Refusal;
+export type ExchangeAnswer = { status: 200; pair: { shipToken: string; bridgeToken: string }; node: string } | Refusal;
 
 /** The pod a pod-bound service-account token names (TokenReview's `user.extra`). */
 export interface ClaimedPod {
@@ -30,9 +28,13 @@ export interface ClaimedPod {
 }
 
 /** The caller's namespace and pod, from a TokenReview's status; a refusal when it names none. */
-export function reviewedPod(review: V1TokenReviewStatus | undefined, audience = SHIP_TOKEN_AUDIENCE): ClaimedPod | Refusal {
+export function reviewedPod(
+  review: V1TokenReviewStatus | undefined,
+  audience = SHIP_TOKEN_AUDIENCE,
+): ClaimedPod | Refusal {
   if (!review?.authenticated) return { status: 401, error: 'the credential is not a valid service-account token' };
-  if (!(review.audiences ?? []).includes(audience)) return { status: 401, error: `the credential is not minted for ${audience}` };
+  if (!(review.audiences ?? []).includes(audience))
+    return { status: 401, error: `the credential is not minted for ${audience}` };
   const match = /^system:serviceaccount:([^:]+):[^:]+$/.exec(review.user?.username ?? '');
   const pod = review.user?.extra?.[POD_NAME_EXTRA]?.[0];
   const uid = review.user?.extra?.[POD_UID_EXTRA]?.[0];
@@ -58,12 +60,21 @@ export interface ExchangeFacts {
  * bound to, and is a pod of the DaemonSet `role` names (controlled by a DaemonSet, `isRolePod` by its labels);
  * else the refusal. Shared by the exchange and the drain report, so both trust a caller the same way.
  */
-export function callerNode(claimed: ClaimedPod, pod: V1Pod | undefined, namespace: string | undefined, isRolePod: (pod: V1Pod) => boolean, role: string): { node: string } | Refusal {
-  if (namespace !== undefined && claimed.namespace !== namespace) return { status: 403, error: `namespace ${claimed.namespace} is not served by this operator` };
+export function callerNode(
+  claimed: ClaimedPod,
+  pod: V1Pod | undefined,
+  namespace: string | undefined,
+  isRolePod: (pod: V1Pod) => boolean,
+  role: string,
+): { node: string } | Refusal {
+  if (namespace !== undefined && claimed.namespace !== namespace)
+    return { status: 403, error: `namespace ${claimed.namespace} is not served by this operator` };
   // A deleted and recreated pod of the same name has another uid: the old pod's token is refused.
-  if (!pod || pod.metadata?.uid !== claimed.uid) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} no longer exists` };
+  if (!pod || pod.metadata?.uid !== claimed.uid)
+    return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} no longer exists` };
   const controller = (pod.metadata?.ownerReferences ?? []).find((owner) => owner.controller);
-  if (controller?.kind !== 'DaemonSet' || !isRolePod(pod)) return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} is not a ${role} DaemonSet's pod` };
+  if (controller?.kind !== 'DaemonSet' || !isRolePod(pod))
+    return { status: 403, error: `pod ${claimed.namespace}/${claimed.pod} is not a ${role} DaemonSet's pod` };
   const node = pod.spec?.nodeName;
   if (!node) return { status: 503, error: `pod ${claimed.namespace}/${claimed.pod} is not scheduled yet` };
   return { node };
@@ -74,8 +85,10 @@ export function decideExchange(facts: ExchangeFacts): ExchangeAnswer {
   if ('status' in caller) return caller;
   const { node } = caller;
   const ship = facts.ship;
-  if (!ship || ship.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DAEMONSET) return { status: 404, error: `no DaemonSet-managed Ship for node ${node} yet` };
+  if (!ship || ship.metadata.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY_DAEMONSET)
+    return { status: 404, error: `no DaemonSet-managed Ship for node ${node} yet` };
   const tokens = readTokens(ship, facts.secret);
-  if (authModeOf(ship) !== 'Generated' || tokens.kind !== 'pair') return { status: 404, error: `no token pair for node ${node} yet` };
+  if (authModeOf(ship) !== 'Generated' || tokens.kind !== 'pair')
+    return { status: 404, error: `no token pair for node ${node} yet` };
   return { status: 200, pair: { shipToken: tokens.shipToken, bridgeToken: tokens.bridgeToken }, node };
 }

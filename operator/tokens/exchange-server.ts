@@ -16,8 +16,21 @@ import type { Cluster } from '../reconcile/cluster.js';
 import { SHIP_RESOURCE } from '../reconcile/names.js';
 import { DrainReport, messageOf } from '../../protocol/index.js';
 import type { BridgeClient } from '../bridge-client.js';
-import { decideExchange, reviewedPod, SHIP_TOKEN_AUDIENCE, type ClaimedPod, type ExchangeAnswer, type Refusal } from './exchange-decide.js';
-import { decideDrainReport, DRAIN_REPORT_AUDIENCE, drainEvents, HOLDER_POD_SELECTOR, type DrainDecision } from './drain-report.js';
+import {
+  decideExchange,
+  reviewedPod,
+  SHIP_TOKEN_AUDIENCE,
+  type ClaimedPod,
+  type ExchangeAnswer,
+  type Refusal,
+} from './exchange-decide.js';
+import {
+  decideDrainReport,
+  DRAIN_REPORT_AUDIENCE,
+  drainEvents,
+  HOLDER_POD_SELECTOR,
+  type DrainDecision,
+} from './drain-report.js';
 
 export const SHIP_TOKENS_PATH = '/ship-tokens';
 export const DRAIN_REPORT_PATH = '/drain-report';
@@ -42,32 +55,57 @@ export interface TokenExchangeOptions {
 
 /** Whether `labels` satisfy an equality-based selector such as `app.kubernetes.io/component=ship`. */
 export function matchesSelector(selector: string, labels: Record<string, string> | undefined): boolean {
-  return selector.split(',').filter(Boolean).every((term) => {
-    const [key, value] = term.split('=').map((part) => part.trim());
-    return labels?.[key!] === value;
-  });
+  return selector
+    .split(',')
+    .filter(Boolean)
+    .every((term) => {
+      const [key, value] = term.split('=').map((part) => part.trim());
+      return labels?.[key!] === value;
+    });
 }
 
 /**
  * Who calls: the credential reviewed for `audience`, the pod it names as the API server has it now, and the
  * Ship named after that pod's node (read only when the pod is still the one the token was bound to).
  */
-async function lookUpCaller(cluster: TokenExchangeOptions['cluster'], credential: string, audience: string): Promise<Refusal | { claimed: ClaimedPod; pod: V1Pod | undefined; node: string | undefined; ship: ShipResource | undefined }> {
+async function lookUpCaller(
+  cluster: TokenExchangeOptions['cluster'],
+  credential: string,
+  audience: string,
+): Promise<
+  Refusal | { claimed: ClaimedPod; pod: V1Pod | undefined; node: string | undefined; ship: ShipResource | undefined }
+> {
   const claimed = reviewedPod(await cluster.reviewToken(credential, [audience]), audience);
   if ('status' in claimed) return claimed;
   const pod = await cluster.readPod(claimed.namespace, claimed.pod);
   const node = pod?.metadata?.uid === claimed.uid ? pod.spec?.nodeName : undefined;
-  const ship = node ? await cluster.readObject<ShipResource & KubernetesObject>(SHIP_RESOURCE, { namespace: claimed.namespace, name: node }) : undefined;
+  const ship = node
+    ? await cluster.readObject<ShipResource & KubernetesObject>(SHIP_RESOURCE, {
+        namespace: claimed.namespace,
+        name: node,
+      })
+    : undefined;
   return { claimed, pod, node, ship };
 }
 
 /** One exchange: review the credential, read the pod, its node's Ship and that Ship's Secret, decide. */
-export async function exchange(options: Omit<TokenExchangeOptions, 'port' | 'host' | 'log'>, credential: string): Promise<ExchangeAnswer> {
+export async function exchange(
+  options: Omit<TokenExchangeOptions, 'port' | 'host' | 'log'>,
+  credential: string,
+): Promise<ExchangeAnswer> {
   const caller = await lookUpCaller(options.cluster, credential, SHIP_TOKEN_AUDIENCE);
   if ('status' in caller) return caller;
   const { claimed, pod, node, ship } = caller;
-  const secret = ship && node ? await options.cluster.readSecret(claimed.namespace, generatedTokenSecretName(node)) : undefined;
-  return decideExchange({ claimed, pod, isShipPod: (each) => matchesSelector(options.shipPodSelector, each.metadata?.labels), namespace: options.namespace, ship, secret });
+  const secret =
+    ship && node ? await options.cluster.readSecret(claimed.namespace, generatedTokenSecretName(node)) : undefined;
+  return decideExchange({
+    claimed,
+    pod,
+    isShipPod: (each) => matchesSelector(options.shipPodSelector, each.metadata?.labels),
+    namespace: options.namespace,
+    ship,
+    secret,
+  });
 }
 
 /** Starts the exchange's port; its `close()` ends it. */
@@ -80,7 +118,11 @@ export function startTokenExchange(options: TokenExchangeOptions): Promise<Plain
   });
 }
 
-async function answer(options: TokenExchangeOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function answer(
+  options: TokenExchangeOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://localhost').pathname;
   if (path !== SHIP_TOKENS_PATH && path !== DRAIN_REPORT_PATH) return send(response, 404, { error: 'not found' });
   if (request.method !== 'POST') {
@@ -89,7 +131,8 @@ async function answer(options: TokenExchangeOptions, request: IncomingMessage, r
   }
   const header = request.headers.authorization ?? '';
   const credential = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (!credential || credential.length > CREDENTIAL_MAX) return send(response, 401, { error: 'a service-account token is required' });
+  if (!credential || credential.length > CREDENTIAL_MAX)
+    return send(response, 401, { error: 'a service-account token is required' });
   if (path === DRAIN_REPORT_PATH) return drainReport(options, credential, request, response);
   let result: ExchangeAnswer;
   try {
@@ -102,7 +145,7 @@ async function answer(options: TokenExchangeOptions, request: IncomingMessage, r
     options.log.info({ status: result.status, reason: result.error }, 'token exchange refused');
     return send(response, result.status, { error: result.error });
   }
-  options.log.debug({ node: result.node }, 'token exchange: answered a node\'s pair');
+  options.log.debug({ node: result.node }, "token exchange: answered a node's pair");
   return send(response, 200, result.pair);
 }
 
@@ -123,13 +166,24 @@ async function readJson(request: IncomingMessage, limit: number): Promise<unknow
 }
 
 /** POST /drain-report: who asks (its pod, so its node's Ship), then one Event per workspace, then the bridge. */
-async function drainReport(options: TokenExchangeOptions, credential: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function drainReport(
+  options: TokenExchangeOptions,
+  credential: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   let decision: DrainDecision;
   try {
     const caller = await lookUpCaller(options.cluster, credential, DRAIN_REPORT_AUDIENCE);
     if ('status' in caller) return send(response, caller.status, { error: caller.error });
     const { claimed, pod, ship } = caller;
-    decision = decideDrainReport({ claimed, pod, isHolderPod: (each) => matchesSelector(HOLDER_POD_SELECTOR, each.metadata?.labels), namespace: options.namespace, ship });
+    decision = decideDrainReport({
+      claimed,
+      pod,
+      isHolderPod: (each) => matchesSelector(HOLDER_POD_SELECTOR, each.metadata?.labels),
+      namespace: options.namespace,
+      ship,
+    });
   } catch (error) {
     options.log.warn({ err: messageOf(error) }, 'drain report: the API server could not be asked');
     return send(response, 503, { error: 'the API server could not be asked; try again' });
@@ -145,17 +199,27 @@ async function drainReport(options: TokenExchangeOptions, credential: string, re
   const shipName = ship.status?.shipName ?? ship.metadata.name ?? node;
   let bridge: 'logged' | 'unreachable' | 'not configured' = 'not configured';
   if (options.bridge && report.workspaces.length > 0) {
-    bridge = await options.bridge.drainReport(shipName, report).then(() => 'logged' as const, (error: unknown) => {
-      options.log.warn({ ship: shipName, err: messageOf(error) }, 'drain report: the bridge did not take it');
-      return 'unreachable' as const;
-    });
+    bridge = await options.bridge.drainReport(shipName, report).then(
+      () => 'logged' as const,
+      (error: unknown) => {
+        options.log.warn({ ship: shipName, err: messageOf(error) }, 'drain report: the bridge did not take it');
+        return 'unreachable' as const;
+      },
+    );
   }
-  options.log.info({ node, ship: shipName, workspaces: report.workspaces.length, scanned: report.scanned, bridge }, 'drain report recorded');
+  options.log.info(
+    { node, ship: shipName, workspaces: report.workspaces.length, scanned: report.scanned, bridge },
+    'drain report recorded',
+  );
   return send(response, 200, { events: report.workspaces.length, bridge });
 }
 
 function send(response: ServerResponse, status: number, body: object): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
   response.end(text);
 }

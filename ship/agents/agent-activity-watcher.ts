@@ -75,7 +75,15 @@ export class AgentActivityWatcher {
       const agent = summary.agent;
       if (!report || !agent) continue;
       const session = sessionName(summary.repoName, summary.name);
-      watched.push({ key, state: agent.state, stale: agent.stale === true, reportedAt: report.at, sequence: report.sequence, summary, session });
+      watched.push({
+        key,
+        state: agent.state,
+        stale: agent.stale === true,
+        reportedAt: report.at,
+        sequence: report.sequence,
+        summary,
+        session,
+      });
     }
     if (!needsActivity(watched)) {
       this.core.decide([], new Map(), this.clock());

@@ -50,7 +50,12 @@ export class AgentStatusStore {
     // The link belongs to the update that carried it: an update without one drops the previous link. A
     // report is fresh news: it drops the ship's `stale` mark too.
     const { link: _previousLink, stale: _stale, quietSince: _quietSince, ...kept } = current;
-    const next: AgentStatus = { ...kept, state: request.state, description: request.description, ...(request.link ? { link: request.link } : {}) };
+    const next: AgentStatus = {
+      ...kept,
+      state: request.state,
+      description: request.description,
+      ...(request.link ? { link: request.link } : {}),
+    };
     this.statuses.set(key, next);
     this.report(key);
     return next;
@@ -65,7 +70,9 @@ export class AgentStatusStore {
     const current = this.statuses.get(key);
     if (!current || this.reported.get(key)?.sequence !== sequence || (current.stale === true) === stale) return null;
     const { stale: _previous, quietSince: _since, ...rest } = current;
-    const next: AgentStatus = stale ? { ...rest, stale: true, ...(quietSince ? { quietSince: quietSince.toISOString() } : {}) } : rest;
+    const next: AgentStatus = stale
+      ? { ...rest, stale: true, ...(quietSince ? { quietSince: quietSince.toISOString() } : {}) }
+      : rest;
     this.statuses.set(key, next);
     return next;
   }

@@ -55,7 +55,10 @@ export class ArmorySync {
     this.directory = shipStateDirectory(options.home, options.fleetDirectory);
     this.cache = join(this.directory, 'cache');
     this.pin = new BridgePin(this.directory, options.pinnedBridgeUrl);
-    this.saved = readJson<SavedState>(join(this.directory, 'state.json')) ?? { state: { ...NEVER_SYNCED }, manifest: null };
+    this.saved = readJson<SavedState>(join(this.directory, 'state.json')) ?? {
+      state: { ...NEVER_SYNCED },
+      manifest: null,
+    };
   }
 
   state(): ArmorySyncState {
@@ -81,10 +84,15 @@ export class ArmorySync {
     } catch {
       return Promise.reject(new WorkspaceError(400, `invalid bridge url: ${bridgeUrl}`));
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return Promise.reject(new WorkspaceError(400, `bridge url must be http(s): ${bridgeUrl}`));
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return Promise.reject(new WorkspaceError(400, `bridge url must be http(s): ${bridgeUrl}`));
     return this.serialized(async () => {
       const expected = this.pin.check(bridgeUrl);
-      if (expected) throw new WorkspaceError(403, `armory push refused: this ship is pinned to bridge ${expected} but the push named ${bridgeUrl}`);
+      if (expected)
+        throw new WorkspaceError(
+          403,
+          `armory push refused: this ship is pinned to bridge ${expected} but the push named ${bridgeUrl}`,
+        );
       const base = bridgeUrl.replace(/\/+$/, '');
       let manifest: ArmoryManifest;
       try {
@@ -94,8 +102,20 @@ export class ArmorySync {
         this.record({ lastError: message });
         throw new WorkspaceError(502, message);
       }
-      this.record({ revision: manifest.revision, bridgeUrl, syncedAt: new Date().toISOString(), fileCount: manifest.entries.length, lastError: null }, manifest);
-      this.options.logger.info({ revision: manifest.revision, hint: revisionHint, files: manifest.entries.length }, 'armory synced');
+      this.record(
+        {
+          revision: manifest.revision,
+          bridgeUrl,
+          syncedAt: new Date().toISOString(),
+          fileCount: manifest.entries.length,
+          lastError: null,
+        },
+        manifest,
+      );
+      this.options.logger.info(
+        { revision: manifest.revision, hint: revisionHint, files: manifest.entries.length },
+        'armory synced',
+      );
       try {
         this.install(manifest);
       } catch (error) {
@@ -109,21 +129,30 @@ export class ArmorySync {
 
   private async pull(base: string): Promise<ArmoryManifest> {
     const manifest = await this.fetchJson(`${base}/armory`, 'the armory manifest');
-    if (!checkManifest.Check(manifest)) throw new PullFailed('the bridge sent an armory manifest that does not validate');
+    if (!checkManifest.Check(manifest))
+      throw new PullFailed('the bridge sent an armory manifest that does not validate');
     for (const entry of manifest.entries) {
       const problem = armoryPathProblem(entry.path);
-      if (problem || armorySectionOf(entry.path) !== entry.section) throw new PullFailed(`unsafe path in the armory manifest (${problem ?? 'wrong section'}): ${JSON.stringify(entry.path)}`);
+      if (problem || armorySectionOf(entry.path) !== entry.section)
+        throw new PullFailed(
+          `unsafe path in the armory manifest (${problem ?? 'wrong section'}): ${JSON.stringify(entry.path)}`,
+        );
     }
     for (const source of Object.keys(manifest.dotfileMap)) {
       const problem = armoryPathProblem(source);
-      if (problem) throw new PullFailed(`unsafe dotfile source in the armory manifest (${problem}): ${JSON.stringify(source)}`);
+      if (problem)
+        throw new PullFailed(`unsafe dotfile source in the armory manifest (${problem}): ${JSON.stringify(source)}`);
     }
     // Content-addressed cache: only hashes not yet held are fetched; a failure leaves the old revision whole.
     for (const entry of manifest.entries) {
       const target = join(this.cache, entry.sha256);
       if (existsSync(target)) continue;
-      const file = await this.fetchJson(`${base}/armory/file?path=${encodeURIComponent(entry.path)}`, `armory file ${entry.path}`);
-      if (!checkFile.Check(file) || file.path !== entry.path) throw new PullFailed(`the bridge sent armory file ${entry.path} in a shape that does not validate`);
+      const file = await this.fetchJson(
+        `${base}/armory/file?path=${encodeURIComponent(entry.path)}`,
+        `armory file ${entry.path}`,
+      );
+      if (!checkFile.Check(file) || file.path !== entry.path)
+        throw new PullFailed(`the bridge sent armory file ${entry.path} in a shape that does not validate`);
       const bytes = Buffer.from(file.contents, file.encoding === 'base64' ? 'base64' : 'utf8');
       if (bytes.length !== entry.size || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) {
         throw new PullFailed(`armory file ${entry.path} does not match its sha256`);
@@ -161,7 +190,12 @@ export class ArmorySync {
   private install(manifest: ArmoryManifest): void {
     const recordFile = join(this.directory, 'managed.json');
     const previous = readJson<ManagedRecord>(recordFile) ?? {};
-    const { install, record } = installArmory({ manifest, cacheDirectory: this.cache, home: this.options.home, record: previous });
+    const { install, record } = installArmory({
+      manifest,
+      cacheDirectory: this.cache,
+      home: this.options.home,
+      record: previous,
+    });
     writeFileAtomicSync(recordFile, JSON.stringify(record, null, 1));
     this.record({ install, lastError: null });
   }

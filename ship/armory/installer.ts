@@ -6,7 +6,20 @@
 // is a conflict and left alone; files the armory no longer carries are removed only when the ship can prove
 // it wrote them, and emptied directories are pruned up to, never above, the provider root or home.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import type { ArmoryInstall, ArmoryManifest } from '../../protocol/index.js';
 import { replaceAtomicSync } from '../../server/atomic-file.js';
@@ -36,7 +49,8 @@ const PROVIDERS: ReadonlyArray<{ name: string; skillRoots: string[]; pluginRoot:
 
 const sha256Of = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const isDirectory = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+const inside = (parent: string, child: string) =>
+  child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
 /** What is at `path` now, compared with what the ship recorded or wants there. */
 function matches(path: string, expected: ManagedEntry): boolean {
@@ -61,11 +75,21 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
   const desired = new Map<string, Desired>();
   const cached = (sha256: string) => join(input.cacheDirectory, sha256);
 
-  const skillRoots = PROVIDERS.flatMap((p) => p.skillRoots).map((root) => join(home, root)).filter(isDirectory);
+  const skillRoots = PROVIDERS.flatMap((p) => p.skillRoots)
+    .map((root) => join(home, root))
+    .filter(isDirectory);
   for (const entry of input.manifest.entries) {
     if (entry.section === 'skills') {
       const rest = entry.path.slice('skills/'.length);
-      for (const root of skillRoots) desired.set(join(root, 'skills', rest), { kind: 'file', sha256: entry.sha256, mode: entry.mode, root, section: 'skills', source: cached(entry.sha256) });
+      for (const root of skillRoots)
+        desired.set(join(root, 'skills', rest), {
+          kind: 'file',
+          sha256: entry.sha256,
+          mode: entry.mode,
+          root,
+          section: 'skills',
+          source: cached(entry.sha256),
+        });
     } else if (entry.section === 'plugins') {
       const [provider, ...rest] = entry.path.slice('plugins/'.length).split('/');
       const known = PROVIDERS.find((p) => p.name === provider);
@@ -76,10 +100,19 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
       }
       const root = join(home, known.pluginRoot);
       if (!isDirectory(root)) continue; // that provider is not on this host
-      desired.set(join(root, ...rest), { kind: 'file', sha256: entry.sha256, mode: entry.mode, root, section: 'plugins', source: cached(entry.sha256) });
+      desired.set(join(root, ...rest), {
+        kind: 'file',
+        sha256: entry.sha256,
+        mode: entry.mode,
+        root,
+        section: 'plugins',
+        source: cached(entry.sha256),
+      });
     }
   }
-  const bySource = new Map(input.manifest.entries.filter((e) => e.section === 'dotfiles').map((e) => [e.path.slice('dotfiles/'.length), e]));
+  const bySource = new Map(
+    input.manifest.entries.filter((e) => e.section === 'dotfiles').map((e) => [e.path.slice('dotfiles/'.length), e]),
+  );
   for (const [source, destination] of Object.entries(input.manifest.dotfileMap)) {
     const entry = bySource.get(source);
     if (!entry) {
@@ -92,7 +125,13 @@ export function installArmory(input: InstallInput): { install: ArmoryInstall; re
       warnings.push(`dotfile ${source} → ${destination} skipped: outside the home directory`);
       continue;
     }
-    desired.set(target, { kind: 'symlink', target: cached(entry.sha256), root: home, section: 'dotfiles', source: cached(entry.sha256) });
+    desired.set(target, {
+      kind: 'symlink',
+      target: cached(entry.sha256),
+      root: home,
+      section: 'dotfiles',
+      source: cached(entry.sha256),
+    });
   }
 
   const record: ManagedRecord = {};

@@ -6,7 +6,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function shipStateDirectory(home: string, fleetDirectory: string): string {
-  const directory = join(home, '.config', 'svc', 'ship', createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16));
+  const directory = join(
+    home,
+    '.config',
+    'svc',
+    'ship',
+    createHash('sha256').update(fleetDirectory).digest('hex').slice(0, 16),
+  );
   mkdirSync(join(directory, 'cache'), { recursive: true, mode: 0o700 });
   return directory;
 }

@@ -20,10 +20,19 @@ export type EventListener = (event: WorkspaceEvent, frame: EncodedFrame) => void
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
 
-  constructor(private readonly ship: string, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly ship: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   publish(type: WorkspaceEventType, workspace: WorkspaceSummary, reason?: DeactivationReason): void {
-    const event: WorkspaceEvent = { type, ship: this.ship, at: this.now().toISOString(), workspace, ...(reason ? { reason } : {}) };
+    const event: WorkspaceEvent = {
+      type,
+      ship: this.ship,
+      at: this.now().toISOString(),
+      workspace,
+      ...(reason ? { reason } : {}),
+    };
     if (this.listeners.size === 0) return;
     const frame = encodeFrame(JSON.stringify(event));
     for (const listener of this.listeners) listener(event, frame);

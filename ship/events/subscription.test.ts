@@ -39,7 +39,7 @@ describe('event subscription', () => {
     release(sync());
     await opened;
     subscription.deliver(event('c'));
-    expect(socket.sent.map((e) => e.type === 'sync' ? 'sync' : e.workspace.name)).toEqual(['sync', 'a', 'b', 'c']);
+    expect(socket.sent.map((e) => (e.type === 'sync' ? 'sync' : e.workspace.name))).toEqual(['sync', 'a', 'b', 'c']);
   });
 
   it('closes 1011 when the snapshot fails', async () => {

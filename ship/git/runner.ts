@@ -49,7 +49,14 @@ function stopSignal(): AbortController {
   return controller;
 }
 
-const SAFETY_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'credential.interactive=never'];
+const SAFETY_CONFIG = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'credential.interactive=never',
+];
 
 export class GitRunner {
   private readonly env: Record<string, string>;
@@ -77,7 +84,11 @@ export class GitRunner {
   }
 
   /** One git process: the safety settings, then `config` (more `-c` settings), then `args`. */
-  private async spawnGit(config: readonly string[], args: readonly string[], options: GitCallOptions): Promise<GitResult> {
+  private async spawnGit(
+    config: readonly string[],
+    args: readonly string[],
+    options: GitCallOptions,
+  ): Promise<GitResult> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     const user = options.cwd ? this.runAs(options.cwd) : undefined;
     const env = { ...this.env, ...options.env, ...(user ? { HOME: user.home } : {}) };

@@ -25,15 +25,35 @@ describe('countStatus', () => {
 describe('classifyWorkspace', () => {
   it('keeps the branches with commits, counts the stashes, and words it once', () => {
     const found = classifyWorkspace({
-      repo: 'app', name: 'ws', status: ' M a\0?? b\0',
-      unpushed: [{ branch: 'main', commits: 2 }, { branch: 'topic', commits: 0 }], stashList: 'abc\ndef\n',
+      repo: 'app',
+      name: 'ws',
+      status: ' M a\0?? b\0',
+      unpushed: [
+        { branch: 'main', commits: 2 },
+        { branch: 'topic', commits: 0 },
+      ],
+      stashList: 'abc\ndef\n',
     });
-    expect(found).toEqual({ repo: 'app', name: 'ws', unpushedBranches: [{ branch: 'main', commits: 2 }], uncommittedFiles: 1, untrackedFiles: 1, stashes: 2 });
+    expect(found).toEqual({
+      repo: 'app',
+      name: 'ws',
+      unpushedBranches: [{ branch: 'main', commits: 2 }],
+      uncommittedFiles: 1,
+      untrackedFiles: 1,
+      stashes: 2,
+    });
     expect(describeFindings(found)).toBe('2 unpushed commits on main, 1 uncommitted file, 1 untracked file, 2 stashes');
   });
 
   it('redacts a credentialed URL from a scan error', () => {
-    const found = classifyWorkspace({ repo: 'app', name: 'ws', status: '', unpushed: [], stashList: '', scanError: 'git failed: https://user:s3cret@forge.example/x.git' });
+    const found = classifyWorkspace({
+      repo: 'app',
+      name: 'ws',
+      status: '',
+      unpushed: [],
+      stashList: '',
+      scanError: 'git failed: https://user:s3cret@forge.example/x.git',
+    });
     expect(found.scanError).toBe('git failed: https://***@forge.example/x.git');
   });
 });
@@ -73,7 +93,14 @@ describe('scanFleet', () => {
     expect(report).toEqual({
       scanned: 4,
       workspaces: [
-        { repo: 'app', name: 'busy', unpushedBranches: [{ branch: 'main', commits: 1 }], uncommittedFiles: 1, untrackedFiles: 1, stashes: 0 },
+        {
+          repo: 'app',
+          name: 'busy',
+          unpushedBranches: [{ branch: 'main', commits: 1 }],
+          uncommittedFiles: 1,
+          untrackedFiles: 1,
+          stashes: 0,
+        },
         { repo: 'app', name: 'stashed', unpushedBranches: [], uncommittedFiles: 0, untrackedFiles: 0, stashes: 1 },
       ],
     });
@@ -86,6 +113,8 @@ describe('scanFleet', () => {
     mkdirSync(join(root, 'fleet', 'app'), { recursive: true });
     git(join(root, 'fleet', 'app'), 'clone', '--quiet', remote.bare, 'late');
     const report = await scanFleet(new GitRunner({ allowLocalRepos: true }), join(root, 'fleet'), Date.now() - 1);
-    expect(report.workspaces).toEqual([expect.objectContaining({ name: 'late', scanError: 'the drain deadline passed' })]);
+    expect(report.workspaces).toEqual([
+      expect.objectContaining({ name: 'late', scanError: 'the drain deadline passed' }),
+    ]);
   });
 });

@@ -9,8 +9,14 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   messageOf,
-  DRAIN_REPORT_MAX_BRANCHES, DRAIN_REPORT_MAX_WORKSPACES, hasUnpushedWork, isIdentifier, redactUrlCredentials,
-  type DrainReport, type UnpushedBranch, type WorkspaceDrainFindings,
+  DRAIN_REPORT_MAX_BRANCHES,
+  DRAIN_REPORT_MAX_WORKSPACES,
+  hasUnpushedWork,
+  isIdentifier,
+  redactUrlCredentials,
+  type DrainReport,
+  type UnpushedBranch,
+  type WorkspaceDrainFindings,
 } from '../../protocol/index.js';
 import type { GitRunner } from './runner.js';
 
@@ -42,7 +48,14 @@ export function countStatus(porcelain: string): { uncommittedFiles: number; untr
 }
 
 /** One workspace's findings from what git said; `unpushed` in branch order, empty branches dropped. */
-export function classifyWorkspace(input: { repo: string; name: string; status: string; unpushed: UnpushedBranch[]; stashList: string; scanError?: string }): WorkspaceDrainFindings {
+export function classifyWorkspace(input: {
+  repo: string;
+  name: string;
+  status: string;
+  unpushed: UnpushedBranch[];
+  stashList: string;
+  scanError?: string;
+}): WorkspaceDrainFindings {
   const found: WorkspaceDrainFindings = {
     repo: input.repo,
     name: input.name,
@@ -57,12 +70,18 @@ export function classifyWorkspace(input: { repo: string; name: string; status: s
 class ScanFailed extends Error {}
 
 /** Scans one working tree; a failed or timed-out git call becomes `scanError` (what was read so far stays). */
-export async function scanWorkspace(git: GitRun, workTree: string, key: { repo: string; name: string }, deadline: number): Promise<WorkspaceDrainFindings> {
+export async function scanWorkspace(
+  git: GitRun,
+  workTree: string,
+  key: { repo: string; name: string },
+  deadline: number,
+): Promise<WorkspaceDrainFindings> {
   const run = async (args: string[]): Promise<string> => {
     const timeoutMs = deadline - Date.now();
     if (timeoutMs <= 0) throw new ScanFailed('the drain deadline passed');
     const result = await git.run(args, { cwd: workTree, timeoutMs });
-    if (result.code !== 0) throw new ScanFailed(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0] ?? `exit ${result.code}`}`);
+    if (result.code !== 0)
+      throw new ScanFailed(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0] ?? `exit ${result.code}`}`);
     return result.stdout.toString('utf8');
   };
   let status = '';
@@ -70,7 +89,9 @@ export async function scanWorkspace(git: GitRun, workTree: string, key: { repo: 
   let stashList = '';
   try {
     status = await run(['status', '--porcelain=v1', '-z', '--untracked-files=normal']);
-    const refs = (await run(['for-each-ref', '--format=%(refname)', `--count=${BRANCHES_SCANNED}`, 'refs/heads/'])).split('\n').filter(Boolean);
+    const refs = (await run(['for-each-ref', '--format=%(refname)', `--count=${BRANCHES_SCANNED}`, 'refs/heads/']))
+      .split('\n')
+      .filter(Boolean);
     for (const ref of refs) {
       const commits = Number((await run(['rev-list', '--count', ref, '--not', '--remotes'])).trim());
       if (commits > 0) unpushed.push({ branch: ref.replace(/^refs\/heads\//, ''), commits });
@@ -78,19 +99,36 @@ export async function scanWorkspace(git: GitRun, workTree: string, key: { repo: 
     const hasStash = (await run(['for-each-ref', '--format=%(refname)', 'refs/stash'])).trim() !== '';
     if (hasStash) stashList = await run(['rev-list', '--walk-reflogs', 'refs/stash']);
   } catch (error) {
-    return classifyWorkspace({ ...key, status, unpushed, stashList, scanError: error instanceof ScanFailed ? error.message : `git could not run: ${messageOf(error)}` });
+    return classifyWorkspace({
+      ...key,
+      status,
+      unpushed,
+      stashList,
+      scanError: error instanceof ScanFailed ? error.message : `git could not run: ${messageOf(error)}`,
+    });
   }
   return classifyWorkspace({ ...key, status, unpushed, stashList });
 }
 
 /** The `<repo>/<name>` working trees of a fleet directory (entries that are not identifiers are not workspaces). */
-export async function listWorkspaces(fleetDirectory: string): Promise<Array<{ repo: string; name: string; path: string }>> {
+export async function listWorkspaces(
+  fleetDirectory: string,
+): Promise<Array<{ repo: string; name: string; path: string }>> {
   const found: Array<{ repo: string; name: string; path: string }> = [];
-  const entries = async (dir: string) => (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isDirectory() && isIdentifier(entry.name));
+  const entries = async (dir: string) =>
+    (await readdir(dir, { withFileTypes: true }).catch(() => [])).filter(
+      (entry) => entry.isDirectory() && isIdentifier(entry.name),
+    );
   for (const repo of await entries(fleetDirectory)) {
     for (const name of await entries(join(fleetDirectory, repo.name))) {
       const path = join(fleetDirectory, repo.name, name.name);
-      if (await stat(join(path, '.git')).then(() => true, () => false)) found.push({ repo: repo.name, name: name.name, path });
+      if (
+        await stat(join(path, '.git')).then(
+          () => true,
+          () => false,
+        )
+      )
+        found.push({ repo: repo.name, name: name.name, path });
     }
   }
   return found;
@@ -108,6 +146,8 @@ export async function scanFleet(git: GitRun, fleetDirectory: string, deadline: n
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const flagged = results.filter(hasUnpushedWork).sort((a, b) => `${a.repo}/${a.name}`.localeCompare(`${b.repo}/${b.name}`));
+  const flagged = results
+    .filter(hasUnpushedWork)
+    .sort((a, b) => `${a.repo}/${a.name}`.localeCompare(`${b.repo}/${b.name}`));
   return { workspaces: flagged.slice(0, DRAIN_REPORT_MAX_WORKSPACES), scanned: workspaces.length };
 }

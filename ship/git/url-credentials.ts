@@ -17,7 +17,8 @@ export async function persistUrlCredentials(workTree: string, split: SplitUrl): 
  * made from another source, the ship's repo cache. A clone without an origin is an error here.
  */
 export async function setOriginUrl(workTree: string, split: SplitUrl): Promise<void> {
-  if (!(await rewriteOrigin(workTree, split.credentialed ?? split.url))) throw new Error(`${join(workTree, '.git', 'config')} names no origin`);
+  if (!(await rewriteOrigin(workTree, split.credentialed ?? split.url)))
+    throw new Error(`${join(workTree, '.git', 'config')} names no origin`);
 }
 
 /** Writes `url` as origin's URL in one read and one write of the config file; false when it has no origin. */
@@ -27,6 +28,9 @@ async function rewriteOrigin(workTree: string, url: string): Promise<boolean> {
   const section = /(\[remote "origin"\][^[]*?\n\s*url = )([^\n]*)/;
   if (!section.test(config)) return false;
   await chmod(configPath, 0o600);
-  await writeFile(configPath, config.replace(section, (_match, head: string) => `${head}${quote(url)}`));
+  await writeFile(
+    configPath,
+    config.replace(section, (_match, head: string) => `${head}${quote(url)}`),
+  );
   return true;
 }

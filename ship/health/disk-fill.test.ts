@@ -15,7 +15,9 @@ describe('the fleet volume fill level', () => {
   it('passes at the limit and fails above it, naming the fill and the limit in whole percents', async () => {
     const at = (bavail: number) => async () => ({ blocks: 1000, bavail });
     await expect(assertVolumeBelow('/fleet', 0.9, at(100))).resolves.toBeUndefined();
-    await expect(assertVolumeBelow('/fleet', 0.9, at(99))).rejects.toThrow('the fleet volume is 90% full, over the ship\'s limit of 90% (--max-disk-fill)');
+    await expect(assertVolumeBelow('/fleet', 0.9, at(99))).rejects.toThrow(
+      "the fleet volume is 90% full, over the ship's limit of 90% (--max-disk-fill)",
+    );
     await expect(assertVolumeBelow('/fleet', 0.9, at(0))).rejects.toThrow(/is 100% full/);
   });
 });

@@ -22,5 +22,8 @@ export function volumeFill(stats: VolumeStats): number {
 export async function assertVolumeBelow(path: string, maxFill: number, statfs: Statfs = nodeStatfs): Promise<void> {
   const fill = volumeFill(await statfs(path));
   // Whole percents only: the answer goes to callers without a credential.
-  if (fill > maxFill) throw new Error(`the fleet volume is ${Math.floor(fill * 100)}% full, over the ship's limit of ${Math.round(maxFill * 100)}% (--max-disk-fill)`);
+  if (fill > maxFill)
+    throw new Error(
+      `the fleet volume is ${Math.floor(fill * 100)}% full, over the ship's limit of ${Math.round(maxFill * 100)}% (--max-disk-fill)`,
+    );
 }

@@ -24,7 +24,8 @@ export function shipReadiness(tmux: Tmux, fleetDirectory: string, maxDiskFill?: 
       name: 'tmux',
       run: async () => {
         const answer = await tmux.run(['has-session', '-t', `=${KEEPER_SESSION}`]);
-        if (answer.code !== 0) throw new Error(`the tmux server does not answer: ${answer.stderr.trim() || `exit code ${answer.code}`}`);
+        if (answer.code !== 0)
+          throw new Error(`the tmux server does not answer: ${answer.stderr.trim() || `exit code ${answer.code}`}`);
       },
     },
     {
@@ -36,11 +37,14 @@ export function shipReadiness(tmux: Tmux, fleetDirectory: string, maxDiskFill?: 
           await rm(marker, { force: true });
         } catch (error) {
           // The code alone: the answer goes to callers without a credential, the path is the ship's business.
-          throw new Error(`the fleet directory is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`);
+          throw new Error(
+            `the fleet directory is not writable (${(error as NodeJS.ErrnoException).code ?? messageOf(error)})`,
+          );
         }
       },
     },
   ];
-  if (maxDiskFill !== undefined) checks.push({ name: 'fleet-volume', run: () => assertVolumeBelow(fleetDirectory, maxDiskFill) });
+  if (maxDiskFill !== undefined)
+    checks.push({ name: 'fleet-volume', run: () => assertVolumeBelow(fleetDirectory, maxDiskFill) });
   return checks;
 }

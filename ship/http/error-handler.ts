@@ -9,7 +9,13 @@ export const SHIP_ERRORS: ErrorHandling = {
   known: (error) => (error instanceof WorkspaceError ? { status: error.status, message: error.message } : null),
   identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' },
   unavailable: (error) =>
-    isResourceExhaustion(error) ? { message: `the ship is out of resources; retry shortly (${error.message})`, retryAfterSeconds: 1, log: 'out of resources' } : null,
+    isResourceExhaustion(error)
+      ? {
+          message: `the ship is out of resources; retry shortly (${error.message})`,
+          retryAfterSeconds: 1,
+          log: 'out of resources',
+        }
+      : null,
 };
 
 /**

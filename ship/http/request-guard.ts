@@ -11,7 +11,14 @@
 //    first call after a rotation gets through.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { crossOriginProblem, HEALTHZ_PATH, hostAllowed, hostnameOf, READYZ_PATH, workspaceKey } from '../../protocol/index.js';
+import {
+  crossOriginProblem,
+  HEALTHZ_PATH,
+  hostAllowed,
+  hostnameOf,
+  READYZ_PATH,
+  workspaceKey,
+} from '../../protocol/index.js';
 import { OPENAPI_PATH } from '../../server/openapi.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 import type { ExchangedTokens } from '../tokens/exchanged-tokens.js';
@@ -90,7 +97,8 @@ export function installRequestGuard(app: FastifyInstance, options: GuardOptions)
   app.addHook('onRequest', (request, reply: FastifyReply, done) => {
     const refused = refusal(request);
     if (!refused) return done();
-    if (refused[0] !== 401 || !exchanged || !bearer(request)) return void reply.code(refused[0]).send({ error: refused[1] });
+    if (refused[0] !== 401 || !exchanged || !bearer(request))
+      return void reply.code(refused[0]).send({ error: refused[1] });
     // An unknown bearer on an exchanged pair: perhaps a rotation this ship has not fetched yet.
     void exchanged.refresh().then(() => {
       const again = refusal(request);

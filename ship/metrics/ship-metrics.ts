@@ -32,25 +32,56 @@ export class ShipMetrics extends ServerMetrics {
   constructor(options: { processMetrics?: boolean } = {}) {
     super('svc_ship_', options);
     const registers = [this.registry];
-    this.frames = new Counter({ name: 'svc_ship_terminal_frames_total', help: 'Terminal frames sent to clients, by type (grid, patch).', labelNames: ['type'], registers });
+    this.frames = new Counter({
+      name: 'svc_ship_terminal_frames_total',
+      help: 'Terminal frames sent to clients, by type (grid, patch).',
+      labelNames: ['type'],
+      registers,
+    });
     // Bound once: a frame is counted without prom-client hashing a label object on the terminal's hot path.
     this.frameCounters = { grid: this.frames.labels('grid'), patch: this.frames.labels('patch') };
-    this.resyncs = new Counter({ name: 'svc_ship_terminal_resyncs_total', help: 'Resyncs terminal clients asked for (each answered with a full grid).', registers });
-    this.gitSpawns = new Counter({ name: 'svc_ship_git_spawns_total', help: 'git processes run, by subcommand and result (ok, failed: non-zero exit, timeout, error: could not start).', labelNames: ['command', 'result'], registers });
-    this.gitSeconds = new Histogram({ name: 'svc_ship_git_duration_seconds', help: 'How long each git process ran, by subcommand.', labelNames: ['command'], buckets: GIT_BUCKETS, registers });
+    this.resyncs = new Counter({
+      name: 'svc_ship_terminal_resyncs_total',
+      help: 'Resyncs terminal clients asked for (each answered with a full grid).',
+      registers,
+    });
+    this.gitSpawns = new Counter({
+      name: 'svc_ship_git_spawns_total',
+      help: 'git processes run, by subcommand and result (ok, failed: non-zero exit, timeout, error: could not start).',
+      labelNames: ['command', 'result'],
+      registers,
+    });
+    this.gitSeconds = new Histogram({
+      name: 'svc_ship_git_duration_seconds',
+      help: 'How long each git process ran, by subcommand.',
+      labelNames: ['command'],
+      buckets: GIT_BUCKETS,
+      registers,
+    });
     // The repo caches (issue #29): one series per cache, labelled by its URL without credentials (bounded
     // by the repos this ship has cloned, removed with the cache).
-    this.cacheUses = new Counter({ name: 'svc_repo_cache_uses_total', help: 'Creates through a repo cache, by result (hit: found it; miss: filled it).', labelNames: ['result'], registers });
+    this.cacheUses = new Counter({
+      name: 'svc_repo_cache_uses_total',
+      help: 'Creates through a repo cache, by result (hit: found it; miss: filled it).',
+      labelNames: ['result'],
+      registers,
+    });
     const caches = () => this.repoCaches?.() ?? Promise.resolve([]);
     new Gauge({
-      name: 'svc_repo_cache_bytes', help: 'Disk used by each repo cache (hard-linked files counted once).', labelNames: ['url'], registers,
+      name: 'svc_repo_cache_bytes',
+      help: 'Disk used by each repo cache (hard-linked files counted once).',
+      labelNames: ['url'],
+      registers,
       async collect() {
         this.reset();
         for (const cache of await caches()) this.set({ url: cache.url }, cache.bytes);
       },
     });
     new Gauge({
-      name: 'svc_repo_cache_last_use_seconds', help: 'When a create last used each repo cache (Unix time).', labelNames: ['url'], registers,
+      name: 'svc_repo_cache_last_use_seconds',
+      help: 'When a create last used each repo cache (Unix time).',
+      labelNames: ['url'],
+      registers,
       async collect() {
         this.reset();
         for (const cache of await caches()) this.set({ url: cache.url }, Math.floor(cache.lastUse / 1000));
@@ -58,7 +89,10 @@ export class ShipMetrics extends ServerMetrics {
     });
     const list = () => this.workspaces?.() ?? Promise.resolve([]);
     new Gauge({
-      name: 'svc_ship_workspaces', help: 'Workspaces on this ship by state (active, inactive).', labelNames: ['state'], registers,
+      name: 'svc_ship_workspaces',
+      help: 'Workspaces on this ship by state (active, inactive).',
+      labelNames: ['state'],
+      registers,
       async collect() {
         const workspaces = await list();
         const active = workspaces.filter((workspace) => workspace.active).length;

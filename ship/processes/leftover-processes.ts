@@ -42,7 +42,8 @@ export function processesUsing(dir: string): number[] {
 /** tmux control-mode clients (`-C`) on the server `socketName`. */
 export function controlClientsOf(socketName: string): number[] {
   // `-L <name>`, or `-S <dir>/<name>` for a server of a session user (ship/sessions/session-user.ts).
-  const named = (args: string[]) => args[args.indexOf('-L') + 1] === socketName || basename(args[args.indexOf('-S') + 1] ?? '') === socketName;
+  const named = (args: string[]) =>
+    args[args.indexOf('-L') + 1] === socketName || basename(args[args.indexOf('-S') + 1] ?? '') === socketName;
   return processesWhere((args) => basename(args[0] ?? '') === 'tmux' && args.includes('-C') && named(args));
 }
 

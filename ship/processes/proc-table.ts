@@ -12,7 +12,10 @@ export function procPids(): number[] {
   } catch {
     return [];
   }
-  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid !== process.pid);
+  return entries
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => pid !== process.pid);
 }
 
 /** `/proc/<pid>/<file>`, or null when the process is gone meanwhile or not ours to read. */

@@ -27,7 +27,12 @@ describe('killCommand', () => {
     const stranger = sleeper();
     let killedAlone = false;
     // A detached command that ended and was reaped, whose PID Linux has since handed to `stranger`.
-    const reaped = { pid: stranger.pid, exitCode: 0, signalCode: null, kill: () => (killedAlone = true) } as unknown as ChildProcess;
+    const reaped = {
+      pid: stranger.pid,
+      exitCode: 0,
+      signalCode: null,
+      kill: () => (killedAlone = true),
+    } as unknown as ChildProcess;
     expect(groupStillOurs(reaped)).toBe(false);
     killCommand(reaped, true);
     expect(isRunning(stranger.pid!)).toBe(true);

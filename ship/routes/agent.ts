@@ -1,7 +1,12 @@
 // Agent status routes (docs/architecture.md §8) and the bridge's credential push for repository tools.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AgentCredentialsRequest, AgentInitRequest, UpdateAgentStatusRequest, WorkspaceParams } from '../../protocol/index.js';
+import {
+  AgentCredentialsRequest,
+  AgentInitRequest,
+  UpdateAgentStatusRequest,
+  WorkspaceParams,
+} from '../../protocol/index.js';
 import type { BridgeCredentials } from '../agents/bridge-credentials.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import { checkParams } from './workspaces.js';
@@ -11,8 +16,10 @@ export function agentRoutes(service: WorkspaceService, credentials: BridgeCreden
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('preValidation', checkParams);
 
-    app.post('/workspaces/:repo/:name/agent/init', { schema: { params: WorkspaceParams, body: AgentInitRequest } }, async (request) =>
-      service.agentInit(request.params.repo, request.params.name, request.body),
+    app.post(
+      '/workspaces/:repo/:name/agent/init',
+      { schema: { params: WorkspaceParams, body: AgentInitRequest } },
+      async (request) => service.agentInit(request.params.repo, request.params.name, request.body),
     );
 
     app.get('/workspaces/:repo/:name/agent/status', { schema: { params: WorkspaceParams } }, async (request, reply) => {

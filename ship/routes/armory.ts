@@ -8,7 +8,9 @@ import type { ArmorySync } from '../armory/armory-sync.js';
 export function armoryRoutes(armory: ArmorySync) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.post('/armory/sync', { schema: { body: ArmorySyncRequest } }, async (request) => armory.sync(request.body.bridgeUrl, request.body.revision));
+    app.post('/armory/sync', { schema: { body: ArmorySyncRequest } }, async (request) =>
+      armory.sync(request.body.bridgeUrl, request.body.revision),
+    );
     app.get('/armory', async () => armory.state());
   };
 }

@@ -6,7 +6,12 @@ import { EventSubscription } from '../events/subscription.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 
 /** `beforeSnapshot` lets tests hold the snapshot open while events are raised (the buffered replay). */
-export function eventRoutes(service: WorkspaceService, bus: EventBus, shipName: string, beforeSnapshot?: () => Promise<void>) {
+export function eventRoutes(
+  service: WorkspaceService,
+  bus: EventBus,
+  shipName: string,
+  beforeSnapshot?: () => Promise<void>,
+) {
   return async (app: FastifyInstance) => {
     app.get('/events', { websocket: true }, (socket) => {
       const subscription = new EventSubscription(socket);

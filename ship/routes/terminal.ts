@@ -11,8 +11,12 @@ export function terminalRoutes(service: WorkspaceService, deps: TerminalDeps) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('preValidation', checkParams);
-    app.get('/workspaces/:repo/:name/terminal', { websocket: true, schema: { params: WorkspaceParams } }, (socket, request) => {
-      new TerminalConnection(socket, service.activeSession(request.params.repo, request.params.name), deps).start();
-    });
+    app.get(
+      '/workspaces/:repo/:name/terminal',
+      { websocket: true, schema: { params: WorkspaceParams } },
+      (socket, request) => {
+        new TerminalConnection(socket, service.activeSession(request.params.repo, request.params.name), deps).start();
+      },
+    );
   };
 }

@@ -35,26 +35,42 @@ export function workspaceRoutes(service: WorkspaceService) {
       return service.list(active === 'true' ? true : active === 'false' ? false : undefined);
     });
 
-    app.post('/workspaces', { schema: { body: CreateWorkspaceRequest } }, async (request, reply): Promise<CreateWorkspaceResponse> => {
-      const { summary, branchCreated } = await service.create(request.body);
-      reply.code(201);
-      return { ...summary, branchCreated };
-    });
+    app.post(
+      '/workspaces',
+      { schema: { body: CreateWorkspaceRequest } },
+      async (request, reply): Promise<CreateWorkspaceResponse> => {
+        const { summary, branchCreated } = await service.create(request.body);
+        reply.code(201);
+        return { ...summary, branchCreated };
+      },
+    );
 
     app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request) =>
       service.status(request.params.repo, request.params.name),
     );
 
-    app.get('/workspaces/:repo/:name/diff', { schema: { params: WorkspaceParams, querystring: DiffQuery } }, async (request, reply) => {
-      const text = await service.diff(request.params.repo, request.params.name, request.query);
-      reply.type('text/plain; charset=utf-8');
-      return text;
-    });
+    app.get(
+      '/workspaces/:repo/:name/diff',
+      { schema: { params: WorkspaceParams, querystring: DiffQuery } },
+      async (request, reply) => {
+        const text = await service.diff(request.params.repo, request.params.name, request.query);
+        reply.type('text/plain; charset=utf-8');
+        return text;
+      },
+    );
 
-    app.post('/workspaces/:repo/:name/branch', { schema: { params: WorkspaceParams, body: SwitchBranchRequest } }, async (request): Promise<SwitchBranchResponse> => {
-      const { branchCreated } = await service.switchBranch(request.params.repo, request.params.name, request.body.branch);
-      return { ...ok, branchCreated };
-    });
+    app.post(
+      '/workspaces/:repo/:name/branch',
+      { schema: { params: WorkspaceParams, body: SwitchBranchRequest } },
+      async (request): Promise<SwitchBranchResponse> => {
+        const { branchCreated } = await service.switchBranch(
+          request.params.repo,
+          request.params.name,
+          request.body.branch,
+        );
+        return { ...ok, branchCreated };
+      },
+    );
 
     app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, async (request) => {
       await service.activate(request.params.repo, request.params.name);
@@ -72,14 +88,23 @@ export function workspaceRoutes(service: WorkspaceService) {
       '/workspaces/:repo/:name/input',
       { schema: { params: WorkspaceParams, body: SendInputRequest }, bodyLimit: INPUT_BODY_LIMIT },
       async (request) => {
-        await service.sendInput(request.params.repo, request.params.name, request.body.text, request.body.enter ?? true);
+        await service.sendInput(
+          request.params.repo,
+          request.params.name,
+          request.body.text,
+          request.body.enter ?? true,
+        );
         return ok;
       },
     );
 
-    app.delete('/workspaces/:repo/:name', { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } }, async (request) => {
-      await service.remove(request.params.repo, request.params.name, request.query.force);
-      return ok;
-    });
+    app.delete(
+      '/workspaces/:repo/:name',
+      { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } },
+      async (request) => {
+        await service.remove(request.params.repo, request.params.name, request.query.force);
+        return ok;
+      },
+    );
   };
 }

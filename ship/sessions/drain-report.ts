@@ -39,22 +39,35 @@ export async function reportDrain(options: DrainReportOptions): Promise<DrainRep
   const user = options.sessionUser;
   const git = options.git ?? new GitRunner({ allowLocalRepos: false }, undefined, undefined, () => user);
   const report = await scanFleet(git, options.fleetDirectory, started + options.timeoutMs * SCAN_SHARE);
-  const deliveredTo = report.workspaces.length === 0 ? 'nobody: nothing unpushed' : await deliver(options, report, started + options.timeoutMs);
+  const deliveredTo =
+    report.workspaces.length === 0
+      ? 'nobody: nothing unpushed'
+      : await deliver(options, report, started + options.timeoutMs);
   if (deliveredTo !== 'the operator') {
     for (const found of report.workspaces) {
-      logger.warn({ workspace: `${found.repo}/${found.name}`, findings: found }, `drain: workspace ${found.repo}/${found.name} has unpushed work: ${describeFindings(found)}`);
+      logger.warn(
+        { workspace: `${found.repo}/${found.name}`, findings: found },
+        `drain: workspace ${found.repo}/${found.name} has unpushed work: ${describeFindings(found)}`,
+      );
     }
   }
-  logger.info({ scanned: report.scanned, unpushed: report.workspaces.length, reported: deliveredTo, ms: Date.now() - started }, 'drain: workspaces scanned for unpushed work');
+  logger.info(
+    { scanned: report.scanned, unpushed: report.workspaces.length, reported: deliveredTo, ms: Date.now() - started },
+    'drain: workspaces scanned for unpushed work',
+  );
   return report;
 }
 
 /** Sends the report; says where it went, or why it did not (the caller then logs it). */
 async function deliver(options: DrainReportOptions, report: DrainReport, deadline: number): Promise<string> {
-  if (!options.reportTo || !options.credentialFile) return 'the holder\'s log: no --drain-report-to';
+  if (!options.reportTo || !options.credentialFile) return "the holder's log: no --drain-report-to";
   try {
     const response = await postWithPodToken({
-      url: options.reportTo, credentialFile: options.credentialFile, json: report, timeoutMs: Math.max(1, deadline - Date.now()), fetch: options.fetch,
+      url: options.reportTo,
+      credentialFile: options.credentialFile,
+      json: report,
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      fetch: options.fetch,
     });
     const text = await response.text();
     if (response.ok) return 'the operator';

@@ -31,7 +31,11 @@ export interface SessionHolder {
   close(): Promise<void>;
 }
 
-export async function startSessionHolder(options: { fleetDirectory: string; logger: Logger; sessionUser?: SessionUser }): Promise<SessionHolder> {
+export async function startSessionHolder(options: {
+  fleetDirectory: string;
+  logger: Logger;
+  sessionUser?: SessionUser;
+}): Promise<SessionHolder> {
   const { logger } = options;
   const absolute = resolve(options.fleetDirectory);
   await mkdir(absolute, { recursive: true });
@@ -39,7 +43,9 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
   const user = options.sessionUser;
   const tmux = new Tmux(socketName, undefined, undefined, {}, { holder: true, user });
   if ((await tmux.run(['list-sessions'])).code === 0) {
-    throw new Error(`a tmux server already runs on socket ${socketName}: another session holder, or a ship that started its own`);
+    throw new Error(
+      `a tmux server already runs on socket ${socketName}: another session holder, or a ship that started its own`,
+    );
   }
 
   // With a session user the server runs as that user (docs/security.md H24), its socket where theirs would be.
@@ -54,18 +60,25 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
   const exited = new Promise<number | null>((resolveExit, rejectExit) => {
     server.once('exit', (code) => resolveExit(code));
     server.once('error', (error: NodeJS.ErrnoException) =>
-      rejectExit(error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the session holder needs tmux') : error),
+      rejectExit(
+        error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the session holder needs tmux') : error,
+      ),
     );
   });
   exited.catch(() => undefined);
 
   // The keeper session: what the ship's watcher and this holder's attach to.
   for (let attempt = 0; ; attempt++) {
-    const keeper = await tmux.run(['new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/' });
+    const keeper = await tmux.run(
+      ['new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'],
+      { cwd: '/' },
+    );
     if (keeper.code === 0 || DUPLICATE_SESSION.test(keeper.stderr)) break;
     if (server.exitCode !== null || attempt >= 100) {
       server.kill('SIGTERM');
-      throw new Error(`the session holder's tmux server did not start: ${keeper.stderr.trim() || `exit code ${server.exitCode}`}`);
+      throw new Error(
+        `the session holder's tmux server did not start: ${keeper.stderr.trim() || `exit code ${server.exitCode}`}`,
+      );
     }
     await sleep(50);
   }
@@ -100,7 +113,10 @@ export async function startSessionHolder(options: { fleetDirectory: string; logg
   watch();
   const timer = setInterval(() => void sweep(), SWEEP_MS);
   timer.unref();
-  void exited.then(() => clearInterval(timer), () => clearInterval(timer));
+  void exited.then(
+    () => clearInterval(timer),
+    () => clearInterval(timer),
+  );
   logger.info({ socket: socketName, pid: server.pid }, 'session holder running');
 
   return {

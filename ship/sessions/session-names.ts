@@ -10,5 +10,9 @@ export function sessionName(repoName: string, name: string): string {
 }
 
 export function isWorkspaceSessionName(session: string): boolean {
-  return session.length === SESSION_PREFIX.length + 32 && session.startsWith(SESSION_PREFIX) && /^[0-9a-f]{32}$/.test(session.slice(4));
+  return (
+    session.length === SESSION_PREFIX.length + 32 &&
+    session.startsWith(SESSION_PREFIX) &&
+    /^[0-9a-f]{32}$/.test(session.slice(4))
+  );
 }

@@ -89,7 +89,9 @@ export class SessionRegistry {
           this.refreshAgain = true;
           continue;
         }
-        const current = new Set([...listed].filter((session) => isWorkspaceSessionName(session) && !this.stopping.has(session)));
+        const current = new Set(
+          [...listed].filter((session) => isWorkspaceSessionName(session) && !this.stopping.has(session)),
+        );
         const ended = [...this.live].filter((session) => !current.has(session));
         this.live = current;
         for (const session of ended) this.onEnded(session);

@@ -22,7 +22,7 @@ export function parseSessionUser(value: string, passwd = readPasswd()): SessionU
   if (!match) throw new Error('must be <uid>[:<gid>], numbers (e.g. 10002:10002)');
   const uid = Number(match[1]);
   const gid = Number(match[2] ?? match[1]);
-  if (uid === 0 || gid === 0) throw new Error('must not be root (0): sessions would run as the ship\'s own user');
+  if (uid === 0 || gid === 0) throw new Error("must not be root (0): sessions would run as the ship's own user");
   if (uid > 0xfffffffe || gid > 0xfffffffe) throw new Error('is out of range');
   const entry = passwd.find((line) => Number(line[2]) === uid);
   return { uid, gid, home: entry?.[5] || '/tmp', name: entry?.[0] || String(uid) };
@@ -30,7 +30,10 @@ export function parseSessionUser(value: string, passwd = readPasswd()): SessionU
 
 function readPasswd(): string[][] {
   try {
-    return readFileSync('/etc/passwd', 'utf8').split('\n').filter(Boolean).map((line) => line.split(':'));
+    return readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(':'));
   } catch {
     return [];
   }
@@ -41,7 +44,11 @@ function readPasswd(): string[][] {
  * runs as `user`, `-S` with the socket where `tmux -L <name>` run by that user would put it, so the ship's
  * clients (another uid, which tmux admits as root or the server's owner) reach it.
  */
-export function tmuxSocketArgs(socketName: string, user: SessionUser | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+export function tmuxSocketArgs(
+  socketName: string,
+  user: SessionUser | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   return user ? ['-S', join(socketDirectory(user, env), socketName)] : ['-L', socketName];
 }
 

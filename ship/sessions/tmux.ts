@@ -132,7 +132,10 @@ export class Tmux {
     return { ...this.env };
   }
 
-  async run(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; asUser?: boolean } = {}): Promise<TmuxResult> {
+  async run(
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string>; asUser?: boolean } = {},
+  ): Promise<TmuxResult> {
     const user = options.asUser ? this.options.user : undefined;
     const base = userEnvironment(this.env, user);
     const request = {
@@ -146,7 +149,9 @@ export class Tmux {
       gid: user?.gid,
     };
     const result = await this.spawner.run(request).catch((error: NodeJS.ErrnoException) => {
-      throw error.code === 'ENOENT' ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)') : error;
+      throw error.code === 'ENOENT'
+        ? new Error('tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)')
+        : error;
     });
     return { code: result.code ?? 1, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8') };
   }
@@ -196,7 +201,12 @@ export class Tmux {
     await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
     // The attached client's terminal (our pty, TERM=xterm-256color) renders everything the emulator
     // understands: without these, tmux would downgrade truecolor to the 256 palette and drop styles.
-    await this.ok(['set-option', '-as', 'terminal-features', ',xterm-256color:RGB:usstyle:strikethrough:overline:cstyle']);
+    await this.ok([
+      'set-option',
+      '-as',
+      'terminal-features',
+      ',xterm-256color:RGB:usstyle:strikethrough:overline:cstyle',
+    ]);
     // Pane commands are written in POSIX sh (the exit-status wrapper), whatever the user's shell is.
     await this.ok(['set-option', '-g', 'default-shell', '/bin/sh']);
     await this.ok(['set-option', '-g', SERVER_OPTIONS_SET, '1']);
@@ -210,7 +220,10 @@ export class Tmux {
     if (this.options.user && !this.holder) await ensureSocketDirectory(this.options.user);
     // The client that may start the server runs as the session user: the server it forks, and every pane, do too.
     const startKeeper = () =>
-      this.run(['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'], { cwd: '/', asUser: true });
+      this.run(
+        ['-f', '/dev/null', 'new-session', '-d', '-s', KEEPER_SESSION, '-x', '20', '-y', '5', 'exec tail -f /dev/null'],
+        { cwd: '/', asUser: true },
+      );
     let started = await startKeeper();
     const holderDeadline = Date.now() + (this.options.holderWaitMs ?? 60_000);
     // A server that was just killed can still hold the socket for a moment; a client that meets it then is
@@ -222,7 +235,9 @@ export class Tmux {
     }
     if (started.code !== 0 && !DUPLICATE_SESSION.test(started.stderr)) {
       if (this.holder && NO_SERVER.test(started.stderr)) {
-        throw new Error(`the session holder is not running: no tmux server on socket ${this.socketName} (start \`svc session-holder\` with the same fleet directory)`);
+        throw new Error(
+          `the session holder is not running: no tmux server on socket ${this.socketName} (start \`svc session-holder\` with the same fleet directory)`,
+        );
       }
       throw new Error(`tmux could not start its server: ${started.stderr.trim()}`);
     }
@@ -244,7 +259,10 @@ export class Tmux {
     // The pane runs the shell, then records its exit status in a server option the terminal reads. The
     // session name is a hash (session-names.ts), so nothing user-controlled enters this command.
     const command = `${this.paneCommand}; tmux set-option -gq ${exitOption(name)} "$?"`;
-    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command], { cwd, env: { ...this.sharedVariables, ...variables } });
+    await this.ok(['new-session', '-d', '-s', name, '-x', '120', '-y', '40', command], {
+      cwd,
+      env: { ...this.sharedVariables, ...variables },
+    });
   }
 
   /** The exit status the session's shell recorded (and forget it), or null when it recorded none. */
@@ -293,7 +311,8 @@ export class Tmux {
       const dir = await mkdtemp(join(tmpdir(), 'svc-send-'));
       const buffer = `svc-send-${randomUUID()}`;
       try {
-        if (!SAFE_PATH.test(dir)) throw new Error(`the temp directory path ${tmpdir()} has characters tmux would expand`);
+        if (!SAFE_PATH.test(dir))
+          throw new Error(`the temp directory path ${tmpdir()} has characters tmux would expand`);
         const file = join(dir, 'text');
         await writeFile(file, text, { mode: 0o600 });
         await this.ok(['load-buffer', '-b', buffer, file]);
@@ -313,7 +332,10 @@ export class Tmux {
   async panePids(name?: string): Promise<number[]> {
     const result = await this.run(['list-panes', ...(name ? ['-s', '-t', `=${name}`] : ['-a']), '-F', '#{pane_pid}']);
     if (result.code !== 0) return [];
-    return result.stdout.split('\n').map(Number).filter((pid) => Number.isInteger(pid) && pid > 0);
+    return result.stdout
+      .split('\n')
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid) && pid > 0);
   }
 
   /**

@@ -35,7 +35,11 @@ export class ControlClient {
   /** close() was called: input ends once the lines held for the attach are written. */
   private closing = false;
 
-  constructor(args: string[], env: Record<string, string>, private readonly handlers: ControlHandlers) {
+  constructor(
+    args: string[],
+    env: Record<string, string>,
+    private readonly handlers: ControlHandlers,
+  ) {
     this.child = spawn('tmux', args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     // Error listener first: a start that fails for lack of descriptors leaves the child without stdio.
     this.child.on('error', () => this.finish('tmux could not be started'));
@@ -67,7 +71,6 @@ export class ControlClient {
     if (lines.length) this.child.stdin.write(lines.map((line) => `${line}\n`).join(''));
     if (this.closing) this.child.stdin.end();
   }
-
 
   /** The same, awaited. Rejects when tmux answers with an error. */
   ask(line: string): Promise<string[]> {

@@ -18,7 +18,8 @@ export function parseControlLine(line: Buffer): ControlLine {
   // `%begin <time> <number> <flags>`: flags 1 marks a command this client sent (0: tmux's own, e.g. attach).
   const [name = '', , number = '', flags = ''] = text.split(' ');
   if (name === '%begin') return { kind: 'begin', number, ours: flags === '1' };
-  if (name === '%end' || name === '%error') return { kind: 'end', number, error: name === '%error', ours: flags === '1' };
+  if (name === '%end' || name === '%error')
+    return { kind: 'end', number, error: name === '%error', ours: flags === '1' };
   if (name === '%exit') return { kind: 'exit', reason: text.slice('%exit'.length).trim() };
   return { kind: 'notification', name };
 }

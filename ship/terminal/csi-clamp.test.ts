@@ -44,7 +44,9 @@ const countedFinals = Object.keys(COUNT_LIMITS).filter((final) => final !== 'b')
 
 describe('CSI count clamp', () => {
   it('covers every counted final that can stall the emulator', () => {
-    expect(Object.keys(COUNT_LIMITS).sort()).toEqual(['@', 'A', 'B', 'C', 'D', 'I', 'L', 'M', 'P', 'S', 'T', 'X', 'Z', 'a', 'b', 'e'].sort());
+    expect(Object.keys(COUNT_LIMITS).sort()).toEqual(
+      ['@', 'A', 'B', 'C', 'D', 'I', 'L', 'M', 'P', 'S', 'T', 'X', 'Z', 'a', 'b', 'e'].sort(),
+    );
   });
 
   describe.each(countedFinals)('final %s', (final) => {
@@ -126,7 +128,10 @@ describe('CSI count clamp', () => {
   it('runs a burst of hostile counts without stalling and still applies each one', async () => {
     const term = makeTerminal(true, 80, 24);
     const started = Date.now();
-    await write(term, 'x\x1b[1;24r\x1b[1000000000L\x1b[100000000S\x1b[100000000T\x1b[100000000M\x1b[2000000000I\x1b[2000000000Z\x1b[100000000@a\x1b[100000000b');
+    await write(
+      term,
+      'x\x1b[1;24r\x1b[1000000000L\x1b[100000000S\x1b[100000000T\x1b[100000000M\x1b[2000000000I\x1b[2000000000Z\x1b[100000000@a\x1b[100000000b',
+    );
     expect(Date.now() - started).toBeLessThan(500);
     // IL/SU/SD/DL cleared the x; DECSTBM homed the cursor; CHT then CBT went right and back; REP filled the row.
     expect(term.buffer.active.getLine(0)!.translateToString()).toBe('a'.repeat(80));

@@ -18,7 +18,8 @@ function makeTerminal(cols: number, rows: number) {
   term.unicode.activeVersion = '11';
   return term;
 }
-const write = (term: InstanceType<typeof Terminal>, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
+const write = (term: InstanceType<typeof Terminal>, data: string) =>
+  new Promise<void>((resolve) => term.write(data, resolve));
 
 /** A deterministic pseudo-random source (mulberry32). */
 function random(seed: number) {
@@ -30,24 +31,42 @@ function random(seed: number) {
   };
 }
 
-const PIECES = [
-  () => 'plain text ',
-  () => '漢字かな',
-  () => '😀🎉',
-  () => 'é\u0301',
-  () => '\r\n',
-  () => '\t',
-];
+const PIECES = [() => 'plain text ', () => '漢字かな', () => '😀🎉', () => 'é\u0301', () => '\r\n', () => '\t'];
 function chunk(next: () => number, cols: number, rows: number): string {
   let out = '';
   for (let i = 0; i < 12; i++) {
     const pick = Math.floor(next() * 11);
     if (pick < PIECES.length) out += PIECES[pick]!();
     else if (pick === 6) out += `\x1b[${30 + Math.floor(next() * 8)};${40 + Math.floor(next() * 8)}m`;
-    else if (pick === 7) out += `\x1b[38;5;${Math.floor(next() * 256)}m\x1b[48;2;${Math.floor(next() * 256)};${Math.floor(next() * 256)};9m`;
-    else if (pick === 8) out += ['\x1b[1m', '\x1b[2m', '\x1b[3m', '\x1b[4:2m', '\x1b[4:3m', '\x1b[5m', '\x1b[7m', '\x1b[9m', '\x1b[53m', '\x1b[0m'][Math.floor(next() * 10)];
+    else if (pick === 7)
+      out += `\x1b[38;5;${Math.floor(next() * 256)}m\x1b[48;2;${Math.floor(next() * 256)};${Math.floor(next() * 256)};9m`;
+    else if (pick === 8)
+      out += [
+        '\x1b[1m',
+        '\x1b[2m',
+        '\x1b[3m',
+        '\x1b[4:2m',
+        '\x1b[4:3m',
+        '\x1b[5m',
+        '\x1b[7m',
+        '\x1b[9m',
+        '\x1b[53m',
+        '\x1b[0m',
+      ][Math.floor(next() * 10)];
     else if (pick === 9) out += `\x1b[${1 + Math.floor(next() * rows)};${1 + Math.floor(next() * cols)}H`;
-    else out += ['\x1b[K', '\x1b[2J', '\x1b[?25l', '\x1b[?25h', '\x1b[5 q', '\x1b[2 q', '\x1b[3L', '\x1b[2M', '\x1b[4@', '\x1b[3P'][Math.floor(next() * 10)];
+    else
+      out += [
+        '\x1b[K',
+        '\x1b[2J',
+        '\x1b[?25l',
+        '\x1b[?25h',
+        '\x1b[5 q',
+        '\x1b[2 q',
+        '\x1b[3L',
+        '\x1b[2M',
+        '\x1b[4@',
+        '\x1b[3P',
+      ][Math.floor(next() * 10)];
   }
   return out;
 }
@@ -90,7 +109,9 @@ describe('frames reconstruct the emulator screen', () => {
       [1, 18, [{ t: 'y' }, { t: 'z' }]],
     ]);
     expect(builder.patch(2, readScreen(term))).toBeNull();
-    expect(diffRow(0, [0, 0, 0, 0, 0, 0, 0], [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }, 0])).toEqual([[0, 0, [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }]]]);
+    expect(diffRow(0, [0, 0, 0, 0, 0, 0, 0], [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }, 0])).toEqual([
+      [0, 0, [{ t: 'a' }, 0, 0, 0, 0, { t: 'b' }]],
+    ]);
   });
 
   it('reads the cursor shape and visibility set by the application', async () => {

@@ -34,7 +34,14 @@ export class FrameBuilder {
 
   grid(seq: number, screen: Screen): GridFrame {
     this.sent = screen;
-    const frame: GridFrame = { type: 'grid', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, cells: screen.cells };
+    const frame: GridFrame = {
+      type: 'grid',
+      seq,
+      cols: screen.cols,
+      rows: screen.rows,
+      cursor: screen.cursor,
+      cells: screen.cells,
+    };
     if (screen.bracketedPaste) frame.bracketedPaste = true;
     return frame;
   }
@@ -42,7 +49,8 @@ export class FrameBuilder {
   /** A patch against the last sent screen, or null when nothing visible changed. Needs a prior grid. */
   patch(seq: number, screen: Screen): PatchFrame | null {
     const sent = this.sent;
-    if (!sent || sent.cols !== screen.cols || sent.rows !== screen.rows) throw new Error('a patch needs a grid of the same size first');
+    if (!sent || sent.cols !== screen.cols || sent.rows !== screen.rows)
+      throw new Error('a patch needs a grid of the same size first');
     const runs: Run[] = [];
     for (let row = 0; row < screen.rows; row++) runs.push(...diffRow(row, sent.cells[row]!, screen.cells[row]!));
     const samePaste = Boolean(sent.bracketedPaste) === Boolean(screen.bracketedPaste);

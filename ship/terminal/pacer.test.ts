@@ -176,7 +176,8 @@ describe('frame pacer', () => {
     }
     const snapshots = sent.filter((frame) => frame.full);
     expect(snapshots.length).toBeLessThanOrEqual(11);
-    for (let i = 1; i < snapshots.length; i++) expect(snapshots[i]!.at - snapshots[i - 1]!.at).toBeGreaterThanOrEqual(100);
+    for (let i = 1; i < snapshots.length; i++)
+      expect(snapshots[i]!.at - snapshots[i - 1]!.at).toBeGreaterThanOrEqual(100);
     // Output is not lost: the last snapshot is followed by no pending change.
     timers.advance(200);
     ackLast();

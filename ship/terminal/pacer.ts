@@ -68,7 +68,10 @@ export class FramePacer {
   private ackTimer: unknown = null;
   private stopped = false;
 
-  constructor(private readonly send: FrameSender, options: PacerOptions = {}) {
+  constructor(
+    private readonly send: FrameSender,
+    options: PacerOptions = {},
+  ) {
     this.coalesceMs = options.coalesceMs ?? 16;
     this.idleGapMs = options.idleGapMs ?? 2;
     this.floodBytes = options.floodBytes ?? 64 * 1024;

@@ -108,9 +108,10 @@ export class CellInterner {
     if (typeof content !== 'number' || content & COMBINED) return toCell(source);
     // The common case first: a blank default cell (no character, or a space, of width 1).
     if (fg === 0 && bg === 0 && (content === BLANK || content === SPACE)) return 0;
-    const style = bg & HAS_EXTENDED && source.isUnderline()
-      ? ((source as IBufferCell & { getUnderlineStyle?: () => number }).getUnderlineStyle?.() ?? 1)
-      : 0;
+    const style =
+      bg & HAS_EXTENDED && source.isUnderline()
+        ? ((source as IBufferCell & { getUnderlineStyle?: () => number }).getUnderlineStyle?.() ?? 1)
+        : 0;
     const key = content + style * 0x1000000;
     let byFg = this.cells.get(bg);
     if (!byFg) this.cells.set(bg, (byFg = new Map()));
@@ -146,5 +147,11 @@ export function readScreen(term: Terminal, interner?: CellInterner): Screen {
   const scratch = term.buffer.active.getNullCell();
   const cells: Cell[][] = [];
   for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch, interner));
-  return { cols: term.cols, rows: term.rows, cells, cursor: readCursor(term), bracketedPaste: term.modes.bracketedPasteMode };
+  return {
+    cols: term.cols,
+    rows: term.rows,
+    cells,
+    cursor: readCursor(term),
+    bracketedPaste: term.modes.bracketedPasteMode,
+  };
 }

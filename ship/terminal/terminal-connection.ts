@@ -90,11 +90,18 @@ export class TerminalConnection {
   private holdsGuard = false;
 
   /** @param session the workspace's tmux session, or null when the workspace is missing or inactive. */
-  constructor(private readonly socket: WebSocket, private readonly session: string | null, private readonly deps: TerminalDeps) {}
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly session: string | null,
+    private readonly deps: TerminalDeps,
+  ) {}
 
   start(): void {
     this.deps.connections.add(this);
-    this.initTimer = setTimeout(() => this.close(TERMINAL_CLOSE.initTimeout), this.deps.options.initTimeoutMs ?? TERMINAL_INIT_TIMEOUT_MS);
+    this.initTimer = setTimeout(
+      () => this.close(TERMINAL_CLOSE.initTimeout),
+      this.deps.options.initTimeoutMs ?? TERMINAL_INIT_TIMEOUT_MS,
+    );
     this.socket.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     this.socket.on('close', () => this.dispose());
     this.socket.on('error', () => this.dispose());
@@ -161,9 +168,13 @@ export class TerminalConnection {
       this.pacer?.markDirty(this.parsedBytes);
       this.parsedBytes = 0;
     });
-    this.control = new ControlClient(this.deps.tmux.controlArgs(session), { ...this.deps.tmux.clientEnvironment, ...variables }, {
-      onExit: () => void this.finish(),
-    });
+    this.control = new ControlClient(
+      this.deps.tmux.controlArgs(session),
+      { ...this.deps.tmux.clientEnvironment, ...variables },
+      {
+        onExit: () => void this.finish(),
+      },
+    );
     this.phase = 'attached';
     this.lastSeedAt = Date.now();
     await this.seed(cols, rows);
@@ -275,7 +286,8 @@ export class TerminalConnection {
     if (!term || this.phase === 'closed') return null;
     const screen = readScreen(term, this.interner);
     const seq = this.nextSeq;
-    const frame = full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
+    const frame =
+      full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
     if (!frame) return null;
     const text = frameJson(frame);
     this.socket.send(text, compressionFor(text));

@@ -83,18 +83,28 @@ export class ExchangedTokens {
   private async fetchPair(): Promise<boolean> {
     const { logger } = this.options;
     try {
-      const response = await postWithPodToken({ url: this.options.url, credentialFile: this.options.credentialFile, timeoutMs: FETCH_TIMEOUT_MS });
+      const response = await postWithPodToken({
+        url: this.options.url,
+        credentialFile: this.options.credentialFile,
+        timeoutMs: FETCH_TIMEOUT_MS,
+      });
       const body = (await response.json().catch(() => ({}))) as Partial<TokenPair> & { error?: string };
-      if (response.status !== 200 || typeof body.shipToken !== 'string' || typeof body.bridgeToken !== 'string' || !body.shipToken || !body.bridgeToken) {
+      if (
+        response.status !== 200 ||
+        typeof body.shipToken !== 'string' ||
+        typeof body.bridgeToken !== 'string' ||
+        !body.shipToken ||
+        !body.bridgeToken
+      ) {
         logger.warn({ status: response.status, error: body.error }, 'token exchange: no pair for this ship yet');
         return false;
       }
       const changed = body.bridgeToken !== this.pair?.bridgeToken || body.shipToken !== this.pair?.shipToken;
       this.pair = { shipToken: body.shipToken, bridgeToken: body.bridgeToken };
-      if (changed) logger.info('token exchange: this ship\'s token pair is in use (a new one)');
+      if (changed) logger.info("token exchange: this ship's token pair is in use (a new one)");
       return changed;
     } catch (error) {
-      logger.warn({ err: messageOf(error) }, 'token exchange: could not fetch this ship\'s token pair');
+      logger.warn({ err: messageOf(error) }, "token exchange: could not fetch this ship's token pair");
       return false;
     }
   }

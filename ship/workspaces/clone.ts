@@ -97,7 +97,12 @@ export async function cloneWorkspace(
       await rm(dir, { recursive: true, force: true });
     }
   }
-  const remote: CloneSource = { from: split.url, env: split.env, options: noLinks, finish: (into) => persistUrlCredentials(into, split) };
+  const remote: CloneSource = {
+    from: split.url,
+    env: split.env,
+    options: noLinks,
+    finish: (into) => persistUrlCredentials(into, split),
+  };
   return cloneFrom(git, remote, url, dir, branch, limits, { lastTry: true });
 }
 
@@ -107,7 +112,16 @@ export async function cloneWorkspace(
  * (hard-linked objects, no network) by the same branch rules, with `origin` pointed at the requested URL.
  * A cache git cannot clone from is dropped and filled again once.
  */
-async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, split: SplitUrl, dir: string, branch: string, limits: CloneLimits, noLinks: string[]): Promise<{ branchCreated: boolean }> {
+async function cloneThroughCache(
+  git: GitRunner,
+  cache: RepoCache,
+  url: string,
+  split: SplitUrl,
+  dir: string,
+  branch: string,
+  limits: CloneLimits,
+  noLinks: string[],
+): Promise<{ branchCreated: boolean }> {
   const call = { settings: stallSettings(limits), timeoutMs: limits.timeoutMs, env: split.env };
   const refreshed = async () => {
     try {
@@ -118,7 +132,12 @@ async function cloneThroughCache(git: GitRunner, cache: RepoCache, url: string, 
     }
   };
   // The cache is ours, a local path: the file transport is allowed for this one clone whatever the policy.
-  const fromCache = (from: string): CloneSource => ({ from, env: { GIT_ALLOW_PROTOCOL: 'file' }, options: ['--local', ...noLinks], finish: (into) => setOriginUrl(into, split) });
+  const fromCache = (from: string): CloneSource => ({
+    from,
+    env: { GIT_ALLOW_PROTOCOL: 'file' },
+    options: ['--local', ...noLinks],
+    finish: (into) => setOriginUrl(into, split),
+  });
   try {
     return await cloneFrom(git, fromCache(await refreshed()), url, dir, branch, limits, { lastTry: false });
   } catch (error) {
@@ -146,7 +165,21 @@ async function cloneFrom(
   limits: CloneLimits,
   attempt: { lastTry: boolean },
 ): Promise<{ branchCreated: boolean }> {
-  const clone = (extra: string[]) => git.run([...stallSettings(limits), ...PARALLEL_CHECKOUT, 'clone', '--quiet', ...source.options, ...extra, '--', source.from, dir], { timeoutMs: limits.timeoutMs, env: source.env });
+  const clone = (extra: string[]) =>
+    git.run(
+      [
+        ...stallSettings(limits),
+        ...PARALLEL_CHECKOUT,
+        'clone',
+        '--quiet',
+        ...source.options,
+        ...extra,
+        '--',
+        source.from,
+        dir,
+      ],
+      { timeoutMs: limits.timeoutMs, env: source.env },
+    );
   const failed = (stderr: string) => (attempt.lastTry ? cloneFailed(url, stderr) : new UnreadableSource(stderr));
   const direct = await clone([`--branch=${branch}`]);
   if (direct.code === 0) {
@@ -169,7 +202,12 @@ async function cloneFrom(
 }
 
 /** How long an http(s) transfer may stall (under 1 byte/s) before git gives up. */
-const stallSettings = (limits: CloneLimits) => ['-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${limits.stallSeconds}`];
+const stallSettings = (limits: CloneLimits) => [
+  '-c',
+  'http.lowSpeedLimit=1',
+  '-c',
+  `http.lowSpeedTime=${limits.stallSeconds}`,
+];
 
 export function firstLine(text: string): string {
   return (text.split('\n').find((line) => line.trim() !== '') ?? '').replace(/^(fatal|error): /, '').trim();

@@ -111,7 +111,9 @@ describe('DiffNumbersReader', () => {
 
 describe('parseIndexListing', () => {
   it('lists each path once and notices a submodule', () => {
-    const listing = Buffer.from(['100644 aa 1\tboth.txt', '100644 bb 2\tboth.txt', '160000 cc 0\tsub', ''].join('\x00'));
+    const listing = Buffer.from(
+      ['100644 aa 1\tboth.txt', '100644 bb 2\tboth.txt', '160000 cc 0\tsub', ''].join('\x00'),
+    );
     expect(parseIndexListing(listing)).toEqual({ paths: ['both.txt', 'sub'], gitlink: true });
   });
 });

@@ -35,7 +35,10 @@ export class DiffNumbersReader {
   private readonly known = new Map<string, Known>();
   private readonly stamps: WorktreeStamps;
 
-  constructor(private readonly git: GitRunner, stamps?: WorktreeStamps) {
+  constructor(
+    private readonly git: GitRunner,
+    stamps?: WorktreeStamps,
+  ) {
     this.stamps =
       stamps ??
       new WorktreeStamps({
@@ -51,7 +54,8 @@ export class DiffNumbersReader {
     // Taken before git reads anything: a change made while git runs moves the next stamp, never this one.
     const stamp = await this.stamps.take(dir);
     const known = this.known.get(dir);
-    const refsKept = stamp !== null && known !== undefined && known.stamp.refsSettled && known.stamp.refs === stamp.refs;
+    const refsKept =
+      stamp !== null && known !== undefined && known.stamp.refsSettled && known.stamp.refs === stamp.refs;
     const treeKept = refsKept && known.stamp.treeSettled && known.stamp.tree === stamp.tree;
     const [lines, commits] = await Promise.all([
       treeKept ? known.lines : this.readLines(dir),
@@ -66,7 +70,10 @@ export class DiffNumbersReader {
   }
 
   private async readLines(dir: string): Promise<{ added: number; removed: number }> {
-    const numstat = await this.git.run(['diff', '--numstat', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD', '--'], { cwd: dir });
+    const numstat = await this.git.run(
+      ['diff', '--numstat', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD', '--'],
+      { cwd: dir },
+    );
     return numstat.code === 0 ? parseNumstat(numstat.stdout.toString('utf8')) : { added: 0, removed: 0 };
   }
 

@@ -36,7 +36,10 @@ export async function diffText(git: GitRunner, dir: string, query: DiffQuery): P
 async function listUntracked(git: GitRunner, dir: string, paths: string[]): Promise<string[]> {
   const result = await git.run(['ls-files', '--others', '--exclude-standard', '-z', '--', ...paths], { cwd: dir });
   if (result.code !== 0) throw invalidDiffRequest(firstLine(result.stderr));
-  return result.stdout.toString('utf8').split('\0').filter((path) => path !== '');
+  return result.stdout
+    .toString('utf8')
+    .split('\0')
+    .filter((path) => path !== '');
 }
 
 interface UntrackedFile {
@@ -88,12 +91,16 @@ function lineCount(file: UntrackedFile): number {
 
 async function untrackedDiff(git: GitRunner, dir: string, query: DiffQuery): Promise<Buffer> {
   const paths = await listUntracked(git, dir, query.paths ?? []);
-  const files = (await Promise.all(paths.map((path) => readUntracked(dir, path)))).filter((f): f is UntrackedFile => f !== null);
+  const files = (await Promise.all(paths.map((path) => readUntracked(dir, path)))).filter(
+    (f): f is UntrackedFile => f !== null,
+  );
   if (query.nameOnly) return Buffer.from(files.map((file) => `${file.path}\n`).join(''));
   if (query.stat) {
     if (files.length === 0) return Buffer.alloc(0);
     const lines = files.map((file) =>
-      file.content === null ? ` ${file.path} | Bin\n` : ` ${file.path} | ${lineCount(file)} ${'+'.repeat(Math.min(lineCount(file), 50))}\n`,
+      file.content === null
+        ? ` ${file.path} | Bin\n`
+        : ` ${file.path} | ${lineCount(file)} ${'+'.repeat(Math.min(lineCount(file), 50))}\n`,
     );
     const insertions = files.reduce((sum, file) => sum + lineCount(file), 0);
     const summary = ` ${files.length} untracked file${files.length === 1 ? '' : 's'}, ${insertions} insertion${insertions === 1 ? '' : 's'}(+)\n`;

@@ -108,7 +108,9 @@ export class Fleet {
       const branch = readBranch(this.workspaceDir(repo, name));
       if (branch !== null) found.push({ repoName: repo, name, branch });
     }
-    return found.sort((a, b) => (a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return found.sort((a, b) =>
+      a.repoName < b.repoName ? -1 : a.repoName > b.repoName ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
   }
 
   /**
@@ -158,8 +160,11 @@ export class Fleet {
   async clearLeftovers(): Promise<void> {
     const staging = join(this.root, SHIP_STATE_DIR, 'staging');
     if (kindOf(staging) !== 'absent') await endProcessesUsing(staging);
-    for (const leftover of ['staging', 'trash']) await rm(join(this.root, SHIP_STATE_DIR, leftover), { recursive: true, force: true });
-    const claims = [...this.keyDirectories()].filter(({ repo, name }) => isEmptyDirectory(this.workspaceDir(repo, name)));
+    for (const leftover of ['staging', 'trash'])
+      await rm(join(this.root, SHIP_STATE_DIR, leftover), { recursive: true, force: true });
+    const claims = [...this.keyDirectories()].filter(({ repo, name }) =>
+      isEmptyDirectory(this.workspaceDir(repo, name)),
+    );
     // rmdir removes nothing but an empty directory, whatever happens to it meanwhile.
     for (const { repo, name } of claims) {
       await rmdir(this.workspaceDir(repo, name)).catch(() => undefined);

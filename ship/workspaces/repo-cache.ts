@@ -122,7 +122,10 @@ export class RepoCache {
       if (init.code !== 0) throw new Error(`could not create the repo cache ${scratch}: ${init.stderr.trim()}`);
       // Never gc'd behind a create's back: objects a clone is linking must stay until it has them.
       await this.git.run(['config', 'gc.auto', '0'], { cwd: scratch });
-      const [advertised, fetched] = await Promise.allSettled([this.advertisement(split, call), this.fetchInto(scratch, split, call)]);
+      const [advertised, fetched] = await Promise.allSettled([
+        this.advertisement(split, call),
+        this.fetchInto(scratch, split, call),
+      ]);
       if (advertised.status === 'rejected') throw advertised.reason;
       if (fetched.status === 'rejected') throw fetched.reason;
       await this.pointHead(scratch, advertised.value.head);
@@ -165,7 +168,10 @@ export class RepoCache {
       const dir = this.dirFor(cache.url);
       await this.locks.run(dir, async () => {
         // Used again while it waited for the lock: kept.
-        const lastUse = await stat(join(dir, USE_FILE)).then((found) => found.mtimeMs, () => 0);
+        const lastUse = await stat(join(dir, USE_FILE)).then(
+          (found) => found.mtimeMs,
+          () => 0,
+        );
         if (now - lastUse <= maxIdleMs) return;
         await rm(dir, { recursive: true, force: true });
         removed++;
@@ -177,7 +183,8 @@ export class RepoCache {
   /** Removes the scratch directories of fills a killed ship left (at start). */
   async clearLeftovers(): Promise<void> {
     const names = await readdir(this.root).catch(() => [] as string[]);
-    for (const name of names) if (name.startsWith(FILL_PREFIX)) await rm(join(this.root, name), { recursive: true, force: true });
+    for (const name of names)
+      if (name.startsWith(FILL_PREFIX)) await rm(join(this.root, name), { recursive: true, force: true });
   }
 
   private async readable(dir: string): Promise<boolean> {
@@ -186,21 +193,37 @@ export class RepoCache {
 
   /** The remote's branches and tags, and the branch its HEAD names, as this create's credentials see them. */
   private async advertisement(split: SplitUrl, call: RemoteCall): Promise<Advertisement> {
-    const listed = await this.git.run([...call.settings, 'ls-remote', '--symref', '--', split.url, 'HEAD', 'refs/heads/*', 'refs/tags/*'], { timeoutMs: call.timeoutMs, env: call.env });
+    const listed = await this.git.run(
+      [...call.settings, 'ls-remote', '--symref', '--', split.url, 'HEAD', 'refs/heads/*', 'refs/tags/*'],
+      { timeoutMs: call.timeoutMs, env: call.env },
+    );
     if (listed.code !== 0) throw new RemoteFailed(listed.stderr);
     return parseAdvertisement(listed.stdout.toString('utf8'));
   }
 
   /** Whether the cache's branches and tags are exactly the advertised ones. */
   private async holds(dir: string, advertised: Advertisement): Promise<boolean> {
-    const listed = await this.git.run(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { cwd: dir });
+    const listed = await this.git.run(
+      ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'],
+      { cwd: dir },
+    );
     return listed.code === 0 && listed.stdout.toString('utf8').trim() === advertised.refs;
   }
 
   /** The remote's branches and tags into `dir`, those it no longer has pruned. */
   private async fetchInto(dir: string, split: SplitUrl, call: RemoteCall): Promise<void> {
     const fetched = await this.git.run(
-      [...call.settings, 'fetch', '--quiet', '--prune', '--no-tags', '--', split.url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+      [
+        ...call.settings,
+        'fetch',
+        '--quiet',
+        '--prune',
+        '--no-tags',
+        '--',
+        split.url,
+        '+refs/heads/*:refs/heads/*',
+        '+refs/tags/*:refs/tags/*',
+      ],
       { cwd: dir, timeoutMs: call.timeoutMs, env: call.env },
     );
     if (fetched.code !== 0) throw new RemoteFailed(fetched.stderr);

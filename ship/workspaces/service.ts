@@ -149,7 +149,9 @@ export class WorkspaceService {
         const user = this.deps.sessionUser;
         // Copied objects, not hard links, for a session user: a chown of a linked object would hand them the
         // cache's (or a local source's) file as well.
-        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits, cache, { copyObjects: user !== undefined });
+        outcome = await cloneWorkspace(this.deps.git, request.url, staging, branch, this.deps.cloneLimits, cache, {
+          copyObjects: user !== undefined,
+        });
         if (user) await handOver(staging, user);
         await rename(staging, dir);
       } catch (error) {

@@ -9,10 +9,13 @@ export async function switchBranch(git: GitRunner, dir: string, branch: string):
   if (problem) throw cannotCreateBranch(branch, problem);
   const local = await git.run(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: dir });
   const remote =
-    local.code === 0 ? local : await git.run(['show-ref', '--verify', '--quiet', `refs/remotes/origin/${branch}`], { cwd: dir });
+    local.code === 0
+      ? local
+      : await git.run(['show-ref', '--verify', '--quiet', `refs/remotes/origin/${branch}`], { cwd: dir });
   if (local.code === 0 || remote.code === 0) {
     const switched = await git.run(['switch', '--quiet', branch], { cwd: dir });
-    if (switched.code !== 0) throw new WorkspaceError(400, `could not switch to branch "${branch}": ${firstLine(switched.stderr)}`);
+    if (switched.code !== 0)
+      throw new WorkspaceError(400, `could not switch to branch "${branch}": ${firstLine(switched.stderr)}`);
     return { branchCreated: false };
   }
   const created = await git.run(['switch', '--quiet', '--no-track', '-c', branch], { cwd: dir });

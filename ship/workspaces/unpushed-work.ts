@@ -20,7 +20,10 @@ function countStatusEntries(raw: string): number {
 }
 
 async function workingTreeFinding(git: GitRunner, dir: string): Promise<string | null> {
-  const status = await git.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'], { cwd: dir });
+  const status = await git.run(
+    ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=none'],
+    { cwd: dir },
+  );
   if (status.code !== 0) return `the working tree could not be checked (${firstLine(status.stderr)})`;
   const count = countStatusEntries(status.stdout.toString('utf8'));
   return count > 0 ? `uncommitted changes (${plural(count, 'path')})` : null;
@@ -40,12 +43,18 @@ async function unpushedCount(git: GitRunner, dir: string, rev: string, exclude: 
  * record every pass).
  */
 async function refFindings(git: GitRunner, dir: string): Promise<{ commits: string[]; stash: string | null }> {
-  const refs = await git.run(['for-each-ref', '--format=%(HEAD) %(refname)', 'refs/heads/', 'refs/stash'], { cwd: dir });
-  if (refs.code !== 0) return { commits: [`local branches could not be checked (${firstLine(refs.stderr)})`], stash: null };
+  const refs = await git.run(['for-each-ref', '--format=%(HEAD) %(refname)', 'refs/heads/', 'refs/stash'], {
+    cwd: dir,
+  });
+  if (refs.code !== 0)
+    return { commits: [`local branches could not be checked (${firstLine(refs.stderr)})`], stash: null };
   const commits: string[] = [];
   let onBranch = false;
   let hasStash = false;
-  for (const line of refs.stdout.toString('utf8').split('\n').filter((entry) => entry !== '')) {
+  for (const line of refs.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((entry) => entry !== '')) {
     const ref = line.slice(2);
     if (ref === 'refs/stash') {
       hasStash = true;
@@ -71,7 +80,10 @@ async function refFindings(git: GitRunner, dir: string): Promise<{ commits: stri
 async function stashFinding(git: GitRunner, dir: string): Promise<string | null> {
   const stash = await git.run(['stash', 'list'], { cwd: dir });
   if (stash.code !== 0) return `stashes could not be checked (${firstLine(stash.stderr)})`;
-  const count = stash.stdout.toString('utf8').split('\n').filter((line) => line !== '').length;
+  const count = stash.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line !== '').length;
   return count > 0 ? plural(count, 'stash entry').replace('entrys', 'entries') : null;
 }
 

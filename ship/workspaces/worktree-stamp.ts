@@ -46,7 +46,15 @@ export interface WorktreeStampOptions {
 }
 
 /** Repository files (under `.git`) besides loose refs that decide HEAD, the upstream or the commit graph. */
-const REPOSITORY_FILES = ['HEAD', 'packed-refs', 'config', 'shallow', 'info/grafts', 'info/attributes', 'objects/info/alternates'];
+const REPOSITORY_FILES = [
+  'HEAD',
+  'packed-refs',
+  'config',
+  'shallow',
+  'info/grafts',
+  'info/attributes',
+  'objects/info/alternates',
+];
 /** Directories remembered at most (staging clones and deleted workspaces come and go). */
 const REMEMBERED = 1024;
 const GITLINK_MODE = '160000';
@@ -113,7 +121,8 @@ export function parseIndexListing(stdout: Buffer): { paths: string[]; gitlink: b
 function ancestorsOf(paths: readonly string[]): Set<string> {
   const directories = new Set<string>(['.']);
   for (const path of paths) {
-    for (let directory = dirname(path); !directories.has(directory); directory = dirname(directory)) directories.add(directory);
+    for (let directory = dirname(path); !directories.has(directory); directory = dirname(directory))
+      directories.add(directory);
   }
   return directories;
 }
@@ -139,7 +148,11 @@ export class WorktreeStamps {
     // The small repository part is read synchronously: a few stats cost less than thread-pool round trips.
     const refs = createHash('sha1');
     let refsNewest = -Infinity;
-    for (const path of [...REPOSITORY_FILES.map((file) => join(gitDir, file)), ...looseRefs(join(gitDir, 'refs')), ...this.options.globalFiles]) {
+    for (const path of [
+      ...REPOSITORY_FILES.map((file) => join(gitDir, file)),
+      ...looseRefs(join(gitDir, 'refs')),
+      ...this.options.globalFiles,
+    ]) {
       refsNewest = Math.max(refsNewest, addStat(refs, path, lstatOrNone(path)));
     }
 
@@ -155,7 +168,12 @@ export class WorktreeStamps {
     for (let i = 0; i < paths.length; i++) treeNewest = Math.max(treeNewest, addStat(tree, paths[i]!, stats[i]));
 
     const settledBefore = takenAt - this.settleMs;
-    return { refs: refs.digest('hex'), refsSettled: refsNewest < settledBefore, tree: tree.digest('hex'), treeSettled: treeNewest < settledBefore };
+    return {
+      refs: refs.digest('hex'),
+      refsSettled: refsNewest < settledBefore,
+      tree: tree.digest('hex'),
+      treeSettled: treeNewest < settledBefore,
+    };
   }
 
   /** The index's tracked paths, listed again only when the index is a new one; null when not stampable. */

@@ -21,7 +21,11 @@ const put = (path: string, contents: string | Buffer, mode = 0o644) => putArmory
 const manifest = async () => {
   const reply = await h.as(token, 'GET', '/armory');
   expect(reply.status).toBe(200);
-  return reply.body as { revision: string; entries: Array<{ path: string; section: string; size: number; sha256: string; mode: number }>; dotfileMap: Record<string, string> };
+  return reply.body as {
+    revision: string;
+    entries: Array<{ path: string; section: string; size: number; sha256: string; mode: number }>;
+    dotfileMap: Record<string, string>;
+  };
 };
 // The bridge rescans 500 ms after the last change it sees. Where a test expects a change it polls for it;
 // where it expects *no* change (a symlink never listed, an mtime that does not count) it must wait past the
@@ -108,7 +112,9 @@ describe('the armory manifest', () => {
 
   it('keeps a well-formed entry whose dotfile is missing: the manifest is served with the entry in its map', async () => {
     writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify({ bashrc: '~/.bashrc', gone: '~/.gone' }));
-    await expect.poll(async () => (await h.as(token, 'GET', '/armory')).body.dotfileMap, POLL).toEqual({ bashrc: '~/.bashrc', gone: '~/.gone' });
+    await expect
+      .poll(async () => (await h.as(token, 'GET', '/armory')).body.dotfileMap, POLL)
+      .toEqual({ bashrc: '~/.bashrc', gone: '~/.gone' });
     const served = await manifest();
     expect(served.entries.map((e) => e.path)).toContain('dotfiles/bashrc');
     expect(served.entries.map((e) => e.path)).not.toContain('dotfiles/gone');
@@ -117,7 +123,16 @@ describe('the armory manifest', () => {
   it('refuses a malformed dotfile map whole, naming every malformed entry (a missing source is not one)', async () => {
     writeFileSync(
       join(armory, 'dotfile-map.json'),
-      JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', missing: '~/.m', bad: 'etc/x', ctl: '~/a\nb', up: '~/../../etc/x', other: '~root/.bashrc', n: 5 }),
+      JSON.stringify({
+        bashrc: '~/.bashrc',
+        '../x': '~/.x',
+        missing: '~/.m',
+        bad: 'etc/x',
+        ctl: '~/a\nb',
+        up: '~/../../etc/x',
+        other: '~root/.bashrc',
+        n: 5,
+      }),
     );
     await expect.poll(async () => (await h.as(token, 'GET', '/armory')).status, POLL).toBe(400);
     const reply = await h.as(token, 'GET', '/armory');
@@ -140,18 +155,44 @@ describe('the armory manifest', () => {
 describe('GET /armory/file', () => {
   it('serves text as utf8 and other bytes as base64, with the manifest fields', async () => {
     put('skills/bin/blob', Buffer.from([0, 159, 146, 150, 255]));
-    await expect.poll(async () => (await h.as(token, 'GET', '/armory/file?path=skills/bin/blob')).status, POLL).toBe(200);
+    await expect
+      .poll(async () => (await h.as(token, 'GET', '/armory/file?path=skills/bin/blob')).status, POLL)
+      .toBe(200);
     const text = await h.as(token, 'GET', '/armory/file?path=dotfiles/bashrc');
-    expect(text.body).toEqual({ path: 'dotfiles/bashrc', section: 'dotfiles', size: 17, sha256: sha('alias ll="ls -l"\n'), mode: 0o644, encoding: 'utf8', contents: 'alias ll="ls -l"\n' });
+    expect(text.body).toEqual({
+      path: 'dotfiles/bashrc',
+      section: 'dotfiles',
+      size: 17,
+      sha256: sha('alias ll="ls -l"\n'),
+      mode: 0o644,
+      encoding: 'utf8',
+      contents: 'alias ll="ls -l"\n',
+    });
     const blob = await h.as(token, 'GET', '/armory/file?path=skills/bin/blob');
-    expect(blob.body).toMatchObject({ encoding: 'base64', contents: Buffer.from([0, 159, 146, 150, 255]).toString('base64'), size: 5 });
+    expect(blob.body).toMatchObject({
+      encoding: 'base64',
+      contents: Buffer.from([0, 159, 146, 150, 255]).toString('base64'),
+      size: 5,
+    });
   });
 
   it('answers 404 for a path not in the manifest, 422 without one, and 400 for unsafe paths', async () => {
-    expect(await h.as(token, 'GET', '/armory/file?path=skills/nope')).toMatchObject({ status: 404, body: { error: 'armory file not found: skills/nope' } });
+    expect(await h.as(token, 'GET', '/armory/file?path=skills/nope')).toMatchObject({
+      status: 404,
+      body: { error: 'armory file not found: skills/nope' },
+    });
     expect((await h.as(token, 'GET', '/armory/file')).status).toBe(422);
-    for (const path of ['/etc/passwd', '../x', 'skills/../../x', 'skills\\..\\x', 'skills/%2e%2e/x', 'skills/a\u0000b']) {
-      const reply = await rawCall(h.bridge.url, 'GET', `/armory/file?path=${encodeURIComponent(path)}`, { authorization: `Bearer ${token}` });
+    for (const path of [
+      '/etc/passwd',
+      '../x',
+      'skills/../../x',
+      'skills\\..\\x',
+      'skills/%2e%2e/x',
+      'skills/a\u0000b',
+    ]) {
+      const reply = await rawCall(h.bridge.url, 'GET', `/armory/file?path=${encodeURIComponent(path)}`, {
+        authorization: `Bearer ${token}`,
+      });
       expect(reply.status, path).toBe(path === 'skills/%2e%2e/x' ? 404 : 400);
     }
   });
@@ -161,11 +202,17 @@ describe('GET /armory/file', () => {
     truncateSync(join(armory, 'plugins/claude-code/big.bin'), ARMORY_FILE_LIMIT + 1);
     put('plugins/claude-code/edge.bin', Buffer.alloc(0));
     truncateSync(join(armory, 'plugins/claude-code/edge.bin'), ARMORY_FILE_LIMIT);
-    await expect.poll(async () => (await manifest()).entries.find((e) => e.path === 'plugins/claude-code/edge.bin')?.size, POLL).toBe(ARMORY_FILE_LIMIT);
-    expect((await manifest()).entries.find((e) => e.path === 'plugins/claude-code/big.bin')?.size).toBe(ARMORY_FILE_LIMIT + 1);
+    await expect
+      .poll(async () => (await manifest()).entries.find((e) => e.path === 'plugins/claude-code/edge.bin')?.size, POLL)
+      .toBe(ARMORY_FILE_LIMIT);
+    expect((await manifest()).entries.find((e) => e.path === 'plugins/claude-code/big.bin')?.size).toBe(
+      ARMORY_FILE_LIMIT + 1,
+    );
     expect(await h.as(token, 'GET', '/armory/file?path=plugins/claude-code/big.bin')).toMatchObject({
       status: 413,
-      body: { error: `armory file too large (${ARMORY_FILE_LIMIT + 1} bytes, limit ${ARMORY_FILE_LIMIT}): plugins/claude-code/big.bin` },
+      body: {
+        error: `armory file too large (${ARMORY_FILE_LIMIT + 1} bytes, limit ${ARMORY_FILE_LIMIT}): plugins/claude-code/big.bin`,
+      },
     });
     expect((await h.as(token, 'GET', '/armory/file?path=plugins/claude-code/edge.bin')).status).toBe(200);
     rmSync(join(armory, 'plugins/claude-code/big.bin'));

@@ -42,7 +42,9 @@ describe('armory between bridge and ship processes', () => {
     const map = { bashrc: '~/.bashrc', vimrc: '~/.vimrc', gone: '~/.gone' };
     writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify(map));
 
-    const bridge = startCli(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', data], { SVC_BRIDGE_TOKEN: '' });
+    const bridge = startCli(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', data], {
+      SVC_BRIDGE_TOKEN: '',
+    });
     running.push(bridge);
     const listening = /bridge listening on (http:\/\/localhost:\d+)/;
     await bridge.waitFor(listening, 30_000);
@@ -51,7 +53,11 @@ describe('armory between bridge and ship processes', () => {
     const manifest = await call(bridgeUrl, 'GET', '/armory');
     expect(manifest.status).toBe(200);
     expect(manifest.body.dotfileMap).toEqual(map);
-    expect(manifest.body.entries.map((e: { path: string }) => e.path)).toEqual(['dotfiles/bashrc', 'dotfiles/vimrc', 'skills/review/SKILL.md']);
+    expect(manifest.body.entries.map((e: { path: string }) => e.path)).toEqual([
+      'dotfiles/bashrc',
+      'dotfiles/vimrc',
+      'skills/review/SKILL.md',
+    ]);
 
     const home = join(root, 'home');
     mkdirSync(join(home, '.claude'), { recursive: true });
@@ -62,8 +68,18 @@ describe('armory between bridge and ship processes', () => {
     expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl })).status).toBe(201);
 
     // The registration push: the ship pulls, installs, and answers its state on its own GET /armory.
-    const state = (await poll(() => call(shipUrl, 'GET', '/armory'), (reply) => reply.body?.revision === manifest.body.revision, 'the ship to sync')).body;
-    expect(state).toMatchObject({ fileCount: 3, lastError: null, install: { skillCount: 1, dotfileCount: 2, conflicts: [] } });
+    const state = (
+      await poll(
+        () => call(shipUrl, 'GET', '/armory'),
+        (reply) => reply.body?.revision === manifest.body.revision,
+        'the ship to sync',
+      )
+    ).body;
+    expect(state).toMatchObject({
+      fileCount: 3,
+      lastError: null,
+      install: { skillCount: 1, dotfileCount: 2, conflicts: [] },
+    });
     expect(state.install.warnings).toEqual(['dotfile gone → ~/.gone skipped: dotfiles/gone is not in the armory']);
     expect(lstatSync(join(home, '.bashrc')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(home, '.bashrc'), 'utf8')).toBe('export FROM_ARMORY=1\n');
@@ -71,8 +87,15 @@ describe('armory between bridge and ship processes', () => {
     expect(lstatSync(join(home, '.gone'), { throwIfNoEntry: false })).toBeUndefined();
 
     // Malformed: the whole manifest is refused, every offending entry named; the ship keeps what it has.
-    writeFileSync(join(armory, 'dotfile-map.json'), JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', y: 'etc/x', z: 5 }));
-    const refused = await poll(() => call(bridgeUrl, 'GET', '/armory'), (reply) => reply.status !== 200, 'the bridge to reread the map');
+    writeFileSync(
+      join(armory, 'dotfile-map.json'),
+      JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', y: 'etc/x', z: 5 }),
+    );
+    const refused = await poll(
+      () => call(bridgeUrl, 'GET', '/armory'),
+      (reply) => reply.status !== 200,
+      'the bridge to reread the map',
+    );
     expect(refused.status).toBe(400);
     expect((refused.body.error as string).split('\n')).toEqual([
       `invalid ${armory}/dotfile-map.json:`,
@@ -80,6 +103,9 @@ describe('armory between bridge and ship processes', () => {
       '  "y": destination must start with ~/ or /',
       '  "z": destination must be a string',
     ]);
-    expect((await call(shipUrl, 'GET', '/armory')).body).toMatchObject({ revision: manifest.body.revision, lastError: null });
+    expect((await call(shipUrl, 'GET', '/armory')).body).toMatchObject({
+      revision: manifest.body.revision,
+      lastError: null,
+    });
   }, 90_000);
 });

@@ -30,7 +30,9 @@ afterAll(async () => {
 
 it('a push held in flight when its ship is removed is abandoned at debug, never warned as failed', async () => {
   const data = join(root, 'bridge');
-  bridge = startNpx(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', data], { SVC_LOG_LEVEL: 'debug' });
+  bridge = startNpx(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', data], {
+    SVC_LOG_LEVEL: 'debug',
+  });
   ship = startNpx(['ship', '--port', '0', '--name', 'held', '--fleet-directory', join(root, 'fleet')]);
   await bridge.waitFor('bridge listening on');
   await ship.waitFor('ship listening');
@@ -47,6 +49,10 @@ it('a push held in flight when its ship is removed is abandoned at debug, never 
   expect(await call(bridgeUrl, 'DELETE', '/ships/held')).toMatchObject({ status: 200, body: { ok: true } });
 
   const abandoned = JSON.parse(await bridge.waitFor(/^.*armory push abandoned.*$/m)) as Record<string, unknown>;
-  expect(abandoned).toMatchObject({ level: 20, ship: 'held', msg: 'armory push abandoned: the ship was removed or the bridge is stopping' });
+  expect(abandoned).toMatchObject({
+    level: 20,
+    ship: 'held',
+    msg: 'armory push abandoned: the ship was removed or the bridge is stopping',
+  });
   expect(bridge.output()).not.toContain('armory push failed');
 }, 90_000);

@@ -15,8 +15,17 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'boss', SVC_BRIDGE_ADMIN_EMAIL: 'boss@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'sentinel-password-7Hq2' };
-const CLEAN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined };
+const ADMIN_ENV = {
+  SVC_BRIDGE_ADMIN_USER: 'boss',
+  SVC_BRIDGE_ADMIN_EMAIL: 'boss@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'sentinel-password-7Hq2',
+};
+const CLEAN = {
+  SVC_BRIDGE_ADMIN_USER: undefined,
+  SVC_BRIDGE_ADMIN_EMAIL: undefined,
+  SVC_BRIDGE_ADMIN_PASSWORD: undefined,
+  SVC_INSECURE_NO_AUTH: undefined,
+};
 
 /** Starts `svc bridge` piped; `url` resolves once it listens. */
 function startBridgeProcess(dataDirectory: string, env: Record<string, string | undefined>, extra: string[] = []) {
@@ -43,16 +52,21 @@ describe('first admin', () => {
     const bridge = startBridgeProcess(data, ADMIN_ENV);
     try {
       const url = await bridge.url;
-      const login = await call(url, 'POST', '/auth/login', { username: 'boss', password: ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD });
+      const login = await call(url, 'POST', '/auth/login', {
+        username: 'boss',
+        password: ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD,
+      });
       expect(login.body.user).toMatchObject({ username: 'boss', role: 'admin' });
       const token = login.body.token as string;
-      const ticket = (await call(url, 'POST', '/auth/ws-ticket', undefined, { authorization: `Bearer ${token}` })).body.ticket as string;
+      const ticket = (await call(url, 'POST', '/auth/ws-ticket', undefined, { authorization: `Bearer ${token}` })).body
+        .ticket as string;
       await call(url, 'GET', `/events?ticket=${ticket}`);
       await call(url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` });
       await call(url, 'POST', '/auth/login', { username: 'boss', password: 'sentinel-wrong-password' });
       await bridge.stop();
       expect(bridge.output()).toContain('created the first admin');
-      for (const secret of [ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD, 'sentinel-wrong-password', token, ticket]) expect(bridge.output()).not.toContain(secret);
+      for (const secret of [ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD, 'sentinel-wrong-password', token, ticket])
+        expect(bridge.output()).not.toContain(secret);
       expect(statSync(data).mode & 0o777).toBe(0o700);
       expect(modesUnder(data)).toEqual([]);
     } finally {
@@ -65,14 +79,20 @@ describe('first admin', () => {
     const bridge = startBridgeProcess(data, { SVC_BRIDGE_ADMIN_USER: 'partial-is-ignored-now' });
     try {
       const url = await bridge.url;
-      expect((await call(url, 'POST', '/auth/login', { username: 'boss', password: ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD })).status).toBe(200);
+      expect(
+        (await call(url, 'POST', '/auth/login', { username: 'boss', password: ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD }))
+          .status,
+      ).toBe(200);
     } finally {
       await bridge.stop();
     }
   });
 
   it('needs all three variables, naming the missing ones', async () => {
-    const result = await runCli(['bridge', '--port', '0', '--data-directory', join(root, 'partial')], { ...CLEAN, SVC_BRIDGE_ADMIN_USER: 'boss' });
+    const result = await runCli(['bridge', '--port', '0', '--data-directory', join(root, 'partial')], {
+      ...CLEAN,
+      SVC_BRIDGE_ADMIN_USER: 'boss',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'svc: the first admin needs all of SVC_BRIDGE_ADMIN_USER, SVC_BRIDGE_ADMIN_EMAIL, SVC_BRIDGE_ADMIN_PASSWORD; missing: SVC_BRIDGE_ADMIN_EMAIL, SVC_BRIDGE_ADMIN_PASSWORD',
@@ -82,7 +102,9 @@ describe('first admin', () => {
   it('refuses to start with no users, no variables and no terminal', async () => {
     const result = await runCli(['bridge', '--port', '0', '--data-directory', join(root, 'refused')], CLEAN);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('svc: the bridge has no users: set SVC_BRIDGE_ADMIN_USER, SVC_BRIDGE_ADMIN_EMAIL and SVC_BRIDGE_ADMIN_PASSWORD');
+    expect(result.stderr).toContain(
+      'svc: the bridge has no users: set SVC_BRIDGE_ADMIN_USER, SVC_BRIDGE_ADMIN_EMAIL and SVC_BRIDGE_ADMIN_PASSWORD',
+    );
   });
 
   it('is asked for at a terminal, with the password confirmed and never echoed', async () => {
@@ -94,7 +116,9 @@ describe('first admin', () => {
       await cli.answer('Confirm password:', 'captain-password-1');
       await cli.waitFor(/bridge listening on http:\/\/localhost:\d+/);
       const url = /bridge listening on (http:\/\/localhost:\d+)/.exec(cli.output())![1]!;
-      expect((await call(url, 'POST', '/auth/login', { username: 'captain', password: 'captain-password-1' })).status).toBe(200);
+      expect(
+        (await call(url, 'POST', '/auth/login', { username: 'captain', password: 'captain-password-1' })).status,
+      ).toBe(200);
       expect(cli.output()).not.toContain('captain-password-1');
     } finally {
       cli.pty.kill('SIGTERM');
@@ -110,7 +134,9 @@ describe('--insecure-no-auth', () => {
       const url = await bridge.url;
       expect((await call(url, 'GET', '/auth/mode')).body).toEqual({ authRequired: false });
       expect((await call(url, 'GET', '/users')).status).toBe(200);
-      expect((await call(url, 'GET', '/auth/me', undefined, { authorization: 'Bearer not-parsed' })).body).toMatchObject({ role: 'admin' });
+      expect(
+        (await call(url, 'GET', '/auth/me', undefined, { authorization: 'Bearer not-parsed' })).body,
+      ).toMatchObject({ role: 'admin' });
       expect(bridge.output()).toContain('AUTHENTICATION IS DISABLED');
     } finally {
       await bridge.stop();

@@ -52,7 +52,10 @@ describe('svc login, whoami, logout', () => {
   });
 
   it('whoami uses the stored session; SVC_TOKEN overrides it without retrying', async () => {
-    expect(await runCli(['whoami', ...bridgeArgs()], env)).toMatchObject({ code: 0, stdout: 'root <root@example.com> (admin)\n' });
+    expect(await runCli(['whoami', ...bridgeArgs()], env)).toMatchObject({
+      code: 0,
+      stdout: 'root <root@example.com> (admin)\n',
+    });
     const overridden = await runCli(['whoami', ...bridgeArgs()], { ...env, SVC_TOKEN: 'garbage' });
     expect(overridden).toMatchObject({ code: 1, stderr: 'svc: request failed (401): authentication required\n' });
     expect(readSession(h.bridge.url, env)).not.toBeNull();
@@ -62,7 +65,9 @@ describe('svc login, whoami, logout', () => {
     writeSession({ bridgeUrl: h.bridge.url, token: 'revoked-token', username: 'root' }, env);
     const result = await runCli(['whoami', ...bridgeArgs()], env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`svc: not logged in to ${h.bridge.url}: run \`svc login --bridge-url ${h.bridge.url}\` or set SVC_TOKEN\n`);
+    expect(result.stderr).toBe(
+      `svc: not logged in to ${h.bridge.url}: run \`svc login --bridge-url ${h.bridge.url}\` or set SVC_TOKEN\n`,
+    );
     expect(readSession(h.bridge.url, env)).toBeNull();
   });
 
@@ -78,10 +83,16 @@ describe('svc login, whoami, logout', () => {
 
   it('logout ends the session on the bridge and forgets it here', async () => {
     const token = readSession(h.bridge.url, env)!.token;
-    expect(await runCli(['logout', ...bridgeArgs()], env)).toMatchObject({ code: 0, stdout: `logged out of ${h.bridge.url}\n` });
+    expect(await runCli(['logout', ...bridgeArgs()], env)).toMatchObject({
+      code: 0,
+      stdout: `logged out of ${h.bridge.url}\n`,
+    });
     expect(readSession(h.bridge.url, env)).toBeNull();
     expect((await h.as(token, 'GET', '/auth/me')).status).toBe(401);
-    expect(await runCli(['logout', ...bridgeArgs()], env)).toMatchObject({ code: 0, stdout: `not logged in to ${h.bridge.url}\n` });
+    expect(await runCli(['logout', ...bridgeArgs()], env)).toMatchObject({
+      code: 0,
+      stdout: `not logged in to ${h.bridge.url}\n`,
+    });
   });
 
   it('refuses to log in without a terminal', async () => {
@@ -101,7 +112,9 @@ describe('svc users', () => {
     expect(await add.exited).toBe(0);
     expect(add.output()).toContain('alice <alice@example.com> (member)');
     expect(add.output()).not.toContain('alice-password-1');
-    expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-1' })).status).toBe(200);
+    expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-1' })).status).toBe(
+      200,
+    );
 
     // A short password or a mistyped confirmation is asked again; the third failure ends the command.
     const mismatch = ptyCli(['users', ...bridgeArgs(), 'add', 'bob', 'bob@example.com'], tokenEnv);
@@ -131,21 +144,37 @@ describe('svc users', () => {
     const table = await runCli(['users', ...bridgeArgs(), 'ls'], tokenEnv);
     expect(table.stdout.split('\n')[0]).toMatch(/^USERNAME\s+EMAIL\s+ROLE\s+CREATED$/);
 
-    expect(await runCli(['users', ...bridgeArgs(), 'role', 'alice', 'admin'], tokenEnv)).toMatchObject({ code: 0, stdout: 'alice <alice@example.com> (admin)\n' });
-    expect(await runCli(['users', ...bridgeArgs(), 'email', 'alice', 'alice2@example.com'], tokenEnv)).toMatchObject({ code: 0, stdout: 'alice <alice2@example.com> (admin)\n' });
+    expect(await runCli(['users', ...bridgeArgs(), 'role', 'alice', 'admin'], tokenEnv)).toMatchObject({
+      code: 0,
+      stdout: 'alice <alice@example.com> (admin)\n',
+    });
+    expect(await runCli(['users', ...bridgeArgs(), 'email', 'alice', 'alice2@example.com'], tokenEnv)).toMatchObject({
+      code: 0,
+      stdout: 'alice <alice2@example.com> (admin)\n',
+    });
     expect(await runCli(['users', ...bridgeArgs(), 'role', 'alice', 'owner'], tokenEnv)).toMatchObject({ code: 2 }); // a usage error
     const piped = await runCli(['users', ...bridgeArgs(), 'add', 'carol', 'carol@example.com'], tokenEnv);
     expect(piped.code).toBe(1);
-    expect(piped.stderr).toMatch(/^svc: the password is read from a terminal, and stdin is not one; run `(npx )?svc users add` at a terminal\n$/);
+    expect(piped.stderr).toMatch(
+      /^svc: the password is read from a terminal, and stdin is not one; run `(npx )?svc users add` at a terminal\n$/,
+    );
 
     const passwd = ptyCli(['users', ...bridgeArgs(), 'passwd', 'alice'], tokenEnv);
     await passwd.answer('New password:', 'alice-password-2');
     await passwd.answer('Confirm password:', 'alice-password-2');
     expect(await passwd.exited).toBe(0);
-    expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-2' })).status).toBe(200);
+    expect((await h.as(null, 'POST', '/auth/login', { username: 'alice', password: 'alice-password-2' })).status).toBe(
+      200,
+    );
 
-    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'alice'], tokenEnv)).toMatchObject({ code: 0, stdout: 'removed alice\n' });
-    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'root'], tokenEnv)).toMatchObject({ code: 1, stderr: 'svc: request failed (409): cannot remove the last admin: root\n' });
+    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'alice'], tokenEnv)).toMatchObject({
+      code: 0,
+      stdout: 'removed alice\n',
+    });
+    expect(await runCli(['users', ...bridgeArgs(), 'rm', 'root'], tokenEnv)).toMatchObject({
+      code: 1,
+      stderr: 'svc: request failed (409): cannot remove the last admin: root\n',
+    });
   });
 });
 
@@ -153,7 +182,10 @@ describe('svc client ships add', () => {
   let guarded: TestShip;
   let open: TestShip;
   beforeAll(async () => {
-    guarded = await startTestShip(root, { name: 'guarded-cli', bridgeToken: 'cli-bridge-token-0123456789abcdefghijklmnopq' });
+    guarded = await startTestShip(root, {
+      name: 'guarded-cli',
+      bridgeToken: 'cli-bridge-token-0123456789abcdefghijklmnopq',
+    });
     open = await startTestShip(join(root, 'open'), { name: 'open-cli' });
   }, 60_000);
   afterAll(async () => {
@@ -169,7 +201,9 @@ describe('svc client ships add', () => {
     expect(cli.output()).toContain('registered ship guarded-cli (online)');
     expect(cli.output()).not.toContain('cli-bridge-token');
     expect((await h.as('cli-ship-token-0123456789abcdefghijklmnopqrst', 'GET', '/workspaces')).status).toBe(403);
-    expect((await runCli(['client', ...bridgeArgs(), 'ships', 'rm', 'guarded-cli'], { ...env, SVC_TOKEN: admin })).code).toBe(0);
+    expect(
+      (await runCli(['client', ...bridgeArgs(), 'ships', 'rm', 'guarded-cli'], { ...env, SVC_TOKEN: admin })).code,
+    ).toBe(0);
   });
 
   it('takes the tokens from SVC_REGISTER_* instead', async () => {
@@ -188,6 +222,8 @@ describe('svc client ships add', () => {
     const result = await runCli(['client', ...bridgeArgs(), 'ships', 'add', open.url], { ...env, SVC_TOKEN: admin });
     expect(result).toMatchObject({ code: 0, stdout: `registered ship open-cli (online) at ${open.url}\n` });
     const listed = await runCli(['client', ...bridgeArgs(), 'ships', 'ls'], { ...env, SVC_TOKEN: admin });
-    expect(listed.stdout).toMatch(/^NAME\s+STATUS\s+URL\nguarded-cli\s+online\s+http\S+\nopen-cli\s+online\s+http\S+\n$/);
+    expect(listed.stdout).toMatch(
+      /^NAME\s+STATUS\s+URL\nguarded-cli\s+online\s+http\S+\nopen-cli\s+online\s+http\S+\n$/,
+    );
   });
 });

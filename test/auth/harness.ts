@@ -12,8 +12,18 @@ export interface AuthHarness {
   bridge: Bridge;
   clock: { now: number };
   login(username: string, password: string): Promise<string>;
-  as(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<any>>;
-  addUser(adminToken: string, username: string, role?: 'member' | 'admin'): Promise<{ username: string; password: string }>;
+  as(
+    token: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Reply<any>>;
+  addUser(
+    adminToken: string,
+    username: string,
+    role?: 'member' | 'admin',
+  ): Promise<{ username: string; password: string }>;
   /** Opens a WebSocket on `path`; the socket on 101, else the HTTP status it was refused with. */
   upgrade(path: string): Promise<{ socket: WebSocket } | { status: number }>;
   /** A WebSocket ticket minted with `token` (fails the call unless the bridge answers 200). */
@@ -36,7 +46,13 @@ export async function startAuthBridge(root: string, options: Partial<BridgeOptio
     firstAdmin: async () => ({ ...ADMIN }),
     ...options,
   });
-  const as = (token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const as = (
+    token: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     call(bridge.url, method, path, body, token === null ? headers : { authorization: `Bearer ${token}`, ...headers });
   return {
     bridge,
@@ -70,7 +86,12 @@ export async function startAuthBridge(root: string, options: Partial<BridgeOptio
     async addUser(adminToken, username, role = 'member') {
       const password = `${username}-password-1`;
       secrets.add(password);
-      const reply = await as(adminToken, 'POST', '/users', { username, email: `${username}@example.com`, password, role });
+      const reply = await as(adminToken, 'POST', '/users', {
+        username,
+        email: `${username}@example.com`,
+        password,
+        role,
+      });
       if (reply.status !== 201) throw new Error(`add ${username}: ${reply.status} ${reply.text}`);
       return { username, password };
     },

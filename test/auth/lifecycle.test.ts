@@ -27,7 +27,13 @@ describe('login', () => {
     const reply = await h.as(null, 'POST', '/auth/login', { username: 'ROOT', password: ADMIN.password });
     expect(reply.status).toBe(200);
     expect(reply.body.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(reply.body.user).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), username: 'root', email: ADMIN.email, role: 'admin', createdAt: expect.any(Number) });
+    expect(reply.body.user).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      username: 'root',
+      email: ADMIN.email,
+      role: 'admin',
+      createdAt: expect.any(Number),
+    });
     expect(reply.text).not.toMatch(/argon2|hash/i);
   });
 
@@ -66,7 +72,8 @@ describe('login', () => {
 
   it('backs off after repeated failures for one user', async () => {
     const victim = await h.addUser(admin, 'victim');
-    for (let i = 0; i < 5; i++) await h.as(null, 'POST', '/auth/login', { username: 'victim', password: 'bad-password' });
+    for (let i = 0; i < 5; i++)
+      await h.as(null, 'POST', '/auth/login', { username: 'victim', password: 'bad-password' });
     const start = performance.now();
     const after = await h.as(null, 'POST', '/auth/login', { username: 'victim', password: victim.password });
     expect(performance.now() - start).toBeGreaterThanOrEqual(950);
@@ -87,10 +94,17 @@ describe('a login burst', () => {
     // key derivation holds the first 4 checks running, so the burst meets a full queue however fast this
     // machine hashes.
     const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
-    const blockers = Array.from({ length: threads }, () => new Promise((resolve) => pbkdf2('x', 'y', 3_000_000, 64, 'sha512', resolve)));
+    const blockers = Array.from(
+      { length: threads },
+      () => new Promise((resolve) => pbkdf2('x', 'y', 3_000_000, 64, 'sha512', resolve)),
+    );
     // (an address, not `localhost`: name lookups run on that pool too)
     const direct = h.bridge.url.replace('localhost', '127.0.0.1');
-    const replies = await Promise.all(Array.from({ length: 40 }, () => call(direct, 'POST', '/auth/login', { username: 'burst', password: user.password })));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        call(direct, 'POST', '/auth/login', { username: 'burst', password: user.password }),
+      ),
+    );
     await Promise.all(blockers);
     const busy = replies.filter((reply) => reply.status === 503);
     expect(busy).toHaveLength(28);
@@ -128,10 +142,15 @@ describe('sessions', () => {
     const user = await h.addUser(admin, 'changer');
     const first = await h.login(user.username, user.password);
     const second = await h.login(user.username, user.password);
-    expect(await h.as(first, 'POST', '/users/changer/password', { password: 'brand-new-password' })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await h.as(first, 'POST', '/users/changer/password', { password: 'brand-new-password' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     expect((await h.as(first, 'GET', '/auth/me')).status).toBe(401);
     expect((await h.as(second, 'GET', '/auth/me')).status).toBe(401);
-    expect((await h.as(null, 'POST', '/auth/login', { username: 'changer', password: user.password })).status).toBe(401);
+    expect((await h.as(null, 'POST', '/auth/login', { username: 'changer', password: user.password })).status).toBe(
+      401,
+    );
     expect((await h.login('changer', 'brand-new-password')).length).toBe(43);
   });
 
@@ -204,7 +223,10 @@ describe('revocation closes open sockets', () => {
   const openEvents = async (token: string) => {
     const opened = await h.upgrade(`/events?ticket=${await h.ticket(token)}`);
     if (!('socket' in opened)) throw new Error(`refused with ${opened.status}`);
-    return { socket: opened.socket, closed: new Promise<number>((resolve) => opened.socket.once('close', (code) => resolve(code))) };
+    return {
+      socket: opened.socket,
+      closed: new Promise<number>((resolve) => opened.socket.once('close', (code) => resolve(code))),
+    };
   };
 
   it('on logout, user removal and role change, with 1008', async () => {
@@ -230,7 +252,11 @@ describe('revocation closes open sockets', () => {
 describe('/users', () => {
   it('creates users and lists them oldest first', async () => {
     h.clock.now += 1000;
-    const created = await h.as(admin, 'POST', '/users', { username: 'zed', email: 'zed@example.com', password: 'zed-password' });
+    const created = await h.as(admin, 'POST', '/users', {
+      username: 'zed',
+      email: 'zed@example.com',
+      password: 'zed-password',
+    });
     expect(created).toMatchObject({ status: 201, body: { username: 'zed', email: 'zed@example.com', role: 'member' } });
     const listed = (await h.as(admin, 'GET', '/users')).body as Array<{ username: string; createdAt: number }>;
     expect(listed[0]!.username).toBe('root');
@@ -239,35 +265,76 @@ describe('/users', () => {
   });
 
   it('refuses duplicates case-insensitively', async () => {
-    expect(await h.as(admin, 'POST', '/users', { username: 'ZED', email: 'other@example.com', password: 'zed-password' })).toMatchObject({
-      status: 409, body: { error: 'user already exists: ZED' },
+    expect(
+      await h.as(admin, 'POST', '/users', { username: 'ZED', email: 'other@example.com', password: 'zed-password' }),
+    ).toMatchObject({
+      status: 409,
+      body: { error: 'user already exists: ZED' },
     });
-    expect(await h.as(admin, 'POST', '/users', { username: 'zed2', email: 'ZED@example.com', password: 'zed-password' })).toMatchObject({
-      status: 409, body: { error: 'email already in use: ZED@example.com' },
+    expect(
+      await h.as(admin, 'POST', '/users', { username: 'zed2', email: 'ZED@example.com', password: 'zed-password' }),
+    ).toMatchObject({
+      status: 409,
+      body: { error: 'email already in use: ZED@example.com' },
     });
   });
 
   it('answers bad field values with 400 naming the field', async () => {
-    const attempt = (body: Record<string, unknown>) => h.as(admin, 'POST', '/users', { username: 'newbie', email: 'newbie@example.com', password: 'long-enough', ...body });
-    expect((await attempt({ username: 'a/b' })).body).toEqual({ error: 'invalid request — username: must not contain path separators' });
-    expect((await attempt({ email: 'not-an-email' })).body).toEqual({ error: 'invalid request — email: must be an address like name@example.com' });
-    expect((await attempt({ email: `${'x'.repeat(310)}@example.com` })).body).toEqual({ error: 'invalid request — email: must be at most 320 characters' });
-    expect((await attempt({ password: 'short' })).body).toEqual({ error: 'invalid request — password: must be at least 8 characters' });
-    expect((await attempt({ password: 'x'.repeat(1025) })).body).toEqual({ error: 'invalid request — password: must be at most 1024 characters' });
-    expect((await attempt({ role: 'owner' })).body).toEqual({ error: 'invalid request — role: must be member or admin' });
+    const attempt = (body: Record<string, unknown>) =>
+      h.as(admin, 'POST', '/users', {
+        username: 'newbie',
+        email: 'newbie@example.com',
+        password: 'long-enough',
+        ...body,
+      });
+    expect((await attempt({ username: 'a/b' })).body).toEqual({
+      error: 'invalid request — username: must not contain path separators',
+    });
+    expect((await attempt({ email: 'not-an-email' })).body).toEqual({
+      error: 'invalid request — email: must be an address like name@example.com',
+    });
+    expect((await attempt({ email: `${'x'.repeat(310)}@example.com` })).body).toEqual({
+      error: 'invalid request — email: must be at most 320 characters',
+    });
+    expect((await attempt({ password: 'short' })).body).toEqual({
+      error: 'invalid request — password: must be at least 8 characters',
+    });
+    expect((await attempt({ password: 'x'.repeat(1025) })).body).toEqual({
+      error: 'invalid request — password: must be at most 1024 characters',
+    });
+    expect((await attempt({ role: 'owner' })).body).toEqual({
+      error: 'invalid request — role: must be member or admin',
+    });
     expect((await attempt({ role: 'owner' })).status).toBe(400);
-    expect((await h.as(admin, 'GET', '/users')).body.some((u: { username: string }) => u.username === 'newbie')).toBe(false);
+    expect((await h.as(admin, 'GET', '/users')).body.some((u: { username: string }) => u.username === 'newbie')).toBe(
+      false,
+    );
   });
 
   it('never removes or demotes the last admin', async () => {
-    expect(await h.as(admin, 'DELETE', '/users/root')).toMatchObject({ status: 409, body: { error: 'cannot remove the last admin: root' } });
-    expect(await h.as(admin, 'POST', '/users/root/role', { role: 'member' })).toMatchObject({ status: 409, body: { error: 'cannot demote the last admin: root' } });
-    expect(await h.as(admin, 'DELETE', '/users/nobody')).toMatchObject({ status: 404, body: { error: 'user not found: nobody' } });
+    expect(await h.as(admin, 'DELETE', '/users/root')).toMatchObject({
+      status: 409,
+      body: { error: 'cannot remove the last admin: root' },
+    });
+    expect(await h.as(admin, 'POST', '/users/root/role', { role: 'member' })).toMatchObject({
+      status: 409,
+      body: { error: 'cannot demote the last admin: root' },
+    });
+    expect(await h.as(admin, 'DELETE', '/users/nobody')).toMatchObject({
+      status: 404,
+      body: { error: 'user not found: nobody' },
+    });
   });
 
-  it('lets an admin change another user\'s email, and refuses one in use', async () => {
-    expect(await h.as(admin, 'POST', '/users/zed/email', { email: 'zed-new@example.com' })).toMatchObject({ status: 200, body: { email: 'zed-new@example.com' } });
-    expect(await h.as(admin, 'POST', '/users/zed/email', { email: 'ROOT@example.com' })).toMatchObject({ status: 409, body: { error: 'email already in use: ROOT@example.com' } });
+  it("lets an admin change another user's email, and refuses one in use", async () => {
+    expect(await h.as(admin, 'POST', '/users/zed/email', { email: 'zed-new@example.com' })).toMatchObject({
+      status: 200,
+      body: { email: 'zed-new@example.com' },
+    });
+    expect(await h.as(admin, 'POST', '/users/zed/email', { email: 'ROOT@example.com' })).toMatchObject({
+      status: 409,
+      body: { error: 'email already in use: ROOT@example.com' },
+    });
   });
 });
 

@@ -86,13 +86,17 @@ const ROWS: Row[] = [
   row('POST /auth/logout', 'open', '/auth/logout', 200),
 ];
 
-const UNKNOWN: Row[] = [row('GET /no/such/route', 'user', '/no/such/route', 404), row('DELETE /repos/x/y/z', 'user-or-agent', '/repos/x/y/z', 404)];
+const UNKNOWN: Row[] = [
+  row('GET /no/such/route', 'user', '/no/such/route', 404),
+  row('DELETE /repos/x/y/z', 'user-or-agent', '/repos/x/y/z', 404),
+];
 
 const CREDENTIALS: Credential[] = ['none', 'garbage', 'expired', 'ship', 'agent', 'member', 'admin'];
 
 function expected(access: Access, credential: Credential, passes: number): { status: number; error?: string } {
   if (access === 'open') return { status: passes };
-  if (credential === 'none' || credential === 'garbage' || credential === 'expired') return { status: 401, error: 'authentication required' };
+  if (credential === 'none' || credential === 'garbage' || credential === 'expired')
+    return { status: 401, error: 'authentication required' };
   if (credential === 'ship') return access === 'user-or-ship' ? { status: passes } : { status: 403 };
   if (credential === 'agent') return access === 'user-or-agent' ? { status: passes } : { status: 403 };
   if (credential === 'member' && access === 'admin') return { status: 403, error: 'this endpoint requires an admin' };
@@ -102,7 +106,15 @@ function expected(access: Access, credential: Credential, passes: number): { sta
 let root: string;
 let harness: AuthHarness;
 let ship: TestShip;
-const tokens: Record<Credential, string | null> = { none: null, garbage: 'not-a-token-anyone-issued', expired: '', member: '', admin: '', ship: '', agent: '' };
+const tokens: Record<Credential, string | null> = {
+  none: null,
+  garbage: 'not-a-token-anyone-issued',
+  expired: '',
+  member: '',
+  admin: '',
+  ship: '',
+  agent: '',
+};
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -117,7 +129,11 @@ beforeAll(async () => {
 
   ship = await startTestShip(root, { name: 'matrix-ship', bridgeToken: 'bridge-token-for-matrix-ship' });
   tokens.ship = 'ship-token-for-matrix-ship';
-  const registered = await harness.as(tokens.admin, 'POST', '/ships', { url: ship.url, shipToken: tokens.ship, bridgeToken: 'bridge-token-for-matrix-ship' });
+  const registered = await harness.as(tokens.admin, 'POST', '/ships', {
+    url: ship.url,
+    shipToken: tokens.ship,
+    bridgeToken: 'bridge-token-for-matrix-ship',
+  });
   expect(registered.status).toBe(201);
   tokens.agent = (await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials')).token;
 }, 60_000);
@@ -142,7 +158,12 @@ describe('authorization matrix', () => {
         // The GUI's redirects are answered, not followed (fetch here refuses redirects).
         const reply =
           entry.passes >= 300 && entry.passes < 400
-            ? await rawCall(harness.bridge.url, entry.request.method, entry.request.path, token === null ? {} : { authorization: `Bearer ${token}` })
+            ? await rawCall(
+                harness.bridge.url,
+                entry.request.method,
+                entry.request.path,
+                token === null ? {} : { authorization: `Bearer ${token}` },
+              )
             : await harness.as(token, entry.request.method, entry.request.path, entry.request.body);
         const want = expected(entry.access, credential, entry.passes);
         cells[credential] = want.error ? { status: reply.status, error: reply.body?.error } : reply.status;
@@ -161,14 +182,20 @@ describe('guard details', () => {
   });
 
   it('names the credential kind and the request in a 403', async () => {
-    expect((await harness.as(tokens.ship, 'GET', '/workspaces')).body).toEqual({ error: 'a ship credential may not reach GET /workspaces' });
-    expect((await harness.as(tokens.agent, 'POST', '/workspaces', {})).body).toEqual({ error: 'a ship-agent credential may not reach POST /workspaces' });
+    expect((await harness.as(tokens.ship, 'GET', '/workspaces')).body).toEqual({
+      error: 'a ship credential may not reach GET /workspaces',
+    });
+    expect((await harness.as(tokens.agent, 'POST', '/workspaces', {})).body).toEqual({
+      error: 'a ship-agent credential may not reach POST /workspaces',
+    });
   });
 
   it('lets a member change only their own account, whether the other user exists or not', async () => {
     for (const name of [ADMIN.username, 'no-such-user']) {
       for (const field of ['password', 'email']) {
-        const reply = await harness.as(tokens.member, 'POST', `/users/${name}/${field}`, { [field]: 'whatever@example.com' });
+        const reply = await harness.as(tokens.member, 'POST', `/users/${name}/${field}`, {
+          [field]: 'whatever@example.com',
+        });
         expect(reply).toMatchObject({ status: 403, body: { error: 'you may only change your own account' } });
       }
     }
@@ -177,16 +204,24 @@ describe('guard details', () => {
   });
 
   it('judges the route fastify matched, so an encoded path is gated like the plain one', async () => {
-    expect(await harness.as(tokens.member, 'GET', '/%75sers')).toMatchObject({ status: 403, body: { error: 'this endpoint requires an admin' } });
+    expect(await harness.as(tokens.member, 'GET', '/%75sers')).toMatchObject({
+      status: 403,
+      body: { error: 'this endpoint requires an admin' },
+    });
     expect(await harness.as(null, 'GET', '/%75sers')).toMatchObject({ status: 401 });
   });
 
   it('accepts the scheme in any case, and refuses two Authorization headers or an oversized token', async () => {
-    expect((await harness.as(null, 'GET', '/auth/me', undefined, { authorization: `bearer ${tokens.admin}` })).status).toBe(200);
+    expect(
+      (await harness.as(null, 'GET', '/auth/me', undefined, { authorization: `bearer ${tokens.admin}` })).status,
+    ).toBe(200);
     const twice = await new Promise<number>((resolve, reject) => {
       const { hostname, port } = new URL(harness.bridge.url);
       // Raw header pairs: node would otherwise keep only one Authorization header.
-      const headers = [['authorization', `Bearer ${tokens.admin}`], ['authorization', `Bearer ${tokens.member}`]] as unknown as Record<string, string>;
+      const headers = [
+        ['authorization', `Bearer ${tokens.admin}`],
+        ['authorization', `Bearer ${tokens.member}`],
+      ] as unknown as Record<string, string>;
       const outgoing = request({ host: hostname, port, path: '/auth/me', headers }, (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
@@ -195,6 +230,8 @@ describe('guard details', () => {
       outgoing.end();
     });
     expect([400, 401]).toContain(twice); // never answered as either user
-    expect((await rawCall(harness.bridge.url, 'GET', '/auth/me', { authorization: `Bearer ${'x'.repeat(10_000)}` })).status).toBe(401);
+    expect(
+      (await rawCall(harness.bridge.url, 'GET', '/auth/me', { authorization: `Bearer ${'x'.repeat(10_000)}` })).status,
+    ).toBe(401);
   });
 });

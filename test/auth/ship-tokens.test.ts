@@ -43,26 +43,44 @@ describe('ship token pairs', () => {
     }
   });
 
-  it('keep a bridge without the ship\'s token out', async () => {
+  it("keep a bridge without the ship's token out", async () => {
     const reply = await h.as(admin, 'POST', '/ships', { url: ship.url });
-    expect(reply).toMatchObject({ status: 502, body: { error: `ship at ${ship.url} did not respond: the ship answered HTTP 401 to the event stream` } });
+    expect(reply).toMatchObject({
+      status: 502,
+      body: { error: `ship at ${ship.url} did not respond: the ship answered HTTP 401 to the event stream` },
+    });
     expect((await h.as(admin, 'GET', '/ships')).body).toEqual([]);
   });
 
   it('let the bridge route calls, events and terminals to a ship that requires its token', async () => {
-    expect((await h.as(admin, 'POST', '/ships', { url: ship.url, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN })).status).toBe(201);
+    expect(
+      (await h.as(admin, 'POST', '/ships', { url: ship.url, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN })).status,
+    ).toBe(201);
     expect((await h.as(admin, 'GET', '/ships')).body).toEqual([{ name: 'guarded', url: ship.url, status: 'online' }]);
     const remote = makeRemote(root);
     expect((await h.as(admin, 'POST', '/repos', { name: 'app', url: remote.url })).status).toBe(201);
-    expect((await h.as(admin, 'POST', '/workspaces', { ship: 'guarded', repoName: 'app', name: 'w1', branch: 'main' })).status).toBe(201);
+    expect(
+      (await h.as(admin, 'POST', '/workspaces', { ship: 'guarded', repoName: 'app', name: 'w1', branch: 'main' }))
+        .status,
+    ).toBe(201);
     expect((await h.as(admin, 'POST', path('app', 'w1', '/activate'))).status).toBe(200);
-    expect((await h.as(admin, 'GET', path('app', 'w1'))).body).toMatchObject({ name: 'w1', state: 'active', ship: 'guarded' });
-    const owned = h.logs().split('\n').filter((line) => line.includes('"audit":"ownership"')).map((line) => JSON.parse(line));
+    expect((await h.as(admin, 'GET', path('app', 'w1'))).body).toMatchObject({
+      name: 'w1',
+      state: 'active',
+      ship: 'guarded',
+    });
+    const owned = h
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"audit":"ownership"'))
+      .map((line) => JSON.parse(line));
     expect(owned.map((entry) => [entry.key, entry.from, entry.to])).toEqual([['app/w1', null, 'guarded']]);
 
     const { ticket } = (await h.as(admin, 'POST', '/auth/ws-ticket')).body;
     h.secrets.add(ticket);
-    const terminal = await connectTerminal(`${h.bridge.url.replace(/^http/, 'ws')}${path('app', 'w1', '/terminal')}?ticket=${ticket}`);
+    const terminal = await connectTerminal(
+      `${h.bridge.url.replace(/^http/, 'ws')}${path('app', 'w1', '/terminal')}?ticket=${ticket}`,
+    );
     await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
     terminal.input('echo through-$((6*7))\r');
     await terminal.until((screen) => screen.text().includes('through-42'));
@@ -70,7 +88,11 @@ describe('ship token pairs', () => {
   });
 
   it('store the ship token as its sha256 and the bridge token in clear', async () => {
-    const rows = (await h.bridge.store.db.query<{ ship_token_hash: string; bridge_token: string }>('SELECT ship_token_hash, bridge_token FROM ships')).rows;
+    const rows = (
+      await h.bridge.store.db.query<{ ship_token_hash: string; bridge_token: string }>(
+        'SELECT ship_token_hash, bridge_token FROM ships',
+      )
+    ).rows;
     expect(rows).toEqual([{ ship_token_hash: tokenHash(SHIP_TOKEN), bridge_token: BRIDGE_TOKEN }]);
   });
 
@@ -88,11 +110,19 @@ describe('ship-agent tokens', () => {
     const stored = (await h.bridge.store.db.query<{ token_hash: string }>('SELECT token_hash FROM agent_tokens')).rows;
     expect(stored).toEqual([{ token_hash: tokenHash(pushed.token) }]);
     expect((await h.as(pushed.token, 'GET', '/repos')).status).toBe(200);
-    expect((await h.as(pushed.token, 'POST', '/repos', { name: 'agent-made', url: 'https://example.com/a.git' })).status).toBe(201);
+    expect(
+      (await h.as(pushed.token, 'POST', '/repos', { name: 'agent-made', url: 'https://example.com/a.git' })).status,
+    ).toBe(201);
     expect((await h.as(pushed.token, 'DELETE', '/repos/agent-made')).status).toBe(200);
-    expect((await h.as(pushed.token, 'GET', '/workspaces')).body).toEqual({ error: 'a ship-agent credential may not reach GET /workspaces' });
+    expect((await h.as(pushed.token, 'GET', '/workspaces')).body).toEqual({
+      error: 'a ship-agent credential may not reach GET /workspaces',
+    });
     // Every /repos write is audited with its principal (a compromised ship could re-point a repo).
-    const audit = h.logs().split('\n').filter((line) => line.includes('"audit":"repo.')).map((line) => JSON.parse(line));
+    const audit = h
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"audit":"repo.'))
+      .map((line) => JSON.parse(line));
     expect(audit.map((entry) => [entry.audit, entry.principal, entry.repo])).toEqual([
       ['repo.create', 'user:root', 'app'],
       ['repo.create', 'ship-agent:guarded', 'agent-made'],
@@ -103,10 +133,14 @@ describe('ship-agent tokens', () => {
   it('rotate when the ship reconnects, revoking the old one', async () => {
     const before = ship.ship.bridgeCredentials.get()!.token;
     h.bridge.registry.get('guarded')!.connection.lost();
-    const after = await waitFor(() => {
-      const current = ship.ship.bridgeCredentials.get()!.token;
-      return current !== before ? current : null;
-    }, 10_000, 'a rotated agent token');
+    const after = await waitFor(
+      () => {
+        const current = ship.ship.bridgeCredentials.get()!.token;
+        return current !== before ? current : null;
+      },
+      10_000,
+      'a rotated agent token',
+    );
     h.secrets.add(after);
     expect((await h.as(before, 'GET', '/repos')).status).toBe(401);
     expect((await h.as(after, 'GET', '/repos')).status).toBe(200);
@@ -131,10 +165,18 @@ describe('logs', () => {
 
 describe('a bridge without authentication', () => {
   it('is still refused by a ship that holds a bridge token', async () => {
-    const insecure = await startBridge({ ...insecureBridge, port: 0, dataDirectory: `${root}/insecure`, logger: pino({ level: 'silent' }) });
+    const insecure = await startBridge({
+      ...insecureBridge,
+      port: 0,
+      dataDirectory: `${root}/insecure`,
+      logger: pino({ level: 'silent' }),
+    });
     try {
       const reply = await call(insecure.url, 'POST', '/ships', { url: ship.url });
-      expect(reply).toMatchObject({ status: 502, body: { error: `ship at ${ship.url} did not respond: the ship answered HTTP 401 to the event stream` } });
+      expect(reply).toMatchObject({
+        status: 502,
+        body: { error: `ship at ${ship.url} did not respond: the ship answered HTTP 401 to the event stream` },
+      });
     } finally {
       await insecure.close();
     }

@@ -23,13 +23,15 @@ let fleet: RoutedFleet | undefined;
 let shipEvents: EventClient;
 let bridgeEvents: EventClient;
 
-const agentEvents = (client: EventClient) => client.events.filter((event) => event.type === 'workspace.agent_status_changed');
+const agentEvents = (client: EventClient) =>
+  client.events.filter((event) => event.type === 'workspace.agent_status_changed');
 
 /** The `count`-th agent event on `client` (1-based), once it has arrived. */
 async function nthAgentEvent(client: EventClient, count: number): Promise<any> {
   const deadline = Date.now() + 10_000;
   while (agentEvents(client).length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} agent events, got ${JSON.stringify(agentEvents(client))}`);
+    if (Date.now() > deadline)
+      throw new Error(`expected ${count} agent events, got ${JSON.stringify(agentEvents(client))}`);
     await sleep(20);
   }
   return agentEvents(client)[count - 1];
@@ -49,7 +51,10 @@ beforeAll(async () => {
   root = await makeTempRoot();
   fleet = await startRoutedFleet(root, 'app', { name: 'quiet', agentStaleMs: STALE_MS });
   ({ ship, bridge } = fleet);
-  expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'quiet', repoName: 'app', name: 'w1', branch: 'main' })).status).toBe(201);
+  expect(
+    (await call(bridge.url, 'POST', '/workspaces', { ship: 'quiet', repoName: 'app', name: 'w1', branch: 'main' }))
+      .status,
+  ).toBe(201);
   expect((await call(bridge.url, 'POST', path('app', 'w1', '/activate'))).status).toBe(200);
   shipEvents = await connectEvents(ship.url);
   bridgeEvents = await connectEvents(bridge.url);
@@ -67,13 +72,22 @@ afterAll(async () => {
 });
 
 it('stale and quietSince reach the bridge unchanged, in its events and its workspace reads; output clears them there too', async () => {
-  expect((await call(ship.url, 'POST', path('app', 'w1', '/agent/status'), { state: 'building', description: 'compiling' })).status).toBe(200);
+  expect(
+    (await call(ship.url, 'POST', path('app', 'w1', '/agent/status'), { state: 'building', description: 'compiling' }))
+      .status,
+  ).toBe(200);
   const building = await nthAgentEvent(shipEvents, 2);
   expect(building.workspace.agent).toEqual({ ...INIT, state: 'building', description: 'compiling' });
   expect(await nthAgentEvent(bridgeEvents, 2)).toEqual(asRouted(building));
 
   const stale = await nthAgentEvent(shipEvents, 3);
-  expect(stale.workspace.agent).toEqual({ ...INIT, state: 'building', description: 'compiling', stale: true, quietSince: expect.any(String) });
+  expect(stale.workspace.agent).toEqual({
+    ...INIT,
+    state: 'building',
+    description: 'compiling',
+    stale: true,
+    quietSince: expect.any(String),
+  });
   expect(Date.parse(stale.workspace.agent.quietSince)).toBeGreaterThan(Date.now() - 60_000);
   expect(await nthAgentEvent(bridgeEvents, 3)).toEqual(asRouted(stale));
 

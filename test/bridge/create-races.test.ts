@@ -18,7 +18,12 @@ let slowRemote: Server;
 beforeAll(async () => {
   root = await makeTempRoot();
   ship = await startTestShip(root, { name: 'racer' });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   // A git remote that takes 800 ms to say it has no such repository.
   slowRemote = createServer((_request, response) => setTimeout(() => response.writeHead(404).end(), 800));
   await new Promise<void>((resolve) => slowRemote.listen(0, '127.0.0.1', resolve));
@@ -37,16 +42,33 @@ afterAll(async () => {
 
 describe('bridge create reservations', () => {
   it('answers 409 for a key whose create is still running, then lets the outcome decide', async () => {
-    const first = call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
+    const first = call(bridge.url, 'POST', '/workspaces', {
+      ship: 'racer',
+      repoName: 'slow',
+      name: 'k',
+      branch: 'main',
+    });
     await new Promise((r) => setTimeout(r, 100));
-    const second = await call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
+    const second = await call(bridge.url, 'POST', '/workspaces', {
+      ship: 'racer',
+      repoName: 'slow',
+      name: 'k',
+      branch: 'main',
+    });
     expect(second).toMatchObject({ status: 409, body: { error: 'workspace being created: slow/k' } });
     const outcome = await first;
     // The remote's 404 is "no such repository": the caller's 400 (issue #15), passed through by the bridge.
     expect(outcome.status).toBe(400);
-    expect(outcome.body.error).toMatch(/^git clone of http:\/\/127\.0\.0\.1:\d+\/slow\.git failed: fatal: repository '.*' not found$/);
+    expect(outcome.body.error).toMatch(
+      /^git clone of http:\/\/127\.0\.0\.1:\d+\/slow\.git failed: fatal: repository '.*' not found$/,
+    );
     // The failed create released the key.
-    const third = call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'k', branch: 'main' });
+    const third = call(bridge.url, 'POST', '/workspaces', {
+      ship: 'racer',
+      repoName: 'slow',
+      name: 'k',
+      branch: 'main',
+    });
     expect((await third).status).toBe(400);
   });
 
@@ -55,14 +77,24 @@ describe('bridge create reservations', () => {
     for (let round = 0; round < 10; round++) {
       expect((await call(bridge.url, 'POST', '/workspaces', key)).status).toBe(201);
       expect((await call(bridge.url, 'DELETE', '/workspaces/app/again')).body).toEqual({ ok: true });
-      expect((await call(bridge.url, 'GET', '/workspaces/app/again')).body).toEqual({ error: 'workspace not found: app/again' });
+      expect((await call(bridge.url, 'GET', '/workspaces/app/again')).body).toEqual({
+        error: 'workspace not found: app/again',
+      });
     }
   });
 
   it('answers 409 when the target ship is removed while its create runs', async () => {
-    const create = call(bridge.url, 'POST', '/workspaces', { ship: 'racer', repoName: 'slow', name: 'gone', branch: 'main' });
+    const create = call(bridge.url, 'POST', '/workspaces', {
+      ship: 'racer',
+      repoName: 'slow',
+      name: 'gone',
+      branch: 'main',
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect((await call(bridge.url, 'DELETE', '/ships/racer')).body).toEqual({ ok: true });
-    expect(await create).toMatchObject({ status: 409, body: { error: 'ship "racer" was removed while creating slow/gone' } });
+    expect(await create).toMatchObject({
+      status: 409,
+      body: { error: 'ship "racer" was removed while creating slow/gone' },
+    });
   });
 });

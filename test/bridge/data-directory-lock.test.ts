@@ -31,7 +31,10 @@ describe('the bridge data-directory lock', () => {
     const data = join(root, 'killed');
     const first = bridge(data);
     await first.waitFor('bridge listening on');
-    expect((await call(bridgeUrlIn(first.output()), 'POST', '/repos', { name: 'kept', url: 'https://example.com/kept.git' })).status).toBe(201);
+    expect(
+      (await call(bridgeUrlIn(first.output()), 'POST', '/repos', { name: 'kept', url: 'https://example.com/kept.git' }))
+        .status,
+    ).toBe(201);
     const [pid] = processesMatching('/svc bridge', data);
     process.kill(pid!, 'SIGKILL');
     const second = bridge(data);

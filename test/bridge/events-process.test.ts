@@ -25,24 +25,59 @@ describe('change events through `svc` processes', () => {
   it('reach every bridge and ship subscriber alike, compressed or not as each offered', async () => {
     const { bridgeUrl, shipUrl, token } = fleet!;
     const auth = { authorization: `Bearer ${token}` };
-    expect((await call(bridgeUrl, 'POST', '/workspaces', { ship: 'events-ship', repoName: 'app', name: 'w1', branch: 'main' }, auth)).status).toBe(201);
+    expect(
+      (
+        await call(
+          bridgeUrl,
+          'POST',
+          '/workspaces',
+          { ship: 'events-ship', repoName: 'app', name: 'w1', branch: 'main' },
+          auth,
+        )
+      ).status,
+    ).toBe(201);
     expect((await call(bridgeUrl, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
 
     const subscribers: Array<{ where: string; deflate: boolean; client: EventClient }> = [];
     for (const deflate of [false, true]) {
       const { ticket } = (await call(bridgeUrl, 'POST', '/auth/ws-ticket', undefined, auth)).body as { ticket: string };
-      subscribers.push({ where: 'bridge', deflate, client: await connectEvents(bridgeUrl, {}, { query: `?ticket=${ticket}`, perMessageDeflate: deflate }) });
-      subscribers.push({ where: 'ship', deflate, client: await connectEvents(shipUrl, {}, { perMessageDeflate: deflate }) });
+      subscribers.push({
+        where: 'bridge',
+        deflate,
+        client: await connectEvents(bridgeUrl, {}, { query: `?ticket=${ticket}`, perMessageDeflate: deflate }),
+      });
+      subscribers.push({
+        where: 'ship',
+        deflate,
+        client: await connectEvents(shipUrl, {}, { perMessageDeflate: deflate }),
+      });
     }
     try {
       for (const { client } of subscribers) await client.waitFor(1);
-      for (const { deflate, client } of subscribers) expect(client.socket.extensions.includes('permessage-deflate')).toBe(deflate);
+      for (const { deflate, client } of subscribers)
+        expect(client.socket.extensions.includes('permessage-deflate')).toBe(deflate);
 
-      expect((await call(shipUrl, 'POST', path('app', 'w1', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
-      expect((await call(shipUrl, 'POST', path('app', 'w1', '/agent/status'), { state: 'building', description: 'seen by all four' })).status).toBe(200);
+      expect(
+        (await call(shipUrl, 'POST', path('app', 'w1', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await call(shipUrl, 'POST', path('app', 'w1', '/agent/status'), {
+            state: 'building',
+            description: 'seen by all four',
+          })
+        ).status,
+      ).toBe(200);
       const building = (client: EventClient) =>
-        client.events.find((event) => event.type === 'workspace.agent_status_changed' && event.workspace.agent?.description === 'seen by all four');
-      await expect.poll(() => subscribers.filter(({ client }) => building(client) !== undefined).length, { timeout: 10_000 }).toBe(subscribers.length);
+        client.events.find(
+          (event) =>
+            event.type === 'workspace.agent_status_changed' &&
+            event.workspace.agent?.description === 'seen by all four',
+        );
+      await expect
+        .poll(() => subscribers.filter(({ client }) => building(client) !== undefined).length, { timeout: 10_000 })
+        .toBe(subscribers.length);
 
       const agent = { state: 'building', description: 'seen by all four', model: 'm', provider: 'p', harness: 'h' };
       for (const { where, client } of subscribers) {

@@ -34,7 +34,8 @@ interface FakeShip {
 async function fakeShip(name: string, delayMs = 0): Promise<FakeShip> {
   const fake: FakeShip = { url: '', failure: null, kill: () => undefined };
   const server = createServer((request, response) => {
-    const json = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (request.method === 'GET' && request.url === '/workspaces') return json(200, []);
     if (request.method === 'GET' && request.url === '/system-resources') {
       setTimeout(() => (fake.failure === null ? json(200, snapshot) : json(500, { error: fake.failure })), delayMs);
@@ -43,7 +44,9 @@ async function fakeShip(name: string, delayMs = 0): Promise<FakeShip> {
     json(404, { error: 'not found' });
   });
   const wss = new WebSocketServer({ server, path: '/events' });
-  wss.on('connection', (socket) => socket.send(JSON.stringify({ type: 'sync', ship: name, at: new Date().toISOString(), workspaces: [] })));
+  wss.on('connection', (socket) =>
+    socket.send(JSON.stringify({ type: 'sync', ship: name, at: new Date().toISOString(), workspaces: [] })),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
   fake.kill = () => {
@@ -56,14 +59,21 @@ async function fakeShip(name: string, delayMs = 0): Promise<FakeShip> {
 }
 
 const register = async (url: string) => expect((await call(bridge.url, 'POST', '/ships', { url })).status).toBe(201);
-const deregister = async (name: string) => expect((await call(bridge.url, 'DELETE', `/ships/${name}`)).status).toBe(200);
+const deregister = async (name: string) =>
+  expect((await call(bridge.url, 'DELETE', `/ships/${name}`)).status).toBe(200);
 const fleetResources = async () => {
   const reply = await call<ShipSystemResources[]>(bridge.url, 'GET', '/system-resources');
   expect(reply.status).toBe(200);
   return reply.body;
 };
 const rowOf = (rows: ShipSystemResources[], ship: string) => rows.find((row) => row.ship === ship);
-const listing = async () => (await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; branch: string; ship: string }>;
+const listing = async () =>
+  (await call(bridge.url, 'GET', '/workspaces')).body as Array<{
+    repoName: string;
+    name: string;
+    branch: string;
+    ship: string;
+  }>;
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -92,13 +102,21 @@ afterAll(async () => {
 describe('fleet-wide reads see the fleet as it is when they arrive', () => {
   it('lists a change made on a ship directly in the very next listing', async () => {
     expect(await listing()).toEqual([]);
-    expect((await call(alpha.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w', branch: 'main' })).status).toBe(201);
-    expect(await listing()).toEqual([{ repoName: 'app', name: 'w', branch: 'main', active: false, agent: null, ship: 'alpha', ephemeral: null }]);
+    expect(
+      (await call(alpha.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w', branch: 'main' }))
+        .status,
+    ).toBe(201);
+    expect(await listing()).toEqual([
+      { repoName: 'app', name: 'w', branch: 'main', active: false, agent: null, ship: 'alpha', ephemeral: null },
+    ]);
     // Changes the ship sends no event for: only the re-fetch can show them.
     git(join(root, 'fleet-alpha', 'app', 'w'), 'switch', '--quiet', 'other');
     expect((await listing()).find((w) => w.name === 'w')?.branch).toBe('other');
     git(root, 'clone', '--quiet', remote.url, join(root, 'fleet-alpha', 'app', 'by-hand'));
-    expect((await listing()).map((w) => `${w.ship}:${w.repoName}/${w.name}@${w.branch}`)).toEqual(['alpha:app/by-hand@main', 'alpha:app/w@other']);
+    expect((await listing()).map((w) => `${w.ship}:${w.repoName}/${w.name}@${w.branch}`)).toEqual([
+      'alpha:app/by-hand@main',
+      'alpha:app/w@other',
+    ]);
   });
 
   it('reads two slow ships registered a moment ago, both snapshots, sampled in parallel', async () => {
@@ -111,7 +129,11 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
     expect(rows.map((row) => row.ship)).toEqual(['alpha', 'slow1', 'slow2']);
     expect(rowOf(rows, 'slow1')).toEqual({ ship: 'slow1', status: 'online', resources: snapshot, error: null });
     expect(rowOf(rows, 'slow2')).toEqual({ ship: 'slow2', status: 'online', resources: snapshot, error: null });
-    expect(rowOf(rows, 'alpha')).toMatchObject({ status: 'online', error: null, resources: { cpu: { cores: snapshot.cpu.cores } } });
+    expect(rowOf(rows, 'alpha')).toMatchObject({
+      status: 'online',
+      error: null,
+      resources: { cpu: { cores: snapshot.cpu.cores } },
+    });
   });
 
   it('never answers a read with a fetch that started before it: a ship registered meanwhile is in it', async () => {
@@ -130,25 +152,57 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
   it('lists a ship whose resources call fails as online with the error, from the read right after', async () => {
     const flaky = await fakeShip('flaky');
     await register(flaky.url);
-    expect(rowOf(await fleetResources(), 'flaky')).toEqual({ ship: 'flaky', status: 'online', resources: snapshot, error: null });
+    expect(rowOf(await fleetResources(), 'flaky')).toEqual({
+      ship: 'flaky',
+      status: 'online',
+      resources: snapshot,
+      error: null,
+    });
     flaky.failure = 'cannot sample the CPU';
-    expect(rowOf(await fleetResources(), 'flaky')).toEqual({ ship: 'flaky', status: 'online', resources: null, error: 'cannot sample the CPU' });
-    expect(await call(bridge.url, 'GET', '/ships/flaky/system-resources')).toMatchObject({ status: 500, body: { error: 'cannot sample the CPU' } });
+    expect(rowOf(await fleetResources(), 'flaky')).toEqual({
+      ship: 'flaky',
+      status: 'online',
+      resources: null,
+      error: 'cannot sample the CPU',
+    });
+    expect(await call(bridge.url, 'GET', '/ships/flaky/system-resources')).toMatchObject({
+      status: 500,
+      body: { error: 'cannot sample the CPU' },
+    });
     await deregister('flaky');
   });
 
   it('answers 400 unknown ship for the resources of a ship that is not registered', async () => {
-    expect(await call(bridge.url, 'GET', '/ships/ghost/system-resources')).toMatchObject({ status: 400, body: { error: 'unknown ship: ghost' } });
-    expect(await call(bridge.url, 'GET', '/ships/slow1/system-resources')).toMatchObject({ status: 400, body: { error: 'unknown ship: slow1' } });
+    expect(await call(bridge.url, 'GET', '/ships/ghost/system-resources')).toMatchObject({
+      status: 400,
+      body: { error: 'unknown ship: ghost' },
+    });
+    expect(await call(bridge.url, 'GET', '/ships/slow1/system-resources')).toMatchObject({
+      status: 400,
+      body: { error: 'unknown ship: slow1' },
+    });
   });
 
   it('shows a ship killed a moment ago as offline with resources null and error null on the next read', async () => {
     const doomed = await fakeShip('doomed');
     await register(doomed.url);
-    expect(rowOf(await fleetResources(), 'doomed')).toEqual({ ship: 'doomed', status: 'online', resources: snapshot, error: null });
+    expect(rowOf(await fleetResources(), 'doomed')).toEqual({
+      ship: 'doomed',
+      status: 'online',
+      resources: snapshot,
+      error: null,
+    });
     doomed.kill();
-    expect(rowOf(await fleetResources(), 'doomed')).toEqual({ ship: 'doomed', status: 'offline', resources: null, error: null });
-    expect(await call(bridge.url, 'GET', '/ships/doomed/system-resources')).toMatchObject({ status: 503, body: { error: 'ship "doomed" is offline' } });
+    expect(rowOf(await fleetResources(), 'doomed')).toEqual({
+      ship: 'doomed',
+      status: 'offline',
+      resources: null,
+      error: null,
+    });
+    expect(await call(bridge.url, 'GET', '/ships/doomed/system-resources')).toMatchObject({
+      status: 503,
+      body: { error: 'ship "doomed" is offline' },
+    });
     await deregister('doomed');
   });
 
@@ -156,7 +210,12 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
     expect(rowOf(await fleetResources(), 'alpha')).toMatchObject({ status: 'online', error: null });
     await alpha.stopShipOnly();
     expect(await fleetResources()).toEqual([{ ship: 'alpha', status: 'offline', resources: null, error: null }]);
-    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([{ name: 'alpha', url: alpha.url, status: 'offline' }]);
-    expect(await call(bridge.url, 'GET', '/ships/alpha/system-resources')).toMatchObject({ status: 503, body: { error: 'ship "alpha" is offline' } });
+    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([
+      { name: 'alpha', url: alpha.url, status: 'offline' },
+    ]);
+    expect(await call(bridge.url, 'GET', '/ships/alpha/system-resources')).toMatchObject({
+      status: 503,
+      body: { error: 'ship "alpha" is offline' },
+    });
   });
 });

@@ -36,7 +36,8 @@ beforeAll(async () => {
   remote = makeRemote(root);
   alpha = await startTestShip(root, { name: 'alpha', fleetDirectory: join(root, 'fleet-alpha') });
   beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta') });
-  bridge = await startBridge({ ...insecureBridge,
+  bridge = await startBridge({
+    ...insecureBridge,
     port: 0,
     dataDirectory: join(root, 'bridge'),
     logger: pino({ level: 'silent' }),
@@ -67,7 +68,9 @@ describe('bridge with ships', () => {
     expect(initial.ship).toBeUndefined();
     const reply = await call(bridge.url, 'POST', '/ships', { url: alpha.url });
     expect(reply).toMatchObject({ status: 201, body: { name: 'alpha', url: alpha.url, status: 'online' } });
-    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([{ name: 'alpha', url: alpha.url, status: 'online' }]);
+    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([
+      { name: 'alpha', url: alpha.url, status: 'online' },
+    ]);
     await events.waitFor(2);
     expect(events.events[1].type).toBe('sync');
   });
@@ -79,7 +82,9 @@ describe('bridge with ships', () => {
     });
     const silent = await call(bridge.url, 'POST', '/ships', { url: `http://127.0.0.1:${portOf(silentTcp)}` });
     expect(silent.status).toBe(502);
-    expect(silent.body.error).toMatch(new RegExp(`^ship at http://127\\.0\\.0\\.1:${portOf(silentTcp)} did not respond: `));
+    expect(silent.body.error).toMatch(
+      new RegExp(`^ship at http://127\\.0\\.0\\.1:${portOf(silentTcp)} did not respond: `),
+    );
     const plain = await call(bridge.url, 'POST', '/ships', { url: `http://127.0.0.1:${portOf(plainHttp)}` });
     expect(plain.status).toBe(502);
     expect((await call(bridge.url, 'POST', '/ships', {})).status).toBe(422);
@@ -91,18 +96,40 @@ describe('bridge with ships', () => {
   });
 
   it('creates through the bridge and routes every workspace route to the owning ship', async () => {
-    const created = await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'w1', branch: 'feature' });
+    const created = await call(bridge.url, 'POST', '/workspaces', {
+      ship: 'alpha',
+      repoName: 'app',
+      name: 'w1',
+      branch: 'feature',
+    });
     expect(created).toMatchObject({
       status: 201,
-      body: { repoName: 'app', name: 'w1', branch: 'feature', active: false, agent: null, ship: 'alpha', ephemeral: null, branchCreated: false },
+      body: {
+        repoName: 'app',
+        name: 'w1',
+        branch: 'feature',
+        active: false,
+        agent: null,
+        ship: 'alpha',
+        ephemeral: null,
+        branchCreated: false,
+      },
     });
     expect((await call(bridge.url, 'GET', path('app', 'w1'))).body).toEqual({
-      state: 'inactive', repoName: 'app', name: 'w1', branch: 'feature', ship: 'alpha', ephemeral: null,
+      state: 'inactive',
+      repoName: 'app',
+      name: 'w1',
+      branch: 'feature',
+      ship: 'alpha',
+      ephemeral: null,
     });
     expect((await call(bridge.url, 'POST', path('app', 'w1', '/activate'))).body).toEqual({ ok: true });
     const active = (await call(bridge.url, 'GET', path('app', 'w1'))).body;
     expect(active).toMatchObject({ state: 'active', ship: 'alpha', ephemeral: null, issue: null, mergeRequest: null });
-    expect((await call(bridge.url, 'POST', path('app', 'w1', '/branch'), { branch: 'other' })).body).toEqual({ ok: true, branchCreated: false });
+    expect((await call(bridge.url, 'POST', path('app', 'w1', '/branch'), { branch: 'other' })).body).toEqual({
+      ok: true,
+      branchCreated: false,
+    });
     const diff = await call(bridge.url, 'GET', path('app', 'w1', '/diff?nameOnly=true&range=v1.0'));
     expect(diff.status).toBe(200);
     expect(diff.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -126,42 +153,74 @@ describe('bridge with ships', () => {
     await events.waitFor(from + 3);
     const received = events.events.slice(from, from + 3);
     expect(received.map((e) => e.type)).toEqual(['workspace.created', 'workspace.activated', 'sync']);
-    expect(received[0].workspace).toEqual({ repoName: 'app', name: 'ev', branch: 'main', active: false, agent: null, ship: 'alpha', ephemeral: null });
+    expect(received[0].workspace).toEqual({
+      repoName: 'app',
+      name: 'ev',
+      branch: 'main',
+      active: false,
+      agent: null,
+      ship: 'alpha',
+      ephemeral: null,
+    });
     expect(received[0].ship).toBeUndefined();
     expect(received[2].workspaces.find((w: { name: string }) => w.name === 'ev')).toBeUndefined();
   });
 
-  it('passes a ship\'s own errors through and answers its own 400/404s', async () => {
+  it("passes a ship's own errors through and answers its own 400/404s", async () => {
     await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'errs', branch: 'main' });
     expect(await call(bridge.url, 'POST', path('app', 'errs', '/deactivate'))).toMatchObject({
       status: 400,
       body: { error: 'workspace not active: app/errs' },
     });
-    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'errs', branch: 'main' })).toMatchObject({
+    expect(
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'errs', branch: 'main' }),
+    ).toMatchObject({
       status: 409,
       body: { error: 'workspace already exists: app/errs' },
     });
-    expect(await call(bridge.url, 'GET', path('app', 'nope'))).toMatchObject({ status: 404, body: { error: 'workspace not found: app/nope' } });
-    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'ghost', name: 'x', branch: 'main' })).toMatchObject({
+    expect(await call(bridge.url, 'GET', path('app', 'nope'))).toMatchObject({
+      status: 404,
+      body: { error: 'workspace not found: app/nope' },
+    });
+    expect(
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'ghost', name: 'x', branch: 'main' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'unknown repo: ghost' },
     });
-    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'nowhere', repoName: 'app', name: 'x', branch: 'main' })).toMatchObject({
+    expect(
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'nowhere', repoName: 'app', name: 'x', branch: 'main' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'unknown ship: nowhere' },
     });
-    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'a/b', name: 'x', branch: 'main' })).toMatchObject({
+    expect(
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'a/b', name: 'x', branch: 'main' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'invalid repo identifier: must not contain path separators' },
     });
-    expect(await call(bridge.url, 'POST', '/workspaces', { ship: 'a/b', repoName: 'app', name: 'x', branch: 'main' })).toMatchObject({
+    expect(
+      await call(bridge.url, 'POST', '/workspaces', { ship: 'a/b', repoName: 'app', name: 'x', branch: 'main' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'invalid ship identifier: must not contain path separators' },
     });
-    expect(await rawCall(bridge.url, 'GET', '/workspaces/app/%2E%2E')).toMatchObject({ status: 400, body: { error: 'invalid workspace identifier: must not be . or ..' } });
-    expect(await call(bridge.url, 'DELETE', '/ships/a%2Fb')).toMatchObject({ status: 400, body: { error: 'invalid ship identifier: must not contain path separators' } });
-    expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'x', branch: ' ' })).status).toBe(400);
-    expect((await call(bridge.url, 'POST', '/workspaces', { repoName: 'app', name: 'x', branch: 'main' })).status).toBe(422);
+    expect(await rawCall(bridge.url, 'GET', '/workspaces/app/%2E%2E')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid workspace identifier: must not be . or ..' },
+    });
+    expect(await call(bridge.url, 'DELETE', '/ships/a%2Fb')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid ship identifier: must not contain path separators' },
+    });
+    expect(
+      (await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'x', branch: ' ' }))
+        .status,
+    ).toBe(400);
+    expect((await call(bridge.url, 'POST', '/workspaces', { repoName: 'app', name: 'x', branch: 'main' })).status).toBe(
+      422,
+    );
   });
 
   it('marks a stopped ship offline (503 for its workspaces) and takes it back when it returns', async () => {
@@ -169,16 +228,30 @@ describe('bridge with ships', () => {
     await call(bridge.url, 'POST', '/workspaces', { ship: 'beta', repoName: 'app', name: 'on-beta', branch: 'main' });
     const port = beta.ship.port;
     await beta.stopShipOnly();
-    await waitFor(async () => (await call(bridge.url, 'GET', '/ships')).body.find((s: { name: string }) => s.name === 'beta').status === 'offline');
+    await waitFor(
+      async () =>
+        (await call(bridge.url, 'GET', '/ships')).body.find((s: { name: string }) => s.name === 'beta').status ===
+        'offline',
+    );
     expect(await call(bridge.url, 'GET', path('app', 'on-beta'))).toMatchObject({
       status: 503,
       body: { error: 'ship "beta" hosting app/on-beta is offline' },
     });
     // Offline ships are listed with what was last known; the fleet-wide resources list them inline.
-    expect((await call(bridge.url, 'GET', '/workspaces')).body.some((w: { name: string }) => w.name === 'on-beta')).toBe(true);
+    expect(
+      (await call(bridge.url, 'GET', '/workspaces')).body.some((w: { name: string }) => w.name === 'on-beta'),
+    ).toBe(true);
     const resources = (await call(bridge.url, 'GET', '/system-resources')).body;
-    expect(resources.find((r: { ship: string }) => r.ship === 'beta')).toEqual({ ship: 'beta', status: 'offline', resources: null, error: null });
-    expect(resources.find((r: { ship: string }) => r.ship === 'alpha')).toMatchObject({ status: 'online', error: null });
+    expect(resources.find((r: { ship: string }) => r.ship === 'beta')).toEqual({
+      ship: 'beta',
+      status: 'offline',
+      resources: null,
+      error: null,
+    });
+    expect(resources.find((r: { ship: string }) => r.ship === 'alpha')).toMatchObject({
+      status: 'online',
+      error: null,
+    });
     beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta'), port });
     await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'on-beta'))).status === 200);
     expect((await call(bridge.url, 'GET', `/ships/beta/system-resources`)).body.cpu.cores).toBeGreaterThan(0);
@@ -187,28 +260,57 @@ describe('bridge with ships', () => {
   it('hands a key over to another ship reporting it when its owner removes it', async () => {
     // beta also gets app/shared directly (the bridge drops beta's event: alpha owns the key).
     await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'shared', branch: 'main' });
-    expect((await call(beta.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'shared', branch: 'other' })).status).toBe(201);
+    expect(
+      (
+        await call(beta.url, 'POST', '/workspaces', {
+          url: remote.url,
+          repoName: 'app',
+          name: 'shared',
+          branch: 'other',
+        })
+      ).status,
+    ).toBe(201);
     await new Promise((r) => setTimeout(r, 200));
-    expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({ ship: 'alpha', branch: 'main' });
+    expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({
+      ship: 'alpha',
+      branch: 'main',
+    });
     await call(bridge.url, 'DELETE', path('app', 'shared'));
     await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'shared'))).body?.ship === 'beta');
-    expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({ ship: 'beta', branch: 'other' });
+    expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({
+      ship: 'beta',
+      branch: 'other',
+    });
   });
 
   it('refuses to register a ship whose workspaces are hosted elsewhere; deregistering releases keys', async () => {
     expect((await call(bridge.url, 'DELETE', '/ships/beta')).body).toEqual({ ok: true });
     expect(await call(bridge.url, 'GET', path('app', 'on-beta'))).toMatchObject({ status: 404 });
-    expect(await call(bridge.url, 'DELETE', '/ships/beta')).toMatchObject({ status: 404, body: { error: 'ship not found: beta' } });
+    expect(await call(bridge.url, 'DELETE', '/ships/beta')).toMatchObject({
+      status: 404,
+      body: { error: 'ship not found: beta' },
+    });
     await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'on-beta', branch: 'main' });
     const conflict = await call(bridge.url, 'POST', '/ships', { url: beta.url });
-    expect(conflict).toMatchObject({ status: 409, body: { error: 'ship "beta" has workspaces already hosted elsewhere: app/on-beta' } });
+    expect(conflict).toMatchObject({
+      status: 409,
+      body: { error: 'ship "beta" has workspaces already hosted elsewhere: app/on-beta' },
+    });
   });
 
   it('keeps the roster across a bridge restart and reconnects to it', async () => {
     await bridge.close();
-    bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), reconnect: { initialMs: 50, maxMs: 200 } });
+    bridge = await startBridge({
+      ...insecureBridge,
+      port: 0,
+      dataDirectory: join(root, 'bridge'),
+      logger: pino({ level: 'silent' }),
+      reconnect: { initialMs: 50, maxMs: 200 },
+    });
     await waitFor(async () => (await call(bridge.url, 'GET', '/ships')).body[0]?.status === 'online');
-    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([{ name: 'alpha', url: alpha.url, status: 'online' }]);
+    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([
+      { name: 'alpha', url: alpha.url, status: 'online' },
+    ]);
     await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'errs'))).status === 200);
     events = await connectEvents(bridge.url);
   }, 60_000);

@@ -31,13 +31,19 @@ const answerLater = (ship: string, answer: () => void) => {
   }, 100);
 };
 
-async function fakeShip(options: { name: string; mute?: boolean; status?: (repo: string, name: string) => unknown }): Promise<string> {
+async function fakeShip(options: {
+  name: string;
+  mute?: boolean;
+  status?: (repo: string, name: string) => unknown;
+}): Promise<string> {
   const server = createServer((request, response) => {
     if (request.method === 'GET' && request.url === '/workspaces') {
       listCalls.set(options.name, (listCalls.get(options.name) ?? 0) + 1);
       answerLater(options.name, () => {
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify([{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }]));
+        response.end(
+          JSON.stringify([{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }]),
+        );
       });
       return;
     }
@@ -58,12 +64,14 @@ async function fakeShip(options: { name: string; mute?: boolean; status?: (repo:
   const wss = new WebSocketServer({ server, path: '/events' });
   wss.on('connection', (socket) => {
     if (options.mute) return;
-    socket.send(JSON.stringify({
-      type: 'sync',
-      ship: options.name,
-      at: new Date().toISOString(),
-      workspaces: [{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }],
-    }));
+    socket.send(
+      JSON.stringify({
+        type: 'sync',
+        ship: options.name,
+        at: new Date().toISOString(),
+        workspaces: [{ repoName: 'r', name: options.name, branch: 'main', active: false, agent: null }],
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
@@ -72,7 +80,13 @@ async function fakeShip(options: { name: string; mute?: boolean; status?: (repo:
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), registrationProbeMs: 700 });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+    registrationProbeMs: 700,
+  });
 }, 60_000);
 afterAll(async () => {
   await bridge.close();
@@ -92,12 +106,18 @@ describe('misbehaving ships', () => {
   });
 
   it('answers 502 for a status naming another workspace, or one that does not parse', async () => {
-    const liar = await fakeShip({ name: 'liar', status: () => ({ state: 'inactive', repoName: 'r', name: 'someone-else', branch: 'main' }) });
+    const liar = await fakeShip({
+      name: 'liar',
+      status: () => ({ state: 'inactive', repoName: 'r', name: 'someone-else', branch: 'main' }),
+    });
     const broken = await fakeShip({ name: 'broken', status: () => ({ state: 'exploded' }) });
     expect((await call(bridge.url, 'POST', '/ships', { url: liar })).status).toBe(201);
     expect((await call(bridge.url, 'POST', '/ships', { url: broken })).status).toBe(201);
     const lie = await call(bridge.url, 'GET', path('r', 'liar'));
-    expect(lie).toMatchObject({ status: 502, body: { error: 'ship "liar" answered for r/someone-else instead of r/liar' } });
+    expect(lie).toMatchObject({
+      status: 502,
+      body: { error: 'ship "liar" answered for r/someone-else instead of r/liar' },
+    });
     expect(await call(bridge.url, 'GET', path('r', 'broken'))).toMatchObject({
       status: 502,
       body: { error: 'ship "broken" returned an invalid workspace status' },
@@ -124,17 +144,26 @@ describe('misbehaving ships', () => {
     expect(resourceCalls.get('liar')).toBeLessThanOrEqual(5);
     expect(resourceCalls.get('broken')).toBeLessThanOrEqual(5);
     expect([mostAtOnce.get('liar'), mostAtOnce.get('broken')]).toEqual([1, 1]);
-    expect(replies[0]!.body.find((row: { ship: string }) => row.ship === 'liar')).toMatchObject({ status: 'online', resources: null, error: 'ship "liar" returned invalid system resources' });
+    expect(replies[0]!.body.find((row: { ship: string }) => row.ship === 'liar')).toMatchObject({
+      status: 'online',
+      resources: null,
+      error: 'ship "liar" returned invalid system resources',
+    });
   });
 
-  it('refuses the issue form for a repo that is not on GitHub, with the spec\'s combination rules', async () => {
+  it("refuses the issue form for a repo that is not on GitHub, with the spec's combination rules", async () => {
     await call(bridge.url, 'POST', '/repos', { name: 'r', url: 'https://example.com/r.git' });
-    const create = (body: Record<string, unknown>) => call(bridge.url, 'POST', '/workspaces', { ship: 'liar', repoName: 'r', name: 'x', ...body });
+    const create = (body: Record<string, unknown>) =>
+      call(bridge.url, 'POST', '/workspaces', { ship: 'liar', repoName: 'r', name: 'x', ...body });
     expect((await create({ branch: 'main', issueNumber: 3 })).status).toBe(400);
     expect((await create({})).status).toBe(400);
     expect((await create({ issueNumber: 0 })).body).toEqual({ error: 'issueNumber must be a positive integer' });
-    expect((await create({ branch: 'main', ephemeral: true })).body).toEqual({ error: 'ephemeral is only accepted together with issueNumber' });
-    expect((await create({ issueNumber: 3 })).body).toEqual({ error: 'creating a workspace from an issue needs a repo with provider "github"; repo "r" has provider "custom"' });
+    expect((await create({ branch: 'main', ephemeral: true })).body).toEqual({
+      error: 'ephemeral is only accepted together with issueNumber',
+    });
+    expect((await create({ issueNumber: 3 })).body).toEqual({
+      error: 'creating a workspace from an issue needs a repo with provider "github"; repo "r" has provider "custom"',
+    });
   });
 });
 
@@ -147,10 +176,19 @@ describe('a flooding ship', () => {
     wss.on('connection', (socket) => {
       connections++;
       const workspace = { repoName: 'f', name: 'flood', branch: 'main', active: false, agent: null };
-      socket.send(JSON.stringify({ type: 'sync', ship: 'flooder', at: new Date().toISOString(), workspaces: [workspace] }));
+      socket.send(
+        JSON.stringify({ type: 'sync', ship: 'flooder', at: new Date().toISOString(), workspaces: [workspace] }),
+      );
       // 5,000 events as fast as the socket takes them.
       for (let i = 0; i < 5000 && socket.readyState === socket.OPEN; i++) {
-        socket.send(JSON.stringify({ type: 'workspace.agent_status_changed', ship: 'flooder', at: new Date().toISOString(), workspace: { ...workspace, branch: `b${i}` } }));
+        socket.send(
+          JSON.stringify({
+            type: 'workspace.agent_status_changed',
+            ship: 'flooder',
+            at: new Date().toISOString(),
+            workspace: { ...workspace, branch: `b${i}` },
+          }),
+        );
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

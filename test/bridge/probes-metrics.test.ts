@@ -55,7 +55,17 @@ describe.skipIf(!postgresUrl)('bridge probes and metrics', () => {
     const [shipPort, port, metricsPort] = [await freePort(), await freePort(), await freePort()];
     ship = await startShipCli(join(root, 'fleet'), shipPort, SHIP);
     bridge = startCli(
-      ['bridge', '--port', String(port), '--data-directory', join(root, 'bridge-data'), '--database-url', proxied.toString(), '--metrics-port', String(metricsPort)],
+      [
+        'bridge',
+        '--port',
+        String(port),
+        '--data-directory',
+        join(root, 'bridge-data'),
+        '--database-url',
+        proxied.toString(),
+        '--metrics-port',
+        String(metricsPort),
+      ],
       {
         SVC_BRIDGE_ADMIN_USER: ADMIN.username,
         SVC_BRIDGE_ADMIN_EMAIL: 'probeadmin@example.com',
@@ -84,33 +94,52 @@ describe.skipIf(!postgresUrl)('bridge probes and metrics', () => {
     await removeRoot(root);
   });
 
-  it('answers /healthz and /readyz without a credential, with a kubelet\'s Host (the pod IP) and no Origin', async () => {
+  it("answers /healthz and /readyz without a credential, with a kubelet's Host (the pod IP) and no Origin", async () => {
     expect(await call(url, 'GET', '/healthz')).toMatchObject({ status: 200, body: { ok: true } });
     expect(await call(url, 'GET', '/readyz')).toMatchObject({ status: 200, body: { ok: true } });
     // fetch sends its own Host; a kubelet's is the pod IP and port.
-    expect(await rawCall(url, 'GET', '/healthz', { host: '10.1.2.3:4800' })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await rawCall(url, 'GET', '/healthz', { host: '10.1.2.3:4800' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
   });
 
   it('needs a credential for /metrics on the main port', async () => {
-    expect(await call(url, 'GET', '/metrics')).toMatchObject({ status: 401, body: { error: 'authentication required' } });
-    expect(await call(url, 'GET', '/metrics', undefined, { authorization: 'Bearer not-a-token' })).toMatchObject({ status: 401, body: { error: 'authentication required' } });
+    expect(await call(url, 'GET', '/metrics')).toMatchObject({
+      status: 401,
+      body: { error: 'authentication required' },
+    });
+    expect(await call(url, 'GET', '/metrics', undefined, { authorization: 'Bearer not-a-token' })).toMatchObject({
+      status: 401,
+      body: { error: 'authentication required' },
+    });
     const reply = await call(url, 'GET', '/metrics', undefined, auth);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
   });
 
   it('counts requests by route pattern, sockets, ships, workspaces, relayed events, store queries and login failures, never by name', async () => {
-    expect((await call(url, 'POST', '/auth/login', { username: ADMIN.username, password: 'wrong-password-for-probe' })).status).toBe(401);
+    expect(
+      (await call(url, 'POST', '/auth/login', { username: ADMIN.username, password: 'wrong-password-for-probe' }))
+        .status,
+    ).toBe(401);
     expect((await call(url, 'POST', '/repos', { name: REPO, url: remote.url }, auth)).status).toBe(201);
     events = await connectEvents(url, auth);
     await events.waitFor(1);
-    expect((await call(url, 'POST', '/workspaces', { ship: SHIP, repoName: REPO, name: WORKSPACE, branch: 'main' }, auth)).status).toBe(201);
-    await until(async () => events!.events.some((event) => event.type === 'workspace.created'), 'workspace.created on /events');
+    expect(
+      (await call(url, 'POST', '/workspaces', { ship: SHIP, repoName: REPO, name: WORKSPACE, branch: 'main' }, auth))
+        .status,
+    ).toBe(201);
+    await until(
+      async () => events!.events.some((event) => event.type === 'workspace.created'),
+      'workspace.created on /events',
+    );
     expect((await call(url, 'GET', `/repos/${REPO}/branches`, undefined, auth)).status).toBe(200);
     expect((await call(url, 'GET', `/no/such/${WORKSPACE}`, undefined, auth)).status).toBe(404);
 
     const text = (await call(url, 'GET', '/metrics', undefined, auth)).text;
-    const requests = (method: string, route: string, status: string) => sample(text, 'svc_bridge_http_request_duration_seconds_count', { method, route, status });
+    const requests = (method: string, route: string, status: string) =>
+      sample(text, 'svc_bridge_http_request_duration_seconds_count', { method, route, status });
     expect(requests('POST', '/auth/login', '401')).toBe(1);
     expect(requests('POST', '/ships', '201')).toBe(1);
     expect(requests('POST', '/workspaces', '201')).toBe(1);
@@ -134,7 +163,13 @@ describe.skipIf(!postgresUrl)('bridge probes and metrics', () => {
 
   it('serves only /metrics on the metrics port, without a credential, behind the Host and Origin guard', async () => {
     const text = await expectMetricsPortOnly(metricsUrl, ['/healthz', '/readyz', '/auth/mode', '/workspaces']);
-    expect(sample(text, 'svc_bridge_http_request_duration_seconds_count', { method: 'POST', route: '/workspaces', status: '201' })).toBe(1);
+    expect(
+      sample(text, 'svc_bridge_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/workspaces',
+        status: '201',
+      }),
+    ).toBe(1);
   });
 
   it('is unready naming migrations while the latest migration is not recorded, and naming the store once it is unreachable', async () => {
@@ -146,7 +181,10 @@ describe.skipIf(!postgresUrl)('bridge probes and metrics', () => {
       );
       const { version, name } = removed.rows[0]!;
       try {
-        expect(await call(url, 'GET', '/readyz')).toMatchObject({ status: 503, body: { ok: false, failing: 'migrations', error: `not applied: ${version} (${name})` } });
+        expect(await call(url, 'GET', '/readyz')).toMatchObject({
+          status: 503,
+          body: { ok: false, failing: 'migrations', error: `not applied: ${version} (${name})` },
+        });
       } finally {
         await admin.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, name]);
       }

@@ -58,17 +58,27 @@ afterAll(async () => {
 
 describe('bridge and ship processes', () => {
   it('routes to a ship process, and a SIGKILL mid-call is a 503 unreachable that marks it offline', async () => {
-    const bridge = await start(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data')], /bridge listening on/);
+    const bridge = await start(
+      ['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data')],
+      /bridge listening on/,
+    );
     const bridgeUrl = /bridge listening on (http:\/\/localhost:\d+)/.exec(bridge.output())![1]!;
     expect(bridge.output()).toContain('"store":"pglite"');
     expect(bridge.output()).toContain(join(root, 'bridge-data'));
 
-    const ship = await start(['ship', '--port', '0', '--name', 'p1', '--fleet-directory', join(root, 'fleet-p1')], /ship listening/);
+    const ship = await start(
+      ['ship', '--port', '0', '--name', 'p1', '--fleet-directory', join(root, 'fleet-p1')],
+      /ship listening/,
+    );
     const { port } = JSON.parse(readFileSync(join(root, 'fleet-p1', 'atlas.json'), 'utf8')) as { port: number };
     expect((await call(bridgeUrl, 'POST', '/ships', { url: `http://localhost:${port}` })).status).toBe(201);
     await call(bridgeUrl, 'POST', '/repos', { name: 'app', url: remote.url });
 
-    const creates = await Promise.all([1, 2, 3].map(() => call(bridgeUrl, 'POST', '/workspaces', { ship: 'p1', repoName: 'app', name: 'race', branch: 'main' })));
+    const creates = await Promise.all(
+      [1, 2, 3].map(() =>
+        call(bridgeUrl, 'POST', '/workspaces', { ship: 'p1', repoName: 'app', name: 'race', branch: 'main' }),
+      ),
+    );
     expect(creates.map((r) => r.status).sort()).toEqual([201, 409, 409]);
     expect((await call(bridgeUrl, 'GET', path('app', 'race'))).status).toBe(200);
 
@@ -80,23 +90,41 @@ describe('bridge and ship processes', () => {
     expect(reply.body.error).toMatch(/^ship "p1" (unreachable: |is offline)/);
     const ships = (await call(bridgeUrl, 'GET', '/ships')).body;
     expect(ships).toEqual([{ name: 'p1', url: `http://localhost:${port}`, status: 'offline' }]);
-    expect(await call(bridgeUrl, 'GET', path('app', 'race'))).toMatchObject({ status: 503, body: { error: 'ship "p1" hosting app/race is offline' } });
+    expect(await call(bridgeUrl, 'GET', path('app', 'race'))).toMatchObject({
+      status: 503,
+      body: { error: 'ship "p1" hosting app/race is offline' },
+    });
 
     bridge.child.kill('SIGTERM');
     expect(await new Promise((r) => bridge.child.on('exit', r))).toBe(0);
   }, 60_000);
 
   it('lists a workspace created on the ship directly at once, and a SIGKILLed ship offline on the next read', async () => {
-    const bridge = await start(['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data-2')], /bridge listening on/);
+    const bridge = await start(
+      ['bridge', '--port', '0', '--insecure-no-auth', '--data-directory', join(root, 'bridge-data-2')],
+      /bridge listening on/,
+    );
     const bridgeUrl = /bridge listening on (http:\/\/localhost:\d+)/.exec(bridge.output())![1]!;
-    const ship = await start(['ship', '--port', '0', '--name', 'p2', '--fleet-directory', join(root, 'fleet-p2')], /ship listening/);
+    const ship = await start(
+      ['ship', '--port', '0', '--name', 'p2', '--fleet-directory', join(root, 'fleet-p2')],
+      /ship listening/,
+    );
     const { port } = JSON.parse(readFileSync(join(root, 'fleet-p2', 'atlas.json'), 'utf8')) as { port: number };
     const shipUrl = `http://localhost:${port}`;
     expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl })).status).toBe(201);
     expect((await call(bridgeUrl, 'GET', '/workspaces')).body).toEqual([]);
 
     // Created on the ship, not through the bridge: the bridge's next listing re-fetches and shows it.
-    expect((await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'direct', branch: 'feature' })).status).toBe(201);
+    expect(
+      (
+        await call(shipUrl, 'POST', '/workspaces', {
+          url: remote.url,
+          repoName: 'app',
+          name: 'direct',
+          branch: 'feature',
+        })
+      ).status,
+    ).toBe(201);
     expect((await call(bridgeUrl, 'GET', '/workspaces')).body).toEqual([
       { repoName: 'app', name: 'direct', branch: 'feature', active: false, agent: null, ship: 'p2', ephemeral: null },
     ]);
@@ -107,7 +135,9 @@ describe('bridge and ship processes', () => {
     const exited = new Promise((r) => ship.child.on('exit', r));
     ship.child.kill('SIGKILL');
     await exited;
-    expect((await call(bridgeUrl, 'GET', '/system-resources')).body).toEqual([{ ship: 'p2', status: 'offline', resources: null, error: null }]);
+    expect((await call(bridgeUrl, 'GET', '/system-resources')).body).toEqual([
+      { ship: 'p2', status: 'offline', resources: null, error: null },
+    ]);
     expect((await call(bridgeUrl, 'GET', '/ships')).body).toEqual([{ name: 'p2', url: shipUrl, status: 'offline' }]);
 
     bridge.child.kill('SIGTERM');

@@ -16,7 +16,8 @@ let stall: Server;
 let stallUrl: string;
 
 const start = () =>
-  startBridge({ ...insecureBridge,
+  startBridge({
+    ...insecureBridge,
     port: 0,
     dataDirectory: join(root, 'bridge-data'),
     logger: pino({ level: 'silent' }),
@@ -44,7 +45,10 @@ describe('bridge repos', () => {
   it('registers, lists and removes repos; provider defaults to custom', async () => {
     const created = await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url });
     expect(created).toMatchObject({ status: 201, body: { name: 'app', url: remote.url, provider: 'custom' } });
-    expect((await call(bridge.url, 'POST', '/repos', { name: 'gh', url: 'https://github.com/o/r.git', provider: 'github' })).status).toBe(201);
+    expect(
+      (await call(bridge.url, 'POST', '/repos', { name: 'gh', url: 'https://github.com/o/r.git', provider: 'github' }))
+        .status,
+    ).toBe(201);
     expect((await call(bridge.url, 'GET', '/repos')).body).toEqual([
       { name: 'app', url: remote.url, provider: 'custom' },
       { name: 'gh', url: 'https://github.com/o/r.git', provider: 'github' },
@@ -62,16 +66,28 @@ describe('bridge repos', () => {
       status: 400,
       body: { error: 'invalid repo identifier: must not contain path separators' },
     });
-    expect(await rawCall(bridge.url, 'GET', '/repos/%2E%2E/branches')).toMatchObject({ status: 400, body: { error: 'invalid repo identifier: must not be . or ..' } });
-    expect(await call(bridge.url, 'DELETE', '/repos/a%5Cb')).toMatchObject({ status: 400, body: { error: 'invalid repo identifier: must not contain path separators' } });
+    expect(await rawCall(bridge.url, 'GET', '/repos/%2E%2E/branches')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid repo identifier: must not be . or ..' },
+    });
+    expect(await call(bridge.url, 'DELETE', '/repos/a%5Cb')).toMatchObject({
+      status: 400,
+      body: { error: 'invalid repo identifier: must not contain path separators' },
+    });
     expect(await call(bridge.url, 'POST', '/repos', { name: 'evil', url: 'ext::sh -c id' })).toMatchObject({
       status: 400,
       body: { error: 'invalid repo: clone url transport "ext::" is not allowed' },
     });
     expect((await call(bridge.url, 'POST', '/repos', { name: 'nourl' })).status).toBe(422);
     expect((await call(bridge.url, 'POST', '/repos', { url: 'x' })).status).toBe(422);
-    expect(await call(bridge.url, 'DELETE', '/repos/missing')).toMatchObject({ status: 404, body: { error: 'repo not found: missing' } });
-    expect(await call(bridge.url, 'GET', '/repos/missing/branches')).toMatchObject({ status: 404, body: { error: 'repo not found: missing' } });
+    expect(await call(bridge.url, 'DELETE', '/repos/missing')).toMatchObject({
+      status: 404,
+      body: { error: 'repo not found: missing' },
+    });
+    expect(await call(bridge.url, 'GET', '/repos/missing/branches')).toMatchObject({
+      status: 404,
+      body: { error: 'repo not found: missing' },
+    });
   });
 
   it('lists the remote branches sorted with their shas, without tags', async () => {
@@ -97,7 +113,9 @@ describe('bridge repos', () => {
     try {
       const reply = await call(bridge.url, 'GET', '/repos/unresolvable/branches');
       expect(reply.status).toBe(502);
-      expect(reply.body.error).toMatch(/^could not list branches for repo "unresolvable": ssh: Could not resolve hostname host\.invalid: .+ fatal: Could not read from remote repository\. Please make sure/);
+      expect(reply.body.error).toMatch(
+        /^could not list branches for repo "unresolvable": ssh: Could not resolve hostname host\.invalid: .+ fatal: Could not read from remote repository\. Please make sure/,
+      );
       expect(reply.body.error).not.toMatch(/[\r\n]|  /);
     } finally {
       await call(bridge.url, 'DELETE', '/repos/unresolvable');
@@ -107,6 +125,9 @@ describe('bridge repos', () => {
   it('keeps the registry across a restart', async () => {
     await bridge.close();
     bridge = await start();
-    expect((await call(bridge.url, 'GET', '/repos')).body.map((r: { name: string }) => r.name)).toEqual(['app', 'stall']);
+    expect((await call(bridge.url, 'GET', '/repos')).body.map((r: { name: string }) => r.name)).toEqual([
+      'app',
+      'stall',
+    ]);
   }, 60_000);
 });

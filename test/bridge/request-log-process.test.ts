@@ -20,17 +20,24 @@ const requestLines = (output: string) =>
   output
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg: string; req?: { method: string; url: string }; res?: { statusCode: number } })
+    .map(
+      (line) =>
+        JSON.parse(line) as { msg: string; req?: { method: string; url: string }; res?: { statusCode: number } },
+    )
     .filter((line) => line.msg === 'request completed');
 
 describe('the request log of a `svc bridge` process', () => {
   it('has one line per request, no ticket, no probe, and is all written when SIGTERM ends the bridge', async () => {
-    const bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge'), '--insecure-no-auth'], { SVC_LOG_LEVEL: 'info' });
+    const bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge'), '--insecure-no-auth'], {
+      SVC_LOG_LEVEL: 'info',
+    });
     try {
       const url = bridgeUrlIn(await bridge.waitFor(/bridge listening on http:\/\/localhost:\d+/));
       for (let i = 0; i < 7; i++) expect((await fetch(`${url}/auth/mode?n=${i}`)).status).toBe(200);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
-      const events = new WebSocket(`${url.replace('http', 'ws')}/events?ticket=secret-ticket-value`, { perMessageDeflate: true });
+      const events = new WebSocket(`${url.replace('http', 'ws')}/events?ticket=secret-ticket-value`, {
+        perMessageDeflate: true,
+      });
       await new Promise((resolve, reject) => {
         events.once('message', resolve);
         events.once('error', reject);
@@ -43,7 +50,11 @@ describe('the request log of a `svc bridge` process', () => {
     }
     const lines = requestLines(bridge.output());
     for (let i = 0; i < 7; i++) {
-      expect(lines.filter((line) => line.req?.url === `/auth/mode?n=${i}`).map((line) => [line.req!.method, line.res!.statusCode])).toEqual([['GET', 200]]);
+      expect(
+        lines
+          .filter((line) => line.req?.url === `/auth/mode?n=${i}`)
+          .map((line) => [line.req!.method, line.res!.statusCode]),
+      ).toEqual([['GET', 200]]);
     }
     expect(lines.filter((line) => line.req?.url === '/healthz')).toEqual([]);
     // An upgrade is not a request fastify answers (the socket is handed to the WebSocket route): no line, and

@@ -60,6 +60,8 @@ describe('a bridge stopped with SIGTERM', () => {
     if (process.env.SVC_TEST_REPORT) console.info(`SIGTERM to exit: ${Math.round(took)} ms`);
     expect(took, `SIGTERM to exit took ${Math.round(took)} ms`).toBeLessThanOrEqual(2000);
     // Every subscriber was told: its socket is closed, not left hanging.
-    await expect.poll(() => sockets.filter((socket) => socket.readyState !== WebSocket.CLOSED).length, { timeout: 5000 }).toBe(0);
+    await expect
+      .poll(() => sockets.filter((socket) => socket.readyState !== WebSocket.CLOSED).length, { timeout: 5000 })
+      .toBe(0);
   }, 120_000);
 });

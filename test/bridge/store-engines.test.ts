@@ -22,14 +22,26 @@ afterAll(async () => {
 describe.each(storeEngines())('bridge restart on $name', (engine) => {
   it('keeps the repo registry', async () => {
     const schema = engine.name === 'postgres' ? await postgresSchema() : null;
-    const options = { ...insecureBridge, port: 0, dataDirectory: join(root, `data-${engine.name}`), databaseUrl: schema?.url, logger: pino({ level: 'silent' }) };
+    const options = {
+      ...insecureBridge,
+      port: 0,
+      dataDirectory: join(root, `data-${engine.name}`),
+      databaseUrl: schema?.url,
+      logger: pino({ level: 'silent' }),
+    };
     try {
       const first = await startBridge(options);
       expect(first.store.db.engine).toBe(engine.name);
-      await call(first.url, 'POST', '/repos', { name: 'kept', url: 'https://example.com/kept.git', provider: 'github' });
+      await call(first.url, 'POST', '/repos', {
+        name: 'kept',
+        url: 'https://example.com/kept.git',
+        provider: 'github',
+      });
       await first.close();
       const second = await startBridge(options);
-      expect((await call(second.url, 'GET', '/repos')).body).toEqual([{ name: 'kept', url: 'https://example.com/kept.git', provider: 'github' }]);
+      expect((await call(second.url, 'GET', '/repos')).body).toEqual([
+        { name: 'kept', url: 'https://example.com/kept.git', provider: 'github' },
+      ]);
       await second.close();
     } finally {
       await schema?.drop();
@@ -64,7 +76,15 @@ describe('event hub', () => {
     hub.add(healthy as unknown as WebSocket);
     hub.add(stuck as unknown as WebSocket);
     stuck.bufferedAmount = 300 * 1024;
-    hub.publish('workspace.created', { repoName: 'r', name: 'n', branch: 'main', active: false, agent: null, ship: 's', ephemeral: null });
+    hub.publish('workspace.created', {
+      repoName: 'r',
+      name: 'n',
+      branch: 'main',
+      active: false,
+      agent: null,
+      ship: 's',
+      ephemeral: null,
+    });
     expect(stuck.closed).toEqual({ code: 1009, reason: 'Terminal buffer limit exceeded' });
     expect(hub.size).toBe(1);
     expect(sent.filter((text) => text.includes('workspace.created'))).toHaveLength(1);

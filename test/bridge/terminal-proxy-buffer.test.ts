@@ -23,10 +23,18 @@ beforeAll(async () => {
   const events = new WebSocketServer({ noServer: true });
   const terminals = new WebSocketServer({ noServer: true });
   events.on('connection', (socket) =>
-    socket.send(JSON.stringify({ type: 'sync', ship: 'late', at: new Date().toISOString(), workspaces: [{ repoName: 'r', name: 'w', branch: 'main', active: true, agent: null }] })),
+    socket.send(
+      JSON.stringify({
+        type: 'sync',
+        ship: 'late',
+        at: new Date().toISOString(),
+        workspaces: [{ repoName: 'r', name: 'w', branch: 'main', active: true, agent: null }],
+      }),
+    ),
   );
   server.on('upgrade', (request, socket, head) => {
-    if (request.url === '/events') return events.handleUpgrade(request, socket, head, (ws) => events.emit('connection', ws));
+    if (request.url === '/events')
+      return events.handleUpgrade(request, socket, head, (ws) => events.emit('connection', ws));
     // The terminal upgrade is answered 400 ms late.
     setTimeout(() => terminals.handleUpgrade(request, socket, head, (ws) => terminals.emit('connection', ws)), 400);
   });
@@ -35,7 +43,12 @@ beforeAll(async () => {
     socket.on('message', (data) => received.push(data.toString()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   const port = (server.address() as { port: number }).port;
   expect((await call(bridge.url, 'POST', '/ships', { url: `http://127.0.0.1:${port}` })).status).toBe(201);
 }, 60_000);
@@ -48,7 +61,9 @@ afterAll(async () => {
 
 function open(): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
   const socket = new WebSocket(terminalUrl(bridge.url, 'r', 'w'));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve({ socket, closed }));
     socket.once('error', reject);
@@ -58,7 +73,12 @@ function open(): Promise<{ socket: WebSocket; closed: Promise<{ code: number; re
 describe('terminal proxy before the upstream opens', () => {
   it('holds client frames and delivers them in order', async () => {
     const { socket } = await open();
-    const frames = [{ type: 'init', cols: 80, rows: 24 }, { type: 'input', data: 'a' }, { type: 'input', data: 'b' }, { type: 'resync' }];
+    const frames = [
+      { type: 'init', cols: 80, rows: 24 },
+      { type: 'input', data: 'a' },
+      { type: 'input', data: 'b' },
+      { type: 'resync' },
+    ];
     for (const frame of frames) socket.send(JSON.stringify(frame));
     for (let i = 0; i < 100 && received.length < frames.length; i++) await new Promise((r) => setTimeout(r, 20));
     expect(received.map((text) => JSON.parse(text))).toEqual(frames);

@@ -21,7 +21,12 @@ beforeAll(async () => {
   root = await makeTempRoot();
   const remote = makeRemote(root);
   ship = await startTestShip(root, { name: 'tship' });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url });
   await call(bridge.url, 'POST', '/ships', { url: ship.url });
   for (const name of ['t1', 't2', 't3']) {
@@ -37,7 +42,9 @@ afterAll(async () => {
 
 function rawSocket(url: string) {
   const socket = new WebSocket(url);
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return new Promise<{ socket: WebSocket; closed: typeof closed }>((resolve, reject) => {
     socket.once('open', () => resolve({ socket, closed }));
     socket.once('error', reject);
@@ -129,14 +136,25 @@ describe('the bridge with and without permessage-deflate offered (issue #18)', (
       if (deflate) expect(events.extensionsHeader).toMatch(/^permessage-deflate\b/);
       else expect(events.extensionsHeader).toBeUndefined();
       await events.waitFor((text) => text.startsWith('{"type":"sync"'));
-      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`).join(' ').slice(0, 4000);
+      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`)
+        .join(' ')
+        .slice(0, 4000);
       for (const description of [long, 'short']) {
-        expect((await call(ship.url, 'POST', path('app', name, '/agent/status'), { state: 'building', description })).status).toBe(200);
+        expect(
+          (await call(ship.url, 'POST', path('app', name, '/agent/status'), { state: 'building', description })).status,
+        ).toBe(200);
       }
       const ofDescription = (description: string) =>
-        events.waitFor((text) => text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description);
+        events.waitFor(
+          (text) =>
+            text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description,
+        );
       const [large, small] = [await ofDescription(long), await ofDescription('short')];
-      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({ name, ship: 'tship', agent: { description: long } });
+      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({
+        name,
+        ship: 'tship',
+        agent: { description: long },
+      });
       expect(events.wire[large]!.compressed).toBe(deflate);
       expect(events.wire[small]!.compressed).toBe(false);
       expect(offRule(events, deflate)).toEqual([]);

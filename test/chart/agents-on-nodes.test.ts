@@ -27,16 +27,20 @@ const named = (objects: KubeObject[], kind: string, suffix: string) => {
   if (!found) throw new Error(`no ${kind} *${suffix}`);
   return found;
 };
-const podOf = (object: KubeObject) => (object.spec as { template: { spec: PodSpec & { initContainers?: Container[] } } }).template.spec;
+const podOf = (object: KubeObject) =>
+  (object.spec as { template: { spec: PodSpec & { initContainers?: Container[] } } }).template.spec;
 const containerOf = (object: KubeObject) => podOf(object).containers[0]!;
 const argAfter = (container: Container, flag: string) => container.args![container.args!.indexOf(flag) + 1];
-const mounts = (container: Container) => (container.volumeMounts ?? []).map(({ mountPath, subPath }) => `${mountPath} ← ${subPath ?? ''}`).sort();
+const mounts = (container: Container) =>
+  (container.volumeMounts ?? []).map(({ mountPath, subPath }) => `${mountPath} ← ${subPath ?? ''}`).sort();
 
 describe.skipIf(!haveHelm)('agents on the nodes', () => {
   it('sets ship.agentEnv on the ship and names it in SVC_SESSION_ENV; the session holder gets none of it', async () => {
     const objects = await render(['--set-json', `ship.agentEnv=${JSON.stringify(AGENT_ENV)}`]);
     const ship = containerOf(named(objects, 'DaemonSet', '-ship'));
-    expect(ship.env).toEqual(expect.arrayContaining([...AGENT_ENV, { name: 'SVC_SESSION_ENV', value: 'ANTHROPIC_API_KEY,HTTPS_PROXY' }]));
+    expect(ship.env).toEqual(
+      expect.arrayContaining([...AGENT_ENV, { name: 'SVC_SESSION_ENV', value: 'ANTHROPIC_API_KEY,HTTPS_PROXY' }]),
+    );
     const holder = containerOf(named(objects, 'DaemonSet', '-sessions'));
     expect((holder.env ?? []).map(({ name }) => name)).toEqual(['SVC_LOG_LEVEL']);
   });
@@ -62,19 +66,26 @@ describe.skipIf(!haveHelm)('agents on the nodes', () => {
   });
 
   it('runs ship.image on the ships and session holders, and image on the bridge and the operator', async () => {
-    const objects = await render(['--set', 'image.repository=reg.example/svc,image.tag=1.2.3,ship.image.repository=reg.example/svc-agents']);
+    const objects = await render([
+      '--set',
+      'image.repository=reg.example/svc,image.tag=1.2.3,ship.image.repository=reg.example/svc-agents',
+    ]);
     for (const suffix of ['-ship', '-sessions']) {
       const pod = podOf(named(objects, 'DaemonSet', suffix));
       for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
-        expect((container as { image?: string }).image, `${suffix}/${container.name}`).toBe('reg.example/svc-agents:1.2.3');
+        expect((container as { image?: string }).image, `${suffix}/${container.name}`).toBe(
+          'reg.example/svc-agents:1.2.3',
+        );
       }
     }
     for (const suffix of ['-bridge', '-operator']) {
-      expect((containerOf(named(objects, 'Deployment', suffix)) as { image?: string }).image).toBe('reg.example/svc:1.2.3');
+      expect((containerOf(named(objects, 'Deployment', suffix)) as { image?: string }).image).toBe(
+        'reg.example/svc:1.2.3',
+      );
     }
   });
 
-  it('holds the sessions in a DaemonSet rolled only on delete, sharing the ship\'s fleet, home and /tmp', async () => {
+  it("holds the sessions in a DaemonSet rolled only on delete, sharing the ship's fleet, home and /tmp", async () => {
     const objects = await render([]);
     const holderSet = named(objects, 'DaemonSet', '-sessions');
     expect((holderSet.spec as { updateStrategy: unknown }).updateStrategy).toEqual({ type: 'OnDelete' });
@@ -93,12 +104,18 @@ describe.skipIf(!haveHelm)('agents on the nodes', () => {
       '--drain-timeout',
       '20s',
     ]);
-    expect(mounts(holder)).toEqual(['/home/svc ← home', '/tmp ← run', '/var/lib/svc/fleet ← fleet', '/var/run/svc/holder-identity ← ']);
+    expect(mounts(holder)).toEqual([
+      '/home/svc ← home',
+      '/tmp ← run',
+      '/var/lib/svc/fleet ← fleet',
+      '/var/run/svc/holder-identity ← ',
+    ]);
     // The same, but for each one's own identity: the ship's projected token for the token exchange, the
     // holder's for the drain report.
     const shared = (list: string[]) => list.filter((mount) => !/^\/var\/run\/svc\/(ship|holder)-identity/.test(mount));
     expect(shared(mounts(ship))).toEqual(shared(mounts(holder)));
-    const volumes = (set: KubeObject) => podOf(set).volumes!.filter((volume) => !/^(ship|holder)-identity$/.test(volume.name));
+    const volumes = (set: KubeObject) =>
+      podOf(set).volumes!.filter((volume) => !/^(ship|holder)-identity$/.test(volume.name));
     expect(volumes(holderSet)).toEqual(volumes(named(objects, 'DaemonSet', '-ship')));
     expect(ship.args).toContain('--session-holder');
     expect(argAfter(ship, '--session-url')).toBe('http://$(HOST_IP):4700');
@@ -108,19 +125,29 @@ describe.skipIf(!haveHelm)('agents on the nodes', () => {
     expect(podOf(holderSet).automountServiceAccountToken).toBe(false);
   });
 
-  it('lets the holder\'s agents reach the ship\'s and the bridge\'s ports', async () => {
+  it("lets the holder's agents reach the ship's and the bridge's ports", async () => {
     const objects = await render([]);
     for (const suffix of ['-ship', '-bridge']) {
-      const policy = named(objects, 'NetworkPolicy', suffix).spec as { ingress: { from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] };
-      const components = policy.ingress.flatMap((rule) => rule.from ?? []).map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/component']);
+      const policy = named(objects, 'NetworkPolicy', suffix).spec as {
+        ingress: { from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[];
+      };
+      const components = policy.ingress
+        .flatMap((rule) => rule.from ?? [])
+        .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/component']);
       expect(components, suffix).toContain('session-holder');
     }
   });
 
   it('renders no session holder for emptyDir fleets or when turned off', async () => {
-    for (const args of [['--set', 'ship.fleet.mode=emptyDir'], ['--set', 'ship.sessionHolder.enabled=false']]) {
+    for (const args of [
+      ['--set', 'ship.fleet.mode=emptyDir'],
+      ['--set', 'ship.sessionHolder.enabled=false'],
+    ]) {
       const objects = await render(args);
-      expect(objects.filter((object) => object.metadata.name.endsWith('-sessions')), args.join(' ')).toEqual([]);
+      expect(
+        objects.filter((object) => object.metadata.name.endsWith('-sessions')),
+        args.join(' '),
+      ).toEqual([]);
       const ship = containerOf(named(objects, 'DaemonSet', '-ship'));
       expect(ship.args).not.toContain('--session-holder');
       expect(mounts(ship)).toContain('/tmp ← ');

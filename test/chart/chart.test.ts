@@ -5,13 +5,34 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CASES, CHART, goldenFile, helm, helmAvailable, parseObjects, renderCase, ROOT, template, UPDATE, valuesFile } from './render.js';
+import {
+  CASES,
+  CHART,
+  goldenFile,
+  helm,
+  helmAvailable,
+  parseObjects,
+  renderCase,
+  ROOT,
+  template,
+  UPDATE,
+  valuesFile,
+} from './render.js';
 
 const haveHelm = helmAvailable('test/chart/chart.test.ts');
 
 describe.skipIf(!haveHelm)('the svc chart under helm', () => {
   it('has a values case for each part the matrix must cover', () => {
-    for (const name of ['defaults', 'postgresql-bundled', 'postgresql-external', 'ingress', 'gateway', 'ships-emptydir', 'servicemonitor', 'flags-off']) {
+    for (const name of [
+      'defaults',
+      'postgresql-bundled',
+      'postgresql-external',
+      'ingress',
+      'gateway',
+      'ships-emptydir',
+      'servicemonitor',
+      'flags-off',
+    ]) {
       expect(CASES).toContain(name);
     }
   });
@@ -27,7 +48,10 @@ describe.skipIf(!haveHelm)('the svc chart under helm', () => {
     const manifest = await renderCase(name);
     const file = goldenFile(name);
     if (UPDATE) writeFileSync(file, manifest);
-    expect(manifest, `${file} is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/chart/chart.test.ts`).toBe(readFileSync(file, 'utf8'));
+    expect(
+      manifest,
+      `${file} is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/chart/chart.test.ts`,
+    ).toBe(readFileSync(file, 'utf8'));
   });
 
   it('renders each component with the labels the operator selects on', async () => {
@@ -40,35 +64,99 @@ describe.skipIf(!haveHelm)('the svc chart under helm', () => {
     }
     for (const object of objects) {
       expect(object.metadata.labels?.['app.kubernetes.io/name'], `${object.kind} ${object.metadata.name}`).toBe('svc');
-      expect(object.metadata.labels?.['app.kubernetes.io/instance'], `${object.kind} ${object.metadata.name}`).toBe('svc');
+      expect(object.metadata.labels?.['app.kubernetes.io/instance'], `${object.kind} ${object.metadata.name}`).toBe(
+        'svc',
+      );
     }
   });
 
   it('turning an optional part off renders none of its objects', async () => {
-    const kinds = parseObjects(await renderCase('flags-off')).map(({ object }) => `${object.kind}/${object.metadata.name}`);
-    expect(kinds.filter((kind) => /^(DaemonSet|NetworkPolicy|ClusterRole|Ingress|HTTPRoute|ServiceMonitor|StatefulSet|Namespace)\//.test(kind))).toEqual([]);
+    const kinds = parseObjects(await renderCase('flags-off')).map(
+      ({ object }) => `${object.kind}/${object.metadata.name}`,
+    );
+    expect(
+      kinds.filter((kind) =>
+        /^(DaemonSet|NetworkPolicy|ClusterRole|Ingress|HTTPRoute|ServiceMonitor|StatefulSet|Namespace)\//.test(kind),
+      ),
+    ).toEqual([]);
     expect(kinds).toContain('Deployment/svc-bridge');
     expect(kinds).toContain('Deployment/svc-operator');
   });
 
   describe('values.schema.json refuses bad values, naming them', () => {
     const cases: { title: string; set: string[]; message: RegExp }[] = [
-      { title: 'the bundled and an external PostgreSQL at once', set: ['postgresql.enabled=true', 'database.existingSecret=team-postgres'], message: /\/database\/existingSecret': got string, want null/ },
-      { title: 'an empty key for the database URL', set: ['database.existingSecretKey='], message: /\/database\/existingSecretKey': minLength/ },
-      { title: 'no key for the database URL', set: ['database.existingSecretKey=null'], message: /\/database': missing property 'existingSecretKey'/ },
-      { title: 'an empty database Secret name', set: ['database.existingSecret='], message: /\/database\/existingSecret': minLength/ },
-      { title: 'an unknown fleet mode', set: ['ship.fleet.mode=nfs'], message: /\/ship\/fleet\/mode': value must be one of 'hostPath', 'emptyDir'/ },
-      { title: 'an unknown ship network', set: ['ship.network=nodePort'], message: /\/ship\/network': value must be one of 'hostPort', 'hostNetwork'/ },
+      {
+        title: 'the bundled and an external PostgreSQL at once',
+        set: ['postgresql.enabled=true', 'database.existingSecret=team-postgres'],
+        message: /\/database\/existingSecret': got string, want null/,
+      },
+      {
+        title: 'an empty key for the database URL',
+        set: ['database.existingSecretKey='],
+        message: /\/database\/existingSecretKey': minLength/,
+      },
+      {
+        title: 'no key for the database URL',
+        set: ['database.existingSecretKey=null'],
+        message: /\/database': missing property 'existingSecretKey'/,
+      },
+      {
+        title: 'an empty database Secret name',
+        set: ['database.existingSecret='],
+        message: /\/database\/existingSecret': minLength/,
+      },
+      {
+        title: 'an unknown fleet mode',
+        set: ['ship.fleet.mode=nfs'],
+        message: /\/ship\/fleet\/mode': value must be one of 'hostPath', 'emptyDir'/,
+      },
+      {
+        title: 'an unknown ship network',
+        set: ['ship.network=nodePort'],
+        message: /\/ship\/network': value must be one of 'hostPort', 'hostNetwork'/,
+      },
       { title: 'an unknown log level', set: ['logLevel=verbose'], message: /\/logLevel': value must be one of/ },
-      { title: 'an unknown armory source', set: ['bridge.armory.source=git'], message: /\/bridge\/armory\/source': value must be one of 'persistentVolume', 'configMap'/ },
-      { title: 'an armory ConfigMap without files', set: ['bridge.armory.source=configMap'], message: /\/bridge\/armory\/files': minProperties/ },
-      { title: 'an unknown Pod Security level', set: ['podSecurity.enforce=open'], message: /\/podSecurity\/enforce': value must be one of/ },
-      { title: 'a value the chart does not have', set: ['bridge.replicas=2'], message: /\/bridge': additional properties 'replicas' not allowed/ },
+      {
+        title: 'an unknown armory source',
+        set: ['bridge.armory.source=git'],
+        message: /\/bridge\/armory\/source': value must be one of 'persistentVolume', 'configMap'/,
+      },
+      {
+        title: 'an armory ConfigMap without files',
+        set: ['bridge.armory.source=configMap'],
+        message: /\/bridge\/armory\/files': minProperties/,
+      },
+      {
+        title: 'an unknown Pod Security level',
+        set: ['podSecurity.enforce=open'],
+        message: /\/podSecurity\/enforce': value must be one of/,
+      },
+      {
+        title: 'a value the chart does not have',
+        set: ['bridge.replicas=2'],
+        message: /\/bridge': additional properties 'replicas' not allowed/,
+      },
       { title: 'an Ingress without a host', set: ['ingress.enabled=true'], message: /\/ingress\/host': minLength/ },
-      { title: 'an HTTPRoute without a Gateway', set: ['gateway.enabled=true'], message: /\/gateway\/parentRefs': minItems/ },
-      { title: 'a grace that is not a duration', set: ['operator.daemonsetGrace=ten minutes'], message: /\/operator\/daemonsetGrace': '[^']*' does not match pattern/ },
-      { title: 'a public URL that is not a URL', set: ['bridge.publicUrl=svc.example.test'], message: /\/bridge\/publicUrl': '[^']*' does not match pattern/ },
-      { title: 'a relative hostPath', set: ['ship.fleet.hostPath=var/lib/svc'], message: /\/ship\/fleet\/hostPath': '[^']*' does not match pattern/ },
+      {
+        title: 'an HTTPRoute without a Gateway',
+        set: ['gateway.enabled=true'],
+        message: /\/gateway\/parentRefs': minItems/,
+      },
+      {
+        title: 'a grace that is not a duration',
+        set: ['operator.daemonsetGrace=ten minutes'],
+        message: /\/operator\/daemonsetGrace': '[^']*' does not match pattern/,
+      },
+      {
+        title: 'a public URL that is not a URL',
+        set: ['bridge.publicUrl=svc.example.test'],
+        message: /\/bridge\/publicUrl': '[^']*' does not match pattern/,
+      },
+      {
+        title: 'a relative hostPath',
+        set: ['ship.fleet.hostPath=var/lib/svc'],
+        message: /\/ship\/fleet\/hostPath': '[^']*' does not match pattern/,
+      },
       { title: 'no operator replica', set: ['operator.replicas=0'], message: /\/operator\/replicas': minimum/ },
     ];
     it.each(cases)('$title', async ({ set, message }) => {
@@ -83,11 +171,16 @@ describe.skipIf(!haveHelm)('the svc chart under helm', () => {
     });
   });
 
-  it('ships the repository\'s CRDs unchanged in crds/ (installed, never deleted by helm)', () => {
-    const repoCrds = readdirSync(join(ROOT, 'crds')).filter((name) => name.endsWith('.yaml')).sort();
+  it("ships the repository's CRDs unchanged in crds/ (installed, never deleted by helm)", () => {
+    const repoCrds = readdirSync(join(ROOT, 'crds'))
+      .filter((name) => name.endsWith('.yaml'))
+      .sort();
     expect(readdirSync(join(CHART, 'crds')).sort()).toEqual(repoCrds);
     for (const name of repoCrds) {
-      expect(readFileSync(join(CHART, 'crds', name), 'utf8'), `charts/svc/crds/${name} differs from crds/${name}: cp crds/*.yaml charts/svc/crds/`).toBe(readFileSync(join(ROOT, 'crds', name), 'utf8'));
+      expect(
+        readFileSync(join(CHART, 'crds', name), 'utf8'),
+        `charts/svc/crds/${name} differs from crds/${name}: cp crds/*.yaml charts/svc/crds/`,
+      ).toBe(readFileSync(join(ROOT, 'crds', name), 'utf8'));
     }
   });
 });

@@ -13,21 +13,32 @@ import { shipCommand } from '../../cli/ship-command.js';
 import { gitAllowProtocol } from '../../protocol/clone-url.js';
 import { CASES, caseObjects, helmAvailable, ROOT } from './render.js';
 
-const COMMANDS: Record<string, Command> = { bridge: bridgeCommand(), ship: shipCommand(), operator: operatorCommand(), 'session-holder': sessionHolderCommand() };
+const COMMANDS: Record<string, Command> = {
+  bridge: bridgeCommand(),
+  ship: shipCommand(),
+  operator: operatorCommand(),
+  'session-holder': sessionHolderCommand(),
+};
 
 /** Every non-test source of the components, for the variables the code reads. */
-const SOURCE = ['protocol', 'ship', 'bridge', 'cli', 'operator'].flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
-  .map((name) => readFileSync(join(ROOT, dir, name), 'utf8'))).join('\n');
+const SOURCE = ['protocol', 'ship', 'bridge', 'cli', 'operator']
+  .flatMap((dir) =>
+    readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+      .map((name) => readFileSync(join(ROOT, dir, name), 'utf8')),
+  )
+  .join('\n');
 
 /** Whether the code reads `name` from its environment (env.NAME, env['NAME'], .env('NAME'), a list of names). */
 function readByCode(name: string): boolean {
-  return new RegExp(`(env\\.${name}\\b|env\\[['"]${name}['"]\\]|\\.env\\(['"]${name}['"]\\)|['"]${name}['"])`).test(SOURCE);
+  return new RegExp(`(env\\.${name}\\b|env\\[['"]${name}['"]\\]|\\.env\\(['"]${name}['"]\\)|['"]${name}['"])`).test(
+    SOURCE,
+  );
 }
 
 type Json = Record<string, any>;
 
-describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))('the chart\'s svc commands', () => {
+describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))("the chart's svc commands", () => {
   it.each(CASES)('%s: flags and variables exist', async (name) => {
     const problems: string[] = [];
     for (const object of await caseObjects(name)) {
@@ -42,33 +53,49 @@ describe.skipIf(!helmAvailable('test/chart/commands.test.ts'))('the chart\'s svc
           continue;
         }
         const longs = new Set(command.options.map((option) => option.long));
-        for (const arg of args) if (arg.startsWith('--') && !longs.has(arg)) problems.push(`${at}: svc ${subcommand} has no option ${arg}`);
+        for (const arg of args)
+          if (arg.startsWith('--') && !longs.has(arg)) problems.push(`${at}: svc ${subcommand} has no option ${arg}`);
         const expanded = new Set([...JSON.stringify(container).matchAll(/\$\((\w+)\)/g)].map((match) => match[1]!));
         for (const { name: variable, value } of container.env as Json[]) {
-          if (!readByCode(variable) && !expanded.has(variable) && variable !== 'GIT_ALLOW_PROTOCOL') problems.push(`${at}: sets ${variable}, which nothing reads`);
-          if (variable === 'GIT_ALLOW_PROTOCOL' && value !== gitAllowProtocol({ allowLocalRepos: false })) problems.push(`${at}: GIT_ALLOW_PROTOCOL ${value} differs from the code's ${gitAllowProtocol({ allowLocalRepos: false })}`);
+          if (!readByCode(variable) && !expanded.has(variable) && variable !== 'GIT_ALLOW_PROTOCOL')
+            problems.push(`${at}: sets ${variable}, which nothing reads`);
+          if (variable === 'GIT_ALLOW_PROTOCOL' && value !== gitAllowProtocol({ allowLocalRepos: false }))
+            problems.push(
+              `${at}: GIT_ALLOW_PROTOCOL ${value} differs from the code's ${gitAllowProtocol({ allowLocalRepos: false })}`,
+            );
         }
         // The session holder clones nothing (the ship does).
-        if (!['operator', 'session-holder'].includes(subcommand!) && !args.includes('--no-local-repos')) problems.push(`${at}: without --no-local-repos`);
+        if (!['operator', 'session-holder'].includes(subcommand!) && !args.includes('--no-local-repos'))
+          problems.push(`${at}: without --no-local-repos`);
       }
     }
     expect(problems).toEqual([]);
   });
 
-  it('a ship listens beyond loopback only with its own node\'s pair from the operator\'s token exchange, never a shared Secret', async () => {
+  it("a ship listens beyond loopback only with its own node's pair from the operator's token exchange, never a shared Secret", async () => {
     for (const name of CASES) {
       for (const object of await caseObjects(name)) {
         if (object.kind !== 'DaemonSet' || object.metadata.labels?.['app.kubernetes.io/component'] !== 'ship') continue;
         const container = (object.spec as Json).template.spec.containers[0];
         expect(container.args.slice(0, 3)).toEqual(['ship', '--host', '0.0.0.0']);
-        expect(container.env.filter((env: Json) => env.name.startsWith('SVC_') && env.name.endsWith('_TOKEN'))).toEqual([]);
-        expect(container.args[container.args.indexOf('--tokens-from') + 1]).toBe('http://svc-operator.svc.svc:8082/ship-tokens');
-        expect(container.args[container.args.indexOf('--tokens-credential') + 1]).toBe('/var/run/svc/ship-identity/token');
+        expect(container.env.filter((env: Json) => env.name.startsWith('SVC_') && env.name.endsWith('_TOKEN'))).toEqual(
+          [],
+        );
+        expect(container.args[container.args.indexOf('--tokens-from') + 1]).toBe(
+          'http://svc-operator.svc.svc:8082/ship-tokens',
+        );
+        expect(container.args[container.args.indexOf('--tokens-credential') + 1]).toBe(
+          '/var/run/svc/ship-identity/token',
+        );
         const pod = (object.spec as Json).template.spec;
         expect(pod.automountServiceAccountToken).toBe(false);
-        expect(pod.volumes.find((volume: Json) => volume.name === 'ship-identity').projected.sources).toEqual([{ serviceAccountToken: { audience: 'svc.dev/ship-tokens', expirationSeconds: 3600, path: 'token' } }]);
+        expect(pod.volumes.find((volume: Json) => volume.name === 'ship-identity').projected.sources).toEqual([
+          { serviceAccountToken: { audience: 'svc.dev/ship-tokens', expirationSeconds: 3600, path: 'token' } },
+        ]);
         expect(container.args[container.args.indexOf('--name') + 1]).toBe('$(NODE_NAME)');
-        expect(container.env.find((env: Json) => env.name === 'NODE_NAME').valueFrom).toEqual({ fieldRef: { fieldPath: 'spec.nodeName' } });
+        expect(container.env.find((env: Json) => env.name === 'NODE_NAME').valueFrom).toEqual({
+          fieldRef: { fieldPath: 'spec.nodeName' },
+        });
       }
     }
   });

@@ -16,13 +16,15 @@ const haveHelm = helmAvailable('test/chart/kube-schema.test.ts');
 
 /** The kubernetes-models module of a kind: built-in groups, the Gateway API and prometheus-operator. */
 function modelModule(apiVersion: string, kind: string): string {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') as [string, string] : ['', apiVersion];
+  const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
   if (group === 'gateway.networking.k8s.io') return `@kubernetes-models/gateway-api/${group}/${version}/${kind}`;
   if (group === 'monitoring.coreos.com') return `@kubernetes-models/prometheus-operator/${group}/${version}/${kind}`;
   return group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;
 }
 
-interface Model { validate(): void }
+interface Model {
+  validate(): void;
+}
 type ModelClass = new (data: unknown) => Model;
 
 /** Schema errors of an object ('' when valid), from its kubernetes-models class. */
@@ -38,7 +40,10 @@ async function schemaErrors(object: KubeObject): Promise<string> {
   }
 }
 
-interface Attribute { baseName: string; type: string }
+interface Attribute {
+  baseName: string;
+  type: string;
+}
 const models = kube as unknown as Record<string, { attributeTypeMap?: Attribute[] } | undefined>;
 const SCALARS = new Set(['string', 'number', 'boolean', 'Date', 'any', 'object', 'IntOrString']);
 
@@ -47,7 +52,8 @@ function unknownFields(value: unknown, type: string, path: string, found: string
   if (value === null || value === undefined || SCALARS.has(type)) return;
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
-    if (Array.isArray(value)) value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, found));
+    if (Array.isArray(value))
+      value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, found));
     return;
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
@@ -90,8 +96,13 @@ async function problems(object: KubeObject): Promise<string[]> {
 
 describe('the checks themselves', () => {
   const deployment: KubeObject = {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
-    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd' },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
   };
   it('pass a valid object', async () => {
     expect(await problems(deployment)).toEqual([]);
@@ -109,7 +120,12 @@ describe('the checks themselves', () => {
     expect(found).toContain('spec/strategy/type must be equal to one of the allowed values');
   });
   it('report a wrong type in a Gateway API route', async () => {
-    const route: KubeObject = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [{ backendRefs: [{ name: 's', port: 'http' }] }] } };
+    const route: KubeObject = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'r' },
+      spec: { rules: [{ backendRefs: [{ name: 's', port: 'http' }] }] },
+    };
     expect((await problems(route)).join('\n')).toContain('backendRefs/0/port must be integer');
   });
 });
@@ -124,7 +140,7 @@ describe.skipIf(!haveHelm)('every rendered object is valid against the Kubernete
   });
 });
 
-describe('the chart\'s CRDs are valid CustomResourceDefinitions', () => {
+describe("the chart's CRDs are valid CustomResourceDefinitions", () => {
   const files = readdirSync(join(CHART, 'crds')).filter((name) => name.endsWith('.yaml'));
   it.each(files)('%s', async (file) => {
     const objects = parseObjects(readFileSync(join(CHART, 'crds', file), 'utf8')).map(({ object }) => object);

@@ -69,14 +69,26 @@ const ENTRYPOINT = ['/usr/bin/tini', '--', 'svc'];
 const SVC_HERE = [process.execPath, join(ROOT, 'bin', 'svc.js')];
 
 export function imageOf(dockerfile: string): Image {
-  const lines = dockerfile.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim());
+  const lines = dockerfile
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim());
   const runtime = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')));
-  const last = (instruction: string) => runtime.filter((line) => line.startsWith(`${instruction} `)).at(-1)?.slice(instruction.length + 1);
+  const last = (instruction: string) =>
+    runtime
+      .filter((line) => line.startsWith(`${instruction} `))
+      .at(-1)
+      ?.slice(instruction.length + 1);
   const env: Record<string, string> = {};
   for (const line of runtime.filter((each) => each.startsWith('ENV '))) {
     for (const [, name, value] of line.matchAll(/(\w+)=(\S+)/g)) env[name!] = value!;
   }
-  return { entrypoint: JSON.parse(last('ENTRYPOINT') ?? '[]'), cmd: JSON.parse(last('CMD') ?? '[]'), workdir: last('WORKDIR') ?? '/', env };
+  return {
+    entrypoint: JSON.parse(last('ENTRYPOINT') ?? '[]'),
+    cmd: JSON.parse(last('CMD') ?? '[]'),
+    workdir: last('WORKDIR') ?? '/',
+    env,
+  };
 }
 
 export interface Substitution {
@@ -115,7 +127,8 @@ export interface Placement {
 /** A free port for every container port of the pod. */
 export async function podPorts(spec: PodSpec): Promise<Map<number, number>> {
   const ports = new Map<number, number>();
-  for (const port of spec.containers.flatMap((container) => container.ports ?? [])) ports.set(port.containerPort, await freePort());
+  for (const port of spec.containers.flatMap((container) => container.ports ?? []))
+    ports.set(port.containerPort, await freePort());
   return ports;
 }
 
@@ -132,7 +145,8 @@ export function serviceRoutes(service: Json, backend: PodSpec, ports: Map<number
   const { name, namespace } = service.metadata;
   for (const port of service.spec.ports as Json[]) {
     const target = `127.0.0.1:${ports.get(containerPort(backend, port.targetPort ?? port.port))}`;
-    for (const host of [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`]) routes.set(`${host}:${port.port}`, target);
+    for (const host of [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`])
+      routes.set(`${host}:${port.port}`, target);
   }
   return routes;
 }
@@ -148,10 +162,14 @@ function expand(text: string, variables: Record<string, string>): string {
 
 export function fieldOf(pod: Pod, path: string): string {
   const fields: Record<string, string | undefined> = {
-    'metadata.name': pod.metadata.name, 'metadata.namespace': pod.metadata.namespace, 'spec.nodeName': pod.spec.nodeName,
-    'status.hostIP': pod.status?.hostIP, 'status.podIP': pod.status?.podIP,
+    'metadata.name': pod.metadata.name,
+    'metadata.namespace': pod.metadata.namespace,
+    'spec.nodeName': pod.spec.nodeName,
+    'status.hostIP': pod.status?.hostIP,
+    'status.podIP': pod.status?.podIP,
   };
-  if (!(path in fields)) throw new Error(`the test cannot resolve fieldRef ${path}: handle it in test/chart/kubelet.ts`);
+  if (!(path in fields))
+    throw new Error(`the test cannot resolve fieldRef ${path}: handle it in test/chart/kubelet.ts`);
   if (fields[path] === undefined) throw new Error(`fieldRef ${path} is not set on pod ${pod.metadata.name}`);
   return fields[path]!;
 }
@@ -162,8 +180,12 @@ function projectedVolume(volume: Json, placement: Placement): string {
   mkdirSync(directory, { recursive: true });
   for (const source of volume.projected.sources as Json[]) {
     const token = source.serviceAccountToken;
-    if (!token || Object.keys(source).length !== 1) throw new Error(`the test cannot project ${JSON.stringify(source)}: handle it in test/chart/kubelet.ts`);
-    if (!placement.projectedToken) throw new Error(`pod ${placement.pod.metadata.name} projects a service-account token: give its placement projectedToken`);
+    if (!token || Object.keys(source).length !== 1)
+      throw new Error(`the test cannot project ${JSON.stringify(source)}: handle it in test/chart/kubelet.ts`);
+    if (!placement.projectedToken)
+      throw new Error(
+        `pod ${placement.pod.metadata.name} projects a service-account token: give its placement projectedToken`,
+      );
     writeFileSync(join(directory, token.path), placement.projectedToken(token.audience), { mode: 0o600 });
   }
   return directory;
@@ -178,9 +200,13 @@ function mountsOf(container: Container, placement: Placement): [string, string][
     let directory: string;
     if (volume?.hostPath) directory = join(placement.nodeRoot, volume.hostPath.path);
     else if (volume?.emptyDir) directory = join(placement.podRoot, 'volumes', mount.name);
-    else if (volume?.persistentVolumeClaim) directory = join(placement.nodeRoot, 'claims', volume.persistentVolumeClaim.claimName);
+    else if (volume?.persistentVolumeClaim)
+      directory = join(placement.nodeRoot, 'claims', volume.persistentVolumeClaim.claimName);
     else if (volume?.projected) directory = projectedVolume(volume, placement);
-    else throw new Error(`the test cannot provide volume ${mount.name} (${JSON.stringify(volume)}): handle it in test/chart/kubelet.ts`);
+    else
+      throw new Error(
+        `the test cannot provide volume ${mount.name} (${JSON.stringify(volume)}): handle it in test/chart/kubelet.ts`,
+      );
     directory = mount.subPath ? join(directory, mount.subPath) : directory;
     mkdirSync(directory, { recursive: true });
     return [mount.mountPath, directory];
@@ -194,7 +220,8 @@ function mountsOf(container: Container, placement: Placement): [string, string][
  * Throws on anything in the container it cannot resolve, so a new kind of reference fails the test.
  */
 export function launchOf(image: Image, container: Container, placement: Placement): Launch | { waiting: string } {
-  if (container.envFrom?.length) throw new Error(`the test cannot resolve envFrom of ${container.name}: handle it in test/chart/kubelet.ts`);
+  if (container.envFrom?.length)
+    throw new Error(`the test cannot resolve envFrom of ${container.name}: handle it in test/chart/kubelet.ts`);
   const own: Record<string, string> = {};
   for (const { name, value, valueFrom } of container.env ?? []) {
     if (valueFrom === undefined) {
@@ -207,7 +234,9 @@ export function launchOf(image: Image, container: Container, placement: Placemen
     } else if (Object.keys(valueFrom).length === 1 && valueFrom.fieldRef) {
       own[name] = fieldOf(placement.pod, valueFrom.fieldRef.fieldPath);
     } else {
-      throw new Error(`the test cannot resolve env ${name} from ${JSON.stringify(valueFrom)}: handle it in test/chart/kubelet.ts`);
+      throw new Error(
+        `the test cannot resolve env ${name} from ${JSON.stringify(valueFrom)}: handle it in test/chart/kubelet.ts`,
+      );
     }
   }
   const substitutions: Substitution[] = [];
@@ -216,7 +245,8 @@ export function launchOf(image: Image, container: Container, placement: Placemen
     let mapped = value;
     const mount = mounts.find(([path]) => value === path || value.startsWith(`${path}/`));
     if (mount) mapped = mount[1] + value.slice(mount[0].length);
-    else if (imagePath && value.startsWith('/')) mkdirSync((mapped = join(placement.podRoot, 'image', value)), { recursive: true });
+    else if (imagePath && value.startsWith('/'))
+      mkdirSync((mapped = join(placement.podRoot, 'image', value)), { recursive: true });
     for (const [from, to] of placement.services) mapped = mapped.replaceAll(`://${from}`, `://${to}`);
     if (mapped !== value) substitutions.push({ where, from: value, to: mapped });
     return mapped;
@@ -229,17 +259,29 @@ export function launchOf(image: Image, container: Container, placement: Placemen
     substitutions.push({ where: `env ${name} (added)`, to: value });
   };
   // Without what `npm exec`/npx put in front (node_modules/.bin): those are this checkout's, not the machine's.
-  add('PATH', (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':').filter((directory) => !directory.includes('node_modules')).join(':'));
+  add(
+    'PATH',
+    (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')
+      .split(':')
+      .filter((directory) => !directory.includes('node_modules'))
+      .join(':'),
+  );
   if (mounts.some(([path]) => path === '/tmp')) for (const name of ['TMPDIR', 'TMUX_TMPDIR']) add(name, tmpdir());
   if (placement.pod.spec.automountServiceAccountToken !== false) {
-    if (!placement.kubeconfig) throw new Error(`pod ${placement.pod.metadata.name} mounts a service-account token: give it a kubeconfig`);
+    if (!placement.kubeconfig)
+      throw new Error(`pod ${placement.pod.metadata.name} mounts a service-account token: give it a kubeconfig`);
     add('KUBECONFIG', placement.kubeconfig);
   }
 
   const entrypoint = container.command ?? image.entrypoint;
-  if (JSON.stringify(entrypoint) !== JSON.stringify(ENTRYPOINT)) throw new Error(`the test runs the entrypoint ${JSON.stringify(ENTRYPOINT)} only, not ${JSON.stringify(entrypoint)}`);
+  if (JSON.stringify(entrypoint) !== JSON.stringify(ENTRYPOINT))
+    throw new Error(
+      `the test runs the entrypoint ${JSON.stringify(ENTRYPOINT)} only, not ${JSON.stringify(entrypoint)}`,
+    );
   substitutions.push({ where: 'entrypoint', from: entrypoint.join(' '), to: SVC_HERE.join(' ') });
-  const renderedArgs = (container.command ? container.args ?? [] : container.args ?? image.cmd).map((arg) => expand(arg, own));
+  const renderedArgs = (container.command ? (container.args ?? []) : (container.args ?? image.cmd)).map((arg) =>
+    expand(arg, own),
+  );
   const containerPorts = new Set((container.ports ?? []).map((port) => String(port.containerPort)));
   const args = renderedArgs.map((arg, index) => {
     const flag = renderedArgs[index - 1]?.startsWith('--') ? renderedArgs[index - 1]! : `#${index}`;
@@ -248,7 +290,8 @@ export function launchOf(image: Image, container: Container, placement: Placemen
     substitutions.push({ where: `arg ${flag}`, from: arg, to: port });
     return port;
   });
-  if (image.workdir !== '/app') throw new Error(`the checkout stands for /app, the image's WORKDIR is ${image.workdir}`);
+  if (image.workdir !== '/app')
+    throw new Error(`the checkout stands for /app, the image's WORKDIR is ${image.workdir}`);
   return { argv: [...SVC_HERE, ...args], cwd: ROOT, env, renderedArgs, substitutions };
 }
 
@@ -258,13 +301,19 @@ export async function probeReady(container: Container, spec: PodSpec, ports: Map
   if (!container.readinessProbe) return true;
   const probe = container.readinessProbe.httpGet;
   if (!probe) throw new Error(`container ${container.name} has a readiness probe the test cannot run (only httpGet)`);
-  const response = await fetch(`http://127.0.0.1:${ports.get(containerPort(spec, probe.port))}${probe.path}`, { redirect: 'manual' });
+  const response = await fetch(`http://127.0.0.1:${ports.get(containerPort(spec, probe.port))}${probe.path}`, {
+    redirect: 'manual',
+  });
   await response.arrayBuffer();
   return response.status >= 200 && response.status < 400;
 }
 
 /** The container's hostPorts on `hostIP`, each forwarded to the free port standing for its container port. */
-export async function forwardHostPorts(container: Container, hostIP: string, ports: Map<number, number>): Promise<{ close(): Promise<void> }> {
+export async function forwardHostPorts(
+  container: Container,
+  hostIP: string,
+  ports: Map<number, number>,
+): Promise<{ close(): Promise<void> }> {
   const servers: Server[] = [];
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
@@ -308,7 +357,12 @@ export interface ContainerProcess {
 }
 
 export function startContainer(name: string, launch: Pick<Launch, 'argv' | 'cwd' | 'env'>): ContainerProcess {
-  const child = spawn(launch.argv[0]!, launch.argv.slice(1), { cwd: launch.cwd, env: launch.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(launch.argv[0]!, launch.argv.slice(1), {
+    cwd: launch.cwd,
+    env: launch.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-200_000));
   child.stdout!.on('data', keep);
@@ -352,10 +406,21 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /** Waits for the container's readiness probe; fails with its output when it exits or the deadline passes. */
-export async function waitReady(running: ContainerProcess, container: Container, spec: PodSpec, ports: Map<number, number>, timeoutMs = 60_000): Promise<void> {
+export async function waitReady(
+  running: ContainerProcess,
+  container: Container,
+  spec: PodSpec,
+  ports: Map<number, number>,
+  timeoutMs = 60_000,
+): Promise<void> {
   let answer: string | undefined;
   try {
-    answer = await until(async () => (running.gone() ? 'exited' : (await probeReady(container, spec, ports)) && 'ready'), `${running.name} ready`, timeoutMs, 100);
+    answer = await until(
+      async () => (running.gone() ? 'exited' : (await probeReady(container, spec, ports)) && 'ready'),
+      `${running.name} ready`,
+      timeoutMs,
+      100,
+    );
   } catch (error) {
     answer = (error as Error).message;
   }

@@ -8,8 +8,31 @@
 type Json = Record<string, any>;
 export type PodSecurityLevel = 'privileged' | 'baseline' | 'restricted';
 
-const BASELINE_CAPABILITIES = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
-const RESTRICTED_VOLUMES = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret']);
+const BASELINE_CAPABILITIES = new Set([
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+]);
+const RESTRICTED_VOLUMES = new Set([
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+]);
 
 function containersOf(pod: Json): Json[] {
   return [...(pod.initContainers ?? []), ...(pod.containers ?? []), ...(pod.ephemeralContainers ?? [])];
@@ -24,10 +47,13 @@ export function baselineViolations(pod: Json): string[] {
   for (const container of containersOf(pod)) {
     const context = container.securityContext ?? {};
     if (context.privileged) found.push(`${container.name}: privileged`);
-    for (const added of context.capabilities?.add ?? []) if (!BASELINE_CAPABILITIES.has(added)) found.push(`${container.name}: capability ${added}`);
-    for (const port of container.ports ?? []) if (port.hostPort) found.push(`${container.name}: hostPort ${port.hostPort}`);
+    for (const added of context.capabilities?.add ?? [])
+      if (!BASELINE_CAPABILITIES.has(added)) found.push(`${container.name}: capability ${added}`);
+    for (const port of container.ports ?? [])
+      if (port.hostPort) found.push(`${container.name}: hostPort ${port.hostPort}`);
     if (context.seccompProfile?.type === 'Unconfined') found.push(`${container.name}: seccompProfile Unconfined`);
-    if (context.procMount && context.procMount !== 'Default') found.push(`${container.name}: procMount ${context.procMount}`);
+    if (context.procMount && context.procMount !== 'Default')
+      found.push(`${container.name}: procMount ${context.procMount}`);
   }
   return found;
 }
@@ -43,12 +69,16 @@ export function restrictedViolations(pod: Json): string[] {
   for (const container of containersOf(pod)) {
     const context = container.securityContext ?? {};
     if (context.allowPrivilegeEscalation !== false) found.push(`${container.name}: allowPrivilegeEscalation not false`);
-    if ((context.runAsNonRoot ?? podContext.runAsNonRoot) !== true) found.push(`${container.name}: runAsNonRoot not true`);
+    if ((context.runAsNonRoot ?? podContext.runAsNonRoot) !== true)
+      found.push(`${container.name}: runAsNonRoot not true`);
     if ((context.runAsUser ?? podContext.runAsUser) === 0) found.push(`${container.name}: runAsUser 0`);
     const seccomp = context.seccompProfile?.type ?? podContext.seccompProfile?.type;
-    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') found.push(`${container.name}: seccompProfile ${seccomp ?? 'unset'}`);
-    if (!(context.capabilities?.drop ?? []).includes('ALL')) found.push(`${container.name}: capabilities not dropping ALL`);
-    for (const added of context.capabilities?.add ?? []) if (added !== 'NET_BIND_SERVICE') found.push(`${container.name}: adds capability ${added}`);
+    if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost')
+      found.push(`${container.name}: seccompProfile ${seccomp ?? 'unset'}`);
+    if (!(context.capabilities?.drop ?? []).includes('ALL'))
+      found.push(`${container.name}: capabilities not dropping ALL`);
+    for (const added of context.capabilities?.add ?? [])
+      if (added !== 'NET_BIND_SERVICE') found.push(`${container.name}: adds capability ${added}`);
   }
   return found;
 }
@@ -64,5 +94,7 @@ export function podSpecOf(object: { kind: string; spec?: unknown }): Json | unde
   const spec = object.spec as Json | undefined;
   if (object.kind === 'Pod') return spec;
   if (object.kind === 'CronJob') return spec?.jobTemplate?.spec?.template?.spec;
-  return ['Deployment', 'DaemonSet', 'StatefulSet', 'ReplicaSet', 'Job'].includes(object.kind) ? spec?.template?.spec : undefined;
+  return ['Deployment', 'DaemonSet', 'StatefulSet', 'ReplicaSet', 'Job'].includes(object.kind)
+    ? spec?.template?.spec
+    : undefined;
 }

@@ -43,7 +43,16 @@ const BUILT_IN: Record<string, { group: string; plural: string }> = {
   DaemonSet: { group: 'apps', plural: 'daemonsets' },
   Lease: { group: 'coordination.k8s.io', plural: 'leases' },
 };
-const VERBS: Record<string, string> = { read: 'get', get: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', delete: 'delete', deleteCollection: 'deletecollection' };
+const VERBS: Record<string, string> = {
+  read: 'get',
+  get: 'get',
+  list: 'list',
+  create: 'create',
+  replace: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deleteCollection: 'deletecollection',
+};
 const TYPED_CALL = /\b(read|get|list|create|replace|patch|delete|deleteCollection)Namespaced(\w+?)(Status)?\(/g;
 
 /** Cluster-scoped kinds the operator's typed calls may name (`create<Kind>(`, no `Namespaced`). */
@@ -66,12 +75,17 @@ export function clusterPermissions(files = sources(OPERATOR)): Set<string> {
 const permission = (group: string, resource: string, verb: string) => `${group || 'core'}/${resource}:${verb}`;
 
 /** The operator's API group (resources/common.ts) and the ResourceRef constants of names.ts: name → group/plural. */
-function resourceConstants(files: { file: string; text: string }[]): { group: string; constants: Map<string, { group: string; plural: string }> } {
+function resourceConstants(files: { file: string; text: string }[]): {
+  group: string;
+  constants: Map<string, { group: string; plural: string }>;
+} {
   const common = files.find(({ file }) => file.endsWith('resources/common.ts'))!.text;
   const group = /export const GROUP = '([^']+)'/.exec(common)?.[1];
   const names = files.find(({ file }) => file.endsWith('reconcile/names.ts'))!.text;
   const constants = new Map<string, { group: string; plural: string }>();
-  for (const [, name, groupExpr, plural] of names.matchAll(/export const (\w+_RESOURCE): ResourceRef = \{ group: (GROUP|'[^']*'), version: [^,]+, plural: '([^']+)'/g)) {
+  for (const [, name, groupExpr, plural] of names.matchAll(
+    /export const (\w+_RESOURCE): ResourceRef = \{\s*group: (GROUP|'[^']*'),\s*version: [^,]+,\s*plural: '([^']+)'/g,
+  )) {
     constants.set(name!, { group: groupExpr === 'GROUP' ? group! : groupExpr!.slice(1, -1), plural: plural! });
   }
   return { group: group!, constants };
@@ -109,8 +123,12 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
   const { group, constants } = resourceConstants(files);
   const clusterFile = files.find(({ file }) => file.endsWith('reconcile/cluster.ts'))!;
   const methodVerbs = clusterMethodVerbs(clusterFile.text);
-  const named = new Set(files.flatMap(({ text }) => [...text.matchAll(/\b(\w+_RESOURCE)\b/g)].map((match) => match[1]!)));
-  const customResources = [...constants.entries()].filter(([name, resource]) => resource.group === group && named.has(name)).map(([, resource]) => resource);
+  const named = new Set(
+    files.flatMap(({ text }) => [...text.matchAll(/\b(\w+_RESOURCE)\b/g)].map((match) => match[1]!)),
+  );
+  const customResources = [...constants.entries()]
+    .filter(([name, resource]) => resource.group === group && named.has(name))
+    .map(([, resource]) => resource);
 
   for (const { file, text } of files) {
     for (const [call, verb, kind, status] of text.matchAll(TYPED_CALL)) {
@@ -127,7 +145,11 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
       const verbs = methodVerbs.get(method!);
       if (!verbs?.size) continue; // not a custom-object method (readSecret, recordEvent: typed calls above)
       const constant = constants.get(argument!);
-      const resources = constant ? [constant] : /^[A-Za-z_$][\w$.]*$/.test(argument!) && !/_RESOURCE$/.test(argument!) ? customResources : [];
+      const resources = constant
+        ? [constant]
+        : /^[A-Za-z_$][\w$.]*$/.test(argument!) && !/_RESOURCE$/.test(argument!)
+          ? customResources
+          : [];
       if (!resources.length) {
         unresolved.push(`${file}: ${call}…) names neither a ResourceRef of names.ts nor a variable holding one`);
         continue;
@@ -141,24 +163,34 @@ export function operatorPermissions(files = sources(OPERATOR)): { permissions: S
     }
     const watched = [
       ...[...text.matchAll(/\breadonly resource\s*=\s*(\w+)/g)].map((match) => match[1]!),
-      ...[...text.matchAll(/\bwatches(?:\s*=|:)\s*\[([\s\S]*?)\]/g)].flatMap((match) => [...match[1]!.matchAll(/\bresource:\s*(\w+)/g)].map((entry) => entry[1]!)),
+      ...[...text.matchAll(/\bwatches(?:\s*=|:)\s*\[([\s\S]*?)\]/g)].flatMap((match) =>
+        [...match[1]!.matchAll(/\bresource:\s*(\w+)/g)].map((entry) => entry[1]!),
+      ),
     ];
     for (const constant of watched) {
       const resource = constants.get(constant);
       if (!resource) unresolved.push(`${file}: watches ${constant}, not a ResourceRef of names.ts`);
       else for (const verb of ['list', 'watch']) permissions.add(permission(resource.group, resource.plural, verb));
     }
-    if (/\bnew KubeHttp\(/.test(text) && file !== 'operator/runtime/runtime.ts') unresolved.push(`${file}: raw API requests outside the runtime's list/watch`);
+    if (/\bnew KubeHttp\(/.test(text) && file !== 'operator/runtime/runtime.ts')
+      unresolved.push(`${file}: raw API requests outside the runtime's list/watch`);
   }
   return { permissions, unresolved };
 }
 
-interface PolicyRule { apiGroups: string[]; resources: string[]; verbs: string[] }
+interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
 
 function granted(role: KubeObject): Set<string> {
   const rules = (role as unknown as { rules: PolicyRule[] }).rules;
   const result = new Set<string>();
-  for (const rule of rules) for (const group of rule.apiGroups) for (const resource of rule.resources) for (const verb of rule.verbs) result.add(permission(group, resource, verb));
+  for (const rule of rules)
+    for (const group of rule.apiGroups)
+      for (const resource of rule.resources)
+        for (const verb of rule.verbs) result.add(permission(group, resource, verb));
   return result;
 }
 
@@ -168,54 +200,109 @@ describe('the scan of operator/', () => {
     expect(derived.unresolved).toEqual([]);
   });
   it('finds the calls it is known to make (so a broken scan cannot pass empty)', () => {
-    for (const expected of ['svc.dev/ships:create', 'svc.dev/ships:delete', 'svc.dev/ships/status:patch', 'svc.dev/repos:patch', 'core/secrets:create', 'core/events:create', 'apps/daemonsets:watch', 'coordination.k8s.io/leases:update']) {
+    for (const expected of [
+      'svc.dev/ships:create',
+      'svc.dev/ships:delete',
+      'svc.dev/ships/status:patch',
+      'svc.dev/repos:patch',
+      'core/secrets:create',
+      'core/events:create',
+      'apps/daemonsets:watch',
+      'coordination.k8s.io/leases:update',
+    ]) {
       expect([...derived.permissions]).toContain(expected);
     }
   });
   it('notices a new call', () => {
     const files = sources(OPERATOR);
-    const extra = { file: 'operator/reconcile/extra.ts', text: 'await this.kube.core.deleteNamespacedConfigMap({ namespace, name });\nawait cluster.deleteObject(REPO_RESOURCE, repo);' };
+    const extra = {
+      file: 'operator/reconcile/extra.ts',
+      text: 'await this.kube.core.deleteNamespacedConfigMap({ namespace, name });\nawait cluster.deleteObject(REPO_RESOURCE, repo);',
+    };
     const withExtra = operatorPermissions([...files, extra]).permissions;
-    expect([...withExtra].filter((entry) => !derived.permissions.has(entry)).sort()).toEqual(['core/configmaps:delete', 'svc.dev/repos:delete']);
-    expect(operatorPermissions([...files, { file: 'operator/x.ts', text: 'await this.kube.storage.listNamespacedVolumeAttachment({})' }]).unresolved).toHaveLength(1);
+    expect([...withExtra].filter((entry) => !derived.permissions.has(entry)).sort()).toEqual([
+      'core/configmaps:delete',
+      'svc.dev/repos:delete',
+    ]);
+    expect(
+      operatorPermissions([
+        ...files,
+        { file: 'operator/x.ts', text: 'await this.kube.storage.listNamespacedVolumeAttachment({})' },
+      ]).unresolved,
+    ).toHaveLength(1);
   });
 });
 
-describe.skipIf(!helmAvailable('test/chart/rbac.test.ts'))('the operator\'s RBAC in the chart', () => {
+describe.skipIf(!helmAvailable('test/chart/rbac.test.ts'))("the operator's RBAC in the chart", () => {
   it('grants exactly the verbs and resources the operator calls, in its namespace', async () => {
     const objects = await caseObjects('defaults');
-    const roles = objects.filter((object) => object.kind === 'Role' || (object.kind === 'ClusterRole' && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] && !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit']))
+    const roles = objects
+      .filter(
+        (object) =>
+          object.kind === 'Role' ||
+          (object.kind === 'ClusterRole' &&
+            !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] &&
+            !object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit']),
+      )
       .sort((a, b) => (a.kind === 'Role' ? -1 : b.kind === 'Role' ? 1 : 0));
-    expect(roles.map((role) => `${role.kind}/${role.metadata.name}`)).toEqual(['Role/svc-operator', 'ClusterRole/svc-svc-operator-tokenreview']);
+    expect(roles.map((role) => `${role.kind}/${role.metadata.name}`)).toEqual([
+      'Role/svc-operator',
+      'ClusterRole/svc-svc-operator-tokenreview',
+    ]);
     expect([...granted(roles[0]!)].sort()).toEqual([...operatorPermissions().permissions].sort());
     // Cluster-wide, only what the token exchange calls: TokenReview.
     expect([...granted(roles[1]!)].sort()).toEqual([...clusterPermissions()].sort());
     expect([...clusterPermissions()]).toEqual(['authentication.k8s.io/tokenreviews:create']);
-    const binding = objects.find((object) => object.kind === 'ClusterRoleBinding') as KubeObject & { roleRef: { name: string }; subjects: { name: string; namespace: string }[] };
+    const binding = objects.find((object) => object.kind === 'ClusterRoleBinding') as KubeObject & {
+      roleRef: { name: string };
+      subjects: { name: string; namespace: string }[];
+    };
     expect(binding.roleRef.name).toBe('svc-svc-operator-tokenreview');
     expect(binding.subjects).toEqual([expect.objectContaining({ name: 'svc-operator', namespace: 'svc' })]);
   });
 
   it('binds that Role to the ServiceAccount the operator pods run as', async () => {
     const objects = await caseObjects('defaults');
-    const binding = objects.find((object) => object.kind === 'RoleBinding') as KubeObject & { roleRef: { kind: string; name: string }; subjects: { kind: string; name: string; namespace: string }[] };
-    const deployment = objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'svc-operator') as KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } };
+    const binding = objects.find((object) => object.kind === 'RoleBinding') as KubeObject & {
+      roleRef: { kind: string; name: string };
+      subjects: { kind: string; name: string; namespace: string }[];
+    };
+    const deployment = objects.find(
+      (object) => object.kind === 'Deployment' && object.metadata.name === 'svc-operator',
+    ) as KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } };
     expect(binding.roleRef).toMatchObject({ kind: 'Role', name: 'svc-operator' });
-    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: deployment.spec.template.spec.serviceAccountName, namespace: 'svc' }]);
-    expect(objects.some((object) => object.kind === 'ServiceAccount' && object.metadata.name === deployment.spec.template.spec.serviceAccountName)).toBe(true);
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: deployment.spec.template.spec.serviceAccountName, namespace: 'svc' },
+    ]);
+    expect(
+      objects.some(
+        (object) =>
+          object.kind === 'ServiceAccount' && object.metadata.name === deployment.spec.template.spec.serviceAccountName,
+      ),
+    ).toBe(true);
   });
 
   it('aggregates read access to Ships and Repos into view, write access into edit and admin', async () => {
     const objects = await caseObjects('defaults');
-    const view = objects.find((object) => object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] === 'true')!;
-    const edit = objects.find((object) => object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit'] === 'true')!;
+    const view = objects.find(
+      (object) => object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'] === 'true',
+    )!;
+    const edit = objects.find(
+      (object) => object.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit'] === 'true',
+    )!;
     expect(edit.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-admin']).toBe('true');
     for (const resource of ['ships', 'repos']) {
-      for (const verb of ['get', 'list', 'watch']) expect([...granted(view)]).toContain(permission('svc.dev', resource, verb));
-      expect([...granted(view)].filter((entry) => entry.startsWith(`svc.dev/${resource}:`)).sort()).toEqual(['get', 'list', 'watch'].map((verb) => permission('svc.dev', resource, verb)));
-      for (const verb of ['create', 'update', 'patch', 'delete']) expect([...granted(edit)]).toContain(permission('svc.dev', resource, verb));
+      for (const verb of ['get', 'list', 'watch'])
+        expect([...granted(view)]).toContain(permission('svc.dev', resource, verb));
+      expect([...granted(view)].filter((entry) => entry.startsWith(`svc.dev/${resource}:`)).sort()).toEqual(
+        ['get', 'list', 'watch'].map((verb) => permission('svc.dev', resource, verb)),
+      );
+      for (const verb of ['create', 'update', 'patch', 'delete'])
+        expect([...granted(edit)]).toContain(permission('svc.dev', resource, verb));
       // Status belongs to the operator: users read it, never write it.
-      expect([...granted(edit)].filter((entry) => entry.startsWith(`svc.dev/${resource}/status:`)).sort()).toEqual(['get', 'list', 'watch'].map((verb) => permission('svc.dev', `${resource}/status`, verb)));
+      expect([...granted(edit)].filter((entry) => entry.startsWith(`svc.dev/${resource}/status:`)).sort()).toEqual(
+        ['get', 'list', 'watch'].map((verb) => permission('svc.dev', `${resource}/status`, verb)),
+      );
     }
   });
 });

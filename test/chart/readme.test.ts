@@ -23,12 +23,17 @@ it('every value in values.yaml carries a `# --` description', () => {
 });
 
 it('the generator notices an undocumented value and reads nested and continued descriptions', () => {
-  const { rows, undocumented } = valueRows('a:\n  # -- first\n  # continued\n  b: 1\n  c: {}\n# -- a map, documented whole\nd:\n  e: [1]\n');
-  expect(rows).toEqual([{ key: 'a.b', default: 1, description: 'first continued' }, { key: 'd', default: { e: [1] }, description: 'a map, documented whole' }]);
+  const { rows, undocumented } = valueRows(
+    'a:\n  # -- first\n  # continued\n  b: 1\n  c: {}\n# -- a map, documented whole\nd:\n  e: [1]\n',
+  );
+  expect(rows).toEqual([
+    { key: 'a.b', default: 1, description: 'first continued' },
+    { key: 'd', default: { e: [1] }, description: 'a map, documented whole' },
+  ]);
   expect(undocumented).toEqual(['a.c']);
 });
 
-it('the README\'s values table is generated from values.yaml', () => {
+it("the README's values table is generated from values.yaml", () => {
   const readme = readFileSync(README, 'utf8');
   const begin = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
@@ -37,7 +42,10 @@ it('the README\'s values table is generated from values.yaml', () => {
   const table = valuesTable(valueRows(readFileSync(join(CHART, 'values.yaml'), 'utf8')).rows);
   const fresh = `${readme.slice(0, begin + BEGIN.length)}\n${table}\n${readme.slice(end)}`;
   if (UPDATE) writeFileSync(README, fresh);
-  expect(UPDATE ? readFileSync(README, 'utf8') : readme, 'charts/svc/README.md\'s values table is stale: SVC_UPDATE_DOCS=1 npx vitest run test/chart/readme.test.ts').toBe(fresh);
+  expect(
+    UPDATE ? readFileSync(README, 'utf8') : readme,
+    "charts/svc/README.md's values table is stale: SVC_UPDATE_DOCS=1 npx vitest run test/chart/readme.test.ts",
+  ).toBe(fresh);
 });
 
 /** The README's `## title` section, up to the next `## ` ('' when there is none: the checks then fail). */
@@ -50,30 +58,47 @@ function section(readme: string, title: string): string {
 
 /** The fenced code blocks of `text`, each as its commands (continuation lines joined, comments dropped). */
 function codeBlocks(text: string): string[][] {
-  return [...text.matchAll(/^```[^\n]*\n([^]*?)^```$/gm)].map(([, body]) => body!
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .map((line) => line.replace(/\s+#\s.*$/, '').replace(/\s+/g, ' ').trim())
-    .filter((line) => line && !line.startsWith('#')));
+  return [...text.matchAll(/^```[^\n]*\n([^]*?)^```$/gm)].map(([, body]) =>
+    body!
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .map((line) =>
+        line
+          .replace(/\s+#\s.*$/, '')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      )
+      .filter((line) => line && !line.startsWith('#')),
+  );
 }
 
-describe('the README\'s quick start', () => {
+describe("the README's quick start", () => {
   const readme = readFileSync(README, 'utf8');
   const quickStart = codeBlocks(readme.slice(0, readme.indexOf('\n## ')))[0]!;
-  const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as { podSecurity: { enforce: string }; database: { existingSecretKey: string } };
+  const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as {
+    podSecurity: { enforce: string };
+    database: { existingSecretKey: string };
+  };
   const step = (commands: string[], pattern: RegExp) => commands.findIndex((command) => pattern.test(command));
 
   it('is the first code block, before any section, and a complete install in order', () => {
     expect(quickStart, 'README.md has no code block before its first section').toBeDefined();
     const steps = [
       /^kubectl create namespace svc$/,
-      new RegExp(`^kubectl label namespace svc pod-security\\.kubernetes\\.io/enforce=${values.podSecurity.enforce}\\b`),
+      new RegExp(
+        `^kubectl label namespace svc pod-security\\.kubernetes\\.io/enforce=${values.podSecurity.enforce}\\b`,
+      ),
       // values.yaml: database.existingSecret unset means svc-database, its URL under existingSecretKey.
-      new RegExp(`^kubectl -n svc create secret generic svc-database --from-literal=${values.database.existingSecretKey}=`),
+      new RegExp(
+        `^kubectl -n svc create secret generic svc-database --from-literal=${values.database.existingSecretKey}=`,
+      ),
       /^helm install svc charts\/svc --namespace svc\b/,
       /^svc login --bridge-url https:\/\//,
     ].map((pattern) => step(quickStart, pattern));
-    expect(steps.every((index) => index >= 0), `missing steps in:\n${quickStart.join('\n')}`).toBe(true);
+    expect(
+      steps.every((index) => index >= 0),
+      `missing steps in:\n${quickStart.join('\n')}`,
+    ).toBe(true);
     expect([...steps].sort((a, b) => a - b)).toEqual(steps);
   });
 
@@ -86,7 +111,11 @@ describe('the README\'s quick start', () => {
     const [external = [], bundled = []] = codeBlocks(section(readme, 'Install'));
     expect(external.length, '"Install" has no code block').toBeGreaterThan(0);
     for (const command of external) expect(quickStart, `"Install" runs ${command}`).toContain(command);
-    expect(bundled.some((command) => command.startsWith('helm install') && command.includes('--set postgresql.enabled=true'))).toBe(true);
+    expect(
+      bundled.some(
+        (command) => command.startsWith('helm install') && command.includes('--set postgresql.enabled=true'),
+      ),
+    ).toBe(true);
     expect(bundled.some((command) => command.includes('create secret'))).toBe(false);
     expect(bundled.slice(0, 2)).toEqual(external.slice(0, 2));
   });
@@ -100,23 +129,37 @@ function operatorSources(): { file: string; text: string }[] {
     .map((name) => ({ file: name, text: readFileSync(join(dir, name), 'utf8') }));
 }
 
-describe('the README\'s conditions section', () => {
+describe("the README's conditions section", () => {
   const text = section(readFileSync(README, 'utf8'), 'Ship and Repo status: conditions and reasons');
   const sources = operatorSources();
   // Condition reasons: REASONS.<Name> where a reconciler uses one (conditions.ts only defines them).
-  const conditionReasons = new Set(sources.filter(({ file }) => !file.endsWith('conditions.ts')).flatMap(({ text }) => [...text.matchAll(/\bREASONS\.(\w+)/g)].map((match) => match[1]!)));
+  const conditionReasons = new Set(
+    sources
+      .filter(({ file }) => !file.endsWith('conditions.ts'))
+      .flatMap(({ text }) => [...text.matchAll(/\bREASONS\.(\w+)/g)].map((match) => match[1]!)),
+  );
   // Event reasons the reconcilers spell out (the Warning Events reuse the Ready reason).
-  const eventReasons = new Set(sources.filter(({ file }) => file.startsWith('reconcile')).flatMap(({ text }) => [...text.matchAll(/type: '(?:Normal|Warning)', reason: '(\w+)'/g)].map((match) => match[1]!)));
+  const eventReasons = new Set(
+    sources
+      .filter(({ file }) => file.startsWith('reconcile'))
+      .flatMap(({ text }) =>
+        [...text.matchAll(/type: '(?:Normal|Warning)', reason: '(\w+)'/g)].map((match) => match[1]!),
+      ),
+  );
   const rows = new Set([...text.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]!));
 
   it('finds the reasons in operator/ (the grep still works)', () => {
     expect(conditionReasons.size).toBeGreaterThanOrEqual(10);
     for (const reason of conditionReasons) expect(Object.keys(REASONS), `REASONS.${reason}`).toContain(reason);
-    expect(eventReasons).toEqual(new Set(['Registered', 'Adopted', 'Replaced', 'URLChanged', 'TokensChanged', 'Deregistered']));
+    expect(eventReasons).toEqual(
+      new Set(['Registered', 'Adopted', 'Replaced', 'URLChanged', 'TokensChanged', 'Deregistered']),
+    );
   });
 
   it('has a row for every condition reason the operator writes, and none it does not', () => {
-    expect([...rows].sort()).toEqual([...conditionReasons].map((reason) => REASONS[reason as keyof typeof REASONS]).sort());
+    expect([...rows].sort()).toEqual(
+      [...conditionReasons].map((reason) => REASONS[reason as keyof typeof REASONS]).sort(),
+    );
   });
 
   it('names every Event reason and both condition types', () => {
@@ -128,14 +171,21 @@ describe('the README\'s conditions section', () => {
 describe('the README on uninstalling', () => {
   const text = section(readFileSync(README, 'utf8'), 'Upgrading, CRDs and uninstalling');
 
-  it('names the operator\'s finalizer', () => {
+  it("names the operator's finalizer", () => {
     expect(text).toContain(`\`${FINALIZER}\``);
   });
 
   it('deletes the DaemonSet, then the Ships and Repos (waiting), then uninstalls', () => {
     const commands = codeBlocks(text).flat();
-    const order = [/^kubectl -n svc delete daemonset svc-ship$/, /^kubectl -n svc delete ships,repos --all\b/, /^helm uninstall svc -n svc$/].map((pattern) => commands.findIndex((command) => pattern.test(command)));
-    expect(order.every((index) => index >= 0), commands.join('\n')).toBe(true);
+    const order = [
+      /^kubectl -n svc delete daemonset svc-ship$/,
+      /^kubectl -n svc delete ships,repos --all\b/,
+      /^helm uninstall svc -n svc$/,
+    ].map((pattern) => commands.findIndex((command) => pattern.test(command)));
+    expect(
+      order.every((index) => index >= 0),
+      commands.join('\n'),
+    ).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(commands[order[1]!]).not.toContain('--wait=false');
   });

@@ -15,13 +15,18 @@ export const RELEASE = 'svc';
 export const NAMESPACE = 'svc';
 export const UPDATE = process.env.SVC_UPDATE_DOCS === '1';
 // Rewriting the golden files and then comparing against them passes whatever is rendered: never in CI.
-if (UPDATE && process.env.CI === 'true') throw new Error('SVC_UPDATE_DOCS=1 under CI=true: the chart tests would compare the chart with itself');
+if (UPDATE && process.env.CI === 'true')
+  throw new Error('SVC_UPDATE_DOCS=1 under CI=true: the chart tests would compare the chart with itself');
 
 export function helmAvailable(who: string): boolean {
   return toolAvailable(HELM, who, K8S_TOOLS_HINT);
 }
 
-export interface HelmRun { code: number; stdout: string; stderr: string }
+export interface HelmRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export function helm(args: string[]): Promise<HelmRun> {
   return new Promise((done) => {
@@ -32,7 +37,10 @@ export function helm(args: string[]): Promise<HelmRun> {
 }
 
 /** The values cases: testdata/<case>.yaml, each with its golden testdata/<case>.golden.yaml. */
-export const CASES = readdirSync(TESTDATA).filter((name) => name.endsWith('.yaml') && !name.endsWith('.golden.yaml')).map((name) => name.slice(0, -'.yaml'.length)).sort();
+export const CASES = readdirSync(TESTDATA)
+  .filter((name) => name.endsWith('.yaml') && !name.endsWith('.golden.yaml'))
+  .map((name) => name.slice(0, -'.yaml'.length))
+  .sort();
 
 export function valuesFile(name: string): string {
   return join(TESTDATA, `${name}.yaml`);

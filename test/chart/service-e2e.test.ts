@@ -39,14 +39,28 @@ import { freePort } from '../helpers/ports.js';
 import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
 import { connectTerminal } from '../helpers/terminal.js';
 import {
-  fieldOf, forwardHostPorts, groupMembers, imageOf, launchOf, podPorts, serviceRoutes, startContainer, waitReady,
-  type Container, type ContainerProcess, type Launch, type Placement, type Pod, type PodSpec,
+  fieldOf,
+  forwardHostPorts,
+  groupMembers,
+  imageOf,
+  launchOf,
+  podPorts,
+  serviceRoutes,
+  startContainer,
+  waitReady,
+  type Container,
+  type ContainerProcess,
+  type Launch,
+  type Placement,
+  type Pod,
+  type PodSpec,
 } from './kubelet.js';
 import { CHART, helmAvailable, NAMESPACE, parseObjects, ROOT, template, type KubeObject } from './render.js';
 
 const hasPostgres = !!process.env.TEST_DATABASE_URL;
 if (!hasPostgres) {
-  if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the chart end-to-end test needs PostgreSQL');
+  if (process.env.CI === 'true')
+    throw new Error('CI=true but TEST_DATABASE_URL is not set: the chart end-to-end test needs PostgreSQL');
   console.warn('test/chart/service-e2e.test.ts: skipped: TEST_DATABASE_URL is not set (the bridge runs on PostgreSQL)');
 }
 
@@ -68,16 +82,60 @@ const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${
  * any other difference, or one of these missing, fails the test.
  */
 const SUBSTITUTED: Record<string, string[]> = {
-  bridge: ['entrypoint', 'arg --port', 'arg --data-directory', 'arg --public-url', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  ship: ['entrypoint', 'arg --port', 'arg --fleet-directory', 'arg --repo-cache', 'arg --bridge-url', 'arg --tokens-from', 'arg --tokens-credential', 'arg --metrics-port', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  sessions: ['entrypoint', 'arg --fleet-directory', 'arg --drain-report-to', 'arg --drain-report-credential', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)'],
-  operator: ['entrypoint', 'arg --health-port', 'arg --token-exchange-port', 'env SVC_BRIDGE_URL', 'env HOME', 'env PATH (added)', 'env TMPDIR (added)', 'env TMUX_TMPDIR (added)', 'env KUBECONFIG (added)'],
+  bridge: [
+    'entrypoint',
+    'arg --port',
+    'arg --data-directory',
+    'arg --public-url',
+    'arg --metrics-port',
+    'env HOME',
+    'env PATH (added)',
+    'env TMPDIR (added)',
+    'env TMUX_TMPDIR (added)',
+  ],
+  ship: [
+    'entrypoint',
+    'arg --port',
+    'arg --fleet-directory',
+    'arg --repo-cache',
+    'arg --bridge-url',
+    'arg --tokens-from',
+    'arg --tokens-credential',
+    'arg --metrics-port',
+    'env HOME',
+    'env PATH (added)',
+    'env TMPDIR (added)',
+    'env TMUX_TMPDIR (added)',
+  ],
+  sessions: [
+    'entrypoint',
+    'arg --fleet-directory',
+    'arg --drain-report-to',
+    'arg --drain-report-credential',
+    'env HOME',
+    'env PATH (added)',
+    'env TMPDIR (added)',
+    'env TMUX_TMPDIR (added)',
+  ],
+  operator: [
+    'entrypoint',
+    'arg --health-port',
+    'arg --token-exchange-port',
+    'env SVC_BRIDGE_URL',
+    'env HOME',
+    'env PATH (added)',
+    'env TMPDIR (added)',
+    'env TMUX_TMPDIR (added)',
+    'env KUBECONFIG (added)',
+  ],
 };
 
 type Json = Record<string, any>;
 
 function decode(data: Record<string, string> | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+  return Object.fromEntries(
+    Object.entries(data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]),
+  );
 }
 
 /**
@@ -86,434 +144,715 @@ function decode(data: Record<string, string> | undefined): Record<string, string
  * fake's default user (this test) may do anything. Refusals are recorded.
  */
 function renderedRbac(objects: KubeObject[], refused: string[]): (request: RequestAttributes) => boolean {
-  const role = (kind: string, name: string, namespace?: string) => objects.find((object) => object.kind === kind && object.metadata.name === name && (kind === 'ClusterRole' || object.metadata.namespace === namespace));
+  const role = (kind: string, name: string, namespace?: string) =>
+    objects.find(
+      (object) =>
+        object.kind === kind &&
+        object.metadata.name === name &&
+        (kind === 'ClusterRole' || object.metadata.namespace === namespace),
+    );
   return (request) => {
     if (request.user === 'admin') return true;
     const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
-    const allowed = objects.filter((object) => object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding').some((binding: Json) => {
-      if (binding.kind === 'RoleBinding' && binding.metadata.namespace !== request.namespace) return false;
-      if (!binding.subjects.some((subject: Json) => request.user === `system:serviceaccount:${subject.namespace}:${subject.name}` && subject.kind === 'ServiceAccount')) return false;
-      const rules = (role(binding.roleRef.kind, binding.roleRef.name, binding.metadata.namespace) as Json | undefined)?.rules ?? [];
-      return rules.some((rule: Json) => ['apiGroups', 'resources', 'verbs'].every((field) => {
-        const wanted = { apiGroups: request.group, resources: resource, verbs: request.verb }[field]!;
-        return rule[field].includes('*') || rule[field].includes(wanted);
-      }) && (!rule.resourceNames?.length || rule.resourceNames.includes(request.name)));
-    });
-    if (!allowed) refused.push(`${request.user} ${request.verb} ${resource} ${request.namespace ?? ''}/${request.name ?? ''}`);
+    const allowed = objects
+      .filter((object) => object.kind === 'RoleBinding' || object.kind === 'ClusterRoleBinding')
+      .some((binding: Json) => {
+        if (binding.kind === 'RoleBinding' && binding.metadata.namespace !== request.namespace) return false;
+        if (
+          !binding.subjects.some(
+            (subject: Json) =>
+              request.user === `system:serviceaccount:${subject.namespace}:${subject.name}` &&
+              subject.kind === 'ServiceAccount',
+          )
+        )
+          return false;
+        const rules =
+          (role(binding.roleRef.kind, binding.roleRef.name, binding.metadata.namespace) as Json | undefined)?.rules ??
+          [];
+        return rules.some(
+          (rule: Json) =>
+            ['apiGroups', 'resources', 'verbs'].every((field) => {
+              const wanted = { apiGroups: request.group, resources: resource, verbs: request.verb }[field]!;
+              return rule[field].includes('*') || rule[field].includes(wanted);
+            }) &&
+            (!rule.resourceNames?.length || rule.resourceNames.includes(request.name)),
+        );
+      });
+    if (!allowed)
+      refused.push(`${request.user} ${request.verb} ${resource} ${request.namespace ?? ''}/${request.name ?? ''}`);
     return allowed;
   };
 }
 
-describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres)('the rendered chart, run as processes', () => {
-  const image = imageOf(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
-  const refused: string[] = [];
-  const running: ContainerProcess[] = [];
-  const launches: Record<string, { launch: Launch; container: Container; placement: Placement }> = {};
-  const closers: Array<() => Promise<unknown>> = [];
-  let objects: KubeObject[];
-  let root: string;
-  let fake: FakeKubeApi;
-  let bridgeUrl: string;
-  let serviceAccount: string;
-  let freshInstallOperator: Launch | { waiting: string };
+describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres)(
+  'the rendered chart, run as processes',
+  () => {
+    const image = imageOf(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    const refused: string[] = [];
+    const running: ContainerProcess[] = [];
+    const launches: Record<string, { launch: Launch; container: Container; placement: Placement }> = {};
+    const closers: Array<() => Promise<unknown>> = [];
+    let objects: KubeObject[];
+    let root: string;
+    let fake: FakeKubeApi;
+    let bridgeUrl: string;
+    let serviceAccount: string;
+    let freshInstallOperator: Launch | { waiting: string };
 
-  const workload = (kind: string, component: string) => {
-    const found = objects.find((object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component);
-    if (!found) throw new Error(`the chart rendered no ${kind} for the ${component}`);
-    return found as KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } };
-  };
-  const secret = (name: string) => {
-    const found = fake.read('v1', 'Secret', name, NAMESPACE);
-    return found && decode(found.data as Record<string, string>);
-  };
-  const ship = (node = NODE) => fake.read('svc.dev/v1alpha1', 'Ship', node, NAMESPACE) as (FakeObject & { spec: Json; status?: Json }) | undefined;
-  const admin = () => secret(RECONCILE_DEFAULTS.adminSecret)!;
-  const asAdmin = async () => {
-    const login = await call(bridgeUrl, 'POST', '/auth/login', { username: admin().username, password: admin().password });
-    if (login.status !== 200) throw new Error(`login as the chart's first admin: ${login.status} ${login.text}`);
-    const token = (login.body as { token: string }).token;
-    return (method: string, route: string, body?: unknown) => call(bridgeUrl, method, route, body, { authorization: `Bearer ${token}` });
-  };
+    const workload = (kind: string, component: string) => {
+      const found = objects.find(
+        (object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component,
+      );
+      if (!found) throw new Error(`the chart rendered no ${kind} for the ${component}`);
+      return found as KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } };
+    };
+    const secret = (name: string) => {
+      const found = fake.read('v1', 'Secret', name, NAMESPACE);
+      return found && decode(found.data as Record<string, string>);
+    };
+    const ship = (node = NODE) =>
+      fake.read('svc.dev/v1alpha1', 'Ship', node, NAMESPACE) as
+        | (FakeObject & { spec: Json; status?: Json })
+        | undefined;
+    const admin = () => secret(RECONCILE_DEFAULTS.adminSecret)!;
+    const asAdmin = async () => {
+      const login = await call(bridgeUrl, 'POST', '/auth/login', {
+        username: admin().username,
+        password: admin().password,
+      });
+      if (login.status !== 200) throw new Error(`login as the chart's first admin: ${login.status} ${login.text}`);
+      const token = (login.body as { token: string }).token;
+      return (method: string, route: string, body?: unknown) =>
+        call(bridgeUrl, method, route, body, { authorization: `Bearer ${token}` });
+    };
 
-  /**
-   * Starts a container as the kubelet would once its Secrets exist, and waits for its readiness probe. The
-   * second node's processes are named `<component>@<node>` and not compared with their containers (the
-   * first node's are).
-   */
-  const runContainer = async (component: string, pod: Pod, placement: Placement) => {
-    const node = pod.spec.nodeName ?? NODE;
-    const name = node === NODE ? component : `${component}@${node}`;
-    const container = pod.spec.containers[0]!;
-    const deadline = Date.now() + CONVERGE_MS;
-    let launch = launchOf(image, container, placement);
-    while ('waiting' in launch) {
-      if (Date.now() > deadline) throw new Error(`the ${component} container never started: it waits for ${launch.waiting}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      launch = launchOf(image, container, placement);
-    }
-    if (node === NODE) launches[component] = { launch, container, placement };
-    const started = startContainer(name, launch);
-    running.push(started);
-    await waitReady(started, container, pod.spec, placement.ports);
-    return launch;
-  };
-
-  let startHolderPod: (node: string) => Promise<void>;
-  let startShipPod: (shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } }, node?: string) => Promise<string>;
-
-  beforeAll(async () => {
-    const rendered = await template(['--values', VALUES]);
-    if (rendered.code !== 0) throw new Error(`helm template exited ${rendered.code}: ${rendered.stderr}`);
-    objects = parseObjects(rendered.stdout).map(({ object }) => object);
-    const holderSet = workload('DaemonSet', 'session-holder');
-    const bridge = workload('Deployment', 'bridge');
-    const shipSet = workload('DaemonSet', 'ship');
-    const operator = workload('Deployment', 'operator');
-    const bridgeService = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'svc-bridge')!;
-    const operatorService = objects.find((object) => object.kind === 'Service' && object.metadata.name === 'svc-operator')!;
-
-    root = await makeTempRoot('svc-test-chart-e2e-');
-    closers.push(() => removeRoot(root));
-    const schema = await postgresSchema();
-    closers.push(() => schema.drop());
-    fake = await startFakeKubeApi({ crds: join(CHART, 'crds'), namespace: NAMESPACE, authorize: renderedRbac(objects, refused) });
-    closers.push(() => fake.close());
-    // The operator's service-account token, as a kubeconfig (the fake names its own files after the user,
-    // whose colons would split KUBECONFIG).
-    const serviceAccountToken = randomBytes(24).toString('base64url');
-    serviceAccount = `system:serviceaccount:${NAMESPACE}:${operator.spec.template.spec.serviceAccountName}`;
-    fake.addToken(serviceAccountToken, serviceAccount);
-    const serviceAccountKubeconfig = join(root, 'service-account.kubeconfig');
-    writeFileSync(serviceAccountKubeconfig, kubeconfigYaml({ server: fake.url, caPem: fake.caPem, token: serviceAccountToken, namespace: NAMESPACE }), { mode: 0o600 });
-
-    const ports = { bridge: await podPorts(bridge.spec.template.spec), operator: await podPorts(operator.spec.template.spec) };
-    // The ships and the holders: one pod each per node, each pod its own ports.
-    const nodePorts: Record<string, { ship: Map<number, number>; sessions: Map<number, number> }> = {};
-    for (const node of [NODE, NODE_2]) nodePorts[node] = { ship: await podPorts(shipSet.spec.template.spec), sessions: await podPorts(holderSet.spec.template.spec) };
-    const services = new Map([...serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge), ...serviceRoutes(operatorService, operator.spec.template.spec, ports.operator)]);
-    const podOf = (component: string, spec: PodSpec, node = NODE): Pod => ({ metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE }, spec: { ...spec, nodeName: node } });
-    const placementOf = (pod: Pod, component: 'bridge' | 'operator' | 'ship' | 'sessions'): Placement => {
+    /**
+     * Starts a container as the kubelet would once its Secrets exist, and waits for its readiness probe. The
+     * second node's processes are named `<component>@<node>` and not compared with their containers (the
+     * first node's are).
+     */
+    const runContainer = async (component: string, pod: Pod, placement: Placement) => {
       const node = pod.spec.nodeName ?? NODE;
-      return {
-        pod, nodeRoot: join(root, node === NODE ? 'node' : node), podRoot: join(root, 'pods', pod.metadata.name),
-        ports: component === 'ship' || component === 'sessions' ? nodePorts[node]![component] : ports[component], secret, services,
-        kubeconfig: pod.spec.serviceAccountName && pod.spec.automountServiceAccountToken !== false ? serviceAccountKubeconfig : undefined,
-        // The kubelet's TokenRequest for a projected volume: a token the API server knows as bound to this pod.
-        projectedToken: (audience) => {
-          const token = randomBytes(24).toString('base64url');
-          const uid = (pod.metadata as { uid?: string }).uid;
-          if (!uid || !pod.spec.serviceAccountName) throw new Error(`pod ${pod.metadata.name} has no uid or service account to bind a token to`);
-          fake.addBoundToken(token, { namespace: NAMESPACE, serviceAccount: pod.spec.serviceAccountName, podName: pod.metadata.name, podUid: uid, audiences: [audience] });
-          return token;
-        },
+      const name = node === NODE ? component : `${component}@${node}`;
+      const container = pod.spec.containers[0]!;
+      const deadline = Date.now() + CONVERGE_MS;
+      let launch = launchOf(image, container, placement);
+      while ('waiting' in launch) {
+        if (Date.now() > deadline)
+          throw new Error(`the ${component} container never started: it waits for ${launch.waiting}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        launch = launchOf(image, container, placement);
+      }
+      if (node === NODE) launches[component] = { launch, container, placement };
+      const started = startContainer(name, launch);
+      running.push(started);
+      await waitReady(started, container, pod.spec, placement.ports);
+      return launch;
+    };
+
+    let startHolderPod: (node: string) => Promise<void>;
+    let startShipPod: (
+      shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } },
+      node?: string,
+    ) => Promise<string>;
+
+    beforeAll(async () => {
+      const rendered = await template(['--values', VALUES]);
+      if (rendered.code !== 0) throw new Error(`helm template exited ${rendered.code}: ${rendered.stderr}`);
+      objects = parseObjects(rendered.stdout).map(({ object }) => object);
+      const holderSet = workload('DaemonSet', 'session-holder');
+      const bridge = workload('Deployment', 'bridge');
+      const shipSet = workload('DaemonSet', 'ship');
+      const operator = workload('Deployment', 'operator');
+      const bridgeService = objects.find(
+        (object) => object.kind === 'Service' && object.metadata.name === 'svc-bridge',
+      )!;
+      const operatorService = objects.find(
+        (object) => object.kind === 'Service' && object.metadata.name === 'svc-operator',
+      )!;
+
+      root = await makeTempRoot('svc-test-chart-e2e-');
+      closers.push(() => removeRoot(root));
+      const schema = await postgresSchema();
+      closers.push(() => schema.drop());
+      fake = await startFakeKubeApi({
+        crds: join(CHART, 'crds'),
+        namespace: NAMESPACE,
+        authorize: renderedRbac(objects, refused),
+      });
+      closers.push(() => fake.close());
+      // The operator's service-account token, as a kubeconfig (the fake names its own files after the user,
+      // whose colons would split KUBECONFIG).
+      const serviceAccountToken = randomBytes(24).toString('base64url');
+      serviceAccount = `system:serviceaccount:${NAMESPACE}:${operator.spec.template.spec.serviceAccountName}`;
+      fake.addToken(serviceAccountToken, serviceAccount);
+      const serviceAccountKubeconfig = join(root, 'service-account.kubeconfig');
+      writeFileSync(
+        serviceAccountKubeconfig,
+        kubeconfigYaml({ server: fake.url, caPem: fake.caPem, token: serviceAccountToken, namespace: NAMESPACE }),
+        { mode: 0o600 },
+      );
+
+      const ports = {
+        bridge: await podPorts(bridge.spec.template.spec),
+        operator: await podPorts(operator.spec.template.spec),
       };
-    };
+      // The ships and the holders: one pod each per node, each pod its own ports.
+      const nodePorts: Record<string, { ship: Map<number, number>; sessions: Map<number, number> }> = {};
+      for (const node of [NODE, NODE_2])
+        nodePorts[node] = {
+          ship: await podPorts(shipSet.spec.template.spec),
+          sessions: await podPorts(holderSet.spec.template.spec),
+        };
+      const services = new Map([
+        ...serviceRoutes(bridgeService, bridge.spec.template.spec, ports.bridge),
+        ...serviceRoutes(operatorService, operator.spec.template.spec, ports.operator),
+      ]);
+      const podOf = (component: string, spec: PodSpec, node = NODE): Pod => ({
+        metadata: { name: `svc-${component}-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE },
+        spec: { ...spec, nodeName: node },
+      });
+      const placementOf = (pod: Pod, component: 'bridge' | 'operator' | 'ship' | 'sessions'): Placement => {
+        const node = pod.spec.nodeName ?? NODE;
+        return {
+          pod,
+          nodeRoot: join(root, node === NODE ? 'node' : node),
+          podRoot: join(root, 'pods', pod.metadata.name),
+          ports: component === 'ship' || component === 'sessions' ? nodePorts[node]![component] : ports[component],
+          secret,
+          services,
+          kubeconfig:
+            pod.spec.serviceAccountName && pod.spec.automountServiceAccountToken !== false
+              ? serviceAccountKubeconfig
+              : undefined,
+          // The kubelet's TokenRequest for a projected volume: a token the API server knows as bound to this pod.
+          projectedToken: (audience) => {
+            const token = randomBytes(24).toString('base64url');
+            const uid = (pod.metadata as { uid?: string }).uid;
+            if (!uid || !pod.spec.serviceAccountName)
+              throw new Error(`pod ${pod.metadata.name} has no uid or service account to bind a token to`);
+            fake.addBoundToken(token, {
+              namespace: NAMESPACE,
+              serviceAccount: pod.spec.serviceAccountName,
+              podName: pod.metadata.name,
+              podUid: uid,
+              audiences: [audience],
+            });
+            return token;
+          },
+        };
+      };
 
-    // Before `helm install`, the user creates the database Secret the values name (here: a fresh schema).
-    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: DATABASE_SECRET.name, namespace: NAMESPACE }, type: 'Opaque', stringData: { [DATABASE_SECRET.key]: schema.url } });
-    fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: AGENT_KEY.secret, namespace: NAMESPACE }, type: 'Opaque', stringData: { [AGENT_KEY.key]: AGENT_KEY.value } });
-    // `helm install`: of the rendered objects, the fake serves the DaemonSet (the operator watches it); the
-    // Deployments' pods are this test's processes, their Services its port map.
-    const daemonSet = fake.create(shipSet);
-    const operatorPod = podOf('operator', operator.spec.template.spec);
-    freshInstallOperator = launchOf(image, operatorPod.spec.containers[0]!, placementOf(operatorPod, 'operator'));
+      // Before `helm install`, the user creates the database Secret the values name (here: a fresh schema).
+      fake.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: DATABASE_SECRET.name, namespace: NAMESPACE },
+        type: 'Opaque',
+        stringData: { [DATABASE_SECRET.key]: schema.url },
+      });
+      fake.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: AGENT_KEY.secret, namespace: NAMESPACE },
+        type: 'Opaque',
+        stringData: { [AGENT_KEY.key]: AGENT_KEY.value },
+      });
+      // `helm install`: of the rendered objects, the fake serves the DaemonSet (the operator watches it); the
+      // Deployments' pods are this test's processes, their Services its port map.
+      const daemonSet = fake.create(shipSet);
+      const operatorPod = podOf('operator', operator.spec.template.spec);
+      freshInstallOperator = launchOf(image, operatorPod.spec.containers[0]!, placementOf(operatorPod, 'operator'));
 
-    await runContainer('operator', operatorPod, placementOf(operatorPod, 'operator'));
-    const bridgePod = podOf('bridge', bridge.spec.template.spec);
-    bridgeUrl = `http://${[...services.values()][0]}`;
-    await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
+      await runContainer('operator', operatorPod, placementOf(operatorPod, 'operator'));
+      const bridgePod = podOf('bridge', bridge.spec.template.spec);
+      bridgeUrl = `http://${[...services.values()][0]}`;
+      await runContainer('bridge', bridgePod, placementOf(bridgePod, 'bridge'));
 
-    // The session holder's pod on each node (its DaemonSet is rolled only on delete: nothing watches it).
-    // In the API server, as its DaemonSet controller makes it: the operator checks a drain report's pod.
-    const holderDaemonSet = fake.create(holderSet);
-    startHolderPod = async (node) => {
-      const podTemplate = holderSet.spec.template;
-      const holderPod = fake.create({
-        apiVersion: 'v1', kind: 'Pod',
-        metadata: { name: `svc-sessions-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: holderDaemonSet.metadata.name, uid: holderDaemonSet.metadata.uid, controller: true }] },
-        spec: { ...podTemplate.spec, nodeName: node },
-      }) as unknown as Pod;
-      await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
-    };
-    for (const node of [NODE, NODE_2]) await startHolderPod(node);
+      // The session holder's pod on each node (its DaemonSet is rolled only on delete: nothing watches it).
+      // In the API server, as its DaemonSet controller makes it: the operator checks a drain report's pod.
+      const holderDaemonSet = fake.create(holderSet);
+      startHolderPod = async (node) => {
+        const podTemplate = holderSet.spec.template;
+        const holderPod = fake.create({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `svc-sessions-${randomBytes(3).toString('hex')}`,
+            namespace: NAMESPACE,
+            labels: podTemplate.metadata.labels,
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'DaemonSet',
+                name: holderDaemonSet.metadata.name,
+                uid: holderDaemonSet.metadata.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: { ...podTemplate.spec, nodeName: node },
+        }) as unknown as Pod;
+        await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
+      };
+      for (const node of [NODE, NODE_2]) await startHolderPod(node);
 
-    // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
-    // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
-    startShipPod = async (set, node = NODE) => {
-      const podTemplate = set.spec.template;
-      const hostIP = HOSTS[node]!;
-      const created = fake.create({
-        apiVersion: 'v1', kind: 'Pod',
-        metadata: { name: `svc-ship-${randomBytes(3).toString('hex')}`, namespace: NAMESPACE, labels: podTemplate.metadata.labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: daemonSet.metadata.name, uid: daemonSet.metadata.uid, controller: true }] },
-        spec: { ...podTemplate.spec, nodeName: node },
-      }) as unknown as Pod;
-      const shipPod = { ...created, status: { hostIP, podIP: hostIP } };
-      await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
-      fake.writeStatus('v1', 'Pod', shipPod.metadata.name, { phase: 'Running', hostIP, podIP: hostIP, conditions: [{ type: 'Ready', status: 'True' }] }, NAMESPACE);
-      return shipPod.metadata.name;
-    };
-    for (const node of [NODE, NODE_2]) {
-      const forwarder = await forwardHostPorts(shipSet.spec.template.spec.containers[0]!, HOSTS[node]!, nodePorts[node]!.ship);
-      closers.unshift(() => forwarder.close());
-      await startShipPod(shipSet, node);
-    }
-  }, 180_000);
+      // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
+      // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
+      startShipPod = async (set, node = NODE) => {
+        const podTemplate = set.spec.template;
+        const hostIP = HOSTS[node]!;
+        const created = fake.create({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `svc-ship-${randomBytes(3).toString('hex')}`,
+            namespace: NAMESPACE,
+            labels: podTemplate.metadata.labels,
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'DaemonSet',
+                name: daemonSet.metadata.name,
+                uid: daemonSet.metadata.uid,
+                controller: true,
+              },
+            ],
+          },
+          spec: { ...podTemplate.spec, nodeName: node },
+        }) as unknown as Pod;
+        const shipPod = { ...created, status: { hostIP, podIP: hostIP } };
+        await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
+        fake.writeStatus(
+          'v1',
+          'Pod',
+          shipPod.metadata.name,
+          { phase: 'Running', hostIP, podIP: hostIP, conditions: [{ type: 'Ready', status: 'True' }] },
+          NAMESPACE,
+        );
+        return shipPod.metadata.name;
+      };
+      for (const node of [NODE, NODE_2]) {
+        const forwarder = await forwardHostPorts(
+          shipSet.spec.template.spec.containers[0]!,
+          HOSTS[node]!,
+          nodePorts[node]!.ship,
+        );
+        closers.unshift(() => forwarder.close());
+        await startShipPod(shipSet, node);
+      }
+    }, 180_000);
 
-  afterAll(async () => {
-    for (const each of running.splice(0).reverse()) await each.stop();
-    // A ship leaves its tmux server (the sessions) running on purpose; the node's next ship finds it.
-    const shipArgv = launches.ship?.launch.argv;
-    if (shipArgv) {
-      const fleet = shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!;
-      await killFleetTmux(fleet);
-      await killFleetTmux(fleet.replace(join(root, 'node'), join(root, NODE_2)));
-    }
-    for (const close of closers) await close().catch(() => undefined);
-  }, 120_000);
+    afterAll(async () => {
+      for (const each of running.splice(0).reverse()) await each.stop();
+      // A ship leaves its tmux server (the sessions) running on purpose; the node's next ship finds it.
+      const shipArgv = launches.ship?.launch.argv;
+      if (shipArgv) {
+        const fleet = shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!;
+        await killFleetTmux(fleet);
+        await killFleetTmux(fleet.replace(join(root, 'node'), join(root, NODE_2)));
+      }
+      for (const close of closers) await close().catch(() => undefined);
+    }, 120_000);
 
-  it('the operator makes the node\'s Ship from the ready ship pod and registers it: Ready=True, online on the bridge', async () => {
-    await until(async () => ship()?.status?.conditions?.find((condition: Json) => condition.type === 'Ready' && condition.status === 'True') ?? false, `Ship ${NODE} Ready=True; it is ${JSON.stringify(ship()?.status)}`, CONVERGE_MS, 100);
-    const url = `http://${HOST_IP}:4700`;
-    expect(ship()!.spec).toMatchObject({ url, expectedName: NODE, auth: { mode: 'Generated' } });
-    expect(ship()!.status).toMatchObject({ shipName: NODE, registeredURL: url, bridgeStatus: 'online', tokenSecretName: `${NODE}-tokens` });
-    // The operator made the node's own token pair, which the ship pod fetched from it.
-    expect(fake.read('v1', 'Secret', `${NODE}-tokens`, NAMESPACE)!.metadata).toMatchObject({ labels: { 'app.kubernetes.io/managed-by': 'svc-operator' }, ownerReferences: [{ kind: 'Ship', name: NODE }] });
-    const as = await asAdmin();
-    await until(async () => ship(NODE_2)?.status?.bridgeStatus === 'online', `Ship ${NODE_2} online`, CONVERGE_MS, 100);
-    expect((await as('GET', '/ships')).body).toEqual(expect.arrayContaining([{ name: NODE, url, status: 'online' }, { name: NODE_2, url: `http://${HOST_IP_2}:4700`, status: 'online' }]));
-    // The operator did all that within the chart's Role.
-    expect(fake.requests.filter((request) => request.user === serviceAccount).length).toBeGreaterThan(0);
-    expect(refused).toEqual([]);
-  }, CONVERGE_MS + 10_000);
+    it(
+      "the operator makes the node's Ship from the ready ship pod and registers it: Ready=True, online on the bridge",
+      async () => {
+        await until(
+          async () =>
+            ship()?.status?.conditions?.find(
+              (condition: Json) => condition.type === 'Ready' && condition.status === 'True',
+            ) ?? false,
+          `Ship ${NODE} Ready=True; it is ${JSON.stringify(ship()?.status)}`,
+          CONVERGE_MS,
+          100,
+        );
+        const url = `http://${HOST_IP}:4700`;
+        expect(ship()!.spec).toMatchObject({ url, expectedName: NODE, auth: { mode: 'Generated' } });
+        expect(ship()!.status).toMatchObject({
+          shipName: NODE,
+          registeredURL: url,
+          bridgeStatus: 'online',
+          tokenSecretName: `${NODE}-tokens`,
+        });
+        // The operator made the node's own token pair, which the ship pod fetched from it.
+        expect(fake.read('v1', 'Secret', `${NODE}-tokens`, NAMESPACE)!.metadata).toMatchObject({
+          labels: { 'app.kubernetes.io/managed-by': 'svc-operator' },
+          ownerReferences: [{ kind: 'Ship', name: NODE }],
+        });
+        const as = await asAdmin();
+        await until(
+          async () => ship(NODE_2)?.status?.bridgeStatus === 'online',
+          `Ship ${NODE_2} online`,
+          CONVERGE_MS,
+          100,
+        );
+        expect((await as('GET', '/ships')).body).toEqual(
+          expect.arrayContaining([
+            { name: NODE, url, status: 'online' },
+            { name: NODE_2, url: `http://${HOST_IP_2}:4700`, status: 'online' },
+          ]),
+        );
+        // The operator did all that within the chart's Role.
+        expect(fake.requests.filter((request) => request.user === serviceAccount).length).toBeGreaterThan(0);
+        expect(refused).toEqual([]);
+      },
+      CONVERGE_MS + 10_000,
+    );
 
-  it('a workspace created through the bridge on the node\'s ship answers on its terminal', async () => {
-    const remote = makeRemote(root);
-    const port = await freePort();
-    const daemon = startContainer('git daemon', {
-      argv: ['git', 'daemon', '--reuseaddr', '--export-all', `--base-path=${root}`, '--listen=127.0.0.1', `--port=${port}`, root],
-      cwd: root, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
-    running.unshift(daemon);
-    const url = `git://127.0.0.1:${port}/${remote.bare.slice(root.length + 1)}`;
-    await until(async () => git(root, 'ls-remote', url).includes('refs/heads/main'), `git daemon serving ${url}`, 20_000, 100);
+    it("a workspace created through the bridge on the node's ship answers on its terminal", async () => {
+      const remote = makeRemote(root);
+      const port = await freePort();
+      const daemon = startContainer('git daemon', {
+        argv: [
+          'git',
+          'daemon',
+          '--reuseaddr',
+          '--export-all',
+          `--base-path=${root}`,
+          '--listen=127.0.0.1',
+          `--port=${port}`,
+          root,
+        ],
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      running.unshift(daemon);
+      const url = `git://127.0.0.1:${port}/${remote.bare.slice(root.length + 1)}`;
+      await until(
+        async () => git(root, 'ls-remote', url).includes('refs/heads/main'),
+        `git daemon serving ${url}`,
+        20_000,
+        100,
+      );
 
-    const as = await asAdmin();
-    expect(await as('POST', '/repos', { name: 'app', url })).toMatchObject({ status: 201 });
-    const created = await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'e2e', branch: 'main' });
-    expect([created.status, created.text]).toEqual([201, expect.any(String)]);
-    expect(await as('POST', path('app', 'e2e', '/activate'))).toMatchObject({ status: 200 });
-    expect((await as('GET', path('app', 'e2e'))).body).toMatchObject({ name: 'e2e', state: 'active', ship: NODE });
-    const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
-    const terminal = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`);
-    try {
-      // The login shell's prompt first: a shell starting up may discard what was typed ahead of it.
-      await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
-      terminal.input('echo chart-$((6*7)) && cat README.md\r');
-      await terminal.until((screen) => screen.text().includes('chart-42') && screen.text().includes('# fixture'), 20_000);
-    } finally {
-      await terminal.close();
-    }
-  }, 60_000);
-
-  /** What `command` prints in the e2e workspace's shell, through the bridge's terminal. */
-  const inShell = async (command: string): Promise<string> => {
-    const as = await asAdmin();
-    // One terminal per session: the ship answers `exit 1` until the previous one's close has come through
-    // the bridge.
-    const terminal = await until(async () => {
+      const as = await asAdmin();
+      expect(await as('POST', '/repos', { name: 'app', url })).toMatchObject({ status: 201 });
+      const created = await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'e2e', branch: 'main' });
+      expect([created.status, created.text]).toEqual([201, expect.any(String)]);
+      expect(await as('POST', path('app', 'e2e', '/activate'))).toMatchObject({ status: 200 });
+      expect((await as('GET', path('app', 'e2e'))).body).toMatchObject({ name: 'e2e', state: 'active', ship: NODE });
       const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
-      const opened = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`);
-      const prompt = await Promise.race([opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true), opened.exit.then(() => false)]);
-      if (!prompt) await opened.close();
-      return prompt && opened;
-    }, 'a terminal on app/e2e', 20_000, 200);
-    try {
-      const marker = `m${randomBytes(3).toString('hex')}`;
-      // The typed line splits the marker, so only the output matches it.
-      terminal.input(`echo "${marker}""_[$(${command})]"\r`);
-      let answer = '';
-      await terminal.until((screen) => (answer = new RegExp(`${marker}_\\[([^\\]\\n]*)\\]`).exec(screen.text())?.[1] ?? '') !== '', 20_000);
-      return answer;
-    } finally {
-      await terminal.close();
-    }
-  };
-
-  /** Pids from `pid` up to init. */
-  const ancestors = (pid: number): number[] => {
-    const chain: number[] = [];
-    for (let at = pid; at > 1; ) {
-      const stat = readFileSync(`/proc/${at}/stat`, 'utf8');
-      at = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      chain.push(at);
-    }
-    return chain;
-  };
-
-  it('wires the new workspace\'s agent: ship.agent.harness\'s configuration written, at the ship\'s node address', () => {
-    const argv = launches.ship!.launch.argv;
-    const fleet = argv[argv.indexOf('--fleet-directory') + 1]!;
-    const config = readFileSync(join(fleet, 'app', 'e2e', '.codex', 'config.toml'), 'utf8');
-    expect(config).toContain(`url = "http://${HOST_IP}:4700/workspaces/app/e2e/mcp"`);
-  });
-
-  it('runs the workspace\'s shell in the session holder, with ship.agentEnv\'s key from its Secret', async () => {
-    expect(await inShell('echo "$MODEL_KEY"')).toBe(AGENT_KEY.value);
-    expect(await inShell('echo "${SVC_BRIDGE_TOKEN:-none} ${SVC_SHIP_TOKEN:-none}"')).toBe('none none');
-    const shell = Number(await inShell('echo $$'));
-    const holder = running.find((each) => each.name === 'sessions')!.child.pid!;
-    const ship = running.find((each) => each.name === 'ship')!.child.pid!;
-    expect(ancestors(shell)).toContain(holder);
-    expect(ancestors(shell)).not.toContain(ship);
-  }, 60_000);
-
-  it('a ship replaced by a pod of a new image tag adopts the session: the workspace active, the same shell', async () => {
-    const shell = Number(await inShell('echo $$'));
-    const upgraded = await template(['--values', VALUES, '--set', 'image.tag=e2e-next']);
-    if (upgraded.code !== 0) throw new Error(`helm template exited ${upgraded.code}: ${upgraded.stderr}`);
-    const upgradedObjects = parseObjects(upgraded.stdout).map(({ object }) => object);
-    const shipSet = upgradedObjects.find((object) => object.kind === 'DaemonSet' && object.metadata.labels?.['app.kubernetes.io/component'] === 'ship')!;
-    const shipTemplate = (shipSet.spec as { template: { spec: PodSpec } }).template.spec;
-    expect((shipTemplate.containers[0] as { image?: string }).image).toMatch(/:e2e-next$/);
-    // `helm upgrade`: the DaemonSet controller stops the node's ship pod and starts one from the new template.
-    const old = running.findIndex((each) => each.name === 'ship');
-    expect(await running.splice(old, 1)[0]!.stop()).toBe('terminated');
-    expect(existsSync(`/proc/${shell}`)).toBe(true);
-    await startShipPod(shipSet as never);
-    const as = await asAdmin();
-    await until(async () => (await as('GET', path('app', 'e2e'))).body?.state === 'active' && 'active', 'the workspace active through the new ship', CONVERGE_MS, 200);
-    expect(Number(await inShell('echo $$'))).toBe(shell);
-  }, CONVERGE_MS + 30_000);
-
-  /** What a node's ship answers to GET /workspaces through its node's port, presenting `token`. */
-  const shipAnswer = async (node: string, token: string) => (await call(`http://${HOSTS[node]}:4700`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` })).status;
-  const pairOf = (node: string) => secret(`${node}-tokens`)!;
-  const shipArg = (flag: string) => launches.ship!.launch.argv[launches.ship!.launch.argv.indexOf(flag) + 1]!;
-
-  it('gives each node\'s ship a pair of its own: one node\'s bridge token opens its ship and no other', async () => {
-    for (const node of [NODE, NODE_2]) await until(async () => ship(node)?.status?.bridgeStatus === 'online', `Ship ${node} online`, CONVERGE_MS, 100);
-    const one = pairOf(NODE);
-    const two = pairOf(NODE_2);
-    expect(one.bridgeToken).not.toBe(two.bridgeToken);
-    expect(one.shipToken).not.toBe(two.shipToken);
-    expect(await shipAnswer(NODE, one.bridgeToken)).toBe(200);
-    expect(await shipAnswer(NODE_2, two.bridgeToken)).toBe(200);
-    expect(await shipAnswer(NODE, two.bridgeToken)).toBe(401);
-    expect(await shipAnswer(NODE_2, one.bridgeToken)).toBe(401);
-    // Neither ship token opens a ship.
-    expect(await shipAnswer(NODE, one.shipToken)).toBe(401);
-    // No token in the ship's environment: it holds the pair in memory, from the exchange.
-    expect(Object.keys(launches.ship!.launch.env).filter((name) => name.startsWith('SVC_') && name.endsWith('TOKEN'))).toEqual([]);
-    // The exchange answers the node-1 pod's credential with node 1's pair, and a credential it cannot review with 401.
-    const exchange = (credential: string) => fetch(shipArg('--tokens-from'), { method: 'POST', headers: { authorization: `Bearer ${credential}` } });
-    const own = await exchange(readFileSync(shipArg('--tokens-credential'), 'utf8'));
-    expect([own.status, await own.json()]).toEqual([200, { shipToken: one.shipToken, bridgeToken: one.bridgeToken }]);
-    expect(own.headers.get('cache-control')).toBe('no-store');
-    expect((await exchange(randomBytes(24).toString('base64url'))).status).toBe(401);
-  }, CONVERGE_MS + 10_000);
-
-  it('rotates a node\'s pair when its Ship asks: the ship follows, the old bridge token is refused, the bridge keeps it online', async () => {
-    const before = pairOf(NODE_2);
-    const untouched = pairOf(NODE);
-    const fingerprint = ship(NODE_2)!.status!.tokenFingerprint;
-    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
-    fake.patch('svc.dev/v1alpha1', 'Ship', NODE_2, { metadata: { annotations: { 'svc.dev/rotate-tokens': 'r1' } } }, NAMESPACE);
-    await until(async () => pairOf(NODE_2).bridgeToken !== before.bridgeToken, 'a new pair in the node\'s Secret', CONVERGE_MS, 100);
-    const after = pairOf(NODE_2);
-    expect(after.shipToken).not.toBe(before.shipToken);
-    expect(fake.read('v1', 'Secret', `${NODE_2}-tokens`, NAMESPACE)!.metadata.annotations).toMatchObject({ 'svc.dev/tokens-rotation': 'r1' });
-    await until(async () => {
-      const status = ship(NODE_2)?.status;
-      return status?.tokenFingerprint !== fingerprint && status?.bridgeStatus === 'online'
-        && status?.conditions?.some((condition: Json) => condition.type === 'Ready' && condition.status === 'True');
-    }, `Ship ${NODE_2} registered again with the new pair; it is ${JSON.stringify(ship(NODE_2)?.status)}`, CONVERGE_MS, 100);
-    expect(await shipAnswer(NODE_2, after.bridgeToken)).toBe(200);
-    expect(await shipAnswer(NODE_2, before.bridgeToken)).toBe(401);
-    const as = await asAdmin();
-    expect((await as('GET', '/ships')).body).toContainEqual({ name: NODE_2, url: `http://${HOST_IP_2}:4700`, status: 'online' });
-    const events = fake.list('v1', 'Event', NAMESPACE).filter((event: Json) => event.involvedObject?.name === NODE_2 && event.reason === 'TokensChanged');
-    expect(events.length).toBeGreaterThan(0);
-    // No token in any event or status.
-    expect(JSON.stringify([ship(NODE_2), fake.list('v1', 'Event', NAMESPACE)])).not.toContain(after.bridgeToken);
-    // The other node is untouched.
-    expect(pairOf(NODE)).toEqual(untouched);
-    expect(await shipAnswer(NODE, untouched.bridgeToken)).toBe(200);
-  }, 2 * CONVERGE_MS + 10_000);
-
-  it('a drain reports the workspace with unpushed work on its Ship and in the bridge\'s log, then ends its sessions; a clean one is not named', async () => {
-    const as = await asAdmin();
-    expect(await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'tidy', branch: 'main' })).toMatchObject({ status: 201 });
-    const shell = Number(await inShell('echo $$'));
-    const work = join(shipArg('--fleet-directory'), 'app', 'e2e');
-    writeFileSync(join(work, 'drain.txt'), 'local work\n');
-    git(work, 'add', 'drain.txt');
-    git(work, 'commit', '--quiet', '-m', 'not pushed');
-    writeFileSync(join(work, 'README.md'), 'changed, not committed\n');
-    // A node drain: the kubelet's SIGTERM, which tini forwards to svc alone.
-    const at = running.findIndex((each) => each.name === 'sessions');
-    const holder = running.splice(at, 1)[0]!;
-    holder.child.kill('SIGTERM');
-    await until(async () => holder.gone(), 'the session holder exited', 40_000, 100);
-    expect(await holder.stop()).toBe('had exited');
-    // Ended: gone, or a zombie its new parent has yet to reap.
-    const alive = () => {
+      const terminal = await connectTerminal(
+        `${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`,
+      );
       try {
-        return !/\) Z /.test(readFileSync(`/proc/${shell}/stat`, 'utf8'));
-      } catch {
-        return false;
+        // The login shell's prompt first: a shell starting up may discard what was typed ahead of it.
+        await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
+        terminal.input('echo chart-$((6*7)) && cat README.md\r');
+        await terminal.until(
+          (screen) => screen.text().includes('chart-42') && screen.text().includes('# fixture'),
+          20_000,
+        );
+      } finally {
+        await terminal.close();
+      }
+    }, 60_000);
+
+    /** What `command` prints in the e2e workspace's shell, through the bridge's terminal. */
+    const inShell = async (command: string): Promise<string> => {
+      const as = await asAdmin();
+      // One terminal per session: the ship answers `exit 1` until the previous one's close has come through
+      // the bridge.
+      const terminal = await until(
+        async () => {
+          const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
+          const opened = await connectTerminal(
+            `${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`,
+          );
+          const prompt = await Promise.race([
+            opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true),
+            opened.exit.then(() => false),
+          ]);
+          if (!prompt) await opened.close();
+          return prompt && opened;
+        },
+        'a terminal on app/e2e',
+        20_000,
+        200,
+      );
+      try {
+        const marker = `m${randomBytes(3).toString('hex')}`;
+        // The typed line splits the marker, so only the output matches it.
+        terminal.input(`echo "${marker}""_[$(${command})]"\r`);
+        let answer = '';
+        await terminal.until(
+          (screen) => (answer = new RegExp(`${marker}_\\[([^\\]\\n]*)\\]`).exec(screen.text())?.[1] ?? '') !== '',
+          20_000,
+        );
+        return answer;
+      } finally {
+        await terminal.close();
       }
     };
-    await until(async () => !alive(), `the workspace's shell ${shell} ended`, 10_000, 100);
 
-    const events = fake.list('v1', 'Event', NAMESPACE).filter((event: Json) => event.reason === 'UnpushedWork') as Json[];
-    expect(events.map((event) => [event.type, event.involvedObject.kind, event.involvedObject.name])).toEqual([['Warning', 'Ship', NODE]]);
-    expect(events[0]!.message).toMatch(/^node e2e-node-1 is draining: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/);
-    expect(JSON.stringify(events)).not.toContain('app/tidy');
-    const bridgeLog = running.find((each) => each.name === 'bridge')!.output();
-    expect(bridgeLog).toMatch(/drain of ship e2e-node-1: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/);
-    expect(bridgeLog).not.toMatch(/workspace app\/tidy has unpushed work/);
-    // The report reached the operator: the holder did not fall back to its own log.
-    expect(holder.output()).toMatch(/"reported":"the operator"/);
-    // No token anywhere in what was reported.
-    const credential = readFileSync(launches.sessions!.launch.argv[launches.sessions!.launch.argv.indexOf('--drain-report-credential') + 1]!, 'utf8');
-    expect(JSON.stringify(events) + bridgeLog).not.toContain(credential);
-    // The DaemonSet starts the node's next holder.
-    await startHolderPod(NODE);
-  }, 90_000);
-
-  it('every process ran its rendered container, changed only by the listed substitutions', () => {
-    expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'sessions', 'ship']);
-    for (const [component, { launch, container, placement }] of Object.entries(launches)) {
-      const args = launch.argv.slice(launch.argv.length - launch.renderedArgs.length);
-      const differences = launch.renderedArgs.flatMap((arg, index) => (args[index] === arg ? [] : [`arg ${launch.renderedArgs[index - 1]}`]));
-      if (JSON.stringify(launch.argv.slice(0, -args.length)) !== JSON.stringify(container.command ?? image.entrypoint)) differences.push('entrypoint');
-      // The image's environment and the container's as the kubelet resolves it; nothing of this test's own.
-      const rendered: Record<string, string | undefined> = { ...image.env };
-      for (const { name, value, valueFrom } of container.env ?? []) {
-        rendered[name] = valueFrom?.secretKeyRef ? placement.secret(valueFrom.secretKeyRef.name)?.[valueFrom.secretKeyRef.key] : valueFrom?.fieldRef ? fieldOf(placement.pod, valueFrom.fieldRef.fieldPath) : value;
+    /** Pids from `pid` up to init. */
+    const ancestors = (pid: number): number[] => {
+      const chain: number[] = [];
+      for (let at = pid; at > 1; ) {
+        const stat = readFileSync(`/proc/${at}/stat`, 'utf8');
+        at = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        chain.push(at);
       }
-      for (const name of new Set([...Object.keys(rendered), ...Object.keys(launch.env)])) {
-        if (launch.env[name] !== rendered[name]) differences.push(name in rendered ? `env ${name}` : `env ${name} (added)`);
-      }
-      expect([component, differences.sort()]).toEqual([component, [...SUBSTITUTED[component]!].sort()]);
-      expect([component, launch.substitutions.map((each) => each.where).sort()]).toEqual([component, [...SUBSTITUTED[component]!].sort()]);
-    }
-  });
+      return chain;
+    };
 
-  it('a fresh install can start: the operator container needs no Secret that only the operator creates', () => {
-    expect(freshInstallOperator).not.toHaveProperty('waiting');
-    expect(admin().password).toMatch(/^\S{20,}$/);
-  });
-
-  it('every process stops on SIGTERM, leaving nothing of its process group behind', async () => {
-    const outcomes: Record<string, string> = {};
-    for (const each of running.splice(0)) {
-      outcomes[each.name] = await each.stop();
-      expect(groupMembers(each.child.pid!)).toEqual([]);
-    }
-    expect(outcomes).toEqual({
-      'git daemon': 'terminated', ship: 'terminated', sessions: 'terminated', [`ship@${NODE_2}`]: 'terminated', [`sessions@${NODE_2}`]: 'terminated',
-      bridge: 'terminated', operator: 'terminated',
+    it("wires the new workspace's agent: ship.agent.harness's configuration written, at the ship's node address", () => {
+      const argv = launches.ship!.launch.argv;
+      const fleet = argv[argv.indexOf('--fleet-directory') + 1]!;
+      const config = readFileSync(join(fleet, 'app', 'e2e', '.codex', 'config.toml'), 'utf8');
+      expect(config).toContain(`url = "http://${HOST_IP}:4700/workspaces/app/e2e/mcp"`);
     });
-  }, 90_000);
-});
+
+    it("runs the workspace's shell in the session holder, with ship.agentEnv's key from its Secret", async () => {
+      expect(await inShell('echo "$MODEL_KEY"')).toBe(AGENT_KEY.value);
+      expect(await inShell('echo "${SVC_BRIDGE_TOKEN:-none} ${SVC_SHIP_TOKEN:-none}"')).toBe('none none');
+      const shell = Number(await inShell('echo $$'));
+      const holder = running.find((each) => each.name === 'sessions')!.child.pid!;
+      const ship = running.find((each) => each.name === 'ship')!.child.pid!;
+      expect(ancestors(shell)).toContain(holder);
+      expect(ancestors(shell)).not.toContain(ship);
+    }, 60_000);
+
+    it(
+      'a ship replaced by a pod of a new image tag adopts the session: the workspace active, the same shell',
+      async () => {
+        const shell = Number(await inShell('echo $$'));
+        const upgraded = await template(['--values', VALUES, '--set', 'image.tag=e2e-next']);
+        if (upgraded.code !== 0) throw new Error(`helm template exited ${upgraded.code}: ${upgraded.stderr}`);
+        const upgradedObjects = parseObjects(upgraded.stdout).map(({ object }) => object);
+        const shipSet = upgradedObjects.find(
+          (object) => object.kind === 'DaemonSet' && object.metadata.labels?.['app.kubernetes.io/component'] === 'ship',
+        )!;
+        const shipTemplate = (shipSet.spec as { template: { spec: PodSpec } }).template.spec;
+        expect((shipTemplate.containers[0] as { image?: string }).image).toMatch(/:e2e-next$/);
+        // `helm upgrade`: the DaemonSet controller stops the node's ship pod and starts one from the new template.
+        const old = running.findIndex((each) => each.name === 'ship');
+        expect(await running.splice(old, 1)[0]!.stop()).toBe('terminated');
+        expect(existsSync(`/proc/${shell}`)).toBe(true);
+        await startShipPod(shipSet as never);
+        const as = await asAdmin();
+        await until(
+          async () => (await as('GET', path('app', 'e2e'))).body?.state === 'active' && 'active',
+          'the workspace active through the new ship',
+          CONVERGE_MS,
+          200,
+        );
+        expect(Number(await inShell('echo $$'))).toBe(shell);
+      },
+      CONVERGE_MS + 30_000,
+    );
+
+    /** What a node's ship answers to GET /workspaces through its node's port, presenting `token`. */
+    const shipAnswer = async (node: string, token: string) =>
+      (await call(`http://${HOSTS[node]}:4700`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` }))
+        .status;
+    const pairOf = (node: string) => secret(`${node}-tokens`)!;
+    const shipArg = (flag: string) => launches.ship!.launch.argv[launches.ship!.launch.argv.indexOf(flag) + 1]!;
+
+    it(
+      "gives each node's ship a pair of its own: one node's bridge token opens its ship and no other",
+      async () => {
+        for (const node of [NODE, NODE_2])
+          await until(
+            async () => ship(node)?.status?.bridgeStatus === 'online',
+            `Ship ${node} online`,
+            CONVERGE_MS,
+            100,
+          );
+        const one = pairOf(NODE);
+        const two = pairOf(NODE_2);
+        expect(one.bridgeToken).not.toBe(two.bridgeToken);
+        expect(one.shipToken).not.toBe(two.shipToken);
+        expect(await shipAnswer(NODE, one.bridgeToken)).toBe(200);
+        expect(await shipAnswer(NODE_2, two.bridgeToken)).toBe(200);
+        expect(await shipAnswer(NODE, two.bridgeToken)).toBe(401);
+        expect(await shipAnswer(NODE_2, one.bridgeToken)).toBe(401);
+        // Neither ship token opens a ship.
+        expect(await shipAnswer(NODE, one.shipToken)).toBe(401);
+        // No token in the ship's environment: it holds the pair in memory, from the exchange.
+        expect(
+          Object.keys(launches.ship!.launch.env).filter((name) => name.startsWith('SVC_') && name.endsWith('TOKEN')),
+        ).toEqual([]);
+        // The exchange answers the node-1 pod's credential with node 1's pair, and a credential it cannot review with 401.
+        const exchange = (credential: string) =>
+          fetch(shipArg('--tokens-from'), { method: 'POST', headers: { authorization: `Bearer ${credential}` } });
+        const own = await exchange(readFileSync(shipArg('--tokens-credential'), 'utf8'));
+        expect([own.status, await own.json()]).toEqual([
+          200,
+          { shipToken: one.shipToken, bridgeToken: one.bridgeToken },
+        ]);
+        expect(own.headers.get('cache-control')).toBe('no-store');
+        expect((await exchange(randomBytes(24).toString('base64url'))).status).toBe(401);
+      },
+      CONVERGE_MS + 10_000,
+    );
+
+    it(
+      "rotates a node's pair when its Ship asks: the ship follows, the old bridge token is refused, the bridge keeps it online",
+      async () => {
+        const before = pairOf(NODE_2);
+        const untouched = pairOf(NODE);
+        const fingerprint = ship(NODE_2)!.status!.tokenFingerprint;
+        expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
+        fake.patch(
+          'svc.dev/v1alpha1',
+          'Ship',
+          NODE_2,
+          { metadata: { annotations: { 'svc.dev/rotate-tokens': 'r1' } } },
+          NAMESPACE,
+        );
+        await until(
+          async () => pairOf(NODE_2).bridgeToken !== before.bridgeToken,
+          "a new pair in the node's Secret",
+          CONVERGE_MS,
+          100,
+        );
+        const after = pairOf(NODE_2);
+        expect(after.shipToken).not.toBe(before.shipToken);
+        expect(fake.read('v1', 'Secret', `${NODE_2}-tokens`, NAMESPACE)!.metadata.annotations).toMatchObject({
+          'svc.dev/tokens-rotation': 'r1',
+        });
+        await until(
+          async () => {
+            const status = ship(NODE_2)?.status;
+            return (
+              status?.tokenFingerprint !== fingerprint &&
+              status?.bridgeStatus === 'online' &&
+              status?.conditions?.some((condition: Json) => condition.type === 'Ready' && condition.status === 'True')
+            );
+          },
+          `Ship ${NODE_2} registered again with the new pair; it is ${JSON.stringify(ship(NODE_2)?.status)}`,
+          CONVERGE_MS,
+          100,
+        );
+        expect(await shipAnswer(NODE_2, after.bridgeToken)).toBe(200);
+        expect(await shipAnswer(NODE_2, before.bridgeToken)).toBe(401);
+        const as = await asAdmin();
+        expect((await as('GET', '/ships')).body).toContainEqual({
+          name: NODE_2,
+          url: `http://${HOST_IP_2}:4700`,
+          status: 'online',
+        });
+        const events = fake
+          .list('v1', 'Event', NAMESPACE)
+          .filter((event: Json) => event.involvedObject?.name === NODE_2 && event.reason === 'TokensChanged');
+        expect(events.length).toBeGreaterThan(0);
+        // No token in any event or status.
+        expect(JSON.stringify([ship(NODE_2), fake.list('v1', 'Event', NAMESPACE)])).not.toContain(after.bridgeToken);
+        // The other node is untouched.
+        expect(pairOf(NODE)).toEqual(untouched);
+        expect(await shipAnswer(NODE, untouched.bridgeToken)).toBe(200);
+      },
+      2 * CONVERGE_MS + 10_000,
+    );
+
+    it("a drain reports the workspace with unpushed work on its Ship and in the bridge's log, then ends its sessions; a clean one is not named", async () => {
+      const as = await asAdmin();
+      expect(
+        await as('POST', '/workspaces', { ship: NODE, repoName: 'app', name: 'tidy', branch: 'main' }),
+      ).toMatchObject({ status: 201 });
+      const shell = Number(await inShell('echo $$'));
+      const work = join(shipArg('--fleet-directory'), 'app', 'e2e');
+      writeFileSync(join(work, 'drain.txt'), 'local work\n');
+      git(work, 'add', 'drain.txt');
+      git(work, 'commit', '--quiet', '-m', 'not pushed');
+      writeFileSync(join(work, 'README.md'), 'changed, not committed\n');
+      // A node drain: the kubelet's SIGTERM, which tini forwards to svc alone.
+      const at = running.findIndex((each) => each.name === 'sessions');
+      const holder = running.splice(at, 1)[0]!;
+      holder.child.kill('SIGTERM');
+      await until(async () => holder.gone(), 'the session holder exited', 40_000, 100);
+      expect(await holder.stop()).toBe('had exited');
+      // Ended: gone, or a zombie its new parent has yet to reap.
+      const alive = () => {
+        try {
+          return !/\) Z /.test(readFileSync(`/proc/${shell}/stat`, 'utf8'));
+        } catch {
+          return false;
+        }
+      };
+      await until(async () => !alive(), `the workspace's shell ${shell} ended`, 10_000, 100);
+
+      const events = fake
+        .list('v1', 'Event', NAMESPACE)
+        .filter((event: Json) => event.reason === 'UnpushedWork') as Json[];
+      expect(events.map((event) => [event.type, event.involvedObject.kind, event.involvedObject.name])).toEqual([
+        ['Warning', 'Ship', NODE],
+      ]);
+      expect(events[0]!.message).toMatch(
+        /^node e2e-node-1 is draining: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/,
+      );
+      expect(JSON.stringify(events)).not.toContain('app/tidy');
+      const bridgeLog = running.find((each) => each.name === 'bridge')!.output();
+      expect(bridgeLog).toMatch(
+        /drain of ship e2e-node-1: workspace app\/e2e has unpushed work: 1 unpushed commit on main, 1 uncommitted file/,
+      );
+      expect(bridgeLog).not.toMatch(/workspace app\/tidy has unpushed work/);
+      // The report reached the operator: the holder did not fall back to its own log.
+      expect(holder.output()).toMatch(/"reported":"the operator"/);
+      // No token anywhere in what was reported.
+      const credential = readFileSync(
+        launches.sessions!.launch.argv[launches.sessions!.launch.argv.indexOf('--drain-report-credential') + 1]!,
+        'utf8',
+      );
+      expect(JSON.stringify(events) + bridgeLog).not.toContain(credential);
+      // The DaemonSet starts the node's next holder.
+      await startHolderPod(NODE);
+    }, 90_000);
+
+    it('every process ran its rendered container, changed only by the listed substitutions', () => {
+      expect(Object.keys(launches).sort()).toEqual(['bridge', 'operator', 'sessions', 'ship']);
+      for (const [component, { launch, container, placement }] of Object.entries(launches)) {
+        const args = launch.argv.slice(launch.argv.length - launch.renderedArgs.length);
+        const differences = launch.renderedArgs.flatMap((arg, index) =>
+          args[index] === arg ? [] : [`arg ${launch.renderedArgs[index - 1]}`],
+        );
+        if (
+          JSON.stringify(launch.argv.slice(0, -args.length)) !== JSON.stringify(container.command ?? image.entrypoint)
+        )
+          differences.push('entrypoint');
+        // The image's environment and the container's as the kubelet resolves it; nothing of this test's own.
+        const rendered: Record<string, string | undefined> = { ...image.env };
+        for (const { name, value, valueFrom } of container.env ?? []) {
+          rendered[name] = valueFrom?.secretKeyRef
+            ? placement.secret(valueFrom.secretKeyRef.name)?.[valueFrom.secretKeyRef.key]
+            : valueFrom?.fieldRef
+              ? fieldOf(placement.pod, valueFrom.fieldRef.fieldPath)
+              : value;
+        }
+        for (const name of new Set([...Object.keys(rendered), ...Object.keys(launch.env)])) {
+          if (launch.env[name] !== rendered[name])
+            differences.push(name in rendered ? `env ${name}` : `env ${name} (added)`);
+        }
+        expect([component, differences.sort()]).toEqual([component, [...SUBSTITUTED[component]!].sort()]);
+        expect([component, launch.substitutions.map((each) => each.where).sort()]).toEqual([
+          component,
+          [...SUBSTITUTED[component]!].sort(),
+        ]);
+      }
+    });
+
+    it('a fresh install can start: the operator container needs no Secret that only the operator creates', () => {
+      expect(freshInstallOperator).not.toHaveProperty('waiting');
+      expect(admin().password).toMatch(/^\S{20,}$/);
+    });
+
+    it('every process stops on SIGTERM, leaving nothing of its process group behind', async () => {
+      const outcomes: Record<string, string> = {};
+      for (const each of running.splice(0)) {
+        outcomes[each.name] = await each.stop();
+        expect(groupMembers(each.child.pid!)).toEqual([]);
+      }
+      expect(outcomes).toEqual({
+        'git daemon': 'terminated',
+        ship: 'terminated',
+        sessions: 'terminated',
+        [`ship@${NODE_2}`]: 'terminated',
+        [`sessions@${NODE_2}`]: 'terminated',
+        bridge: 'terminated',
+        operator: 'terminated',
+      });
+    }, 90_000);
+  },
+);

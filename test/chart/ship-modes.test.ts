@@ -9,7 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { SHIP_ADDRESS_ANNOTATION } from '../../operator/reconcile/names.js';
 import { helmAvailable, NAMESPACE, parseObjects, template, valuesFile, type KubeObject } from './render.js';
-import { baselineViolations, podSecurityLevel, podSpecOf, restrictedViolations, type PodSecurityLevel } from './pod-security.js';
+import {
+  baselineViolations,
+  podSecurityLevel,
+  podSpecOf,
+  restrictedViolations,
+  type PodSecurityLevel,
+} from './pod-security.js';
 
 type Json = Record<string, any>;
 
@@ -20,55 +26,126 @@ async function render(args: string[]): Promise<KubeObject[]> {
   if (run.code !== 0) throw new Error(`helm template exited ${run.code}: ${run.stderr}`);
   return parseObjects(run.stdout).map(({ object }) => object);
 }
-const renderCase = (name: string, ...set: string[]) => render(['--values', valuesFile(name), ...set.flatMap((value) => ['--set', value])]);
-const find = (objects: KubeObject[], kind: string, name: string) => objects.find((object) => object.kind === kind && object.metadata.name === name);
+const renderCase = (name: string, ...set: string[]) =>
+  render(['--values', valuesFile(name), ...set.flatMap((value) => ['--set', value])]);
+const find = (objects: KubeObject[], kind: string, name: string) =>
+  objects.find((object) => object.kind === kind && object.metadata.name === name);
 const shipSet = (objects: KubeObject[]) => find(objects, 'DaemonSet', 'svc-ship')!;
 const shipPod = (objects: KubeObject[]) => podSpecOf(shipSet(objects))!;
 const shipArgs = (objects: KubeObject[]) => shipPod(objects).containers[0].args as string[];
 const flag = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 
 async function refusal(set: string[], setJson: string[] = []): Promise<string> {
-  const run = await template([...set.flatMap((value) => ['--set', value]), ...setJson.flatMap((value) => ['--set-json', value])]);
+  const run = await template([
+    ...set.flatMap((value) => ['--set', value]),
+    ...setJson.flatMap((value) => ['--set-json', value]),
+  ]);
   expect(run.code, run.stdout.slice(0, 200)).not.toBe(0);
   return run.stderr;
 }
 
 describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Security level that takes', () => {
-  const modes: { values: string; registration: string; hostPort: boolean; hostNetwork: boolean; hostPath: boolean; meets: PodSecurityLevel; enforced: PodSecurityLevel }[] = [
-    { values: 'defaults', registration: 'nodeIP', hostPort: true, hostNetwork: false, hostPath: true, meets: 'privileged', enforced: 'privileged' },
-    { values: 'ships-emptydir', registration: 'nodeIP', hostPort: true, hostNetwork: false, hostPath: false, meets: 'privileged', enforced: 'privileged' },
-    { values: 'ships-hostnetwork', registration: 'nodeIP', hostPort: false, hostNetwork: true, hostPath: true, meets: 'privileged', enforced: 'privileged' },
-    { values: 'ships-podip', registration: 'podIP', hostPort: false, hostNetwork: false, hostPath: false, meets: 'restricted', enforced: 'baseline' },
-    { values: 'ships-volumeclaim', registration: 'podIP', hostPort: false, hostNetwork: false, hostPath: false, meets: 'restricted', enforced: 'baseline' },
+  const modes: {
+    values: string;
+    registration: string;
+    hostPort: boolean;
+    hostNetwork: boolean;
+    hostPath: boolean;
+    meets: PodSecurityLevel;
+    enforced: PodSecurityLevel;
+  }[] = [
+    {
+      values: 'defaults',
+      registration: 'nodeIP',
+      hostPort: true,
+      hostNetwork: false,
+      hostPath: true,
+      meets: 'privileged',
+      enforced: 'privileged',
+    },
+    {
+      values: 'ships-emptydir',
+      registration: 'nodeIP',
+      hostPort: true,
+      hostNetwork: false,
+      hostPath: false,
+      meets: 'privileged',
+      enforced: 'privileged',
+    },
+    {
+      values: 'ships-hostnetwork',
+      registration: 'nodeIP',
+      hostPort: false,
+      hostNetwork: true,
+      hostPath: true,
+      meets: 'privileged',
+      enforced: 'privileged',
+    },
+    {
+      values: 'ships-podip',
+      registration: 'podIP',
+      hostPort: false,
+      hostNetwork: false,
+      hostPath: false,
+      meets: 'restricted',
+      enforced: 'baseline',
+    },
+    {
+      values: 'ships-volumeclaim',
+      registration: 'podIP',
+      hostPort: false,
+      hostNetwork: false,
+      hostPath: false,
+      meets: 'restricted',
+      enforced: 'baseline',
+    },
   ];
 
-  it.each(modes)('$values: registered at the $registration, the ship pods meet $meets and the namespace enforces $enforced', async (mode) => {
-    const objects = await renderCase(mode.values, 'namespace.create=true');
-    const daemonSet = shipSet(objects);
-    expect(daemonSet.metadata.annotations?.[SHIP_ADDRESS_ANNOTATION]).toBe(mode.registration);
-    const pod = shipPod(objects);
-    expect(pod.containers[0].ports.some((port: Json) => port.hostPort), 'hostPort').toBe(mode.hostPort);
-    expect(pod.hostNetwork === true, 'hostNetwork').toBe(mode.hostNetwork);
-    expect((pod.volumes as Json[]).some((volume) => volume.hostPath), 'hostPath').toBe(mode.hostPath);
-    expect(podSecurityLevel(pod), [...baselineViolations(pod), ...restrictedViolations(pod)].join('; ')).toBe(mode.meets);
-    // Every pod of the release, the session holders' included, is admitted at the enforced level.
-    const rank = { privileged: 0, baseline: 1, restricted: 2 };
-    for (const object of objects) {
-      const spec = podSpecOf(object);
-      if (spec) expect(rank[podSecurityLevel(spec)], `${object.kind}/${object.metadata.name}`).toBeGreaterThanOrEqual(rank[mode.enforced]);
-    }
-    const namespace = find(objects, 'Namespace', NAMESPACE)!;
-    expect(namespace.metadata.labels).toMatchObject({
-      'pod-security.kubernetes.io/enforce': mode.enforced,
-      'pod-security.kubernetes.io/warn': mode.enforced === 'privileged' ? 'baseline' : 'restricted',
-      'pod-security.kubernetes.io/audit': mode.enforced === 'privileged' ? 'baseline' : 'restricted',
-    });
-  });
+  it.each(modes)(
+    '$values: registered at the $registration, the ship pods meet $meets and the namespace enforces $enforced',
+    async (mode) => {
+      const objects = await renderCase(mode.values, 'namespace.create=true');
+      const daemonSet = shipSet(objects);
+      expect(daemonSet.metadata.annotations?.[SHIP_ADDRESS_ANNOTATION]).toBe(mode.registration);
+      const pod = shipPod(objects);
+      expect(
+        pod.containers[0].ports.some((port: Json) => port.hostPort),
+        'hostPort',
+      ).toBe(mode.hostPort);
+      expect(pod.hostNetwork === true, 'hostNetwork').toBe(mode.hostNetwork);
+      expect(
+        (pod.volumes as Json[]).some((volume) => volume.hostPath),
+        'hostPath',
+      ).toBe(mode.hostPath);
+      expect(podSecurityLevel(pod), [...baselineViolations(pod), ...restrictedViolations(pod)].join('; ')).toBe(
+        mode.meets,
+      );
+      // Every pod of the release, the session holders' included, is admitted at the enforced level.
+      const rank = { privileged: 0, baseline: 1, restricted: 2 };
+      for (const object of objects) {
+        const spec = podSpecOf(object);
+        if (spec)
+          expect(rank[podSecurityLevel(spec)], `${object.kind}/${object.metadata.name}`).toBeGreaterThanOrEqual(
+            rank[mode.enforced],
+          );
+      }
+      const namespace = find(objects, 'Namespace', NAMESPACE)!;
+      expect(namespace.metadata.labels).toMatchObject({
+        'pod-security.kubernetes.io/enforce': mode.enforced,
+        'pod-security.kubernetes.io/warn': mode.enforced === 'privileged' ? 'baseline' : 'restricted',
+        'pod-security.kubernetes.io/audit': mode.enforced === 'privileged' ? 'baseline' : 'restricted',
+      });
+    },
+  );
 
   it('the bridge, the operator and the bundled PostgreSQL meet restricted in every mode', async () => {
     for (const object of await renderCase('postgresql-bundled')) {
       const spec = podSpecOf(object);
-      if (spec && !['svc-ship', 'svc-sessions'].includes(object.metadata.name)) expect(restrictedViolations(spec).concat(baselineViolations(spec)), `${object.kind}/${object.metadata.name}`).toEqual([]);
+      if (spec && !['svc-ship', 'svc-sessions'].includes(object.metadata.name))
+        expect(
+          restrictedViolations(spec).concat(baselineViolations(spec)),
+          `${object.kind}/${object.metadata.name}`,
+        ).toEqual([]);
     }
   });
 
@@ -89,15 +166,26 @@ describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Securit
   });
 
   it('podSecurity.enforce stricter than the ships meet is refused, naming the way out; restricted is accepted with podIP', async () => {
-    expect(await refusal(['podSecurity.enforce=baseline'])).toContain('podSecurity.enforce=baseline would refuse the ship pods, which need privileged with ship.fleet.mode=hostPath and ship.registration=nodeIP (hostPath, hostPort or hostNetwork; README "Pod Security"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged');
-    expect(await refusal(['podSecurity.enforce=restricted', 'ship.fleet.mode=emptyDir'])).toContain('podSecurity.enforce=restricted would refuse the ship pods');
+    expect(await refusal(['podSecurity.enforce=baseline'])).toContain(
+      'podSecurity.enforce=baseline would refuse the ship pods, which need privileged with ship.fleet.mode=hostPath and ship.registration=nodeIP (hostPath, hostPort or hostNetwork; README "Pod Security"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged',
+    );
+    expect(await refusal(['podSecurity.enforce=restricted', 'ship.fleet.mode=emptyDir'])).toContain(
+      'podSecurity.enforce=restricted would refuse the ship pods',
+    );
     const objects = await renderCase('ships-podip', 'podSecurity.enforce=restricted');
-    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' });
+    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/warn': 'restricted',
+    });
   });
 
   it('values.schema.json refuses podIP with hostNetwork, naming the value', async () => {
-    expect(await refusal(['ship.registration=podIP', 'ship.network=hostNetwork'])).toMatch(/\/ship\/network': value must be 'hostPort'/);
-    expect(await refusal(['ship.registration=nodePort'])).toMatch(/\/ship\/registration': value must be one of 'nodeIP', 'podIP'/);
+    expect(await refusal(['ship.registration=podIP', 'ship.network=hostNetwork'])).toMatch(
+      /\/ship\/network': value must be 'hostPort'/,
+    );
+    expect(await refusal(['ship.registration=nodePort'])).toMatch(
+      /\/ship\/registration': value must be one of 'nodeIP', 'podIP'/,
+    );
   });
 });
 
@@ -107,30 +195,48 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
     const pod = shipPod(objects);
     const fleet = (pod.volumes as Json[]).find((volume) => volume.name === 'fleet')!;
     // A DaemonSet runs one pod per node and each pod gets its own claim from this template.
-    expect(fleet.ephemeral.volumeClaimTemplate.spec).toEqual({ accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '100Gi' } } });
-    expect(fleet.ephemeral.volumeClaimTemplate.metadata.labels).toMatchObject({ 'app.kubernetes.io/component': 'ship' });
+    expect(fleet.ephemeral.volumeClaimTemplate.spec).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      storageClassName: 'fast',
+      resources: { requests: { storage: '100Gi' } },
+    });
+    expect(fleet.ephemeral.volumeClaimTemplate.metadata.labels).toMatchObject({
+      'app.kubernetes.io/component': 'ship',
+    });
     expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'fleet', mountPath: '/var/lib/svc' });
     expect(flag(shipArgs(objects), '--fleet-directory')).toBe('/var/lib/svc/fleet');
     expect(flag(shipArgs(objects), '--max-disk-fill')).toBe('0.9');
     // The claim template's storage class is the only one: no PVC object of its own, no StatefulSet.
-    expect(objects.filter((object) => object.kind === 'StatefulSet' || (object.kind === 'PersistentVolumeClaim' && object.metadata.name.includes('ship')))).toEqual([]);
+    expect(
+      objects.filter(
+        (object) =>
+          object.kind === 'StatefulSet' ||
+          (object.kind === 'PersistentVolumeClaim' && object.metadata.name.includes('ship')),
+      ),
+    ).toEqual([]);
   });
 
   it('volumeClaim without a size is refused by values.schema.json', async () => {
     expect(await refusal(['ship.fleet.mode=volumeClaim'])).toMatch(/\/ship\/fleet\/size': minLength/);
   });
 
-  it('emptyDir: the size is the fleet volume\'s sizeLimit; none given, none set', async () => {
-    const limited = (shipPod(await renderCase('ships-podip')).volumes as Json[]).find((volume) => volume.name === 'fleet');
+  it("emptyDir: the size is the fleet volume's sizeLimit; none given, none set", async () => {
+    const limited = (shipPod(await renderCase('ships-podip')).volumes as Json[]).find(
+      (volume) => volume.name === 'fleet',
+    );
     expect(limited).toEqual({ name: 'fleet', emptyDir: { sizeLimit: '20Gi' } });
-    const open = (shipPod(await renderCase('ships-emptydir')).volumes as Json[]).find((volume) => volume.name === 'fleet');
+    const open = (shipPod(await renderCase('ships-emptydir')).volumes as Json[]).find(
+      (volume) => volume.name === 'fleet',
+    );
     expect(open).toEqual({ name: 'fleet', emptyDir: {} });
   });
 
   it('the ship gets --max-disk-fill 0.85 by default, the value given, and no flag for null', async () => {
     expect(flag(shipArgs(await renderCase('defaults')), '--max-disk-fill')).toBe('0.85');
     expect(flag(shipArgs(await renderCase('defaults', 'ship.fleet.maxFill=0.7')), '--max-disk-fill')).toBe('0.7');
-    expect(shipArgs(await render(['--values', valuesFile('defaults'), '--set-json', 'ship.fleet.maxFill=null']))).not.toContain('--max-disk-fill');
+    expect(
+      shipArgs(await render(['--values', valuesFile('defaults'), '--set-json', 'ship.fleet.maxFill=null'])),
+    ).not.toContain('--max-disk-fill');
     expect(await refusal(['ship.fleet.maxFill=90'])).toMatch(/\/ship\/fleet\/maxFill'/);
     expect(await refusal(['ship.fleet.maxFill=0'])).toMatch(/\/ship\/fleet\/maxFill'/);
   });
@@ -139,7 +245,9 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
     const defaults = shipArgs(await renderCase('defaults'));
     expect(flag(defaults, '--repo-cache')).toBe('/var/lib/svc/fleet/.svc-ship/repo-cache');
     expect(flag(defaults, '--repo-cache-max-idle')).toBe('14d');
-    const moved = shipArgs(await renderCase('defaults', 'ship.repoCache.path=/var/lib/svc/fleet/.caches', 'ship.repoCache.maxIdle=0'));
+    const moved = shipArgs(
+      await renderCase('defaults', 'ship.repoCache.path=/var/lib/svc/fleet/.caches', 'ship.repoCache.maxIdle=0'),
+    );
     expect(flag(moved, '--repo-cache')).toBe('/var/lib/svc/fleet/.caches');
     expect(flag(moved, '--repo-cache-max-idle')).toBe('0');
     const off = shipArgs(await renderCase('defaults', 'ship.repoCache.enabled=false'));
@@ -154,7 +262,12 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
 
 // --- A NetworkPolicy egress evaluator: which rules of the policies selecting a pod let a connection out. ---
 
-interface Destination { ip?: string; pod?: { labels: Record<string, string>; namespace: string; namespaceLabels: Record<string, string> }; port: number; protocol?: 'TCP' | 'UDP' }
+interface Destination {
+  ip?: string;
+  pod?: { labels: Record<string, string>; namespace: string; namespaceLabels: Record<string, string> };
+  port: number;
+  protocol?: 'TCP' | 'UDP';
+}
 
 function ipv4(ip: string): number {
   return ip.split('.').reduce((value, octet) => value * 256 + Number(octet), 0);
@@ -169,40 +282,75 @@ function selects(selector: Json | undefined, labels: Record<string, string>): bo
   if (!selector) return true;
   const matchLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
   const matchExpressions = (selector.matchExpressions ?? []).every((expression: Json) =>
-    expression.operator === 'In' ? expression.values.includes(labels[expression.key]) : expression.operator === 'Exists' ? expression.key in labels : false);
+    expression.operator === 'In'
+      ? expression.values.includes(labels[expression.key])
+      : expression.operator === 'Exists'
+        ? expression.key in labels
+        : false,
+  );
   return matchLabels && matchExpressions;
 }
 function peerMatches(peer: Json, policyNamespace: string, to: Destination): boolean {
-  if (peer.ipBlock) return !!to.ip && inCidr(to.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((except: string) => inCidr(to.ip!, except));
+  if (peer.ipBlock)
+    return (
+      !!to.ip &&
+      inCidr(to.ip, peer.ipBlock.cidr) &&
+      !(peer.ipBlock.except ?? []).some((except: string) => inCidr(to.ip!, except))
+    );
   if (!to.pod) return false;
-  const namespaceOk = peer.namespaceSelector ? selects(peer.namespaceSelector, to.pod.namespaceLabels) : to.pod.namespace === policyNamespace;
+  const namespaceOk = peer.namespaceSelector
+    ? selects(peer.namespaceSelector, to.pod.namespaceLabels)
+    : to.pod.namespace === policyNamespace;
   return namespaceOk && selects(peer.podSelector, to.pod.labels);
 }
 /** Whether the egress policies selecting a pod with `from` labels let a connection to `to` out (none selecting: open). */
 function egressAllows(objects: KubeObject[], from: Record<string, string>, to: Destination): boolean {
-  const policies = objects.filter((object) => object.kind === 'NetworkPolicy' && ((object.spec as Json).policyTypes ?? []).includes('Egress') && selects((object.spec as Json).podSelector, from));
+  const policies = objects.filter(
+    (object) =>
+      object.kind === 'NetworkPolicy' &&
+      ((object.spec as Json).policyTypes ?? []).includes('Egress') &&
+      selects((object.spec as Json).podSelector, from),
+  );
   if (!policies.length) return true;
-  return policies.some((policy) => ((policy.spec as Json).egress ?? []).some((rule: Json) => {
-    const peers = rule.to ?? [];
-    const portOk = !rule.ports || rule.ports.some((port: Json) => port.port === to.port && (port.protocol ?? 'TCP') === (to.protocol ?? 'TCP'));
-    return portOk && (peers.length === 0 || peers.some((peer: Json) => peerMatches(peer, policy.metadata.namespace!, to)));
-  }));
+  return policies.some((policy) =>
+    ((policy.spec as Json).egress ?? []).some((rule: Json) => {
+      const peers = rule.to ?? [];
+      const portOk =
+        !rule.ports ||
+        rule.ports.some((port: Json) => port.port === to.port && (port.protocol ?? 'TCP') === (to.protocol ?? 'TCP'));
+      return (
+        portOk && (peers.length === 0 || peers.some((peer: Json) => peerMatches(peer, policy.metadata.namespace!, to)))
+      );
+    }),
+  );
 }
 
 describe.skipIf(!haveHelm)('ship.egress.restrict: default-deny egress for the pods the agents run in', () => {
-  const SHIP = { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/instance': 'svc', 'app.kubernetes.io/component': 'ship' };
+  const SHIP = {
+    'app.kubernetes.io/name': 'svc',
+    'app.kubernetes.io/instance': 'svc',
+    'app.kubernetes.io/component': 'ship',
+  };
   const HOLDER = { ...SHIP, 'app.kubernetes.io/component': 'session-holder' };
   const BRIDGE = { ...SHIP, 'app.kubernetes.io/component': 'bridge' };
-  const inNamespace = (labels: Record<string, string>, namespace = NAMESPACE) => ({ labels, namespace, namespaceLabels: { 'kubernetes.io/metadata.name': namespace } });
+  const inNamespace = (labels: Record<string, string>, namespace = NAMESPACE) => ({
+    labels,
+    namespace,
+    namespaceLabels: { 'kubernetes.io/metadata.name': namespace },
+  });
   const KUBE_DNS = inNamespace({ 'k8s-app': 'kube-dns' }, 'kube-system');
 
   it('off (the default) renders no egress policy: egress stays open', async () => {
     const objects = await renderCase('defaults');
-    expect(objects.filter((object) => object.kind === 'NetworkPolicy' && ((object.spec as Json).policyTypes ?? []).includes('Egress'))).toEqual([]);
+    expect(
+      objects.filter(
+        (object) => object.kind === 'NetworkPolicy' && ((object.spec as Json).policyTypes ?? []).includes('Egress'),
+      ),
+    ).toEqual([]);
     expect(egressAllows(objects, SHIP, { ip: '169.254.169.254', port: 80 })).toBe(true);
   });
 
-  it('on with no allowlist: the metadata address and the internet are refused; DNS, the bridge and the ships\' port are allowed', async () => {
+  it("on with no allowlist: the metadata address and the internet are refused; DNS, the bridge and the ships' port are allowed", async () => {
     const objects = await renderCase('defaults', 'ship.egress.restrict=true');
     for (const pod of [SHIP, HOLDER]) {
       expect(egressAllows(objects, pod, { ip: '169.254.169.254', port: 80 })).toBe(false);
@@ -210,7 +358,12 @@ describe.skipIf(!haveHelm)('ship.egress.restrict: default-deny egress for the po
       expect(egressAllows(objects, pod, { pod: inNamespace(BRIDGE), port: 4800 })).toBe(true);
       expect(egressAllows(objects, pod, { pod: inNamespace(BRIDGE), port: 22 })).toBe(false);
       expect(egressAllows(objects, pod, { pod: KUBE_DNS, port: 53, protocol: 'UDP' })).toBe(true);
-      expect(egressAllows(objects, pod, { pod: inNamespace({ 'app.kubernetes.io/name': 'nginx' }, 'ingress-nginx'), port: 443 })).toBe(true);
+      expect(
+        egressAllows(objects, pod, {
+          pod: inNamespace({ 'app.kubernetes.io/name': 'nginx' }, 'ingress-nginx'),
+          port: 443,
+        }),
+      ).toBe(true);
       expect(egressAllows(objects, pod, { pod: inNamespace(SHIP), port: 4700 })).toBe(true);
       // Another team's pod in the namespace is no exception.
       expect(egressAllows(objects, pod, { pod: inNamespace({ app: 'payments' }), port: 443 })).toBe(false);
@@ -229,13 +382,23 @@ describe.skipIf(!haveHelm)('ship.egress.restrict: default-deny egress for the po
     for (const port of [80, 443]) expect(egressAllows(objects, HOLDER, { ip: '169.254.169.254', port })).toBe(false);
     expect(egressAllows(objects, SHIP, { pod: inNamespace(BRIDGE), port: 4800 })).toBe(true);
     const policy = find(objects, 'NetworkPolicy', 'svc-ship-egress')!;
-    const everywhere = ((policy.spec as Json).egress as Json[]).flatMap((rule) => rule.to ?? []).find((peer: Json) => peer.ipBlock?.cidr === '0.0.0.0/0');
+    const everywhere = ((policy.spec as Json).egress as Json[])
+      .flatMap((rule) => rule.to ?? [])
+      .find((peer: Json) => peer.ipBlock?.cidr === '0.0.0.0/0');
     expect(everywhere.ipBlock.except).toEqual(['169.254.169.254/32']);
   });
 
-  it('a range holding the metadata address gets it excepted, IPv6 ::/0 AWS\'s; a range without it none', async () => {
-    const objects = await render(['--set', 'ship.egress.restrict=true', '--set-json', 'ship.egress.modelApis=[{"cidr":"169.254.0.0/16","ports":[443]},{"cidr":"160.0.0.0/4","ports":[443]},{"cidr":"10.0.0.0/8","ports":[443]},{"cidr":"::/0","ports":[443]}]']);
-    const blocks = ((find(objects, 'NetworkPolicy', 'svc-ship-egress')!.spec as Json).egress as Json[]).flatMap((rule) => rule.to ?? []).filter((peer: Json) => peer.ipBlock).map((peer: Json) => peer.ipBlock);
+  it("a range holding the metadata address gets it excepted, IPv6 ::/0 AWS's; a range without it none", async () => {
+    const objects = await render([
+      '--set',
+      'ship.egress.restrict=true',
+      '--set-json',
+      'ship.egress.modelApis=[{"cidr":"169.254.0.0/16","ports":[443]},{"cidr":"160.0.0.0/4","ports":[443]},{"cidr":"10.0.0.0/8","ports":[443]},{"cidr":"::/0","ports":[443]}]',
+    ]);
+    const blocks = ((find(objects, 'NetworkPolicy', 'svc-ship-egress')!.spec as Json).egress as Json[])
+      .flatMap((rule) => rule.to ?? [])
+      .filter((peer: Json) => peer.ipBlock)
+      .map((peer: Json) => peer.ipBlock);
     expect(blocks).toEqual([
       { cidr: '169.254.0.0/16', except: ['169.254.169.254/32'] },
       { cidr: '160.0.0.0/4', except: ['169.254.169.254/32'] },
@@ -247,10 +410,20 @@ describe.skipIf(!haveHelm)('ship.egress.restrict: default-deny egress for the po
   });
 
   it('refuses the metadata address as an allowlist entry, hostNetwork ships, and entries without ports', async () => {
-    expect(await refusal(['ship.egress.restrict=true'], ['ship.egress.forge=[{"cidr":"169.254.169.254/32","ports":[80]}]'])).toContain('ship.egress: 169.254.169.254/32 is the cloud metadata address; the ships\' egress policy never allows it');
-    expect(await refusal(['ship.egress.restrict=true', 'ship.network=hostNetwork'])).toContain('ship.egress.restrict does not apply to ship.network=hostNetwork');
-    expect(await refusal([], ['ship.egress.forge=[{"cidr":"140.82.112.0/20"}]'])).toMatch(/\/ship\/egress\/forge\/0': missing property 'ports'/);
-    expect(await refusal([], ['ship.egress.forge=[{"cidr":"github.com","ports":[443]}]'])).toMatch(/\/ship\/egress\/forge\/0\/cidr': 'github.com' does not match pattern/);
+    expect(
+      await refusal(['ship.egress.restrict=true'], ['ship.egress.forge=[{"cidr":"169.254.169.254/32","ports":[80]}]']),
+    ).toContain(
+      "ship.egress: 169.254.169.254/32 is the cloud metadata address; the ships' egress policy never allows it",
+    );
+    expect(await refusal(['ship.egress.restrict=true', 'ship.network=hostNetwork'])).toContain(
+      'ship.egress.restrict does not apply to ship.network=hostNetwork',
+    );
+    expect(await refusal([], ['ship.egress.forge=[{"cidr":"140.82.112.0/20"}]'])).toMatch(
+      /\/ship\/egress\/forge\/0': missing property 'ports'/,
+    );
+    expect(await refusal([], ['ship.egress.forge=[{"cidr":"github.com","ports":[443]}]'])).toMatch(
+      /\/ship\/egress\/forge\/0\/cidr': 'github.com' does not match pattern/,
+    );
   });
 });
 
@@ -265,7 +438,8 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
     seccompProfile: { type: 'RuntimeDefault' },
   };
   const holderPod = (objects: KubeObject[]) => podSpecOf(find(objects, 'DaemonSet', 'svc-sessions')!)!;
-  const envOf = (container: Json) => Object.fromEntries((container.env as Json[]).map((entry) => [entry.name, entry.value]));
+  const envOf = (container: Json) =>
+    Object.fromEntries((container.env as Json[]).map((entry) => [entry.name, entry.value]));
 
   it('off (the default): no flag, no TMUX_TMPDIR, and every container of the release runs as a non-root user', async () => {
     for (const name of ['defaults', 'ships-podip']) {
@@ -274,7 +448,10 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
         const spec = podSpecOf(object);
         for (const container of spec?.containers ?? []) {
           expect(container.args ?? [], `${object.metadata.name}/${container.name}`).not.toContain('--session-user');
-          expect(envOf({ env: container.env ?? [] }).TMUX_TMPDIR, `${object.metadata.name}/${container.name}`).toBeUndefined();
+          expect(
+            envOf({ env: container.env ?? [] }).TMUX_TMPDIR,
+            `${object.metadata.name}/${container.name}`,
+          ).toBeUndefined();
           expect(container.securityContext.runAsUser, `${object.metadata.name}/${container.name}`).toBe(10001);
           expect(container.securityContext.capabilities).toEqual({ drop: ['ALL'] });
         }
@@ -291,7 +468,11 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
       expect(flag(container.args, '--session-user'), container.name).toBe('10002:10002');
       expect(envOf(container).TMUX_TMPDIR, container.name).toBe('/tmp');
       // The same directory of the node in both pods: the holder's socket is where the ship looks.
-      expect(container.volumeMounts, container.name).toContainEqual({ name: 'host', mountPath: '/tmp', subPath: 'run' });
+      expect(container.volumeMounts, container.name).toContainEqual({
+        name: 'host',
+        mountPath: '/tmp',
+        subPath: 'run',
+      });
     }
     // The node's run/ is opened (sticky, world-writable) so the session user reaches its socket directory.
     for (const pod of [shipPod(objects), holderPod(objects)]) {
@@ -315,19 +496,33 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
     { values: 'ships-podip', meets: 'baseline', enforced: 'baseline' },
     { values: 'ships-volumeclaim', meets: 'baseline', enforced: 'baseline' },
     { values: 'defaults', meets: 'privileged', enforced: 'privileged' },
-  ] as const)('$values with a session user: the ship pods meet $meets, the namespace enforces $enforced', async ({ values, meets, enforced }) => {
-    const objects = await renderCase(values, 'namespace.create=true', 'ship.sessionUser.uid=10002');
-    const pod = shipPod(objects);
-    expect(podSecurityLevel(pod), [...baselineViolations(pod), ...restrictedViolations(pod)].join('; ')).toBe(meets);
-    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': enforced });
-  });
+  ] as const)(
+    '$values with a session user: the ship pods meet $meets, the namespace enforces $enforced',
+    async ({ values, meets, enforced }) => {
+      const objects = await renderCase(values, 'namespace.create=true', 'ship.sessionUser.uid=10002');
+      const pod = shipPod(objects);
+      expect(podSecurityLevel(pod), [...baselineViolations(pod), ...restrictedViolations(pod)].join('; ')).toBe(meets);
+      expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({
+        'pod-security.kubernetes.io/enforce': enforced,
+      });
+    },
+  );
 
   it('refuses restricted with a session user, naming the option; accepts baseline', async () => {
-    expect(await refusal(['podSecurity.enforce=restricted', 'ship.registration=podIP', 'ship.fleet.mode=emptyDir', 'ship.sessionUser.uid=10002'])).toContain(
+    expect(
+      await refusal([
+        'podSecurity.enforce=restricted',
+        'ship.registration=podIP',
+        'ship.fleet.mode=emptyDir',
+        'ship.sessionUser.uid=10002',
+      ]),
+    ).toContain(
       'podSecurity.enforce=restricted would refuse the ship pods, which need baseline with ship.sessionUser set (root with the capabilities SETUID, SETGID, CHOWN, DAC_OVERRIDE, FOWNER and KILL; README "Pod Security"): enforce baseline, or leave ship.sessionUser empty',
     );
     const objects = await renderCase('ships-podip', 'podSecurity.enforce=baseline', 'ship.sessionUser.uid=10002');
-    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'baseline',
+    });
   });
 
   it('values.schema.json refuses root, a name and a missing uid', async () => {

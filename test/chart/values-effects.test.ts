@@ -57,15 +57,24 @@ describe.skipIf(!haveHelm)('bridge.publicUrl left empty', () => {
   const ingress = ['ingress.enabled=true', 'ingress.host=svc.example.test'];
 
   it('an Ingress without a TLS Secret gives https://<ingress.host>, as values.yaml documents', async () => {
-    expect(publicUrls(await render(ingress))).toEqual({ bridge: ['https://svc.example.test'], ships: ['https://svc.example.test'] });
+    expect(publicUrls(await render(ingress))).toEqual({
+      bridge: ['https://svc.example.test'],
+      ships: ['https://svc.example.test'],
+    });
   });
 
   it('an Ingress with a TLS Secret gives the same URL', async () => {
-    expect(publicUrls(await render([...ingress, 'ingress.tls.secretName=svc-example-tls']))).toEqual({ bridge: ['https://svc.example.test'], ships: ['https://svc.example.test'] });
+    expect(publicUrls(await render([...ingress, 'ingress.tls.secretName=svc-example-tls']))).toEqual({
+      bridge: ['https://svc.example.test'],
+      ships: ['https://svc.example.test'],
+    });
   });
 
   it('a plain-HTTP ingress says so with bridge.publicUrl, which wins', async () => {
-    expect(publicUrls(await render([...ingress, 'bridge.publicUrl=http://svc.example.test']))).toEqual({ bridge: ['http://svc.example.test'], ships: ['http://svc.example.test'] });
+    expect(publicUrls(await render([...ingress, 'bridge.publicUrl=http://svc.example.test']))).toEqual({
+      bridge: ['http://svc.example.test'],
+      ships: ['http://svc.example.test'],
+    });
   });
 
   it('the notes log in at the same https:// URL', async () => {
@@ -77,31 +86,64 @@ describe.skipIf(!haveHelm)('imagePullSecrets', () => {
   const expected = [{ name: 'regcred' }, { name: 'mirror-creds' }];
   const forms: { title: string; json: string }[] = [
     { title: 'Secret names', json: 'imagePullSecrets=["regcred","mirror-creds"]' },
-    { title: '{name} objects, as in a pod spec', json: 'imagePullSecrets=[{"name":"regcred"},{"name":"mirror-creds"}]' },
+    {
+      title: '{name} objects, as in a pod spec',
+      json: 'imagePullSecrets=[{"name":"regcred"},{"name":"mirror-creds"}]',
+    },
     { title: 'both forms mixed', json: 'imagePullSecrets=["regcred",{"name":"mirror-creds"}]' },
   ];
 
-  it.each(forms)('as $title reach every pod the chart renders, PostgreSQL\'s included', async ({ json }) => {
+  it.each(forms)("as $title reach every pod the chart renders, PostgreSQL's included", async ({ json }) => {
     const objects = await render(['postgresql.enabled=true', 'ship.enabled=true'], [json]);
-    const pods = objects.filter((object) => ['Deployment', 'DaemonSet', 'StatefulSet', 'Job', 'CronJob', 'Pod'].includes(object.kind));
-    expect(pods.map((object) => `${object.kind}/${object.metadata.name}`)).toEqual(expect.arrayContaining(['Deployment/svc-bridge', 'Deployment/svc-operator', 'DaemonSet/svc-ship', 'StatefulSet/svc-postgresql']));
+    const pods = objects.filter((object) =>
+      ['Deployment', 'DaemonSet', 'StatefulSet', 'Job', 'CronJob', 'Pod'].includes(object.kind),
+    );
+    expect(pods.map((object) => `${object.kind}/${object.metadata.name}`)).toEqual(
+      expect.arrayContaining([
+        'Deployment/svc-bridge',
+        'Deployment/svc-operator',
+        'DaemonSet/svc-ship',
+        'StatefulSet/svc-postgresql',
+      ]),
+    );
     for (const object of pods) {
       const spec = object.spec as Json;
-      const pod = object.kind === 'Pod' ? spec : object.kind === 'CronJob' ? spec.jobTemplate.spec.template.spec : spec.template.spec;
+      const pod =
+        object.kind === 'Pod'
+          ? spec
+          : object.kind === 'CronJob'
+            ? spec.jobTemplate.spec.template.spec
+            : spec.template.spec;
       expect(pod.imagePullSecrets, `${object.kind} ${object.metadata.name}`).toEqual(expected);
     }
   });
 
   it('none given renders no imagePullSecrets', async () => {
     for (const object of await render(['postgresql.enabled=true'])) {
-      if (['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind)) expect((object.spec as Json).template.spec.imagePullSecrets, `${object.kind} ${object.metadata.name}`).toBeUndefined();
+      if (['Deployment', 'DaemonSet', 'StatefulSet'].includes(object.kind))
+        expect(
+          (object.spec as Json).template.spec.imagePullSecrets,
+          `${object.kind} ${object.metadata.name}`,
+        ).toBeUndefined();
     }
   });
 
   const refused: { title: string; json: string; message: RegExp }[] = [
-    { title: 'an object without a name', json: 'imagePullSecrets=[{"secret":"regcred"}]', message: /\/imagePullSecrets\/0': missing property 'name'/ },
-    { title: 'a name that is no Secret name', json: 'imagePullSecrets=[{"name":"Reg_Cred"}]', message: /\/imagePullSecrets\/0\/name': 'Reg_Cred' does not match pattern/ },
-    { title: 'an empty name', json: 'imagePullSecrets=[""]', message: /\/imagePullSecrets\/0': '' does not match pattern/ },
+    {
+      title: 'an object without a name',
+      json: 'imagePullSecrets=[{"secret":"regcred"}]',
+      message: /\/imagePullSecrets\/0': missing property 'name'/,
+    },
+    {
+      title: 'a name that is no Secret name',
+      json: 'imagePullSecrets=[{"name":"Reg_Cred"}]',
+      message: /\/imagePullSecrets\/0\/name': 'Reg_Cred' does not match pattern/,
+    },
+    {
+      title: 'an empty name',
+      json: 'imagePullSecrets=[""]',
+      message: /\/imagePullSecrets\/0': '' does not match pattern/,
+    },
   ];
   it.each(refused)('values.schema.json refuses $title, naming it', async ({ json, message }) => {
     const run = await template(setArgs([], [json]));

@@ -4,7 +4,11 @@
 // so every value the chart has is in the table.
 import { parse } from 'yaml';
 
-export interface ValueRow { key: string; default: unknown; description: string }
+export interface ValueRow {
+  key: string;
+  default: unknown;
+  description: string;
+}
 
 export function valueRows(text: string): { rows: ValueRow[]; undocumented: string[] } {
   const values = parse(text) as Record<string, unknown>;
@@ -34,7 +38,11 @@ export function valueRows(text: string): { rows: ValueRow[]; undocumented: strin
     stack.push({ indent, key });
     if (pending) {
       const path = stack.map((entry) => entry.key);
-      rows.push({ key: path.join('.'), default: path.reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], values), description: pending.join(' ') });
+      rows.push({
+        key: path.join('.'),
+        default: path.reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], values),
+        description: pending.join(' '),
+      });
       pending = undefined;
       documentedIndent = indent;
     }

@@ -35,14 +35,31 @@ async function sessionEnv(): Promise<Record<string, string>> {
 const svc = (args: string[], env: Record<string, string>, cwd = join(workspace, 'src', 'deep')) =>
   runCli(['agent', 'mcp-config', ...args], { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...env }, 20_000, cwd);
 
-const normalise = (text: string) => text.split(workspace).join('<workspace>').split(home).join('<home>').split(`localhost:${port}`).join('localhost:<port>');
+const normalise = (text: string) =>
+  text
+    .split(workspace)
+    .join('<workspace>')
+    .split(home)
+    .join('<home>')
+    .split(`localhost:${port}`)
+    .join('localhost:<port>');
 
 beforeAll(async () => {
   root = await makeTempRoot('svc-test-agent-mcp-');
   ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN });
   port = new URL(ship.url).port;
   const remote = makeRemote(root);
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth)).status).toBe(201);
+  expect(
+    (
+      await call(
+        ship.url,
+        'POST',
+        '/workspaces',
+        { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' },
+        auth,
+      )
+    ).status,
+  ).toBe(201);
   expect((await call(ship.url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
   workspace = realpathSync(join(root, 'fleet', 'app', 'w1'));
   mkdirSync(join(workspace, 'src', 'deep'), { recursive: true });
@@ -66,7 +83,9 @@ it('prints each harness entry, found from a subdirectory of the workspace (golde
     expect(normalise(result.stdout)).toBe(readFileSync(file, 'utf8'));
   }
   const all = await svc(['--harness', 'all'], env);
-  expect(normalise(all.stdout)).toBe(HARNESSES.map((harness) => readFileSync(join(GOLDEN, `${harness}.golden`), 'utf8')).join(''));
+  expect(normalise(all.stdout)).toBe(
+    HARNESSES.map((harness) => readFileSync(join(GOLDEN, `${harness}.golden`), 'utf8')).join(''),
+  );
 }, 60_000);
 
 it('--write merges each entry, keeps hand-written entries and comments, excludes the workspace file; twice is a no-op', async () => {
@@ -79,18 +98,44 @@ it('--write merges each entry, keeps hand-written entries and comments, excludes
     gemini: join(home, '.gemini', 'settings.json'),
   };
   for (const file of Object.values(files)) mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(files['claude-code'], JSON.stringify({ numStartups: 3, projects: { '/elsewhere': { mcpServers: { mine: { type: 'http', url: 'http://mine' } }, allowedTools: ['Bash'] } } }, null, 2));
-  writeFileSync(files.codex, '# my codex settings\nmodel = "o3" # keep this\n\n[mcp_servers.mine]\nurl = "http://mine" # mine\n');
-  writeFileSync(files.opencode, '{\n  // my opencode settings\n  "mcp": { "mine": { "type": "remote", "url": "http://mine" } },\n}\n');
-  writeFileSync(files.copilot, '{\n  // my copilot servers\n  "mcpServers": { "mine": { "type": "http", "url": "http://mine" } }\n}\n');
-  writeFileSync(files.gemini, '{\n  /* my gemini settings */\n  "theme": "dark",\n  "mcpServers": { "mine": { "httpUrl": "http://mine" } }\n}\n');
+  writeFileSync(
+    files['claude-code'],
+    JSON.stringify(
+      {
+        numStartups: 3,
+        projects: {
+          '/elsewhere': { mcpServers: { mine: { type: 'http', url: 'http://mine' } }, allowedTools: ['Bash'] },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  writeFileSync(
+    files.codex,
+    '# my codex settings\nmodel = "o3" # keep this\n\n[mcp_servers.mine]\nurl = "http://mine" # mine\n',
+  );
+  writeFileSync(
+    files.opencode,
+    '{\n  // my opencode settings\n  "mcp": { "mine": { "type": "remote", "url": "http://mine" } },\n}\n',
+  );
+  writeFileSync(
+    files.copilot,
+    '{\n  // my copilot servers\n  "mcpServers": { "mine": { "type": "http", "url": "http://mine" } }\n}\n',
+  );
+  writeFileSync(
+    files.gemini,
+    '{\n  /* my gemini settings */\n  "theme": "dark",\n  "mcpServers": { "mine": { "httpUrl": "http://mine" } }\n}\n',
+  );
 
   const first = await svc(['--harness', 'all', '--write'], env);
   expect(first.stderr).toBe('');
   expect(first.code).toBe(0);
   for (const harness of HARNESSES) expect(first.stdout).toContain(`${harness}: wrote `);
   expect(first.stdout).toContain('added /.codex/config.toml to ');
-  const written = Object.fromEntries(Object.entries(files).map(([harness, file]) => [harness, readFileSync(file, 'utf8')]));
+  const written = Object.fromEntries(
+    Object.entries(files).map(([harness, file]) => [harness, readFileSync(file, 'utf8')]),
+  );
   for (const text of Object.values(written)) expect(text).not.toContain(env.SVC_MCP_TOKEN);
 
   const claude = parseJsonc(written['claude-code']!);
@@ -101,15 +146,26 @@ it('--write merges each entry, keeps hand-written entries and comments, excludes
     url: `http://localhost:${port}/workspaces/app/w1/mcp`,
     headers: { Authorization: 'Bearer ${SVC_MCP_TOKEN}' },
   });
-  expect(claude.projects[workspace].allowedTools).toEqual(['mcp__svc-agent__agent_init', 'mcp__svc-agent__agent_status', 'mcp__svc-agent__agent_status_get']);
+  expect(claude.projects[workspace].allowedTools).toEqual([
+    'mcp__svc-agent__agent_init',
+    'mcp__svc-agent__agent_status',
+    'mcp__svc-agent__agent_status_get',
+  ]);
 
-  expect(written.codex).toContain('# my codex settings\nmodel = "o3" # keep this\n\n[mcp_servers.mine]\nurl = "http://mine" # mine\n');
+  expect(written.codex).toContain(
+    '# my codex settings\nmodel = "o3" # keep this\n\n[mcp_servers.mine]\nurl = "http://mine" # mine\n',
+  );
   const codex = parseToml(written.codex!) as any;
   expect(codex.mcp_servers.mine.url).toBe('http://mine');
-  expect(codex.mcp_servers['svc-agent']).toMatchObject({ url: `http://localhost:${port}/workspaces/app/w1/mcp`, bearer_token_env_var: 'SVC_MCP_TOKEN' });
+  expect(codex.mcp_servers['svc-agent']).toMatchObject({
+    url: `http://localhost:${port}/workspaces/app/w1/mcp`,
+    bearer_token_env_var: 'SVC_MCP_TOKEN',
+  });
   expect(codex.mcp_servers['svc-agent'].tools.agent_status).toEqual({ approval_mode: 'approve' });
   expect(readFileSync(join(workspace, '.git', 'info', 'exclude'), 'utf8')).toContain('\n/.codex/config.toml\n');
-  expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: workspace, encoding: 'utf8' })).not.toContain('.codex');
+  expect(
+    execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: workspace, encoding: 'utf8' }),
+  ).not.toContain('.codex');
 
   expect(written.opencode).toContain('// my opencode settings');
   const opencode = parseJsonc(written.opencode!);
@@ -131,14 +187,21 @@ it('--write merges each entry, keeps hand-written entries and comments, excludes
   expect(written.gemini).toContain('/* my gemini settings */');
   const gemini = parseJsonc(written.gemini!);
   expect(gemini.theme).toBe('dark');
-  expect(gemini.mcpServers['svc-agent']).toEqual({ httpUrl: '${SVC_SHIP_URL}/workspaces/${SVC_WORKSPACE}/mcp', headers: { Authorization: 'Bearer ${SVC_MCP_TOKEN}' }, trust: true });
+  expect(gemini.mcpServers['svc-agent']).toEqual({
+    httpUrl: '${SVC_SHIP_URL}/workspaces/${SVC_WORKSPACE}/mcp',
+    headers: { Authorization: 'Bearer ${SVC_MCP_TOKEN}' },
+    trust: true,
+  });
 
   const second = await svc(['--harness', 'all', '--write'], env);
   expect(second.code).toBe(0);
-  for (const harness of HARNESSES) expect(second.stdout).toContain(`${harness}: ${files[harness as keyof typeof files]} is up to date`);
+  for (const harness of HARNESSES)
+    expect(second.stdout).toContain(`${harness}: ${files[harness as keyof typeof files]} is up to date`);
   expect(second.stdout).not.toContain('added ');
   for (const [harness, file] of Object.entries(files)) expect(readFileSync(file, 'utf8')).toBe(written[harness]);
-  expect(readFileSync(join(workspace, '.git', 'info', 'exclude'), 'utf8').match(/\/\.codex\/config\.toml/g)).toHaveLength(1);
+  expect(
+    readFileSync(join(workspace, '.git', 'info', 'exclude'), 'utf8').match(/\/\.codex\/config\.toml/g),
+  ).toHaveLength(1);
 }, 60_000);
 
 it('--check connects as each harness would and lists the tools; after deactivate/activate the old token fails with the fix', async () => {
@@ -162,7 +225,10 @@ it('--check connects as each harness would and lists the tools; after deactivate
   expect(fresh.code).toBe(0);
 
   // A session whose variables no longer name this ship (the ship came back on another port).
-  const moved = await svc(['--harness', 'gemini', '--check'], { ...(await sessionEnv()), SVC_SHIP_URL: 'http://localhost:1' });
+  const moved = await svc(['--harness', 'gemini', '--check'], {
+    ...(await sessionEnv()),
+    SVC_SHIP_URL: 'http://localhost:1',
+  });
   expect(moved.code).toBe(1);
   expect(moved.stderr).toContain('restart the session so the ship injects a fresh token');
 }, 60_000);

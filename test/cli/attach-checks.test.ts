@@ -16,7 +16,9 @@ beforeAll(async () => {
   root = await makeTempRoot();
   fleet = await startNpxFleet(root, 'attachship', { app: makeRemote(root).url });
   for (const name of ['idle', 'live']) {
-    expect((await asAdmin('POST', '/workspaces', { ship: 'attachship', repoName: 'app', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await asAdmin('POST', '/workspaces', { ship: 'attachship', repoName: 'app', name, branch: 'main' })).status,
+    ).toBe(201);
   }
   expect((await asAdmin('POST', path('app', 'live', '/activate'))).status).toBe(200);
 }, 120_000);
@@ -31,14 +33,17 @@ function asAdmin(method: string, target: string, body?: unknown) {
 }
 
 /** `svc client --bridge-url … attach app <name>` in a pty, run as `svc` (not under npm exec). */
-const attach = (name: string) => ptyCli(['client', '--bridge-url', fleet.bridgeUrl, 'attach', 'app', name], { ...fleet.env, npm_command: undefined });
+const attach = (name: string) =>
+  ptyCli(['client', '--bridge-url', fleet.bridgeUrl, 'attach', 'app', name], { ...fleet.env, npm_command: undefined });
 const ALTERNATE_SCREEN = '\x1b[?1049h';
 
 describe('svc client attach', () => {
   it('on an inactive workspace says how to activate it, without touching the screen', async () => {
     const cli = attach('idle');
     expect(await cli.exited).toBe(1);
-    expect(await screenText(cli.output())).toBe(`svc: app/idle is not active; run \`svc client --bridge-url ${fleet.bridgeUrl} activate app idle\` first`);
+    expect(await screenText(cli.output())).toBe(
+      `svc: app/idle is not active; run \`svc client --bridge-url ${fleet.bridgeUrl} activate app idle\` first`,
+    );
     expect(cli.output()).not.toContain(ALTERNATE_SCREEN);
   }, 30_000);
 

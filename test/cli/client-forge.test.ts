@@ -21,7 +21,8 @@ import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
 const TOKEN = 'ghp_fake-forge-token-for-the-cli-test';
 const FORGE_URL = 'https://github.example/acme/widget.git';
-const EPHEMERAL_LINE = 'ephemeral: deleted automatically once its pull request is merged or closed (or the issue is closed without one)\n';
+const EPHEMERAL_LINE =
+  'ephemeral: deleted automatically once its pull request is merged or closed (or the issue is closed without one)\n';
 
 let root: string;
 let fleet: string;
@@ -50,7 +51,9 @@ beforeAll(async () => {
   ship = await startShipCli(fleet, port, 'one', { HOME: home });
   shipUrl = `http://localhost:${port}`;
   expect((await h.as(admin, 'POST', '/ships', { url: shipUrl })).status).toBe(201);
-  expect((await h.as(admin, 'POST', '/repos', { name: 'widget', url: FORGE_URL, provider: 'github' })).status).toBe(201);
+  expect((await h.as(admin, 'POST', '/repos', { name: 'widget', url: FORGE_URL, provider: 'github' })).status).toBe(
+    201,
+  );
   expect((await h.as(admin, 'POST', '/repos', { name: 'plain', url: remote.url })).status).toBe(201);
 }, 60_000);
 
@@ -68,7 +71,11 @@ const svcJson = async (...args: string[]) => {
   expect(result).toMatchObject({ code: 0, stderr: '' });
   return JSON.parse(result.stdout);
 };
-const lines = (text: string) => text.split('\n').slice(0, -1).map((line) => line.split(/ {2,}/));
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => line.split(/ {2,}/));
 const row = async (name: string) => lines((await svc('ls', '--wide')).stdout).find((cells) => cells[1] === name);
 
 describe('svc client repos issues|pulls', () => {
@@ -77,7 +84,10 @@ describe('svc client repos issues|pulls', () => {
     fake.addIssue({ title: 'Old crash on start', state: 'closed', user: 'carol' }); // #2
     fake.addPull({ title: 'Add a widget', head: 'feature', user: 'bob' }); // #3
     fake.addPull({ title: 'Rework the parser', head: 'other', user: 'dave', draft: true }); // #4
-    fake.addIssue({ title: 'Document every flag of the command line interface in one long reference page', user: 'erin' }); // #5
+    fake.addIssue({
+      title: 'Document every flag of the command line interface in one long reference page',
+      user: 'erin',
+    }); // #5
   });
 
   it('lists open issues by default (pull requests left out), titles cut at 60 characters', async () => {
@@ -89,11 +99,26 @@ describe('svc client repos issues|pulls', () => {
         '#5      Document every flag of the command line interface in one lo…  open   erin\n' +
         '#1      Fix the login page                                            open   alice\n',
     });
-    expect((await svc('repos', 'issues', 'widget', '--state', 'closed')).stdout).toBe('NUMBER  TITLE               STATE   AUTHOR\n#2      Old crash on start  closed  carol\n');
-    expect(lines((await svc('repos', 'issues', 'widget', '--state', 'all')).stdout).map((cells) => cells[0])).toEqual(['NUMBER', '#5', '#2', '#1']);
+    expect((await svc('repos', 'issues', 'widget', '--state', 'closed')).stdout).toBe(
+      'NUMBER  TITLE               STATE   AUTHOR\n#2      Old crash on start  closed  carol\n',
+    );
+    expect(lines((await svc('repos', 'issues', 'widget', '--state', 'all')).stdout).map((cells) => cells[0])).toEqual([
+      'NUMBER',
+      '#5',
+      '#2',
+      '#1',
+    ]);
     const listed = await svcJson('repos', 'issues', 'widget');
     expect(listed.map((issue: { number: number }) => issue.number)).toEqual([5, 1]);
-    expect(listed[1]).toEqual({ number: 1, title: 'Fix the login page', state: 'open', author: 'alice', url: 'https://github.example/acme/widget/issues/1', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' });
+    expect(listed[1]).toEqual({
+      number: 1,
+      title: 'Fix the login page',
+      state: 'open',
+      author: 'alice',
+      url: 'https://github.example/acme/widget/issues/1',
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-02T00:00:00Z',
+    });
   });
 
   it('lists pull requests with their head branch, drafts marked', async () => {
@@ -105,35 +130,71 @@ describe('svc client repos issues|pulls', () => {
         '#4      Rework the parser  open (draft)  dave    other\n' +
         '#3      Add a widget       open          bob     feature\n',
     });
-    expect(await svc('repos', 'pulls', 'widget', '--state', 'closed')).toEqual({ code: 0, stderr: '', stdout: 'no closed pull requests\n' });
-    expect((await svcJson('repos', 'pulls', 'widget', '--state', 'all')).map((pull: { headBranch: string }) => pull.headBranch)).toEqual(['other', 'feature']);
+    expect(await svc('repos', 'pulls', 'widget', '--state', 'closed')).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'no closed pull requests\n',
+    });
+    expect(
+      (await svcJson('repos', 'pulls', 'widget', '--state', 'all')).map(
+        (pull: { headBranch: string }) => pull.headBranch,
+      ),
+    ).toEqual(['other', 'feature']);
   });
 
-  it('refuses a bad --state and a bad repo name itself, and shows the bridge\'s refusals', async () => {
+  it("refuses a bad --state and a bad repo name itself, and shows the bridge's refusals", async () => {
     const before = fake.requests.length;
     const state = await svc('repos', 'issues', 'widget', '--state', 'merged');
     expect(state.code).toBe(2);
-    expect(state.stderr).toContain("svc: option '--state <state>' argument 'merged' is invalid. Allowed choices are open, closed, all.");
-    expect(await svc('repos', 'pulls', '..')).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid repo identifier: must not be . or ..\n' });
+    expect(state.stderr).toContain(
+      "svc: option '--state <state>' argument 'merged' is invalid. Allowed choices are open, closed, all.",
+    );
+    expect(await svc('repos', 'pulls', '..')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: invalid repo identifier: must not be . or ..\n',
+    });
     expect(fake.requests.length).toBe(before);
-    expect(await svc('repos', 'issues', 'nope')).toEqual({ code: 1, stdout: '', stderr: 'svc: request failed (404): repo not found: nope\n' });
-    expect(await svc('repos', 'pulls', 'plain')).toEqual({ code: 1, stdout: '', stderr: 'svc: request failed (501): provider "custom" is not supported yet\n' });
+    expect(await svc('repos', 'issues', 'nope')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (404): repo not found: nope\n',
+    });
+    expect(await svc('repos', 'pulls', 'plain')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (501): provider "custom" is not supported yet\n',
+    });
     fake.injected.push({ status: 403, message: 'Resource not accessible by integration', pathIncludes: '/issues' });
-    expect(await svc('repos', 'issues', 'widget')).toEqual({ code: 1, stdout: '', stderr: 'svc: request failed (403): GitHub request failed (403): Resource not accessible by integration\n' });
+    expect(await svc('repos', 'issues', 'widget')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (403): GitHub request failed (403): Resource not accessible by integration\n',
+    });
   });
 });
 
 describe('svc client create --issue', () => {
   it('refuses bad combinations and numbers before any request', async () => {
     const before = fake.requests.length;
-    const refused = async (args: string[], message: string) => expect(await svc('create', 'widget', 'x', ...args)).toEqual({ code: 1, stdout: '', stderr: `svc: ${message}\n` });
+    const refused = async (args: string[], message: string) =>
+      expect(await svc('create', 'widget', 'x', ...args)).toEqual({ code: 1, stdout: '', stderr: `svc: ${message}\n` });
     await refused(['--ship', 'one', '--issue', '1', '-b', 'main'], 'give exactly one of -b <branch> or --issue <n>');
     await refused(['--ship', 'one'], 'give exactly one of -b <branch> or --issue <n>');
-    await refused(['--ship', 'one', '-b', 'main', '--ephemeral'], '--ephemeral needs --issue <n>: only a workspace made from an issue is cleaned up automatically');
+    await refused(
+      ['--ship', 'one', '-b', 'main', '--ephemeral'],
+      '--ephemeral needs --issue <n>: only a workspace made from an issue is cleaned up automatically',
+    );
     await refused(['--ship', 'one', '--ephemeral'], 'give exactly one of -b <branch> or --issue <n>');
-    for (const value of ['0', '-1', '1.5', 'abc', '#1', '1e3']) await refused(['--ship', 'one', '--issue', value], `--issue takes an issue number (a positive integer), not "${value}"`);
+    for (const value of ['0', '-1', '1.5', 'abc', '#1', '1e3'])
+      await refused(
+        ['--ship', 'one', '--issue', value],
+        `--issue takes an issue number (a positive integer), not "${value}"`,
+      );
     await refused(['--issue', '1'], '--ship <ship> is required when creating through the bridge');
-    expect(await runCli(['client', '--url', shipUrl, 'create', 'widget', 'x', '--issue', '1', '--ephemeral'], env)).toEqual({
+    expect(
+      await runCli(['client', '--url', shipUrl, 'create', 'widget', 'x', '--issue', '1', '--ephemeral'], env),
+    ).toEqual({
       code: 1,
       stdout: '',
       stderr: 'svc: --ship, --issue and --ephemeral go through the bridge, not --url\n',
@@ -142,14 +203,23 @@ describe('svc client create --issue', () => {
     expect(await svc('ls')).toMatchObject({ code: 0, stdout: 'no workspaces\n' });
   });
 
-  it('shows the bridge\'s and the forge\'s refusals', async () => {
-    expect(await svc('create', 'widget', 'x', '--ship', 'one', '--issue', '99')).toEqual({ code: 1, stdout: '', stderr: 'svc: request failed (404): GitHub request failed (404): Not Found\n' });
+  it("shows the bridge's and the forge's refusals", async () => {
+    expect(await svc('create', 'widget', 'x', '--ship', 'one', '--issue', '99')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (404): GitHub request failed (404): Not Found\n',
+    });
     expect(await svc('create', 'plain', 'x', '--ship', 'one', '--issue', '1')).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'svc: request failed (400): creating a workspace from an issue needs a repo with provider "github"; repo "plain" has provider "custom"\n',
+      stderr:
+        'svc: request failed (400): creating a workspace from an issue needs a repo with provider "github"; repo "plain" has provider "custom"\n',
     });
-    expect(await svc('create', 'widget', 'x', '--ship', 'nowhere', '--issue', '1')).toEqual({ code: 1, stdout: '', stderr: 'svc: request failed (400): unknown ship: nowhere\n' });
+    expect(await svc('create', 'widget', 'x', '--ship', 'nowhere', '--issue', '1')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: request failed (400): unknown ship: nowhere\n',
+    });
   });
 
   it('creates on the branch the bridge linked to the issue; ls --wide shows no ephemeral record for it', async () => {
@@ -159,10 +229,39 @@ describe('svc client create --issue', () => {
       stdout: 'created widget/login on branch 1-fix-the-login-page for issue #1 (ship one)\n',
     });
     expect(fake.linkedBranches.get(1)).toEqual(['1-fix-the-login-page']);
-    expect(await svc('ls')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^REPO\s+NAME\s+SHIP\s+BRANCH\s+STATE\s+AGENT\nwidget\s+login\s+one\s+1-fix-the-login-page\s+inactive\s+-\n$/) });
+    expect(await svc('ls')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^REPO\s+NAME\s+SHIP\s+BRANCH\s+STATE\s+AGENT\nwidget\s+login\s+one\s+1-fix-the-login-page\s+inactive\s+-\n$/,
+      ),
+    });
     const wide = lines((await svc('ls', '--wide')).stdout);
-    expect(wide[0]).toEqual(['REPO', 'NAME', 'SHIP', 'BRANCH', 'STATE', 'AGENT', 'ISSUE', 'PR', 'CLEANUP', 'DESCRIPTION', 'MODEL']);
-    expect(wide[1]).toEqual(['widget', 'login', 'one', '1-fix-the-login-page', 'inactive', '-', '-', '-', '-', '-', '-']);
+    expect(wide[0]).toEqual([
+      'REPO',
+      'NAME',
+      'SHIP',
+      'BRANCH',
+      'STATE',
+      'AGENT',
+      'ISSUE',
+      'PR',
+      'CLEANUP',
+      'DESCRIPTION',
+      'MODEL',
+    ]);
+    expect(wide[1]).toEqual([
+      'widget',
+      'login',
+      'one',
+      '1-fix-the-login-page',
+      'inactive',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+    ]);
     // Straight to the ship there is no ephemeral record to show: no such columns.
     const direct = await runCli(['client', '--url', shipUrl, 'ls', '--wide'], env);
     expect(lines(direct.stdout)[0]).toEqual(['REPO', 'NAME', 'BRANCH', 'STATE', 'AGENT', 'DESCRIPTION', 'MODEL']);
@@ -177,9 +276,34 @@ describe('ephemeral workspaces: create --ephemeral, ls --wide and sweep', () => 
 
   it('says the workspace is ephemeral, then sweeps it once the issue closes without a pull request', async () => {
     const issue = fake.addIssue({ title: 'Try the sweeper' });
-    const created = await svc('create', 'widget', 'eph1', '--ship', 'one', '--issue', String(issue.number), '--ephemeral');
-    expect(created).toEqual({ code: 0, stderr: '', stdout: `created widget/eph1 on branch ${issue.number}-try-the-sweeper for issue #${issue.number} (ship one)\n${EPHEMERAL_LINE}` });
-    expect(await row('eph1')).toEqual(['widget', 'eph1', 'one', `${issue.number}-try-the-sweeper`, 'inactive', '-', `#${issue.number}`, '-', 'watching', '-', '-']);
+    const created = await svc(
+      'create',
+      'widget',
+      'eph1',
+      '--ship',
+      'one',
+      '--issue',
+      String(issue.number),
+      '--ephemeral',
+    );
+    expect(created).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `created widget/eph1 on branch ${issue.number}-try-the-sweeper for issue #${issue.number} (ship one)\n${EPHEMERAL_LINE}`,
+    });
+    expect(await row('eph1')).toEqual([
+      'widget',
+      'eph1',
+      'one',
+      `${issue.number}-try-the-sweeper`,
+      'inactive',
+      '-',
+      `#${issue.number}`,
+      '-',
+      'watching',
+      '-',
+      '-',
+    ]);
 
     expect(await svc('sweep')).toEqual({ code: 0, stderr: '', stdout: counters(1, 0, 0, 0, 0) });
     issue.state = 'closed';
@@ -190,21 +314,60 @@ describe('ephemeral workspaces: create --ephemeral, ls --wide and sweep', () => 
   it('shows the pull request and a blocked cleanup with its reason, until the work is gone', async () => {
     const issue = fake.addIssue({ title: 'Keep my work safe' });
     const branch = `${issue.number}-keep-my-work-safe`;
-    expect(await svcJson('create', 'widget', 'eph2', '--ship', 'one', '--issue', String(issue.number), '--ephemeral')).toMatchObject({
-      repoName: 'widget', name: 'eph2', branch, ship: 'one',
-      ephemeral: { issueNumber: issue.number, branch, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest: null },
+    expect(
+      await svcJson('create', 'widget', 'eph2', '--ship', 'one', '--issue', String(issue.number), '--ephemeral'),
+    ).toMatchObject({
+      repoName: 'widget',
+      name: 'eph2',
+      branch,
+      ship: 'one',
+      ephemeral: {
+        issueNumber: issue.number,
+        branch,
+        cleanup: 'watching',
+        blockedReason: null,
+        blockedAt: null,
+        pullRequest: null,
+      },
     });
     const pull = fake.addPull({ title: 'Keep my work safe', head: branch });
     expect(await svcJson('sweep')).toEqual({ checked: 1, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 });
-    expect(await row('eph2')).toEqual(['widget', 'eph2', 'one', branch, 'inactive', '-', `#${issue.number}`, `#${pull.number} open`, 'watching', '-', '-']);
+    expect(await row('eph2')).toEqual([
+      'widget',
+      'eph2',
+      'one',
+      branch,
+      'inactive',
+      '-',
+      `#${issue.number}`,
+      `#${pull.number} open`,
+      'watching',
+      '-',
+      '-',
+    ]);
 
     // Merged, but the clone holds a file no remote has: the ship refuses the guarded delete.
     pull.state = 'closed';
     pull.merged = true;
     writeFileSync(join(fleet, 'widget', 'eph2', 'NOTES.md'), 'not pushed anywhere\n');
     expect(await svc('sweep')).toEqual({ code: 0, stderr: '', stdout: counters(1, 0, 1, 0, 0) });
-    expect(await row('eph2')).toEqual(['widget', 'eph2', 'one', branch, 'inactive', '-', `#${issue.number}`, `#${pull.number} closed`, 'blocked: uncommitted changes (1 path)', '-', '-']);
-    expect((await svcJson('ls'))[0].ephemeral).toMatchObject({ cleanup: 'blocked', blockedReason: 'workspace widget/eph2 holds work that is not on a remote: uncommitted changes (1 path)' });
+    expect(await row('eph2')).toEqual([
+      'widget',
+      'eph2',
+      'one',
+      branch,
+      'inactive',
+      '-',
+      `#${issue.number}`,
+      `#${pull.number} closed`,
+      'blocked: uncommitted changes (1 path)',
+      '-',
+      '-',
+    ]);
+    expect((await svcJson('ls'))[0].ephemeral).toMatchObject({
+      cleanup: 'blocked',
+      blockedReason: 'workspace widget/eph2 holds work that is not on a remote: uncommitted changes (1 path)',
+    });
 
     rmSync(join(fleet, 'widget', 'eph2', 'NOTES.md'));
     expect(await svcJson('sweep')).toEqual({ checked: 1, destroyed: 1, blocked: 0, skipped: 0, forgotten: 0 });
@@ -212,7 +375,11 @@ describe('ephemeral workspaces: create --ephemeral, ls --wide and sweep', () => 
   }, 60_000);
 
   it('sweeps through the bridge only', async () => {
-    expect(await runCli(['client', '--url', shipUrl, 'sweep'], env)).toEqual({ code: 1, stdout: '', stderr: 'svc: this command goes through the bridge; drop --url\n' });
+    expect(await runCli(['client', '--url', shipUrl, 'sweep'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: this command goes through the bridge; drop --url\n',
+    });
   });
 });
 
@@ -220,7 +387,12 @@ describe('svc completion', () => {
   it('completes the new verbs and flags', async () => {
     const script = (await runCli(['completion', 'bash'])).stdout;
     const complete = (...words: string[]) =>
-      execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc_complete; echo "\${COMPREPLY[@]}"`]).toString().trim();
+      execFileSync('bash', [
+        '-c',
+        `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _svc_complete; echo "\${COMPREPLY[@]}"`,
+      ])
+        .toString()
+        .trim();
     expect(complete('svc', 'client', 'sw')).toBe('sweep');
     expect(complete('svc', 'client', 'repos', '')).toBe('ls add rm branches issues pulls --help');
     expect(complete('svc', 'client', 'repos', 'pulls', '--')).toBe('--state --help');

@@ -19,7 +19,11 @@ import { freePort } from '../helpers/ports.js';
 import { makeTempRoot, rawCall, removeRoot } from '../helpers/ship.js';
 
 const DIST = resolve(import.meta.dirname, '../../dist');
-const ADMIN = { SVC_BRIDGE_ADMIN_USER: 'admin', SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1' };
+const ADMIN = {
+  SVC_BRIDGE_ADMIN_USER: 'admin',
+  SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1',
+};
 
 let root: string;
 const started: NpxProcess[] = [];
@@ -43,7 +47,10 @@ function snapshotDist(): Map<string, string> {
         // The store template is PGlite's files: copied from, never written.
         if (entry.name !== 'pglite-template') walk(path);
       } else {
-        files.set(path, `${statSync(path, { bigint: true }).mtimeNs}:${createHash('sha1').update(readFileSync(path)).digest('hex')}`);
+        files.set(
+          path,
+          `${statSync(path, { bigint: true }).mtimeNs}:${createHash('sha1').update(readFileSync(path)).digest('hex')}`,
+        );
       }
     }
   };
@@ -53,11 +60,22 @@ function snapshotDist(): Map<string, string> {
 
 const freshHome = () => mkdtempSync(join(root, 'home-'));
 
-async function startBridge(home: string, dataDirectory: string, port: number): Promise<{ bridge: NpxProcess; servedMs: number }> {
-  const bridge = startNpx(['bridge', '--port', String(port), '--data-directory', dataDirectory], { HOME: home, ...ADMIN });
+async function startBridge(
+  home: string,
+  dataDirectory: string,
+  port: number,
+): Promise<{ bridge: NpxProcess; servedMs: number }> {
+  const bridge = startNpx(['bridge', '--port', String(port), '--data-directory', dataDirectory], {
+    HOME: home,
+    ...ADMIN,
+  });
   started.push(bridge);
   const url = `http://127.0.0.1:${port}`;
-  const servedMs = await msUntil(async () => (await rawCall(url, 'GET', '/auth/mode').catch(() => null))?.status === 200, `the bridge on ${port} serving`, 30_000);
+  const servedMs = await msUntil(
+    async () => (await rawCall(url, 'GET', '/auth/mode').catch(() => null))?.status === 200,
+    `the bridge on ${port} serving`,
+    30_000,
+  );
   return { bridge, servedMs };
 }
 
@@ -78,13 +96,17 @@ describe('the first npx svc from a fresh home directory', () => {
     };
     const fresh = await time();
     const warm = await time();
-    process.stdout.write(`npx svc --version: fresh home ${fresh.toFixed(0)} ms, warm home ${warm.toFixed(0)} ms (${(fresh / warm).toFixed(2)}×)\n`);
+    process.stdout.write(
+      `npx svc --version: fresh home ${fresh.toFixed(0)} ms, warm home ${warm.toFixed(0)} ms (${(fresh / warm).toFixed(2)}×)\n`,
+    );
     expect(snapshotDist()).toEqual(before);
   }, 60_000);
 
   it('starts a bridge on a new data directory that serves within 5 s', async () => {
     const { bridge, servedMs } = await startBridge(freshHome(), join(root, 'data-first'), await freePort());
-    process.stdout.write(`npx svc bridge from a fresh home, new data directory: served after ${servedMs.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `npx svc bridge from a fresh home, new data directory: served after ${servedMs.toFixed(0)} ms\n`,
+    );
     expect(servedMs).toBeLessThan(5000);
     await bridge.terminateThenKill();
     expect(snapshotDist()).toEqual(before);
@@ -105,8 +127,12 @@ describe('the first npx svc from a fresh home directory', () => {
 
   it('serves four bridges started at once from four fresh homes', async () => {
     const ports = await Promise.all([0, 1, 2, 3].map(() => freePort()));
-    const starts = await Promise.all(ports.map((port, i) => startBridge(freshHome(), join(root, `data-four-${i}`), port)));
-    process.stdout.write(`four bridges at once: served after ${starts.map(({ servedMs }) => servedMs.toFixed(0)).join(', ')} ms\n`);
+    const starts = await Promise.all(
+      ports.map((port, i) => startBridge(freshHome(), join(root, `data-four-${i}`), port)),
+    );
+    process.stdout.write(
+      `four bridges at once: served after ${starts.map(({ servedMs }) => servedMs.toFixed(0)).join(', ')} ms\n`,
+    );
     for (const { bridge } of starts) await bridge.terminateThenKill();
     expect(snapshotDist()).toEqual(before);
   }, 120_000);

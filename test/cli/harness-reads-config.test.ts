@@ -71,7 +71,12 @@ const xdg = (home: string) => ({
 
 /** `svc agent mcp-config <args>` in the workspace, as the agent's shell would run it. */
 async function svcAgent(home: string, args: string[]) {
-  const result = await runCli(['agent', 'mcp-config', ...args], { ...xdg(home), ...(await sessionEnv()) }, 20_000, workspace);
+  const result = await runCli(
+    ['agent', 'mcp-config', ...args],
+    { ...xdg(home), ...(await sessionEnv()) },
+    20_000,
+    workspace,
+  );
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return result.stdout;
@@ -98,10 +103,16 @@ interface Run {
  */
 function runHarness(bin: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Run> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(ANTHROPIC|CLAUDE|OPENAI|CODEX|OPENCODE|GEMINI|GOOGLE|COPILOT|GH|GITHUB|SVC)_/.test(key)),
+    Object.entries(process.env).filter(
+      ([key]) => !/^(ANTHROPIC|CLAUDE|OPENAI|CODEX|OPENCODE|GEMINI|GOOGLE|COPILOT|GH|GITHUB|SVC)_/.test(key),
+    ),
   );
   return new Promise((resolveRun, reject) => {
-    const child = spawn(bin, args, { cwd: workspace, env: { ...inherited, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd: workspace,
+      env: { ...inherited, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -163,9 +174,14 @@ async function startModelStandIn(): Promise<ModelStandIn> {
 
 /** The tool names of the first recorded request to `route` that offers any, picked by `names`. */
 function offeredTools(route: RegExp, names: (body: any) => string[]): string[] {
-  const offered = model.requests.filter((request) => route.test(request.url) && request.body).map((request) => names(request.body));
+  const offered = model.requests
+    .filter((request) => route.test(request.url) && request.body)
+    .map((request) => names(request.body));
   const found = offered.find((list) => list.length > 0);
-  if (!found) throw new Error(`no request to ${route} offered tools: ${JSON.stringify(model.requests.map((request) => request.url))}`);
+  if (!found)
+    throw new Error(
+      `no request to ${route} offered tools: ${JSON.stringify(model.requests.map((request) => request.url))}`,
+    );
   return found;
 }
 
@@ -174,7 +190,17 @@ beforeAll(async () => {
   ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN });
   port = new URL(ship.url).port;
   const remote = makeRemote(root);
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth)).status).toBe(201);
+  expect(
+    (
+      await call(
+        ship.url,
+        'POST',
+        '/workspaces',
+        { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' },
+        auth,
+      )
+    ).status,
+  ).toBe(201);
   expect((await call(ship.url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
   workspace = realpathSync(join(root, 'fleet', 'app', 'w1'));
   mcpUrl = `http://localhost:${port}/workspaces/app/w1/mcp`;
@@ -198,7 +224,11 @@ describe.skipIf(!claude)('Claude Code (@anthropic-ai/claude-code)', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(`\nsvc-agent: ${mcpUrl} (HTTP) - ✔ Connected\n`);
 
-    const refused = await runHarness(claude!, ['mcp', 'list'], { ...xdg(home), ...(await sessionEnv()), SVC_MCP_TOKEN: WRONG_TOKEN });
+    const refused = await runHarness(claude!, ['mcp', 'list'], {
+      ...xdg(home),
+      ...(await sessionEnv()),
+      SVC_MCP_TOKEN: WRONG_TOKEN,
+    });
     expect(refused.stdout).toContain(`\nsvc-agent: ${mcpUrl} (HTTP) - ✘ Failed to connect`);
     expect(refused.stdout).toContain('(HTTP 401)');
   }, 60_000);
@@ -215,7 +245,9 @@ describe.skipIf(!claude)('Claude Code (@anthropic-ai/claude-code)', () => {
       DISABLE_AUTOUPDATER: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     });
-    const offered = offeredTools(/^\/v1\/messages/, (body) => (body.tools ?? []).map((tool: any) => tool.name).filter((name: string) => name.startsWith('mcp__svc-agent__')));
+    const offered = offeredTools(/^\/v1\/messages/, (body) =>
+      (body.tools ?? []).map((tool: any) => tool.name).filter((name: string) => name.startsWith('mcp__svc-agent__')),
+    );
     expect(offered.sort()).toEqual(await checkedToolNames(home, 'claude-code'));
   }, 60_000);
 });
@@ -229,7 +261,10 @@ describe.skipIf(!codex)('Codex (@openai/codex)', () => {
   /** What the person does when Codex asks whether to trust the folder. */
   const trustProject = () => {
     mkdirSync(join(home, '.codex'), { recursive: true });
-    writeFileSync(join(home, '.codex', 'config.toml'), `[projects.${JSON.stringify(workspace)}]\ntrust_level = "trusted"\n`);
+    writeFileSync(
+      join(home, '.codex', 'config.toml'),
+      `[projects.${JSON.stringify(workspace)}]\ntrust_level = "trusted"\n`,
+    );
   };
 
   it('`codex mcp list` reads the workspace project file once the project is trusted', async () => {
@@ -253,11 +288,24 @@ describe.skipIf(!codex)('Codex (@openai/codex)', () => {
     trustProject();
     model.requests.length = 0;
     const provider = `{name="stand-in",base_url="${model.url}/v1",env_key="STAND_IN_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`;
-    await runHarness(codex!, ['exec', '-c', 'model_provider="stand-in"', '-c', `model_providers.stand-in=${provider}`, '-m', 'stand-in-model', 'hello'], {
-      ...xdg(home),
-      ...(await sessionEnv()),
-      STAND_IN_KEY: 'test-key',
-    });
+    await runHarness(
+      codex!,
+      [
+        'exec',
+        '-c',
+        'model_provider="stand-in"',
+        '-c',
+        `model_providers.stand-in=${provider}`,
+        '-m',
+        'stand-in-model',
+        'hello',
+      ],
+      {
+        ...xdg(home),
+        ...(await sessionEnv()),
+        STAND_IN_KEY: 'test-key',
+      },
+    );
     let namespace: any;
     const offered = offeredTools(/^\/v1\/responses/, (body) => {
       namespace = (body.tools ?? []).find((tool: any) => tool.name === 'mcp__svc_agent');
@@ -282,7 +330,11 @@ describe.skipIf(!opencode)('opencode (opencode-ai)', () => {
     expect(listed.stdout).toContain(`${mcpUrl}\n`);
     expect(listed.stdout).toContain('1 server(s)');
 
-    const refused = await runHarness(opencode!, ['mcp', 'list'], { ...xdg(home), ...(await sessionEnv()), SVC_MCP_TOKEN: WRONG_TOKEN });
+    const refused = await runHarness(opencode!, ['mcp', 'list'], {
+      ...xdg(home),
+      ...(await sessionEnv()),
+      SVC_MCP_TOKEN: WRONG_TOKEN,
+    });
     expect(refused.stdout).toMatch(/✗ svc-agent failed\n/);
     expect(refused.stdout).toContain('(401)');
   }, 60_000);
@@ -294,11 +346,15 @@ describe.skipIf(!gemini)('Gemini CLI (@google/gemini-cli)', () => {
     home = makeHome('gemini');
     // A setting of the person's own (an API key as the sign-in), kept by --write; the session below needs it.
     mkdirSync(join(home, '.gemini'));
-    writeFileSync(join(home, '.gemini', 'settings.json'), '{\n  // signed in with an API key\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n');
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      '{\n  // signed in with an API key\n  "security": { "auth": { "selectedType": "gemini-api-key" } }\n}\n',
+    );
     expect(await svcAgent(home, ['--harness', 'gemini', '--write'])).toContain('gemini: wrote ');
   });
   /** What the person does when Gemini asks whether to trust the folder. */
-  const trustFolder = () => writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [workspace]: 'TRUST_FOLDER' }));
+  const trustFolder = () =>
+    writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [workspace]: 'TRUST_FOLDER' }));
 
   it('`gemini mcp list`: disabled in an untrusted folder; trusted, it connects with the session token; a wrong token does not', async () => {
     const untrusted = await runHarness(gemini!, ['mcp', 'list'], { ...xdg(home), ...(await sessionEnv()) });
@@ -310,16 +366,27 @@ describe.skipIf(!gemini)('Gemini CLI (@google/gemini-cli)', () => {
     expect(listed.code).toBe(0);
     expect(listed.output).toContain(`✓ svc-agent: ${mcpUrl} (http) - Connected\n`);
 
-    const refused = await runHarness(gemini!, ['mcp', 'list'], { ...xdg(home), ...(await sessionEnv()), SVC_MCP_TOKEN: WRONG_TOKEN });
+    const refused = await runHarness(gemini!, ['mcp', 'list'], {
+      ...xdg(home),
+      ...(await sessionEnv()),
+      SVC_MCP_TOKEN: WRONG_TOKEN,
+    });
     expect(refused.output).toContain(`✗ svc-agent: ${mcpUrl} (http) - Disconnected\n`);
   }, 60_000);
 
   it('a `gemini -p` session offers the model the 13 tools, named as --check prints them', async () => {
     trustFolder();
     model.requests.length = 0;
-    await runHarness(gemini!, ['-p', 'hello'], { ...xdg(home), ...(await sessionEnv()), GEMINI_API_KEY: 'test-key', GOOGLE_GEMINI_BASE_URL: model.url });
+    await runHarness(gemini!, ['-p', 'hello'], {
+      ...xdg(home),
+      ...(await sessionEnv()),
+      GEMINI_API_KEY: 'test-key',
+      GOOGLE_GEMINI_BASE_URL: model.url,
+    });
     const offered = offeredTools(/:streamGenerateContent|:generateContent/, (body) =>
-      (body.tools ?? []).flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name)).filter((name: string) => name.startsWith('mcp_svc-agent_')),
+      (body.tools ?? [])
+        .flatMap((tool: any) => (tool.functionDeclarations ?? []).map((declaration: any) => declaration.name))
+        .filter((name: string) => name.startsWith('mcp_svc-agent_')),
     );
     expect(offered.sort()).toEqual(await checkedToolNames(home, 'gemini'));
   }, 60_000);
@@ -333,7 +400,10 @@ describe.skipIf(!copilot)('GitHub Copilot CLI (@github/copilot)', () => {
   });
 
   it('`copilot mcp list` accepts the user-scope entry as written', async () => {
-    const listed = await runHarness(copilot!, ['mcp', 'list', '--json'], { ...xdg(home), COPILOT_AUTO_UPDATE: 'false' });
+    const listed = await runHarness(copilot!, ['mcp', 'list', '--json'], {
+      ...xdg(home),
+      COPILOT_AUTO_UPDATE: 'false',
+    });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout).mcpServers).toEqual({
       'svc-agent': {
@@ -358,7 +428,9 @@ describe.skipIf(!copilot)('GitHub Copilot CLI (@github/copilot)', () => {
       COPILOT_MODEL: 'stand-in-model',
     });
     const offered = offeredTools(/^\/v1\/chat\/completions/, (body) =>
-      (body.tools ?? []).map((tool: any) => tool.function?.name).filter((name: string | undefined) => name?.startsWith('svc-agent-')),
+      (body.tools ?? [])
+        .map((tool: any) => tool.function?.name)
+        .filter((name: string | undefined) => name?.startsWith('svc-agent-')),
     );
     expect(offered.sort()).toEqual(await checkedToolNames(home, 'copilot'));
   }, 60_000);

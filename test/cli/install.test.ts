@@ -17,7 +17,10 @@ let svc: string;
 beforeAll(async () => {
   root = await makeTempRoot();
   const prefix = join(root, 'global');
-  await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '.'], { cwd: CHECKOUT, timeout: 120_000 });
+  await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', '.'], {
+    cwd: CHECKOUT,
+    timeout: 120_000,
+  });
   svc = join(prefix, 'bin', 'svc');
 }, 150_000);
 afterAll(async () => {

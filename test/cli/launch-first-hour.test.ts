@@ -14,9 +14,20 @@ import { killFleetTmux, ptyCli, runCli, type PtyCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { startNpx } from '../helpers/npx.js';
 
-const NO_ADMIN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined };
+const NO_ADMIN = {
+  SVC_BRIDGE_ADMIN_USER: undefined,
+  SVC_BRIDGE_ADMIN_EMAIL: undefined,
+  SVC_BRIDGE_ADMIN_PASSWORD: undefined,
+  SVC_INSECURE_NO_AUTH: undefined,
+  SVC_TOKEN: undefined,
+};
 const ENV = { ...NO_ADMIN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: undefined };
-const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'admin', SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1', SVC_TOKEN: '' };
+const ADMIN_ENV = {
+  SVC_BRIDGE_ADMIN_USER: 'admin',
+  SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1',
+  SVC_TOKEN: '',
+};
 
 let root: string;
 beforeAll(async () => {
@@ -37,7 +48,10 @@ async function site(name: string): Promise<Site> {
   const dir = join(root, name);
   const ports = { bridge: await freePort(), ship: await freePort() };
   execFileSync('mkdir', ['-p', dir]);
-  writeFileSync(join(dir, 'svc.yaml'), `bridge:\n  port: ${ports.bridge}\nships:\n  local:\n    source: local\n    port: ${ports.ship}\n    fleetDirectory: .svc/fleet\n`);
+  writeFileSync(
+    join(dir, 'svc.yaml'),
+    `bridge:\n  port: ${ports.bridge}\nships:\n  local:\n    source: local\n    port: ${ports.ship}\n    fleetDirectory: .svc/fleet\n`,
+  );
   return { dir, ...ports };
 }
 
@@ -65,7 +79,10 @@ describe('svc launch at a terminal', () => {
       await cli.answer('Password: ', 'pilot-password-1');
       await cli.answer('Confirm password: ', 'pilot-password-1');
       await cli.waitFor('Ctrl-C stops everything.', 30_000);
-      const login = await call(`http://localhost:${first.bridge}`, 'POST', '/auth/login', { username: 'pilot', password: 'pilot-password-1' });
+      const login = await call(`http://localhost:${first.bridge}`, 'POST', '/auth/login', {
+        username: 'pilot',
+        password: 'pilot-password-1',
+      });
       expect(login.status).toBe(200);
       expect(cli.output()).not.toContain('pilot-password');
       const screen = await cli.screen();
@@ -98,7 +115,10 @@ describe('svc launch at a terminal', () => {
     const cli = ptyCli(['launch'], ENV, first.dir);
     try {
       await cli.waitFor('Ctrl-C stops everything.', 30_000);
-      expect((await cli.screen()).split('\n').slice(0, 2)).toEqual(['opening the embedded store in ./.svc/bridge…', `svc is running (from ${join(first.dir, 'svc.yaml')})`]);
+      expect((await cli.screen()).split('\n').slice(0, 2)).toEqual([
+        'opening the embedded store in ./.svc/bridge…',
+        `svc is running (from ${join(first.dir, 'svc.yaml')})`,
+      ]);
       // The launch serves the GUI, as `svc bridge` does: `/` sends the browser to it, with its headers.
       const opened = await fetch(`http://localhost:${first.bridge}/`, { redirect: 'manual' });
       expect([opened.status, opened.headers.get('location')]).toEqual([302, '/ui/']);
@@ -134,11 +154,21 @@ describe('svc client --url to a ship svc launch started', () => {
     try {
       await launch.waitFor('Ctrl-C stops everything.', 60_000);
       const file = join(launched.dir, '.svc/bridge/local-ships.json');
-      expect(launch.output()).toContain(`  npx svc client --url ${launched.ship} ls   (straight to ship local, with the bridge token in ${file})`);
+      expect(launch.output()).toContain(
+        `  npx svc client --url ${launched.ship} ls   (straight to ship local, with the bridge token in ${file})`,
+      );
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(statSync(join(launched.dir, '.svc/bridge')).mode & 0o777).toBe(0o700);
-      const { ships } = JSON.parse(readFileSync(file, 'utf8')) as { ships: Array<{ name: string; url: string; bridgeToken: string }> };
-      expect(ships).toEqual([{ name: 'local', url: `http://localhost:${launched.ship}`, bridgeToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
+      const { ships } = JSON.parse(readFileSync(file, 'utf8')) as {
+        ships: Array<{ name: string; url: string; bridgeToken: string }>;
+      };
+      expect(ships).toEqual([
+        {
+          name: 'local',
+          url: `http://localhost:${launched.ship}`,
+          bridgeToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        },
+      ]);
       expect(launch.output()).not.toContain(ships[0]!.bridgeToken);
 
       // Through npx, from the checkout (another directory than the launch's).
@@ -146,13 +176,28 @@ describe('svc client --url to a ship svc launch started', () => {
       expect(await ls.exited).toBe(0);
       expect(ls.output()).toContain('no workspaces\n');
       // And from a directory of its own, as curl would with the token read from the file.
-      expect(await runCli(['client', '--url', String(launched.ship), 'ls'], { ...config, SVC_BRIDGE_TOKEN: undefined }, 20_000, root)).toMatchObject({ code: 0, stdout: 'no workspaces\n' });
-      const direct = await call(`http://localhost:${launched.ship}`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${ships[0]!.bridgeToken}` });
+      expect(
+        await runCli(
+          ['client', '--url', String(launched.ship), 'ls'],
+          { ...config, SVC_BRIDGE_TOKEN: undefined },
+          20_000,
+          root,
+        ),
+      ).toMatchObject({ code: 0, stdout: 'no workspaces\n' });
+      const direct = await call(`http://localhost:${launched.ship}`, 'GET', '/workspaces', undefined, {
+        authorization: `Bearer ${ships[0]!.bridgeToken}`,
+      });
       expect(direct.status).toBe(200);
       // SVC_BRIDGE_TOKEN wins; without the file (another user's config) the ship answers 401 as before.
-      const wrong = await runCli(['client', '--url', String(launched.ship), 'ls'], { ...config, SVC_BRIDGE_TOKEN: 'not-the-token' });
+      const wrong = await runCli(['client', '--url', String(launched.ship), 'ls'], {
+        ...config,
+        SVC_BRIDGE_TOKEN: 'not-the-token',
+      });
       expect(wrong).toMatchObject({ code: 1, stderr: expect.stringContaining('(401)') });
-      const elsewhere = await runCli(['client', '--url', String(launched.ship), 'ls'], { XDG_CONFIG_HOME: join(root, 'other-user'), SVC_BRIDGE_TOKEN: undefined });
+      const elsewhere = await runCli(['client', '--url', String(launched.ship), 'ls'], {
+        XDG_CONFIG_HOME: join(root, 'other-user'),
+        SVC_BRIDGE_TOKEN: undefined,
+      });
       expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringContaining('(401)') });
     } finally {
       // Ctrl-C, as a person stops it: the launch ends its ship's tmux server on the way out.
@@ -177,7 +222,9 @@ describe('svc launch in a git checkout', () => {
       stdout: `wrote ${join(checkout.dir, 'svc.yaml')}\nadded /svc.yaml, /svc.secrets to ./.gitignore (this host's configuration and secrets stay out of git)\n`,
     });
     // The scaffold's fixed ports, moved to free ones for the test.
-    const yaml = readFileSync(join(checkout.dir, 'svc.yaml'), 'utf8').replace('port: 4800', `port: ${checkout.bridge}`).replace('port: 4700', `port: ${checkout.ship}`);
+    const yaml = readFileSync(join(checkout.dir, 'svc.yaml'), 'utf8')
+      .replace('port: 4800', `port: ${checkout.bridge}`)
+      .replace('port: 4700', `port: ${checkout.ship}`);
     writeFileSync(join(checkout.dir, 'svc.yaml'), yaml);
     writeFileSync(join(checkout.dir, 'svc.secrets'), 'UNUSED=1\n', { mode: 0o600 });
 
@@ -191,7 +238,9 @@ describe('svc launch in a git checkout', () => {
     } finally {
       await stop(launch);
     }
-    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe('node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n');
+    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe(
+      'node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n',
+    );
     expect(git(checkout.dir, 'status', '--porcelain', '--untracked-files=all')).toBe('?? .gitignore\n');
 
     // A later launch, and init --force over the existing file, add nothing more.
@@ -202,21 +251,29 @@ describe('svc launch in a git checkout', () => {
     } finally {
       await stop(again);
     }
-    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe('node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n');
+    expect(readFileSync(join(checkout.dir, '.gitignore'), 'utf8')).toBe(
+      'node_modules/\n/svc.yaml\n/svc.secrets\n/.svc/\n',
+    );
     await killFleetTmux(join(checkout.dir, '.svc/fleet'));
   }, 120_000);
 
   it('adds nothing outside a git checkout, or where git already ignores it', async () => {
     const plain = join(root, 'plain');
     execFileSync('mkdir', ['-p', plain]);
-    expect(await runCli(['launch', 'init'], {}, 20_000, plain)).toMatchObject({ code: 0, stdout: `wrote ${join(plain, 'svc.yaml')}\n` });
+    expect(await runCli(['launch', 'init'], {}, 20_000, plain)).toMatchObject({
+      code: 0,
+      stdout: `wrote ${join(plain, 'svc.yaml')}\n`,
+    });
     expect(existsSync(join(plain, '.gitignore'))).toBe(false);
 
     const nested = join(root, 'nested');
     execFileSync('mkdir', ['-p', join(nested, 'sub')]);
     git(nested, 'init', '-q');
     writeFileSync(join(nested, '.gitignore'), 'svc.*\n');
-    expect(await runCli(['launch', 'init'], {}, 20_000, join(nested, 'sub'))).toMatchObject({ code: 0, stdout: `wrote ${join(nested, 'sub/svc.yaml')}\n` });
+    expect(await runCli(['launch', 'init'], {}, 20_000, join(nested, 'sub'))).toMatchObject({
+      code: 0,
+      stdout: `wrote ${join(nested, 'sub/svc.yaml')}\n`,
+    });
     expect(existsSync(join(nested, 'sub/.gitignore'))).toBe(false);
   });
 });

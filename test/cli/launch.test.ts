@@ -19,8 +19,18 @@ import { tmuxSocketFor } from '../../ship/server.js';
 import { openStore } from '../../bridge/store/store.js';
 import { tokenHash } from '../../server/tokens.js';
 
-const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'admin', SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1' };
-const NO_ADMIN = { SVC_BRIDGE_ADMIN_USER: undefined, SVC_BRIDGE_ADMIN_EMAIL: undefined, SVC_BRIDGE_ADMIN_PASSWORD: undefined, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined };
+const ADMIN_ENV = {
+  SVC_BRIDGE_ADMIN_USER: 'admin',
+  SVC_BRIDGE_ADMIN_EMAIL: 'admin@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'admin-password-1',
+};
+const NO_ADMIN = {
+  SVC_BRIDGE_ADMIN_USER: undefined,
+  SVC_BRIDGE_ADMIN_EMAIL: undefined,
+  SVC_BRIDGE_ADMIN_PASSWORD: undefined,
+  SVC_INSECURE_NO_AUTH: undefined,
+  SVC_TOKEN: undefined,
+};
 
 let root: string;
 beforeAll(async () => {
@@ -59,18 +69,24 @@ describe('svc launch with no configuration', () => {
 
   it('starts a bridge and a ship named after the host, provisions and registers them, and stops on Ctrl-C', async () => {
     execFileSync('mkdir', ['-p', cwd()]);
-    const launch = startCli(['launch'], { ...NO_ADMIN, ...ADMIN_ENV, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND }, cwd());
+    const launch = startCli(
+      ['launch'],
+      { ...NO_ADMIN, ...ADMIN_ENV, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND },
+      cwd(),
+    );
     try {
       await launch.waitFor('Ctrl-C stops everything.');
       const out = launch.output();
       expect(out).toContain('svc is running');
       expect(out).toContain(`bridge  http://localhost:4800  store pglite at ${join(cwd(), '.svc/bridge/db')}`);
-      expect(out).toContain(`ship    ${os.hostname()}  http://localhost:4700  fleet ${join(cwd(), '.svc/fleet')}  (token pair generated)`);
+      expect(out).toContain(
+        `ship    ${os.hostname()}  http://localhost:4700  fleet ${join(cwd(), '.svc/fleet')}  (token pair generated)`,
+      );
       expect(out).toContain('  svc login');
       const token = await login('http://localhost:4800', 'admin', ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD);
-      expect((await call('http://localhost:4800', 'GET', '/ships', undefined, { authorization: `Bearer ${token}` })).body).toEqual([
-        { name: os.hostname(), url: 'http://localhost:4700', status: 'online' },
-      ]);
+      expect(
+        (await call('http://localhost:4800', 'GET', '/ships', undefined, { authorization: `Bearer ${token}` })).body,
+      ).toEqual([{ name: os.hostname(), url: 'http://localhost:4700', status: 'online' }]);
       // The ship holds the bridge token: nobody else gets in.
       expect((await call('http://localhost:4700', 'GET', '/workspaces')).status).toBe(401);
     } finally {
@@ -120,7 +136,10 @@ describe('svc launch with a configuration', () => {
   let ports: { bridge: number; alpha: number; beta: number };
   const dir = () => join(root, 'configured');
   beforeAll(async () => {
-    far = await startTestShip(join(root, 'far'), { name: 'far-ship', bridgeToken: 'far-bridge-token-0123456789abcdefghijklmnopq' });
+    far = await startTestShip(join(root, 'far'), {
+      name: 'far-ship',
+      bridgeToken: 'far-bridge-token-0123456789abcdefghijklmnopq',
+    });
     ports = { bridge: await freePort(), alpha: await freePort(), beta: await freePort() };
     execFileSync('mkdir', ['-p', dir()]);
     writeFileSync(
@@ -147,7 +166,11 @@ describe('svc launch with a configuration', () => {
         '',
       ].join('\n'),
     );
-    writeFileSync(join(dir(), 'svc.secrets'), 'FAR_SHIP_TOKEN=far-ship-token-0123456789abcdefghijklmnopqrs\nMODEL_KEY=launch-model-key-42\n', { mode: 0o600 });
+    writeFileSync(
+      join(dir(), 'svc.secrets'),
+      'FAR_SHIP_TOKEN=far-ship-token-0123456789abcdefghijklmnopqrs\nMODEL_KEY=launch-model-key-42\n',
+      { mode: 0o600 },
+    );
   }, 60_000);
   afterAll(async () => {
     await far?.stop();
@@ -165,24 +188,52 @@ describe('svc launch with a configuration', () => {
       await launch.waitFor('Ctrl-C stops everything.');
       const out = launch.output();
       expect(out).toContain(`svc is running (from ${join(dir(), 'svc.yaml')})`);
-      expect(out).toContain(`ship    alpha  http://localhost:${ports.alpha}  fleet ${join(dir(), '.svc/fleet-alpha')}  (token pair generated)`);
-      expect(out).toContain(`ship    beta  http://localhost:${ports.beta}  fleet ${join(dir(), 'fleets/beta')}  (token pair generated)`);
+      expect(out).toContain(
+        `ship    alpha  http://localhost:${ports.alpha}  fleet ${join(dir(), '.svc/fleet-alpha')}  (token pair generated)`,
+      );
+      expect(out).toContain(
+        `ship    beta  http://localhost:${ports.beta}  fleet ${join(dir(), 'fleets/beta')}  (token pair generated)`,
+      );
       expect(out).toContain(`remote  far-ship  ${far.url}`);
       expect(out).toContain(`--bridge-url ${bridgeUrl}`);
       const token = await login(bridgeUrl, 'admin', ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD);
-      const ships = (await call(bridgeUrl, 'GET', '/ships', undefined, { authorization: `Bearer ${token}` })).body as Array<{ name: string; status: string }>;
-      expect(ships.map((s) => [s.name, s.status])).toEqual([['alpha', 'online'], ['beta', 'online'], ['far-ship', 'online']]);
+      const ships = (await call(bridgeUrl, 'GET', '/ships', undefined, { authorization: `Bearer ${token}` }))
+        .body as Array<{ name: string; status: string }>;
+      expect(ships.map((s) => [s.name, s.status])).toEqual([
+        ['alpha', 'online'],
+        ['beta', 'online'],
+        ['far-ship', 'online'],
+      ]);
       // The pinned ship token is the one stored for the remote ship.
-      expect((await call(bridgeUrl, 'GET', '/workspaces', undefined, { authorization: 'Bearer far-ship-token-0123456789abcdefghijklmnopqrs' })).status).toBe(403);
+      expect(
+        (
+          await call(bridgeUrl, 'GET', '/workspaces', undefined, {
+            authorization: 'Bearer far-ship-token-0123456789abcdefghijklmnopqrs',
+          })
+        ).status,
+      ).toBe(403);
 
       // alpha's sessionEnv: its sessions receive MODEL_KEY from svc.secrets.
       const auth = { authorization: `Bearer ${token}` };
       const remote = makeRemote(root, 'launch-remote');
       expect((await call(bridgeUrl, 'POST', '/repos', { name: 'app', url: remote.url }, auth)).status).toBe(201);
-      expect((await call(bridgeUrl, 'POST', '/workspaces', { ship: 'alpha', repoName: 'app', name: 'keyed', branch: 'main' }, auth)).status).toBe(201);
+      expect(
+        (
+          await call(
+            bridgeUrl,
+            'POST',
+            '/workspaces',
+            { ship: 'alpha', repoName: 'app', name: 'keyed', branch: 'main' },
+            auth,
+          )
+        ).status,
+      ).toBe(201);
       expect((await call(bridgeUrl, 'POST', path('app', 'keyed', '/activate'), undefined, auth)).status).toBe(200);
       const { ticket } = (await call(bridgeUrl, 'POST', '/auth/ws-ticket', undefined, auth)).body as { ticket: string };
-      const terminal = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'keyed', '/terminal')}?ticket=${ticket}`, { perMessageDeflate: true });
+      const terminal = await connectTerminal(
+        `${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'keyed', '/terminal')}?ticket=${ticket}`,
+        { perMessageDeflate: true },
+      );
       try {
         await terminal.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000);
         terminal.input('echo "key""=[$MODEL_KEY]"\r');
@@ -198,7 +249,10 @@ describe('svc launch with a configuration', () => {
     expect(alive(launch.child.pid!)).toBe(false);
     expect(tmuxServerUp(join(dir(), '.svc/fleet-alpha'))).toBe(false);
     const far2 = await storedShip(join(dir(), '.svc/bridge'), 'far-ship');
-    expect(far2).toMatchObject({ shipTokenHash: tokenHash('far-ship-token-0123456789abcdefghijklmnopqrs'), bridgeToken: 'far-bridge-token-0123456789abcdefghijklmnopq' });
+    expect(far2).toMatchObject({
+      shipTokenHash: tokenHash('far-ship-token-0123456789abcdefghijklmnopqrs'),
+      bridgeToken: 'far-bridge-token-0123456789abcdefghijklmnopq',
+    });
   }, 90_000);
 
   it('refuses a configuration with problems, listing each', async () => {
@@ -210,7 +264,10 @@ describe('svc launch with a configuration', () => {
       `svc: the launch configuration has 2 problems:\n  ${bad}:2:3: bridge.port: expected an integer\n  ${bad}:5:5: ships.x.source: expected one of "local", "remote"\n`,
     );
     const missing = await runCli(['launch', '--config-path', join(root, 'nope.yaml')], NO_ADMIN);
-    expect(missing).toMatchObject({ code: 1, stderr: `svc: no launch configuration at ${join(root, 'nope.yaml')} (\`svc launch init\` writes one)\n` });
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: `svc: no launch configuration at ${join(root, 'nope.yaml')} (\`svc launch init\` writes one)\n`,
+    });
   });
 });
 
@@ -218,7 +275,10 @@ describe('svc launch init', () => {
   it('writes a scaffold once, and again only with --force', async () => {
     const dir = join(root, 'init');
     execFileSync('mkdir', ['-p', dir]);
-    expect(await runCli(['launch', 'init'], {}, 20_000, dir)).toMatchObject({ code: 0, stdout: `wrote ${join(dir, 'svc.yaml')}\n` });
+    expect(await runCli(['launch', 'init'], {}, 20_000, dir)).toMatchObject({
+      code: 0,
+      stdout: `wrote ${join(dir, 'svc.yaml')}\n`,
+    });
     expect(readFileSync(join(dir, 'svc.yaml'), 'utf8')).toContain('source: local');
     const again = await runCli(['launch', 'init'], {}, 20_000, dir);
     expect(again).toMatchObject({ code: 1, stderr: `svc: ${join(dir, 'svc.yaml')} exists; --force overwrites it\n` });
@@ -232,17 +292,24 @@ describe('svc launch init', () => {
     const zero = startCli(['launch'], { ...NO_ADMIN, ...ADMIN_ENV, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND }, dir);
     await zero.waitFor('Ctrl-C stops everything.', 60_000);
     expect(await zero.stop('SIGINT')).toBe(0);
-    expect(await runCli(['launch', 'init'], {}, 20_000, dir)).toMatchObject({ code: 0, stdout: `wrote ${join(dir, 'svc.yaml')}\n` });
+    expect(await runCli(['launch', 'init'], {}, 20_000, dir)).toMatchObject({
+      code: 0,
+      stdout: `wrote ${join(dir, 'svc.yaml')}\n`,
+    });
     expect(readFileSync(join(dir, 'svc.yaml'), 'utf8')).toContain(`    name: ${JSON.stringify(os.hostname())}   #`);
     const launch = startCli(['launch'], { ...NO_ADMIN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND }, dir);
     try {
       await launch.waitFor('Ctrl-C stops everything.');
-      expect(launch.output()).toContain(`ship    ${os.hostname()}  http://localhost:4700  fleet ${join(dir, '.svc/fleet')}  (token pair rotated)`);
+      expect(launch.output()).toContain(
+        `ship    ${os.hostname()}  http://localhost:4700  fleet ${join(dir, '.svc/fleet')}  (token pair rotated)`,
+      );
       const token = await login('http://localhost:4800', 'admin', ADMIN_ENV.SVC_BRIDGE_ADMIN_PASSWORD);
       const ships = startNpx(['client', 'ships', 'ls'], { SVC_TOKEN: token, NO_COLOR: '1' });
       expect(await ships.exited).toBe(0);
       const host = os.hostname().replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
-      expect(ships.output().slice(ships.output().indexOf('NAME'))).toMatch(new RegExp(`^NAME\\s+STATUS\\s+URL\\n${host}\\s+online\\s+http://localhost:4700\\n$`));
+      expect(ships.output().slice(ships.output().indexOf('NAME'))).toMatch(
+        new RegExp(`^NAME\\s+STATUS\\s+URL\\n${host}\\s+online\\s+http://localhost:4700\\n$`),
+      );
     } finally {
       expect(await launch.stop('SIGINT')).toBe(0);
     }

@@ -33,7 +33,9 @@ async function exitOf(cli: PtyCli): Promise<number> {
   const hung = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       cli.pty.kill('SIGKILL');
-      void cli.screen().then((screen) => reject(new Error(`still waiting for input after 10 s; the screen:\n${screen}`)));
+      void cli
+        .screen()
+        .then((screen) => reject(new Error(`still waiting for input after 10 s; the screen:\n${screen}`)));
     }, 10_000);
   });
   try {
@@ -70,7 +72,9 @@ describe('every prompt takes its answer the instant it is shown', () => {
     await cli.answer('Username: ', ADMIN.username);
     await cli.answer('Password: ', ADMIN.password);
     expect(await exitOf(cli)).toBe(0);
-    expect(await cli.screen()).toBe(`Log in to ${h.bridge.url}\nUsername: root\nPassword:\nroot <root@example.com> (admin)`);
+    expect(await cli.screen()).toBe(
+      `Log in to ${h.bridge.url}\nUsername: root\nPassword:\nroot <root@example.com> (admin)`,
+    );
   });
 
   it('svc users add and passwd: the rule, New password, Confirm password', async () => {
@@ -78,14 +82,20 @@ describe('every prompt takes its answer the instant it is shown', () => {
     await add.answer('New password: ', 'dora-password-1');
     await add.answer('Confirm password: ', 'dora-password-1');
     expect(await exitOf(add)).toBe(0);
-    expect(await add.screen()).toBe('The password must be at least 8 characters.\nNew password:\nConfirm password:\ndora <dora@example.com> (member)');
+    expect(await add.screen()).toBe(
+      'The password must be at least 8 characters.\nNew password:\nConfirm password:\ndora <dora@example.com> (member)',
+    );
 
     const passwd = ptyCli(['users', ...bridgeArgs(), 'passwd', 'dora'], envWith(admin));
     await passwd.answer('New password: ', 'dora-password-2');
     await passwd.answer('Confirm password: ', 'dora-password-2');
     expect(await exitOf(passwd)).toBe(0);
-    expect(await passwd.screen()).toBe('The password must be at least 8 characters.\nNew password:\nConfirm password:\npassword changed for dora; their sessions have ended');
-    expect((await h.as(null, 'POST', '/auth/login', { username: 'dora', password: 'dora-password-2' })).status).toBe(200);
+    expect(await passwd.screen()).toBe(
+      'The password must be at least 8 characters.\nNew password:\nConfirm password:\npassword changed for dora; their sessions have ended',
+    );
+    expect((await h.as(null, 'POST', '/auth/login', { username: 'dora', password: 'dora-password-2' })).status).toBe(
+      200,
+    );
   });
 
   it('svc client ships add: Ship token, Bridge token', async () => {
@@ -93,7 +103,9 @@ describe('every prompt takes its answer the instant it is shown', () => {
     await cli.answer('Ship token (blank: register without credentials): ', SHIP_TOKEN);
     await cli.answer('Bridge token: ', BRIDGE_TOKEN);
     expect(await exitOf(cli)).toBe(0);
-    expect(await cli.screen()).toBe(`Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`);
+    expect(await cli.screen()).toBe(
+      `Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`,
+    );
     expect((await h.as(admin, 'DELETE', '/ships/guarded')).status).toBe(200);
   });
 
@@ -103,7 +115,9 @@ describe('every prompt takes its answer the instant it is shown', () => {
       const cli = ptyCli(['client', ...bridgeArgs(), 'ships', 'add', open.url], envWith(admin));
       await cli.answer('Ship token (blank: register without credentials): ', '');
       expect(await exitOf(cli)).toBe(0);
-      expect(await cli.screen()).toBe(`Ship token (blank: register without credentials):\nregistered ship open (online) at ${open.url}`);
+      expect(await cli.screen()).toBe(
+        `Ship token (blank: register without credentials):\nregistered ship open (online) at ${open.url}`,
+      );
     } finally {
       await h.as(admin, 'DELETE', '/ships/open');
       await open.stop();
@@ -116,7 +130,9 @@ describe('answers sent together, before the next prompt is shown', () => {
     const cli = ptyCli(['client', ...bridgeArgs(), 'ships', 'add', guarded.url], envWith(admin));
     await cli.answer('Ship token (blank: register without credentials): ', `${SHIP_TOKEN}\r${BRIDGE_TOKEN}`);
     expect(await exitOf(cli)).toBe(0);
-    expect(await cli.screen()).toBe(`Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`);
+    expect(await cli.screen()).toBe(
+      `Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`,
+    );
     expect((await h.as(admin, 'DELETE', '/ships/guarded')).status).toBe(200);
   });
 
@@ -125,12 +141,16 @@ describe('answers sent together, before the next prompt is shown', () => {
     const login = ptyCli(['whoami', ...bridgeArgs()], env);
     await login.answer('Username: ', `${ADMIN.username}\r\n${ADMIN.password}`);
     expect(await exitOf(login)).toBe(0);
-    expect(await login.screen()).toBe(`Log in to ${h.bridge.url}\nUsername: root\nPassword:\nroot <root@example.com> (admin)`);
+    expect(await login.screen()).toBe(
+      `Log in to ${h.bridge.url}\nUsername: root\nPassword:\nroot <root@example.com> (admin)`,
+    );
 
     const add = ptyCli(['users', ...bridgeArgs(), 'add', 'erin', 'erin@example.com'], env);
     await add.answer('New password: ', 'erin-password-1\rerin-password-1');
     expect(await exitOf(add)).toBe(0);
-    expect(await add.screen()).toBe('The password must be at least 8 characters.\nNew password:\nConfirm password:\nerin <erin@example.com> (member)');
+    expect(await add.screen()).toBe(
+      'The password must be at least 8 characters.\nNew password:\nConfirm password:\nerin <erin@example.com> (member)',
+    );
   });
 });
 
@@ -142,7 +162,9 @@ describe('through npx', () => {
     expect(await exitOf(cli)).toBe(0);
     // npm may print its own notices first; from the prompt on, the screen is svc's.
     const screen = await cli.screen();
-    expect(screen.slice(screen.indexOf('Ship token'))).toBe(`Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`);
+    expect(screen.slice(screen.indexOf('Ship token'))).toBe(
+      `Ship token (blank: register without credentials):\nBridge token:\nregistered ship guarded (online) at ${guarded.url}`,
+    );
     expect(cli.output()).not.toContain(BRIDGE_TOKEN);
     expect((await h.as(admin, 'DELETE', '/ships/guarded')).status).toBe(200);
   }, 30_000);

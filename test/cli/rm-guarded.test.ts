@@ -26,17 +26,21 @@ afterAll(async () => {
 });
 
 const svc = (...args: string[]) => runCli(['client', '--bridge-url', fleet.bridgeUrl, ...args], fleet.env);
-const asAdmin = (method: string, target: string, body?: unknown) => call(fleet.bridgeUrl, method, target, body, { authorization: `Bearer ${fleet.token}` });
+const asAdmin = (method: string, target: string, body?: unknown) =>
+  call(fleet.bridgeUrl, method, target, body, { authorization: `Bearer ${fleet.token}` });
 
 /** A workspace on the ship with an untracked file in it: work that no remote has. */
 async function dirtyWorkspace(name: string): Promise<string> {
-  expect((await asAdmin('POST', '/workspaces', { ship: 'rmship', repoName: 'app', name, branch: 'main' })).status).toBe(201);
+  expect((await asAdmin('POST', '/workspaces', { ship: 'rmship', repoName: 'app', name, branch: 'main' })).status).toBe(
+    201,
+  );
   const directory = join(fleet.fleetDirectory, 'app', name);
   writeFileSync(join(directory, 'notes.txt'), 'not committed anywhere\n');
   return directory;
 }
 
-const FOUND = (name: string) => `workspace app/${name} holds work that is not on a remote: uncommitted changes (1 path)`;
+const FOUND = (name: string) =>
+  `workspace app/${name} holds work that is not on a remote: uncommitted changes (1 path)`;
 
 describe('svc client rm through the bridge', () => {
   it('without a terminal refuses a workspace holding uncommitted work, names what it found and --force, and keeps it', async () => {
@@ -49,7 +53,11 @@ describe('svc client rm through the bridge', () => {
     expect(existsSync(join(directory, 'notes.txt'))).toBe(true);
     expect((await asAdmin('GET', path('app', 'scripted'))).status).toBe(200);
 
-    expect(await svc('rm', 'app', 'scripted', '--force')).toEqual({ code: 0, stdout: 'deleted app/scripted\n', stderr: '' });
+    expect(await svc('rm', 'app', 'scripted', '--force')).toEqual({
+      code: 0,
+      stdout: 'deleted app/scripted\n',
+      stderr: '',
+    });
     expect(existsSync(directory)).toBe(false);
   }, 60_000);
 
@@ -58,7 +66,9 @@ describe('svc client rm through the bridge', () => {
     const declined = ptyCli(['client', '--bridge-url', fleet.bridgeUrl, 'rm', 'app', 'asked'], fleet.env);
     await declined.answer('delete anyway? [y/N] ', 'n');
     expect(await declined.exited).toBe(1);
-    expect(await screenText(declined.output())).toBe(`${FOUND('asked')}\ndelete anyway? [y/N] n\nsvc: app/asked was not deleted`);
+    expect(await screenText(declined.output())).toBe(
+      `${FOUND('asked')}\ndelete anyway? [y/N] n\nsvc: app/asked was not deleted`,
+    );
     expect(existsSync(directory)).toBe(true);
 
     const confirmed = ptyCli(['client', '--bridge-url', fleet.bridgeUrl, 'rm', 'app', 'asked'], fleet.env);
@@ -70,14 +80,19 @@ describe('svc client rm through the bridge', () => {
   }, 60_000);
 
   it('deletes a clean clone without asking', async () => {
-    expect((await asAdmin('POST', '/workspaces', { ship: 'rmship', repoName: 'app', name: 'clean', branch: 'main' })).status).toBe(201);
+    expect(
+      (await asAdmin('POST', '/workspaces', { ship: 'rmship', repoName: 'app', name: 'clean', branch: 'main' })).status,
+    ).toBe(201);
     expect(await svc('rm', 'app', 'clean')).toEqual({ code: 0, stdout: 'deleted app/clean\n', stderr: '' });
   }, 60_000);
 
   it('the bridge forwards force=false as the guarded delete behind the same authorization; force absent stays unconditional', async () => {
     await dirtyWorkspace('api');
     expect((await call(fleet.bridgeUrl, 'DELETE', path('app', 'api', '?force=false'))).status).toBe(401);
-    expect(await asAdmin('DELETE', path('app', 'api', '?force=false'))).toMatchObject({ status: 409, body: { error: FOUND('api') } });
+    expect(await asAdmin('DELETE', path('app', 'api', '?force=false'))).toMatchObject({
+      status: 409,
+      body: { error: FOUND('api') },
+    });
     expect((await asAdmin('DELETE', path('app', 'api', '?force=maybe'))).status).toBe(422);
     expect(await asAdmin('DELETE', path('app', 'api'))).toMatchObject({ status: 200, body: { ok: true } });
   }, 60_000);

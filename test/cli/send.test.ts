@@ -28,7 +28,9 @@ beforeAll(async () => {
   shipUrl = `http://localhost:${(JSON.parse(readFileSync(join(fleetDirectory, 'atlas.json'), 'utf8')) as { port: number }).port}`;
   tmux = new Tmux(tmuxSocketFor(realpathSync(fleetDirectory)));
   for (const name of ['w', 'idle']) {
-    expect((await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name, branch: 'main' })).status,
+    ).toBe(201);
   }
   expect((await call(shipUrl, 'POST', path('app', 'w', '/activate'))).status).toBe(200);
 }, 90_000);
@@ -41,18 +43,35 @@ afterAll(async () => {
 
 /** `npx svc client --url <ship> send …`: exit code and output (npm's own warnings dropped). */
 async function send(...args: string[]): Promise<{ code: number | null; output: string }> {
-  const run = startNpx(['client', '--url', shipUrl, 'send', ...args], { XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1' });
+  const run = startNpx(['client', '--url', shipUrl, 'send', ...args], {
+    XDG_CONFIG_HOME: join(root, 'config'),
+    NO_COLOR: '1',
+  });
   const code = await run.exited;
-  return { code, output: run.output().split('\n').filter((line) => !line.startsWith('npm warn')).join('\n') };
+  return {
+    code,
+    output: run
+      .output()
+      .split('\n')
+      .filter((line) => !line.startsWith('npm warn'))
+      .join('\n'),
+  };
 }
 
-const pane = async () => (await tmux.run(['capture-pane', '-p', '-t', `=${sessionName('app', 'w')}:`])).stdout.replace(/\n+$/, '');
+const pane = async () =>
+  (await tmux.run(['capture-pane', '-p', '-t', `=${sessionName('app', 'w')}:`])).stdout.replace(/\n+$/, '');
 
 describe('svc client send', () => {
   it('types into the session silently: cat reads the text back; --no-enter leaves the line open', async () => {
     await until(async () => /[$#] ?$/.test(await pane()), 'the shell prompt');
     expect(await send('app', 'w', 'cat')).toEqual({ code: 0, output: '' });
-    await until(async () => (await tmux.run(['display-message', '-p', '-t', `=${sessionName('app', 'w')}:`, '#{pane_current_command}'])).stdout.trim() === 'cat', 'cat');
+    await until(
+      async () =>
+        (
+          await tmux.run(['display-message', '-p', '-t', `=${sessionName('app', 'w')}:`, '#{pane_current_command}'])
+        ).stdout.trim() === 'cat',
+      'cat',
+    );
     await new Promise((r) => setTimeout(r, 200));
 
     expect(await send('app', 'w', 'answer: yes; go on')).toEqual({ code: 0, output: '' });
@@ -64,7 +83,10 @@ describe('svc client send', () => {
     await until(async () => (await pane()).endsWith('-half\n-half'), 'the line sent');
   }, 90_000);
 
-  it('an inactive workspace exits 1 with the ship\'s error', async () => {
-    expect(await send('app', 'idle', 'hello')).toEqual({ code: 1, output: 'svc: request failed (400): workspace not active: app/idle\n' });
+  it("an inactive workspace exits 1 with the ship's error", async () => {
+    expect(await send('app', 'idle', 'hello')).toEqual({
+      code: 1,
+      output: 'svc: request failed (400): workspace not active: app/idle\n',
+    });
   }, 30_000);
 });

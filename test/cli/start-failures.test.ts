@@ -31,8 +31,13 @@ afterAll(async () => {
 });
 
 /** What `svc` printed, without npm's own warnings about the machine's npm configuration. */
-const svcLines = (output: string) => output.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn')).join('\n');
-const BUSY = () => `svc: cannot listen on localhost:${busyPort}: the port is in use; stop what listens there, or choose another with --port`;
+const svcLines = (output: string) =>
+  output
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('npm warn'))
+    .join('\n');
+const BUSY = () =>
+  `svc: cannot listen on localhost:${busyPort}: the port is in use; stop what listens there, or choose another with --port`;
 
 /** Whether a tmux server answers on `socket` (this run's TMUX_TMPDIR, as the ship's would). */
 function tmuxServerRunning(socket: string): boolean {
@@ -44,7 +49,11 @@ function tmuxServerRunning(socket: string): boolean {
   }
 }
 
-const ADMIN_ENV = { SVC_BRIDGE_ADMIN_USER: 'firsthour', SVC_BRIDGE_ADMIN_EMAIL: 'firsthour@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'first-hour-password-1' };
+const ADMIN_ENV = {
+  SVC_BRIDGE_ADMIN_USER: 'firsthour',
+  SVC_BRIDGE_ADMIN_EMAIL: 'firsthour@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'first-hour-password-1',
+};
 
 describe('a start that fails leaves nothing behind', () => {
   it('npx svc ship on a busy port exits 1 with one clear line, no fleet directory and no tmux server', async () => {
@@ -73,7 +82,11 @@ describe('a start that fails leaves nothing behind', () => {
       SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
       SVC_BRIDGE_TOKEN: '',
     });
-    expect(result).toEqual({ code: 1, stdout: '', stderr: 'svc: tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)\n' });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: tmux was not found on PATH: the ship needs tmux (e.g. `apt-get install tmux`)\n',
+    });
     expect(existsSync(fleet)).toBe(false);
   }, 60_000);
 

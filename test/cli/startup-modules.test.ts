@@ -47,17 +47,29 @@ let runs = 0;
 /** Runs `svc <args>` and returns the module URLs it resolved, with its exit code and stderr. */
 async function modulesLoadedBy(args: string[]): Promise<{ urls: string[]; code: number; stderr: string }> {
   const log = join(scratch, `modules-${runs++}.log`);
-  const env = { ...process.env, SVC_TEST_MODULE_LOG: log, SVC_TOKEN: 'not-a-real-session', HOME: scratch, NO_COLOR: '1' };
+  const env = {
+    ...process.env,
+    SVC_TEST_MODULE_LOG: log,
+    SVC_TOKEN: 'not-a-real-session',
+    HOME: scratch,
+    NO_COLOR: '1',
+  };
   const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolveRun) => {
-    execFile(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(PRELOAD)}`, CLI, ...args], { env, cwd: ROOT, timeout: 20_000 }, (error, _stdout, stderr) =>
-      resolveRun({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(PRELOAD)}`, CLI, ...args],
+      { env, cwd: ROOT, timeout: 20_000 },
+      (error, _stdout, stderr) =>
+        resolveRun({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
   const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   return { urls, code, stderr };
 }
 
-const forbiddenIn = (urls: string[]) => [...new Set(urls.filter((url) => FORBIDDEN.some((pattern) => pattern.test(url))))];
+const forbiddenIn = (urls: string[]) => [
+  ...new Set(urls.filter((url) => FORBIDDEN.some((pattern) => pattern.test(url)))),
+];
 
 describe('svc start-up loads only what the command uses', () => {
   it('--help loads commander and the command tree, nothing heavier', async () => {
@@ -79,7 +91,10 @@ describe('svc start-up loads only what the command uses', () => {
 
   it('whoami and client ls make their request without loading schemas or servers', async () => {
     // Nothing listens on the port: the command gets as far as its HTTP call, so everything it loads to make one is loaded.
-    for (const args of [['whoami', '--bridge-url', String(closedPort)], ['client', '--bridge-url', String(closedPort), 'ls']]) {
+    for (const args of [
+      ['whoami', '--bridge-url', String(closedPort)],
+      ['client', '--bridge-url', String(closedPort), 'ls'],
+    ]) {
       const { urls, code, stderr } = await modulesLoadedBy(args);
       expect({ args, code, stderr }).toMatchObject({ code: 1, stderr: expect.stringContaining('cannot reach') });
       expect({ args, forbidden: forbiddenIn(urls) }).toEqual({ args, forbidden: [] });
@@ -91,7 +106,10 @@ describe('svc start-up loads only what the command uses', () => {
     const config = join(scratch, 'svc.yaml');
     await writeFile(config, 'bridge:\n  port: not-a-port\n');
     const { urls, code, stderr } = await modulesLoadedBy(['launch', '--config-path', config]);
-    expect({ code, stderr }).toMatchObject({ code: 1, stderr: expect.stringContaining('bridge.port: expected an integer') });
+    expect({ code, stderr }).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('bridge.port: expected an integer'),
+    });
     const seen = forbiddenIn(urls);
     expect(seen.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
     expect(seen.some((url) => url.includes('/node_modules/typebox/'))).toBe(true);

@@ -30,8 +30,16 @@ const npxSvc = (args: string[], stdin = '') => runNpx(args, env, stdin);
 
 /** `npx --no-install svc <args>` inside a pty (a terminal); resolves with its exit code and everything shown. */
 function npxSvcAtTerminal(args: string[]): Promise<{ code: number; output: string }> {
-  const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const pty = spawnPty('npx', ['--no-install', 'svc', ...args], { name: 'xterm-256color', cols: 160, rows: 30, env: merged, cwd: ROOT });
+  const merged = Object.fromEntries(
+    Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
+  const pty = spawnPty('npx', ['--no-install', 'svc', ...args], {
+    name: 'xterm-256color',
+    cols: 160,
+    rows: 30,
+    env: merged,
+    cwd: ROOT,
+  });
   let output = '';
   pty.onData((data) => {
     output += data;
@@ -50,7 +58,9 @@ beforeAll(async () => {
     SVC_BRIDGE_ADMIN_PASSWORD: ADMIN.password,
     SVC_LOG_LEVEL: 'info',
   });
-  ship = startNpx(['ship', '--port', '0', '--name', 's1', '--fleet-directory', join(root, 'fleet')], { SVC_LOG_LEVEL: 'info' });
+  ship = startNpx(['ship', '--port', '0', '--name', 's1', '--fleet-directory', join(root, 'fleet')], {
+    SVC_LOG_LEVEL: 'info',
+  });
   await bridge.waitFor('bridge listening on');
   await ship.waitFor('ship listening');
   bridgeUrl = bridgeUrlIn(bridge.output());
@@ -58,9 +68,14 @@ beforeAll(async () => {
   const login = await call(bridgeUrl, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
   expect(login.status).toBe(200);
   const token = login.body.token as string;
-  expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl }, { authorization: `Bearer ${token}` })).status).toBe(201);
+  expect((await call(bridgeUrl, 'POST', '/ships', { url: shipUrl }, { authorization: `Bearer ${token}` })).status).toBe(
+    201,
+  );
   env = { SVC_TOKEN: token, XDG_CONFIG_HOME: join(root, 'config'), NO_COLOR: '1', SVC_BRIDGE_TOKEN: '' };
-  expect(await npxSvc(['client', '--bridge-url', bridgeUrl, 'repos', 'add', 'app', remote.url])).toMatchObject({ code: 0, stderr: '' });
+  expect(await npxSvc(['client', '--bridge-url', bridgeUrl, 'repos', 'add', 'app', remote.url])).toMatchObject({
+    code: 0,
+    stderr: '',
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -89,14 +104,31 @@ describe('9. a branch the remote does not have is created, and the CLI says so',
       stdout: 'app/known-ws is on a new branch "other-typo" (not on the remote)\n',
       stderr: '',
     });
-    expect(await client('branch', 'app', 'known-ws', 'other')).toEqual({ code: 0, stdout: 'app/known-ws is on other\n', stderr: '' });
+    expect(await client('branch', 'app', 'known-ws', 'other')).toEqual({
+      code: 0,
+      stdout: 'app/known-ws is on other\n',
+      stderr: '',
+    });
     // Back to a branch made earlier: it exists now, so nothing is created.
-    expect(await client('branch', 'app', 'known-ws', 'other-typo')).toEqual({ code: 0, stdout: 'app/known-ws is on other-typo\n', stderr: '' });
+    expect(await client('branch', 'app', 'known-ws', 'other-typo')).toEqual({
+      code: 0,
+      stdout: 'app/known-ws is on other-typo\n',
+      stderr: '',
+    });
   }, 90_000);
 
   it('--json carries branchCreated on the create and branch answers only, never in listings', async () => {
     const created = await client('--json', 'create', 'app', 'json-ws', '--ship', 's1', '-b', 'json-typo');
-    expect(JSON.parse(created.stdout)).toEqual({ repoName: 'app', name: 'json-ws', branch: 'json-typo', active: false, agent: null, ship: 's1', ephemeral: null, branchCreated: true });
+    expect(JSON.parse(created.stdout)).toEqual({
+      repoName: 'app',
+      name: 'json-ws',
+      branch: 'json-typo',
+      active: false,
+      agent: null,
+      ship: 's1',
+      ephemeral: null,
+      branchCreated: true,
+    });
     const switched = await client('--json', 'branch', 'app', 'json-ws', 'main');
     expect(JSON.parse(switched.stdout)).toEqual({ ok: true, branchCreated: false });
     const listed = JSON.parse((await client('--json', 'ls')).stdout) as Record<string, unknown>[];
@@ -111,12 +143,16 @@ describe('9. a branch the remote does not have is created, and the CLI says so',
       stdout: 'created app/direct-ws on a new branch "typo" (not on the remote)\n',
       stderr: '',
     });
-    expect(await direct('branch', 'app', 'direct-ws', 'feature')).toEqual({ code: 0, stdout: 'app/direct-ws is on feature\n', stderr: '' });
+    expect(await direct('branch', 'app', 'direct-ws', 'feature')).toEqual({
+      code: 0,
+      stdout: 'app/direct-ws is on feature\n',
+      stderr: '',
+    });
   }, 60_000);
 });
 
 describe('10. a clone URL nobody can list', () => {
-  it('repos add registers it with a warning, and create answers 400 with git\'s message', async () => {
+  it("repos add registers it with a warning, and create answers 400 with git's message", async () => {
     expect(await client('repos', 'add', 'bad', 'not-a-url')).toEqual({
       code: 0,
       stdout: 'registered repo bad (custom) not-a-url\n',
@@ -126,17 +162,26 @@ describe('10. a clone URL nobody can list', () => {
     expect(await client('create', 'bad', 'ws', '--ship', 's1', '-b', 'main')).toEqual({
       code: 1,
       stdout: '',
-      stderr: "svc: request failed (400): git clone of not-a-url failed: fatal: repository 'not-a-url' does not exist\n",
+      stderr:
+        "svc: request failed (400): git clone of not-a-url failed: fatal: repository 'not-a-url' does not exist\n",
     });
     // ssh ends its lines with CR LF and git adds blank lines; the bridge's 502 is still one clean line.
     const added = await client('repos', 'add', 'far', 'ssh://git@host.invalid/r.git');
     expect(added).toMatchObject({ code: 0, stdout: 'registered repo far (custom) ssh://git@host.invalid/r.git\n' });
-    expect(added.stderr).toMatch(/^svc: warning: could not list branches of ssh:\/\/\*\*\*@host\.invalid\/r\.git: ssh: Could not resolve hostname host\.invalid: [^;\r\n]+; ships may still reach it with their own credentials\n$/);
+    expect(added.stderr).toMatch(
+      /^svc: warning: could not list branches of ssh:\/\/\*\*\*@host\.invalid\/r\.git: ssh: Could not resolve hostname host\.invalid: [^;\r\n]+; ships may still reach it with their own credentials\n$/,
+    );
     const listing = await client('repos', 'branches', 'far');
     expect(listing).toMatchObject({ code: 1, stdout: '' });
-    expect(listing.stderr).toMatch(/^svc: request failed \(502\): could not list branches for repo "far": ssh: Could not resolve hostname host\.invalid: [^\r\n]+ fatal: Could not read from remote repository\. Please make sure you have the correct access rights and the repository exists\.\n$/);
+    expect(listing.stderr).toMatch(
+      /^svc: request failed \(502\): could not list branches for repo "far": ssh: Could not resolve hostname host\.invalid: [^\r\n]+ fatal: Could not read from remote repository\. Please make sure you have the correct access rights and the repository exists\.\n$/,
+    );
     // A URL that lists is registered without a word more.
-    expect(await client('repos', 'add', 'good', remote.url)).toEqual({ code: 0, stdout: `registered repo good (custom) ${remote.url}\n`, stderr: '' });
+    expect(await client('repos', 'add', 'good', remote.url)).toEqual({
+      code: 0,
+      stdout: `registered repo good (custom) ${remote.url}\n`,
+      stderr: '',
+    });
   }, 60_000);
 });
 
@@ -145,11 +190,19 @@ describe('11. an invalid name is refused with its reason', () => {
     const separators = 'svc: invalid repo identifier: must not contain path separators\n';
     expect(await client('repos', 'add', 'org/app', remote.url)).toEqual({ code: 1, stdout: '', stderr: separators });
     expect(await client('repos', 'rm', 'org\\app')).toEqual({ code: 1, stdout: '', stderr: separators });
-    expect(await client('repos', 'branches', '..')).toEqual({ code: 1, stdout: '', stderr: 'svc: invalid repo identifier: must not be . or ..\n' });
-    expect(await client('create', 'org/app', 'x', '--ship', 's1', '-b', 'main')).toEqual({ code: 1, stdout: '', stderr: separators });
+    expect(await client('repos', 'branches', '..')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: invalid repo identifier: must not be . or ..\n',
+    });
+    expect(await client('create', 'org/app', 'x', '--ship', 's1', '-b', 'main')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: separators,
+    });
   }, 60_000);
 
-  it('the bridge and the ship give the reason after the spec\'s message, for every client', async () => {
+  it("the bridge and the ship give the reason after the spec's message, for every client", async () => {
     expect(await client('ships', 'rm', 'a/b')).toEqual({
       code: 1,
       stdout: '',
@@ -164,7 +217,9 @@ describe('11. an invalid name is refused with its reason', () => {
       status: 400,
       body: { error: 'invalid workspace identifier: must not contain Unicode control characters' },
     });
-    expect(await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'org/app', name: 'x', branch: 'main' })).toMatchObject({
+    expect(
+      await call(shipUrl, 'POST', '/workspaces', { url: remote.url, repoName: 'org/app', name: 'x', branch: 'main' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'invalid repo identifier: must not contain path separators' },
     });
@@ -184,10 +239,16 @@ describe('12. svc users add checks before it asks', () => {
   }, 60_000);
 
   it('says the password is read from a terminal when stdin is a pipe', async () => {
-    expect(await npxSvc(['users', '--bridge-url', bridgeUrl, 'add', 'piped', 'piped@example.com'], 'piped-password-1\npiped-password-1\n')).toEqual({
+    expect(
+      await npxSvc(
+        ['users', '--bridge-url', bridgeUrl, 'add', 'piped', 'piped@example.com'],
+        'piped-password-1\npiped-password-1\n',
+      ),
+    ).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'svc: the password is read from a terminal, and stdin is not one; run `npx svc users add` at a terminal\n',
+      stderr:
+        'svc: the password is read from a terminal, and stdin is not one; run `npx svc users add` at a terminal\n',
     });
     const users = await call(bridgeUrl, 'GET', '/users', undefined, { authorization: `Bearer ${env.SVC_TOKEN}` });
     expect(users.body.map((user: { username: string }) => user.username)).toEqual(['root']);

@@ -45,8 +45,10 @@ it('no file cites a document outside the repository', () => {
       const where = `${file}:${index + 1}`;
       if (/DESIGN(\.md)? ?§/.test(line)) problems.push(`${where}: cites DESIGN §`);
       if (/security notes/i.test(line)) problems.push(`${where}: cites the security notes`);
-      if (/\.\.\/shared\b|(^|[\s(`'"])shared\/(notes|DESIGN)/.test(line)) problems.push(`${where}: points into ../shared`);
-      if (/(^|[\s(`'"])notes\/[\w-]+\.md|\bdeps notes\b/.test(line)) problems.push(`${where}: cites notes kept outside the repository`);
+      if (/\.\.\/shared\b|(^|[\s(`'"])shared\/(notes|DESIGN)/.test(line))
+        problems.push(`${where}: points into ../shared`);
+      if (/(^|[\s(`'"])notes\/[\w-]+\.md|\bdeps notes\b/.test(line))
+        problems.push(`${where}: cites notes kept outside the repository`);
     });
   }
   expect(problems).toEqual([]);

@@ -36,5 +36,8 @@ function render(): string {
 it('docs/cli.md is the help of every command', () => {
   const text = render();
   if (process.env.SVC_UPDATE_DOCS === '1') writeFileSync(FILE, text);
-  expect(text, 'docs/cli.md is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/cli-reference.test.ts').toBe(readFileSync(FILE, 'utf8'));
+  expect(
+    text,
+    'docs/cli.md is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/cli-reference.test.ts',
+  ).toBe(readFileSync(FILE, 'utf8'));
 });

@@ -20,9 +20,17 @@ const ALLOWED: Record<string, string[]> = {
   'web/src': ['web/src', 'protocol'],
 };
 /** What the CLI starts: a component's entry module, not its insides (the session holder is the ship's second). */
-const CLI_ENTRIES = [/^ship\/server\.ts$/, /^ship\/sessions\/(session-holder|drain-report)\.ts$/, /^bridge\/server\.ts$/, /^operator\/runtime\/start\.ts$/];
+const CLI_ENTRIES = [
+  /^ship\/server\.ts$/,
+  /^ship\/sessions\/(session-holder|drain-report)\.ts$/,
+  /^bridge\/server\.ts$/,
+  /^operator\/runtime\/start\.ts$/,
+];
 
-const sources = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '*.ts', '*.tsx'], { cwd: ROOT, encoding: 'utf8' })
+const sources = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '*.ts', '*.tsx'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((file) => file && !/\.test\.tsx?$/.test(file));
 

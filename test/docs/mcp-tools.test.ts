@@ -21,10 +21,10 @@ function render(): string {
     'Each active workspace has its own endpoint, `POST /workspaces/<repo>/<name>/mcp` on its ship (stateless',
     'Streamable HTTP: JSON or event-stream answers, no session id). It is bound to that workspace: no tool takes',
     'a repository or workspace name. The session finds its credential in `SVC_MCP_TOKEN` (sent as',
-    '`Authorization: Bearer`), and `svc agent mcp-config` writes each harness\'s configuration for it',
+    "`Authorization: Bearer`), and `svc agent mcp-config` writes each harness's configuration for it",
     '([cli.md](cli.md)). Results are `structuredContent` plus a one-line text summary; a failure is a tool',
     'error (`isError: true`) carrying the message. The repository tools go through the bridge connected to the',
-    'ship, to the repository\'s forge.',
+    "ship, to the repository's forge.",
     '',
     '## Instructions the server gives agents',
     '',
@@ -61,5 +61,8 @@ function render(): string {
 it('docs/mcp.md describes every tool the ship serves', () => {
   const text = render();
   if (process.env.SVC_UPDATE_DOCS === '1') writeFileSync(FILE, text);
-  expect(text, 'docs/mcp.md is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/mcp-tools.test.ts').toBe(readFileSync(FILE, 'utf8'));
+  expect(
+    text,
+    'docs/mcp.md is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/mcp-tools.test.ts',
+  ).toBe(readFileSync(FILE, 'utf8'));
 });

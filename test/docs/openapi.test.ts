@@ -17,7 +17,12 @@ let ship: TestShip;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   ship = await startTestShip(root, { bridgeToken: 'b'.repeat(43) });
 }, 60_000);
 afterAll(async () => {
@@ -30,7 +35,9 @@ function compare(served: unknown, file: string): void {
   const path = join(DOCS, file);
   const text = `${JSON.stringify(served, null, 2)}\n`;
   if (update) writeFileSync(path, text);
-  expect(text, `${file} is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/openapi.test.ts`).toBe(readFileSync(path, 'utf8'));
+  expect(text, `${file} is stale: rewrite it with SVC_UPDATE_DOCS=1 npx vitest run test/docs/openapi.test.ts`).toBe(
+    readFileSync(path, 'utf8'),
+  );
 }
 
 describe('the OpenAPI documents', () => {

@@ -12,21 +12,86 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { answerGraphql, type GraphqlInjected } from './github-graphql.js';
 
-export interface FakeUser { login: string }
-export interface FakeIssue { number: number; title: string; state: 'open' | 'closed'; body: string | null; user: string; createdAt: string; updatedAt: string }
-export interface FakePull extends FakeIssue { /** What `html_url` says instead of the github.example page (hostile-link tests). */ htmlUrl?: string; draft: boolean; base: string; head: string; /** The head branch's owner (a fork's login); default the repo's owner. */ headOwner?: string; headSha: string; merged: boolean; mergeable: boolean | null; additions: number; deletions: number; changedFiles: number }
-export interface FakeComment { id: number; user: string; body: string; createdAt: string }
-export interface FakeReview { id: number; user: string; body: string; state: string }
-export interface FakeCheckRun { name: string; status: string; conclusion: string | null; startedAt: string | null; completedAt: string | null }
-export interface FakeJob { id: number; name: string; conclusion: string | null; log: string }
-export interface FakeRun { id: number; name: string; workflowId: number; headSha: string; jobs: FakeJob[] }
-export interface Injected { status: number; message: string; headers?: Record<string, string>; /** Only requests whose path contains this. */ pathIncludes?: string }
-export interface SeenRequest { method: string; path: string; authorization: string | undefined; body: unknown; /** For POST /graphql: IssueAndHead, LinkedBranches or CreateLinkedBranch. */ operation?: string; /** performance.now() when the request arrived. */ at: number }
+export interface FakeUser {
+  login: string;
+}
+export interface FakeIssue {
+  number: number;
+  title: string;
+  state: 'open' | 'closed';
+  body: string | null;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface FakePull extends FakeIssue {
+  /** What `html_url` says instead of the github.example page (hostile-link tests). */ htmlUrl?: string;
+  draft: boolean;
+  base: string;
+  head: string /** The head branch's owner (a fork's login); default the repo's owner. */;
+  headOwner?: string;
+  headSha: string;
+  merged: boolean;
+  mergeable: boolean | null;
+  additions: number;
+  deletions: number;
+  changedFiles: number;
+}
+export interface FakeComment {
+  id: number;
+  user: string;
+  body: string;
+  createdAt: string;
+}
+export interface FakeReview {
+  id: number;
+  user: string;
+  body: string;
+  state: string;
+}
+export interface FakeCheckRun {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+export interface FakeJob {
+  id: number;
+  name: string;
+  conclusion: string | null;
+  log: string;
+}
+export interface FakeRun {
+  id: number;
+  name: string;
+  workflowId: number;
+  headSha: string;
+  jobs: FakeJob[];
+}
+export interface Injected {
+  status: number;
+  message: string;
+  headers?: Record<string, string> /** Only requests whose path contains this. */;
+  pathIncludes?: string;
+}
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: unknown /** For POST /graphql: IssueAndHead, LinkedBranches or CreateLinkedBranch. */;
+  operation?: string /** performance.now() when the request arrived. */;
+  at: number;
+}
 
 /** The default branch's head when nothing else sets it (also the `base.sha` of every pull request). */
 export const DEFAULT_HEAD_SHA = 'b'.repeat(40);
 
-const REVIEW_STATES: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+const REVIEW_STATES: Record<string, string> = {
+  APPROVE: 'APPROVED',
+  REQUEST_CHANGES: 'CHANGES_REQUESTED',
+  COMMENT: 'COMMENTED',
+};
 
 export class FakeGitHub {
   owner = 'acme';
@@ -82,15 +147,36 @@ export class FakeGitHub {
   }
 
   addIssue(fields: Partial<FakeIssue> & { title: string }): FakeIssue {
-    const issue: FakeIssue = { number: this.issues.length + this.pulls.length + 1, state: 'open', body: null, user: 'alice', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z', ...fields };
+    const issue: FakeIssue = {
+      number: this.issues.length + this.pulls.length + 1,
+      state: 'open',
+      body: null,
+      user: 'alice',
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-02T00:00:00Z',
+      ...fields,
+    };
     this.issues.push(issue);
     return issue;
   }
 
   addPull(fields: Partial<FakePull> & { title: string; head: string }): FakePull {
     const pull: FakePull = {
-      number: this.issues.length + this.pulls.length + 1, state: 'open', body: null, user: 'bob', createdAt: '2026-01-03T00:00:00Z', updatedAt: '2026-01-04T00:00:00Z',
-      draft: false, base: 'main', headSha: 'a'.repeat(40), merged: false, mergeable: true, additions: 10, deletions: 2, changedFiles: 3, ...fields,
+      number: this.issues.length + this.pulls.length + 1,
+      state: 'open',
+      body: null,
+      user: 'bob',
+      createdAt: '2026-01-03T00:00:00Z',
+      updatedAt: '2026-01-04T00:00:00Z',
+      draft: false,
+      base: 'main',
+      headSha: 'a'.repeat(40),
+      merged: false,
+      mergeable: true,
+      additions: 10,
+      deletions: 2,
+      changedFiles: 3,
+      ...fields,
     };
     this.pulls.push(pull);
     return pull;
@@ -105,7 +191,10 @@ export class FakeGitHub {
   }
 
   private git(...args: string[]): string {
-    return execFileSync('git', ['--git-dir', this.backingRepo!, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return execFileSync('git', ['--git-dir', this.backingRepo!, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   }
   /** The head sha of branch `name`, or undefined. */
   resolveRef(name: string): string | undefined {
@@ -117,7 +206,8 @@ export class FakeGitHub {
     }
   }
   hasCommit(sha: string): boolean {
-    if (this.backingRepo === undefined) return [...this.branches.values(), ...this.pulls.map((p) => p.headSha)].includes(sha);
+    if (this.backingRepo === undefined)
+      return [...this.branches.values(), ...this.pulls.map((p) => p.headSha)].includes(sha);
     try {
       this.git('cat-file', '-e', `${sha}^{commit}`);
       return true;
@@ -144,23 +234,58 @@ export class FakeGitHub {
   /** Rate limits as GitHub sends them. */
   primaryRateLimit(resetInSeconds: number, pathIncludes?: string): Injected {
     const reset = Math.floor(Date.now() / 1000) + resetInSeconds;
-    return { status: 403, message: 'API rate limit exceeded for user ID 1.', pathIncludes, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(reset) } };
+    return {
+      status: 403,
+      message: 'API rate limit exceeded for user ID 1.',
+      pathIncludes,
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(reset),
+      },
+    };
   }
   secondaryRateLimit(retryAfterSeconds: number, pathIncludes?: string): Injected {
-    return { status: 403, message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', pathIncludes, headers: { 'retry-after': String(retryAfterSeconds) } };
+    return {
+      status: 403,
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      pathIncludes,
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    };
   }
   /** GraphQL's primary limit: HTTP 200, an error typed RATE_LIMITED, the rate-limit headers. */
   graphqlRateLimit(resetInSeconds: number, operation?: 'query' | 'mutation'): GraphqlInjected {
     const reset = Math.floor(Date.now() / 1000) + resetInSeconds;
-    return { type: 'RATE_LIMITED', message: 'API rate limit already exceeded for user ID 1.', operation, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(reset), 'x-ratelimit-resource': 'graphql' } };
+    return {
+      type: 'RATE_LIMITED',
+      message: 'API rate limit already exceeded for user ID 1.',
+      operation,
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(reset),
+        'x-ratelimit-resource': 'graphql',
+      },
+    };
   }
 
   private send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-    response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-github-media-type': 'github.v3', ...headers });
+    response.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-github-media-type': 'github.v3',
+      ...headers,
+    });
     response.end(JSON.stringify(body));
   }
   private error(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
-    this.send(response, status, { message, documentation_url: 'https://docs.github.com/rest', status: String(status) }, headers);
+    this.send(
+      response,
+      status,
+      { message, documentation_url: 'https://docs.github.com/rest', status: String(status) },
+      headers,
+    );
   }
 
   /** One page of `items` with GitHub's Link header. */
@@ -183,20 +308,45 @@ export class FakeGitHub {
 
   private issueJson(issue: FakeIssue, pull?: FakePull) {
     return {
-      id: issue.number * 10, node_id: this.issueNodeId(issue.number), number: issue.number, title: issue.title, state: issue.state, body: issue.body, user: { login: issue.user },
-      html_url: this.html(`/${pull ? 'pull' : 'issues'}/${issue.number}`), created_at: issue.createdAt, updated_at: issue.updatedAt,
+      id: issue.number * 10,
+      node_id: this.issueNodeId(issue.number),
+      number: issue.number,
+      title: issue.title,
+      state: issue.state,
+      body: issue.body,
+      user: { login: issue.user },
+      html_url: this.html(`/${pull ? 'pull' : 'issues'}/${issue.number}`),
+      created_at: issue.createdAt,
+      updated_at: issue.updatedAt,
       ...(pull ? { pull_request: { url: `${this.url}/repos/${this.fullName}/pulls/${issue.number}` } } : {}),
     };
   }
   private pullJson(pull: FakePull, full: boolean) {
     return {
-      ...this.issueJson(pull), html_url: pull.htmlUrl ?? this.html(`/pull/${pull.number}`), draft: pull.draft,
-      base: { ref: pull.base, sha: 'b'.repeat(40) }, head: { ref: pull.head, sha: pull.headSha },
-      ...(full ? { merged: pull.merged, mergeable: pull.mergeable, additions: pull.additions, deletions: pull.deletions, changed_files: pull.changedFiles } : {}),
+      ...this.issueJson(pull),
+      html_url: pull.htmlUrl ?? this.html(`/pull/${pull.number}`),
+      draft: pull.draft,
+      base: { ref: pull.base, sha: 'b'.repeat(40) },
+      head: { ref: pull.head, sha: pull.headSha },
+      ...(full
+        ? {
+            merged: pull.merged,
+            mergeable: pull.mergeable,
+            additions: pull.additions,
+            deletions: pull.deletions,
+            changed_files: pull.changedFiles,
+          }
+        : {}),
     };
   }
   private commentJson(number: number, comment: FakeComment) {
-    return { id: comment.id, user: { login: comment.user }, body: comment.body, html_url: this.html(`/issues/${number}#issuecomment-${comment.id}`), created_at: comment.createdAt };
+    return {
+      id: comment.id,
+      user: { login: comment.user },
+      body: comment.body,
+      html_url: this.html(`/issues/${number}#issuecomment-${comment.id}`),
+      created_at: comment.createdAt,
+    };
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse) {
@@ -207,7 +357,13 @@ export class FakeGitHub {
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
     const url = new URL(request.url ?? '/', this.url);
     const method = request.method ?? 'GET';
-    const seen: SeenRequest = { method, path: url.pathname + url.search, authorization: request.headers.authorization, body, at };
+    const seen: SeenRequest = {
+      method,
+      path: url.pathname + url.search,
+      authorization: request.headers.authorization,
+      body,
+      at,
+    };
     this.requests.push(seen);
 
     // Log downloads: a pre-signed URL, no token needed (as GitHub's redirect target).
@@ -225,10 +381,12 @@ export class FakeGitHub {
       return this.error(response, injected!.status, injected!.message, injected!.headers);
     }
     // GraphQL has no anonymous access, whatever the REST side allows.
-    if (url.pathname === '/graphql' && !request.headers.authorization) return this.error(response, 401, 'This endpoint requires you to be authenticated.');
+    if (url.pathname === '/graphql' && !request.headers.authorization)
+      return this.error(response, 401, 'This endpoint requires you to be authenticated.');
     if (this.token !== undefined) {
       const auth = request.headers.authorization ?? '';
-      if (auth !== `token ${this.token}` && auth !== `Bearer ${this.token}`) return this.error(response, 401, 'Bad credentials');
+      if (auth !== `token ${this.token}` && auth !== `Bearer ${this.token}`)
+        return this.error(response, 401, 'Bad credentials');
     }
     if (url.pathname === '/graphql' && method === 'POST') {
       const answer = answerGraphql(this, body);
@@ -236,15 +394,25 @@ export class FakeGitHub {
       return this.send(response, answer.status, answer.body, answer.headers);
     }
     const prefix = `/repos/${this.owner}/${this.repo}`;
-    if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return this.error(response, 404, 'Not Found');
+    if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`))
+      return this.error(response, 404, 'Not Found');
     const rest = url.pathname.slice(prefix.length);
-    if (method === 'POST' && !this.scopes.has('repo')) return this.error(response, 403, 'Resource not accessible by personal access token');
+    if (method === 'POST' && !this.scopes.has('repo'))
+      return this.error(response, 403, 'Resource not accessible by personal access token');
     let m: RegExpExecArray | null;
 
     if (method === 'GET' && rest === '') {
       return this.send(response, 200, {
-        id: 1, name: this.repo, full_name: this.fullName, description: this.description, html_url: this.html(''), default_branch: this.defaultBranch,
-        private: this.private, stargazers_count: this.stars, open_issues_count: this.issues.filter((i) => i.state === 'open').length + this.pulls.filter((p) => p.state === 'open').length,
+        id: 1,
+        name: this.repo,
+        full_name: this.fullName,
+        description: this.description,
+        html_url: this.html(''),
+        default_branch: this.defaultBranch,
+        private: this.private,
+        stargazers_count: this.stars,
+        open_issues_count:
+          this.issues.filter((i) => i.state === 'open').length + this.pulls.filter((p) => p.state === 'open').length,
       });
     }
     const stateFilter = <T extends { state: string }>(items: T[]) => {
@@ -252,7 +420,9 @@ export class FakeGitHub {
       return state === 'all' ? items : items.filter((i) => i.state === state);
     };
     if (method === 'GET' && rest === '/issues') {
-      const all = [...this.issues.map((i) => this.issueJson(i)), ...this.pulls.map((p) => this.issueJson(p, p))].sort((a, b) => b.number - a.number);
+      const all = [...this.issues.map((i) => this.issueJson(i)), ...this.pulls.map((p) => this.issueJson(p, p))].sort(
+        (a, b) => b.number - a.number,
+      );
       return this.page(response, url, stateFilter(all));
     }
     if ((m = /^\/issues\/(\d+)$/.exec(rest)) && method === 'GET') {
@@ -264,12 +434,23 @@ export class FakeGitHub {
     }
     if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
       const n = Number(m[1]);
-      if (!this.issues.some((i) => i.number === n) && !this.pulls.some((p) => p.number === n)) return this.error(response, 404, 'Not Found');
+      if (!this.issues.some((i) => i.number === n) && !this.pulls.some((p) => p.number === n))
+        return this.error(response, 404, 'Not Found');
       const list = this.comments.get(n) ?? [];
-      if (method === 'GET') return this.page(response, url, list.map((c) => this.commentJson(n, c)));
+      if (method === 'GET')
+        return this.page(
+          response,
+          url,
+          list.map((c) => this.commentJson(n, c)),
+        );
       if (method === 'POST') {
         if (typeof body?.body !== 'string' || body.body === '') return this.error(response, 422, 'Validation Failed');
-        const comment: FakeComment = { id: this.nextId++, user: this.login, body: body.body, createdAt: '2026-02-01T00:00:00Z' };
+        const comment: FakeComment = {
+          id: this.nextId++,
+          user: this.login,
+          body: body.body,
+          createdAt: '2026-02-01T00:00:00Z',
+        };
         this.comments.set(n, [...list, comment]);
         return this.send(response, 201, this.commentJson(n, comment));
       }
@@ -284,14 +465,23 @@ export class FakeGitHub {
         const [owner, branch] = [head.slice(0, colon), head.slice(colon + 1)];
         pulls = pulls.filter((p) => (p.headOwner ?? this.owner) === owner && p.head === branch);
       }
-      return this.page(response, url, stateFilter(pulls).map((p) => this.pullJson(p, false)));
+      return this.page(
+        response,
+        url,
+        stateFilter(pulls).map((p) => this.pullJson(p, false)),
+      );
     }
     if ((m = /^\/git\/ref\/(.+)$/.exec(rest)) && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
       const sha = ref.startsWith('heads/') ? this.resolveRef(ref.slice('heads/'.length)) : undefined;
       if (!sha) return this.error(response, 404, 'Not Found');
       const api = `${this.url}${prefix}/git`;
-      return this.send(response, 200, { ref: `refs/${ref}`, node_id: `REF_${Buffer.from(ref).toString('base64url')}`, url: `${api}/refs/${ref}`, object: { sha, type: 'commit', url: `${api}/commits/${sha}` } });
+      return this.send(response, 200, {
+        ref: `refs/${ref}`,
+        node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
+        url: `${api}/refs/${ref}`,
+        object: { sha, type: 'commit', url: `${api}/commits/${sha}` },
+      });
     }
     if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'GET') {
       const pull = this.pulls.find((p) => p.number === Number(m![1]));
@@ -303,17 +493,38 @@ export class FakeGitHub {
       if (!this.pulls.some((p) => p.number === n)) return this.error(response, 404, 'Not Found');
       const state = REVIEW_STATES[String(body?.event)];
       if (!state) return this.error(response, 422, 'Unprocessable Entity');
-      if (body?.event !== 'APPROVE' && !body?.body) return this.error(response, 422, 'Unprocessable Entity: "Review Comment" body is required');
-      const review: FakeReview = { id: this.nextId++, user: this.login, body: typeof body?.body === 'string' ? body.body : '', state };
+      if (body?.event !== 'APPROVE' && !body?.body)
+        return this.error(response, 422, 'Unprocessable Entity: "Review Comment" body is required');
+      const review: FakeReview = {
+        id: this.nextId++,
+        user: this.login,
+        body: typeof body?.body === 'string' ? body.body : '',
+        state,
+      };
       this.reviews.set(n, [...(this.reviews.get(n) ?? []), review]);
-      return this.send(response, 200, { id: review.id, user: { login: review.user }, body: review.body, state, html_url: this.html(`/pull/${n}#pullrequestreview-${review.id}`) });
+      return this.send(response, 200, {
+        id: review.id,
+        user: { login: review.user },
+        body: review.body,
+        state,
+        html_url: this.html(`/pull/${n}#pullrequestreview-${review.id}`),
+      });
     }
     if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
       const runs = this.checkRuns.get(this.resolveRef(ref) ?? ref) ?? [];
       return this.page(
-        response, url,
-        runs.map((r, i) => ({ id: i + 1, name: r.name, status: r.status, conclusion: r.conclusion, details_url: this.html(`/runs/${i + 1}`), started_at: r.startedAt, completed_at: r.completedAt })),
+        response,
+        url,
+        runs.map((r, i) => ({
+          id: i + 1,
+          name: r.name,
+          status: r.status,
+          conclusion: r.conclusion,
+          details_url: this.html(`/runs/${i + 1}`),
+          started_at: r.startedAt,
+          completed_at: r.completedAt,
+        })),
         (page) => ({ total_count: runs.length, check_runs: page }),
       );
     }
@@ -326,15 +537,32 @@ export class FakeGitHub {
     if (method === 'GET' && rest === '/actions/runs') {
       const headSha = url.searchParams.get('head_sha');
       const runs = this.runs.filter((r) => headSha === null || r.headSha === headSha);
-      return this.page(response, url, runs.map((r) => ({ id: r.id, name: r.name, workflow_id: r.workflowId, head_sha: r.headSha })), (page) => ({ total_count: runs.length, workflow_runs: page }));
+      return this.page(
+        response,
+        url,
+        runs.map((r) => ({ id: r.id, name: r.name, workflow_id: r.workflowId, head_sha: r.headSha })),
+        (page) => ({ total_count: runs.length, workflow_runs: page }),
+      );
     }
     if ((m = /^\/actions\/runs\/(\d+)\/jobs$/.exec(rest)) && method === 'GET') {
       const run = this.runs.find((r) => r.id === Number(m![1]));
       if (!run) return this.error(response, 404, 'Not Found');
-      return this.page(response, url, run.jobs.map((j) => ({ id: j.id, run_id: run.id, name: j.name, status: 'completed', conclusion: j.conclusion })), (page) => ({ total_count: run.jobs.length, jobs: page }));
+      return this.page(
+        response,
+        url,
+        run.jobs.map((j) => ({
+          id: j.id,
+          run_id: run.id,
+          name: j.name,
+          status: 'completed',
+          conclusion: j.conclusion,
+        })),
+        (page) => ({ total_count: run.jobs.length, jobs: page }),
+      );
     }
     if ((m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest)) && method === 'GET') {
-      if (!this.runs.some((r) => r.jobs.some((j) => j.id === Number(m![1])))) return this.error(response, 404, 'Not Found');
+      if (!this.runs.some((r) => r.jobs.some((j) => j.id === Number(m![1]))))
+        return this.error(response, 404, 'Not Found');
       response.writeHead(302, { location: `${this.url}/_logs/${m[1]}` });
       return response.end();
     }

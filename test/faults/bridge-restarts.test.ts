@@ -8,7 +8,11 @@ import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
 
 const ROUNDS = 20;
-const admin = { SVC_BRIDGE_ADMIN_USER: 'root', SVC_BRIDGE_ADMIN_EMAIL: 'root@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'correct horse' };
+const admin = {
+  SVC_BRIDGE_ADMIN_USER: 'root',
+  SVC_BRIDGE_ADMIN_EMAIL: 'root@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'correct horse',
+};
 let root: string;
 let current: NpxProcess | undefined;
 
@@ -38,15 +42,23 @@ describe('a bridge stopped by its supervisor', () => {
     let url = await start(data);
     let token = await login(url);
     const auth = () => ({ authorization: `Bearer ${token}` });
-    expect((await call(url, 'POST', '/repos', { name: 'app', url: 'https://example.com/app.git' }, auth())).status).toBe(201);
+    expect(
+      (await call(url, 'POST', '/repos', { name: 'app', url: 'https://example.com/app.git' }, auth())).status,
+    ).toBe(201);
     for (let round = 1; round <= ROUNDS; round++) {
       await current!.terminateThenKill();
       url = await start(data);
       token = await login(url);
       const repos = await call(url, 'GET', '/repos', undefined, auth());
-      expect(repos.body.map((repo: { name: string }) => repo.name), `round ${round}`).toEqual(['app']);
+      expect(
+        repos.body.map((repo: { name: string }) => repo.name),
+        `round ${round}`,
+      ).toEqual(['app']);
       const users = await call(url, 'GET', '/users', undefined, auth());
-      expect(users.body.map((user: { username: string }) => user.username), `round ${round}`).toEqual(['root']);
+      expect(
+        users.body.map((user: { username: string }) => user.username),
+        `round ${round}`,
+      ).toEqual(['root']);
     }
     await current!.terminateThenKill();
   }, 600_000);

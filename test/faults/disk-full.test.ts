@@ -40,7 +40,8 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
   let bigRemote: string;
   const SHIP_TOKEN = 'disk-full-ship-token-0123456789abcdefghijkl';
   const BRIDGE_TOKEN = 'disk-full-bridge-token-0123456789abcdefghij';
-  const shipCall = (method: string, route: string, body?: unknown) => call(ship.url, method, route, body, { authorization: `Bearer ${BRIDGE_TOKEN}` });
+  const shipCall = (method: string, route: string, body?: unknown) =>
+    call(ship.url, method, route, body, { authorization: `Bearer ${BRIDGE_TOKEN}` });
   const armoryDir = () => join(root, 'bridge', 'armory');
   const put = (file: string, contents: string | Buffer) => putArmoryFile(armoryDir(), file, contents);
   const revisionNow = () => armoryRevision(h, token);
@@ -68,10 +69,21 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
     h = await startAuthBridge(root);
     token = await h.login(ADMIN.username, ADMIN.password);
     put('skills/small/SKILL.md', '# small skill\n');
-    for (let i = 0; i < 100 && (await h.as(token, 'GET', '/armory')).body.entries.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 100 && (await h.as(token, 'GET', '/armory')).body.entries.length < 1; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     await new Promise((resolve) => setTimeout(resolve, 600));
-    ship = await startTestShip(join(root, 'ship'), { name: 'full', fleetDirectory: fleet, homeDirectory: home, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN });
-    const registered = await h.as(token, 'POST', '/ships', { url: ship.url, shipToken: SHIP_TOKEN, bridgeToken: BRIDGE_TOKEN });
+    ship = await startTestShip(join(root, 'ship'), {
+      name: 'full',
+      fleetDirectory: fleet,
+      homeDirectory: home,
+      shipToken: SHIP_TOKEN,
+      bridgeToken: BRIDGE_TOKEN,
+    });
+    const registered = await h.as(token, 'POST', '/ships', {
+      url: ship.url,
+      shipToken: SHIP_TOKEN,
+      bridgeToken: BRIDGE_TOKEN,
+    });
     expect(registered.status, registered.text).toBe(201);
   }, 120_000);
 
@@ -83,7 +95,12 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
   });
 
   it('a clone that does not fit fails with an error and leaves nothing; with space it succeeds', async () => {
-    const failed = await shipCall('POST', '/workspaces', { url: bigRemote, repoName: 'big', name: 'w1', branch: 'main' });
+    const failed = await shipCall('POST', '/workspaces', {
+      url: bigRemote,
+      repoName: 'big',
+      name: 'w1',
+      branch: 'main',
+    });
     expect(failed.status).toBe(500);
     expect(failed.body.error).toMatch(/^git clone of .* failed: .*(No space left on device|unable to write)/i);
     expect(existsSync(join(fleet, 'big', 'w1'))).toBe(false);
@@ -91,7 +108,12 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
     expect((await shipCall('GET', '/workspaces')).body).toEqual([]);
 
     grow(fleet, '64m');
-    const created = await shipCall('POST', '/workspaces', { url: bigRemote, repoName: 'big', name: 'w1', branch: 'main' });
+    const created = await shipCall('POST', '/workspaces', {
+      url: bigRemote,
+      repoName: 'big',
+      name: 'w1',
+      branch: 'main',
+    });
     expect(created.status).toBe(201);
     expect(readFileSync(join(fleet, 'big', 'w1', 'blob.bin')).length).toBe(12 * 1024 * 1024);
     expect((await shipCall('DELETE', path('big', 'w1'))).status).toBe(200);
@@ -114,7 +136,8 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
     expect(walk(stateMount).filter((file) => file.endsWith('.tmp'))).toEqual([]);
     // The state file on disk is still whole JSON (the last write that fitted).
     const stateDir = join(stateMount, 'ship');
-    for (const file of walk(stateDir).filter((name) => name.endsWith('state.json'))) expect(() => JSON.parse(readFileSync(join(stateDir, file), 'utf8'))).not.toThrow();
+    for (const file of walk(stateDir).filter((name) => name.endsWith('state.json')))
+      expect(() => JSON.parse(readFileSync(join(stateDir, file), 'utf8'))).not.toThrow();
 
     grow(stateMount, '32m');
     put('skills/small/SKILL.md', '# small skill, edited\n');

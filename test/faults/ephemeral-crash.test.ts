@@ -17,7 +17,13 @@
 // through an `insteadOf` in the ship's HOME, so a test can hold a clone; the fake forge and the ship are
 // reached through small HTTP proxies, so a test can slow the one and hold the other's answers.
 import { writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -50,13 +56,19 @@ class GitHttpServer {
   private held = new Set<() => void>();
   private arrivals: Array<() => void> = [];
   inFlight = 0;
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(bare: string): Promise<GitHttpServer> {
     let self!: GitHttpServer;
     const server = createServer((request, response) => void self.serve(bare, request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    self = new GitHttpServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').pop()}`);
+    self = new GitHttpServer(
+      server,
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/${bare.split('/').pop()}`,
+    );
     return self;
   }
 
@@ -122,7 +134,10 @@ class HttpProxy {
   readonly held: Array<{ method: string; url: string; release: () => void }> = [];
   /** Requests the target has not finished answering (a caller that went away does not stop the target). */
   inFlight = 0;
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(target: number): Promise<HttpProxy> {
     let self!: HttpProxy;
@@ -130,7 +145,8 @@ class HttpProxy {
     server.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
       const upstream = connect(target, '127.0.0.1', () => {
         const lines = [`${request.method} ${request.url} HTTP/1.1`];
-        for (let i = 0; i < request.rawHeaders.length; i += 2) lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
+        for (let i = 0; i < request.rawHeaders.length; i += 2)
+          lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
         upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
         upstream.write(head);
         socket.pipe(upstream).pipe(socket);
@@ -151,27 +167,30 @@ class HttpProxy {
 
   private async forward(target: number, request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (this.delayMs) await sleep(this.delayMs);
-    const upstream = httpRequest({ host: '127.0.0.1', port: target, method: request.method, path: request.url, headers: request.headers }, (answer) => {
-      const release = () => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      };
-      if (this.hold(request, answer)) {
-        // Read the whole answer first: the target has finished what it was asked to do.
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () =>
-          this.held.push({
-            method: request.method ?? '',
-            url: request.url ?? '',
-            release: () => {
-              response.writeHead(answer.statusCode ?? 502, answer.headers);
-              response.end(Buffer.concat(chunks));
-            },
-          }),
-        );
-      } else release();
-    });
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: target, method: request.method, path: request.url, headers: request.headers },
+      (answer) => {
+        const release = () => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        };
+        if (this.hold(request, answer)) {
+          // Read the whole answer first: the target has finished what it was asked to do.
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () =>
+            this.held.push({
+              method: request.method ?? '',
+              url: request.url ?? '',
+              release: () => {
+                response.writeHead(answer.statusCode ?? 502, answer.headers);
+                response.end(Buffer.concat(chunks));
+              },
+            }),
+          );
+        } else release();
+      },
+    );
     this.inFlight++;
     upstream.once('close', () => this.inFlight--);
     upstream.on('error', () => response.destroy());
@@ -209,7 +228,14 @@ function seeded(seed: number): () => number {
   };
 }
 
-type Ephemeral = { issueNumber: number; branch: string; cleanup: string; blockedReason: string | null; blockedAt: string | null; pullRequest: unknown } | null;
+type Ephemeral = {
+  issueNumber: number;
+  branch: string;
+  cleanup: string;
+  blockedReason: string | null;
+  blockedAt: string | null;
+  pullRequest: unknown;
+} | null;
 type Listed = { repoName: string; name: string; ship: string; ephemeral: Ephemeral };
 type Counters = { checked: number; destroyed: number; blocked: number; skipped: number; forgotten: number };
 
@@ -234,7 +260,13 @@ class Fleet {
     const gitServer = await GitHttpServer.start(remote.bare);
     // The ship's git clones the forge URL from the git server: git reads HOME's .gitconfig, and the ship
     // hands HOME to git (the runner takes its environment when the ship starts).
-    const home = cloneHome(root, gitServer.url, FORGE_URL, 'ship-home', '[user]\n\tname = svc test\n\temail = test@svc.invalid\n');
+    const home = cloneHome(
+      root,
+      gitServer.url,
+      FORGE_URL,
+      'ship-home',
+      '[user]\n\tname = svc test\n\temail = test@svc.invalid\n',
+    );
     const restoreHome = useHome(home);
     let ship: TestShip;
     try {
@@ -246,7 +278,9 @@ class Fleet {
     const fleet = new Fleet(root, fake, forge, gitServer, ship, shipProxy, await freePort());
     await fleet.startBridge();
     expect((await fleet.bridgeCall('POST', '/ships', { url: shipProxy.url })).status).toBe(201);
-    expect((await fleet.bridgeCall('POST', '/repos', { name: REPO, url: FORGE_URL, provider: 'github' })).status).toBe(201);
+    expect((await fleet.bridgeCall('POST', '/repos', { name: REPO, url: FORGE_URL, provider: 'github' })).status).toBe(
+      201,
+    );
     return fleet;
   }
 
@@ -263,8 +297,22 @@ class Fleet {
 
   async startBridge(): Promise<void> {
     this.bridge = startNpx(
-      ['bridge', '--port', String(this.bridgePort), '--data-directory', this.dataDirectory, '--insecure-no-auth', '--sweep-interval-ms', '0'],
-      { SVC_GITHUB_API_URL: this.forge.url, SVC_GITHUB_TOKEN: GITHUB_TOKEN, SVC_INSECURE_NO_AUTH: undefined, SVC_TOKEN: undefined },
+      [
+        'bridge',
+        '--port',
+        String(this.bridgePort),
+        '--data-directory',
+        this.dataDirectory,
+        '--insecure-no-auth',
+        '--sweep-interval-ms',
+        '0',
+      ],
+      {
+        SVC_GITHUB_API_URL: this.forge.url,
+        SVC_GITHUB_TOKEN: GITHUB_TOKEN,
+        SVC_INSECURE_NO_AUTH: undefined,
+        SVC_TOKEN: undefined,
+      },
     );
     await this.bridge.waitFor('bridge listening on', 60_000);
     expect(bridgeUrlIn(this.bridge.output())).toContain(String(this.bridgePort));
@@ -283,10 +331,14 @@ class Fleet {
 
   /** Back after a restart: the ship online again and its sync taken (the roster says online only after it). */
   async shipOnline(): Promise<void> {
-    await until(async () => {
-      const ships = (await this.bridgeCall('GET', '/ships')).body as Array<{ name: string; status: string }>;
-      return ships.some((ship) => ship.name === 'eph' && ship.status === 'online');
-    }, 'the ship online at the bridge', 15_000);
+    await until(
+      async () => {
+        const ships = (await this.bridgeCall('GET', '/ships')).body as Array<{ name: string; status: string }>;
+        return ships.some((ship) => ship.name === 'eph' && ship.status === 'online');
+      },
+      'the ship online at the bridge',
+      15_000,
+    );
   }
 
   async shipKeys(): Promise<string[]> {
@@ -346,7 +398,8 @@ afterAll(async () => {
 /** The bridge's view once the restarted bridge has the ship's sync: each listed workspace's `ephemeral`. */
 async function ephemeralView(): Promise<Record<string, Ephemeral>> {
   const view: Record<string, Ephemeral> = {};
-  for (const [key, listed] of [...(await fleet.bridgeList())].sort(([a], [b]) => (a < b ? -1 : 1))) view[key] = listed.ephemeral;
+  for (const [key, listed] of [...(await fleet.bridgeList())].sort(([a], [b]) => (a < b ? -1 : 1)))
+    view[key] = listed.ephemeral;
   return view;
 }
 
@@ -371,7 +424,8 @@ async function settle<T>(probe: () => Promise<T>, holds: (value: T) => boolean, 
   return last;
 }
 
-const noOrphans = (found: { withoutRecord: string[]; notOnShip: string[] }) => found.withoutRecord.length === 0 && found.notOnShip.length === 0;
+const noOrphans = (found: { withoutRecord: string[]; notOnShip: string[] }) =>
+  found.withoutRecord.length === 0 && found.notOnShip.length === 0;
 
 describe('ephemeral records through bridge crashes', () => {
   const ROUNDS = 20;
@@ -402,14 +456,23 @@ describe('ephemeral records through bridge crashes', () => {
         window = 'clone';
         fleet.gitServer.holdNextClone(SHORT_CLONE_HOLD_MS);
         const cloning = fleet.gitServer.nextClone();
-        answer = fleet.bridgeCall('POST', '/workspaces', body).then((reply) => reply.status, () => 'killed' as const);
-        await Promise.race([cloning, sleep(20_000).then(() => Promise.reject(new Error(`${name}: the clone never reached the git server`)))]);
+        answer = fleet.bridgeCall('POST', '/workspaces', body).then(
+          (reply) => reply.status,
+          () => 'killed' as const,
+        );
+        await Promise.race([
+          cloning,
+          sleep(20_000).then(() => Promise.reject(new Error(`${name}: the clone never reached the git server`))),
+        ]);
         delay = Math.round(random() * (SHORT_CLONE_HOLD_MS - 100));
       } else {
         // Anywhere in the create: stratified, round i in the i-th twentieth of 1.3 × its length.
         window = 'random';
         delay = Math.round(((round + random()) / ROUNDS) * createMs * 1.3);
-        answer = fleet.bridgeCall('POST', '/workspaces', body).then((reply) => reply.status, () => 'killed' as const);
+        answer = fleet.bridgeCall('POST', '/workspaces', body).then(
+          (reply) => reply.status,
+          () => 'killed' as const,
+        );
       }
       await sleep(delay);
       await fleet.killBridge();
@@ -428,14 +491,28 @@ describe('ephemeral records through bridge crashes', () => {
     // Every workspace on the ship has its record, watching, for the issue it was created from, and the
     // bridge lists no other.
     expect(await settle(orphans, noOrphans), context).toEqual({ withoutRecord: [], notOnShip: [] });
-    const issueOf = (key: string) => fleet.fake.issues.find((issue) => issue.title === (key === keyOf('warm') ? 'Warm up' : `Crash round ${key.split('-').pop()}`))!.number;
+    const issueOf = (key: string) =>
+      fleet.fake.issues.find(
+        (issue) => issue.title === (key === keyOf('warm') ? 'Warm up' : `Crash round ${key.split('-').pop()}`),
+      )!.number;
     const view = await ephemeralView();
-    for (const key of shipKeys) expect(view[key], `${key}: ${context}`).toMatchObject({ issueNumber: issueOf(key), cleanup: 'watching', blockedReason: null });
+    for (const key of shipKeys)
+      expect(view[key], `${key}: ${context}`).toMatchObject({
+        issueNumber: issueOf(key),
+        cleanup: 'watching',
+        blockedReason: null,
+      });
 
     // No record lacks its workspace: with every issue open, a pass checks every record and forgets none ...
     const swept = await fleet.bridgeCall('POST', '/workspaces/sweep');
     expect(swept.status).toBe(200);
-    expect(swept.body as Counters, context).toEqual({ checked: shipKeys.length, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 });
+    expect(swept.body as Counters, context).toEqual({
+      checked: shipKeys.length,
+      destroyed: 0,
+      blocked: 0,
+      skipped: 0,
+      forgotten: 0,
+    });
     // ... and the table itself, read after a clean stop, holds a watching row for exactly the ship's
     // workspaces; a row still pending is only that of a create killed before any workspace came of it, kept
     // (and shown nowhere) until the ship could no longer be cloning it (PENDING_CREATE_MS), since a running
@@ -443,17 +520,32 @@ describe('ephemeral records through bridge crashes', () => {
     await fleet.stopBridge();
     const stored = await fleet.storedRecords();
     const key = (r: { repoName: string; name: string }) => `${r.repoName}/${r.name}`;
-    expect(stored.filter((r) => r.cleanup === 'watching').map(key).sort(), context).toEqual(shipKeys);
+    expect(
+      stored
+        .filter((r) => r.cleanup === 'watching')
+        .map(key)
+        .sort(),
+      context,
+    ).toEqual(shipKeys);
     const pending = stored.filter((r) => r.cleanup !== 'watching');
-    expect(pending.filter((r) => r.cleanup !== 'pending' || shipKeys.includes(key(r))), context).toEqual([]);
+    expect(
+      pending.filter((r) => r.cleanup !== 'pending' || shipKeys.includes(key(r))),
+      context,
+    ).toEqual([]);
     const killedAbsent = summary.filter((r) => !r.exists && r.answer === 'killed').map((r) => keyOf(r.name));
     for (const row of pending) expect(killedAbsent, `${key(row)} pending: ${context}`).toContain(key(row));
     await fleet.startBridge();
     await fleet.shipOnline();
 
     // The kills covered the windows: creates that never reached the ship, clones that outlived their answer.
-    expect(summary.some((r) => !r.exists), context).toBe(true);
-    expect(summary.some((r) => r.exists && r.answer === 'killed'), context).toBe(true);
+    expect(
+      summary.some((r) => !r.exists),
+      context,
+    ).toBe(true);
+    expect(
+      summary.some((r) => r.exists && r.answer === 'killed'),
+      context,
+    ).toBe(true);
   }, 200_000);
 
   it('X3: SIGTERM-then-SIGKILL and SIGKILL, 5 times each, leave every ephemeral record as it was and no orphan', async () => {
@@ -469,7 +561,13 @@ describe('ephemeral records through bridge crashes', () => {
     git(blockedDir, 'commit', '--quiet', '-m', 'unpushed work');
     fleet.fake.issues.find((issue) => issue.number === blocked![1]!.issueNumber)!.state = 'closed';
     const first = await fleet.bridgeCall('POST', '/workspaces/sweep');
-    expect(first.body as Counters).toEqual({ checked: records.length, destroyed: 0, blocked: 1, skipped: 0, forgotten: 0 });
+    expect(first.body as Counters).toEqual({
+      checked: records.length,
+      destroyed: 0,
+      blocked: 1,
+      skipped: 0,
+      forgotten: 0,
+    });
 
     const snapshot = async () => ({
       ships: (await fleet.bridgeCall('GET', '/ships')).body,
@@ -478,11 +576,18 @@ describe('ephemeral records through bridge crashes', () => {
     });
     const before = await snapshot();
     expect(before.ephemeral[withPull![0]]?.pullRequest).toMatchObject({ state: 'open' });
-    expect(before.ephemeral[blocked![0]]).toMatchObject({ cleanup: 'blocked', blockedReason: expect.any(String), blockedAt: expect.any(String) });
+    expect(before.ephemeral[blocked![0]]).toMatchObject({
+      cleanup: 'blocked',
+      blockedReason: expect.any(String),
+      blockedAt: expect.any(String),
+    });
     expect(await orphans()).toEqual({ withoutRecord: [], notOnShip: [] });
 
     for (const [round, stop] of [
-      ...Array.from({ length: 5 }, () => ['SIGTERM, then SIGKILL to the group', () => fleet.bridge!.terminateThenKill()] as const),
+      ...Array.from(
+        { length: 5 },
+        () => ['SIGTERM, then SIGKILL to the group', () => fleet.bridge!.terminateThenKill()] as const,
+      ),
       ...Array.from({ length: 5 }, () => ['SIGKILL to the group', () => fleet.killBridge()] as const),
     ].entries()) {
       await stop[1]();
@@ -495,7 +600,13 @@ describe('ephemeral records through bridge crashes', () => {
     }
     // The blocked record is judged again and stays blocked with its first refusal's time; none is forgotten.
     const again = await fleet.bridgeCall('POST', '/workspaces/sweep');
-    expect(again.body as Counters).toEqual({ checked: records.length, destroyed: 0, blocked: 1, skipped: 0, forgotten: 0 });
+    expect(again.body as Counters).toEqual({
+      checked: records.length,
+      destroyed: 0,
+      blocked: 1,
+      skipped: 0,
+      forgotten: 0,
+    });
     expect(await ephemeralView()).toEqual(before.ephemeral);
   }, 120_000);
 
@@ -505,13 +616,15 @@ describe('ephemeral records through bridge crashes', () => {
     // Every other watched workspace's issue closed: those are destroyed; the rest stay watched.
     const closing = watching.filter((_, i) => i % 2 === 0).map(([key]) => key);
     expect(closing.length).toBeGreaterThanOrEqual(3);
-    for (const key of closing) fleet.fake.issues.find((issue) => issue.number === start[key]!.issueNumber)!.state = 'closed';
+    for (const key of closing)
+      fleet.fake.issues.find((issue) => issue.number === start[key]!.issueNumber)!.state = 'closed';
 
     // A slow forge, and the ship's answers to the pass's deletes held from the second carried out on: the
     // ship has deleted those workspaces, the bridge has not heard it yet.
     fleet.forge.delayMs = 150;
     let deletes = 0;
-    fleet.shipProxy.hold = (request, answer) => request.method === 'DELETE' && answer.statusCode === 200 && ++deletes > 1;
+    fleet.shipProxy.hold = (request, answer) =>
+      request.method === 'DELETE' && answer.statusCode === 200 && ++deletes > 1;
     const pass = fleet.bridgeCall('POST', '/workspaces/sweep').catch(() => null);
     await until(async () => fleet.shipProxy.held.length >= 2, 'two deletes carried out and their answers held', 20_000);
     await fleet.killBridge();
@@ -522,7 +635,11 @@ describe('ephemeral records through bridge crashes', () => {
 
     // What the kill left: deletes the ship carried out (some of them answered and dropped), records. A
     // delete the killed bridge sent may still be running on the ship: wait until the ship has answered all.
-    await until(async () => fleet.shipProxy.inFlight === 0, 'the ship answered every request of the killed bridge', 20_000);
+    await until(
+      async () => fleet.shipProxy.inFlight === 0,
+      'the ship answered every request of the killed bridge',
+      20_000,
+    );
     const shipKeys = await fleet.shipKeys();
     const stored = (await fleet.storedRecords()).map((r) => `${r.repoName}/${r.name}`);
     const outlived = stored.filter((key) => !shipKeys.includes(key));
@@ -532,13 +649,22 @@ describe('ephemeral records through bridge crashes', () => {
     console.log(`mid-sweep kill: ${context}`);
     expect(outlived.length, context).toBeGreaterThanOrEqual(2);
     // No record of an existing workspace was lost.
-    expect(shipKeys.filter((key) => !stored.includes(key)), context).toEqual([]);
+    expect(
+      shipKeys.filter((key) => !stored.includes(key)),
+      context,
+    ).toEqual([]);
 
     await fleet.startBridge();
     await fleet.shipOnline();
     expect(await settle(orphans, noOrphans), context).toEqual({ withoutRecord: [], notOnShip: [] });
     const next = await fleet.bridgeCall('POST', '/workspaces/sweep');
-    expect(next.body as Counters, context).toEqual({ checked: shipKeys.length, destroyed: undecided.length, blocked: 1, skipped: 0, forgotten: outlived.length });
+    expect(next.body as Counters, context).toEqual({
+      checked: shipKeys.length,
+      destroyed: undecided.length,
+      blocked: 1,
+      skipped: 0,
+      forgotten: outlived.length,
+    });
 
     // Afterwards: the ship holds exactly the workspaces whose issues are open (and the blocked one), each with
     // its record, and the table nothing else.
@@ -559,7 +685,12 @@ describe('ephemeral records through bridge crashes', () => {
     fleet.gitServer.holdNextClone(60_000);
     const cloning = fleet.gitServer.nextClone();
     const answer = fleet.bridgeCall('POST', '/workspaces', body).catch(() => null);
-    await Promise.race([cloning, answer.then((reply) => Promise.reject(new Error(`${name}: answered ${reply?.status} ${reply?.text} before any clone`)))]);
+    await Promise.race([
+      cloning,
+      answer.then((reply) =>
+        Promise.reject(new Error(`${name}: answered ${reply?.status} ${reply?.text} before any clone`)),
+      ),
+    ]);
     await sleep(200);
     await fleet.killBridge();
     await answer;
@@ -568,8 +699,15 @@ describe('ephemeral records through bridge crashes', () => {
     // The sync is taken; now the clone goes on and lands.
     fleet.gitServer.releaseHolds();
     await until(async () => (await fleet.shipKeys()).includes(keyOf(name)), `${name} on the ship`, 10_000);
-    const listed = await settle(fleet.bridgeList.bind(fleet), (list) => Boolean(list.get(keyOf(name))?.ephemeral), 3_000);
-    expect(listed.get(keyOf(name))?.ephemeral ?? null, `${keyOf(name)} is on the ship without a record: nobody will sweep it`).toMatchObject({ cleanup: 'watching' });
+    const listed = await settle(
+      fleet.bridgeList.bind(fleet),
+      (list) => Boolean(list.get(keyOf(name))?.ephemeral),
+      3_000,
+    );
+    expect(
+      listed.get(keyOf(name))?.ephemeral ?? null,
+      `${keyOf(name)} is on the ship without a record: nobody will sweep it`,
+    ).toMatchObject({ cleanup: 'watching' });
     expect(await orphans()).toEqual({ withoutRecord: [], notOnShip: [] });
   }, 60_000);
 });

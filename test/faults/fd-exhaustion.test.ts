@@ -52,10 +52,19 @@ function subscribe(): Promise<WebSocket | null> {
 
 describe('a ship out of file descriptors', () => {
   it('answers what it can, else 503 naming EMFILE, stays up, and recovers when descriptors free up', async () => {
-    expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'before', branch: 'main' })).status).toBe(201);
+    expect(
+      (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'before', branch: 'main' }))
+        .status,
+    ).toBe(201);
     const pid = ship.child.pid!;
     // Only the soft limit moves (raising a hard limit back needs CAP_SYS_RESOURCE, which containers lack).
-    const [soft, hard] = execFileSync('prlimit', ['--pid', String(pid), '--nofile', '--raw', '--noheadings', '--output', 'SOFT,HARD'], { encoding: 'utf8' }).trim().split(/\s+/);
+    const [soft, hard] = execFileSync(
+      'prlimit',
+      ['--pid', String(pid), '--nofile', '--raw', '--noheadings', '--output', 'SOFT,HARD'],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split(/\s+/);
     execFileSync('prlimit', ['--pid', String(pid), `--nofile=256:${hard}`]);
 
     const held: WebSocket[] = [];
@@ -82,7 +91,9 @@ describe('a ship out of file descriptors', () => {
       if (outcome.status >= 300) {
         // Never a lie such as 404 "workspace not found" or an empty list: 503, retry, naming the cause.
         expect(outcome.status).toBe(503);
-        expect(outcome.body).toEqual({ error: expect.stringMatching(/^the ship is out of resources; retry shortly \(.*EMFILE/) });
+        expect(outcome.body).toEqual({
+          error: expect.stringMatching(/^the ship is out of resources; retry shortly \(.*EMFILE/),
+        });
         failures.push(outcome.body.error);
       }
     }
@@ -97,7 +108,10 @@ describe('a ship out of file descriptors', () => {
       listed = await call(url, 'GET', '/workspaces').catch(() => null);
     }
     expect(listed?.status).toBe(200);
-    expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'after', branch: 'main' })).status).toBe(201);
+    expect(
+      (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'after', branch: 'main' }))
+        .status,
+    ).toBe(201);
     expect((await call(url, 'GET', path('app', 'before'))).status).toBe(200);
     expect((await call(url, 'GET', path('app', 'before', '/diff'))).status).toBe(200);
     expect(alive(pid)).toBe(true);

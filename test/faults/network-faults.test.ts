@@ -24,13 +24,20 @@ let far: TestShip;
 let near: TestShip;
 let proxy: FaultProxy;
 
-const keys = async () => ((await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ship: string }>).map((w) => `${w.ship}:${w.repoName}/${w.name}`).sort();
+const keys = async () =>
+  ((await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ship: string }>)
+    .map((w) => `${w.ship}:${w.repoName}/${w.name}`)
+    .sort();
 
 beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root);
   far = await startTestShip(root, { name: 'far', fleetDirectory: join(root, 'fleet-far'), heartbeatMs: HEARTBEAT_MS });
-  near = await startTestShip(root, { name: 'near', fleetDirectory: join(root, 'fleet-near'), heartbeatMs: HEARTBEAT_MS });
+  near = await startTestShip(root, {
+    name: 'near',
+    fleetDirectory: join(root, 'fleet-near'),
+    heartbeatMs: HEARTBEAT_MS,
+  });
   proxy = await FaultProxy.start(far.ship.port);
   bridge = await startBridge({
     ...insecureBridge,
@@ -43,8 +50,14 @@ beforeAll(async () => {
   expect((await call(bridge.url, 'POST', '/ships', { url: proxy.url })).status).toBe(201);
   expect((await call(bridge.url, 'POST', '/ships', { url: near.url })).status).toBe(201);
   expect((await call(bridge.url, 'POST', '/repos', { name: 'app', url: remote.url })).status).toBe(201);
-  for (const [ship, name] of [['far', 'f1'], ['far', 'f2'], ['near', 'n1']]) {
-    expect((await call(bridge.url, 'POST', '/workspaces', { ship, repoName: 'app', name, branch: 'main' })).status).toBe(201);
+  for (const [ship, name] of [
+    ['far', 'f1'],
+    ['far', 'f2'],
+    ['near', 'n1'],
+  ]) {
+    expect(
+      (await call(bridge.url, 'POST', '/workspaces', { ship, repoName: 'app', name, branch: 'main' })).status,
+    ).toBe(201);
   }
   expect((await call(bridge.url, 'POST', path('app', 'f1', '/activate'))).status).toBe(200);
 }, 60_000);
@@ -101,10 +114,17 @@ describe('a faulty link between the bridge and one ship', () => {
 
     const started = Date.now();
     const inFlight = call(bridge.url, 'GET', path('app', 'f2'));
-    const offlineAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'offline', 'far offline', 5000);
+    const offlineAfter = await msUntil(
+      async () => (await shipStatus(bridge.url, 'far')) === 'offline',
+      'far offline',
+      5000,
+    );
     // two missed pongs at 300 ms; the ship-side ping of the same interval may notice first
     expect(offlineAfter).toBeLessThan(3000);
-    const closed = await Promise.race([terminal.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))]);
+    const closed = await Promise.race([
+      terminal.closed,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
+    ]);
     expect(closed).not.toBeNull();
 
     // The healthy ship answers throughout.
@@ -122,11 +142,18 @@ describe('a faulty link between the bridge and one ship', () => {
 
     // Behind the bridge's back the ship changes: one workspace gone, one new.
     expect((await call(far.url, 'DELETE', path('app', 'f2'))).status).toBe(200);
-    expect((await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f3', branch: 'main', url: remote.url })).status).toBe(201);
+    expect(
+      (await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f3', branch: 'main', url: remote.url }))
+        .status,
+    ).toBe(201);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f2', 'near:app/n1']);
 
     proxy.heal();
-    const onlineAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'online', 'far online after heal', 10_000);
+    const onlineAfter = await msUntil(
+      async () => (await shipStatus(bridge.url, 'far')) === 'online',
+      'far online after heal',
+      10_000,
+    );
     expect(onlineAfter).toBeLessThan(5000);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
     expect((await call(bridge.url, 'GET', path('app', 'f3'))).status).toBe(200);
@@ -136,7 +163,13 @@ describe('a faulty link between the bridge and one ship', () => {
   it('reset: the ship goes offline and is back online within 5 s, its routes answering again', async () => {
     expect(await shipStatus(bridge.url, 'far')).toBe('online');
     proxy.reset();
-    const backAfter = await msUntil(async () => (await shipStatus(bridge.url, 'far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
+    const backAfter = await msUntil(
+      async () =>
+        (await shipStatus(bridge.url, 'far')) === 'online' &&
+        (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200,
+      'far back',
+      10_000,
+    );
     expect(backAfter).toBeLessThan(5000);
     expect(await keys()).toEqual(['far:app/f1', 'far:app/f3', 'near:app/n1']);
   }, 30_000);
@@ -149,10 +182,23 @@ describe('a faulty link between the bridge and one ship', () => {
     await new Promise((resolve) => events.once('open', resolve));
     proxy.halfClose();
     const started = Date.now();
-    await until(async () => (await shipStatus(bridge.url, 'far')) === 'online' && (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200, 'far back', 10_000);
+    await until(
+      async () =>
+        (await shipStatus(bridge.url, 'far')) === 'online' &&
+        (await call(bridge.url, 'GET', path('app', 'f1'))).status === 200,
+      'far back',
+      10_000,
+    );
     // The event stream works again: a workspace created on the ship itself reaches the bridge's subscribers.
-    expect((await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f4', branch: 'main', url: remote.url })).status).toBe(201);
-    await until(async () => received.some((event) => event.type === 'workspace.created' && event.workspace?.name === 'f4'), 'f4 announced', 10_000);
+    expect(
+      (await call(far.url, 'POST', '/workspaces', { repoName: 'app', name: 'f4', branch: 'main', url: remote.url }))
+        .status,
+    ).toBe(201);
+    await until(
+      async () => received.some((event) => event.type === 'workspace.created' && event.workspace?.name === 'f4'),
+      'f4 announced',
+      10_000,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
     events.close();
     expect((await call(bridge.url, 'DELETE', path('app', 'f4'))).status).toBe(200);

@@ -29,7 +29,11 @@ afterAll(async () => {
  * Runs the writer with `prefix` ("check" to only read): resolves with what its open found and, for a
  * writer, the transactions acknowledged before it was killed `killAfterMs` after its first commit.
  */
-function runWriter(dataDirectory: string, prefix: string, killAfterMs = 0): Promise<{ found: Found; acknowledged: number }> {
+function runWriter(
+  dataDirectory: string,
+  prefix: string,
+  killAfterMs = 0,
+): Promise<{ found: Found; acknowledged: number }> {
   const child = spawn(process.execPath, [WRITER, dataDirectory, prefix], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   let killTimer: NodeJS.Timeout | undefined;
@@ -42,15 +46,20 @@ function runWriter(dataDirectory: string, prefix: string, killAfterMs = 0): Prom
   return new Promise((resolveRun, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
-      if (prefix === 'check' ? code !== 0 : signal !== 'SIGKILL') return reject(new Error(`writer ended with ${code ?? signal}:\n${output}`));
+      if (prefix === 'check' ? code !== 0 : signal !== 'SIGKILL')
+        return reject(new Error(`writer ended with ${code ?? signal}:\n${output}`));
       const lines = output.split('\n');
-      resolveRun({ found: JSON.parse(lines[0]!) as Found, acknowledged: lines.filter((line) => line.startsWith('committed ')).length });
+      resolveRun({
+        found: JSON.parse(lines[0]!) as Found,
+        acknowledged: lines.filter((line) => line.startsWith('committed ')).length,
+      });
     });
   });
 }
 
 /** The names a round leaves after `count` transactions: the last three it inserted. */
-const namesAfter = (prefix: string, count: number) => Array.from({ length: Math.min(3, count) }, (_, k) => `${prefix}-${count - Math.min(3, count) + k}`);
+const namesAfter = (prefix: string, count: number) =>
+  Array.from({ length: Math.min(3, count) }, (_, k) => `${prefix}-${count - Math.min(3, count) + k}`);
 
 describe('the embedded store killed mid-write', () => {
   it(`recovers every acknowledged transaction and no half of one, ${ROUNDS} rounds`, async () => {

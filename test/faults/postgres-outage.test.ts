@@ -31,11 +31,15 @@ if (!canRestart) {
 }
 
 /** Freezes or thaws every PostgreSQL process: connections are accepted, nothing is answered. */
-const freeze = (signal: 'STOP' | 'CONT') => execFileSync('pkill', [`-${signal}`, '-u', 'postgres'], { stdio: 'ignore' });
-const cluster = (action: 'stop' | 'start') => execFileSync('pg_ctlcluster', ['15', 'main', action], { stdio: 'ignore' });
+const freeze = (signal: 'STOP' | 'CONT') =>
+  execFileSync('pkill', [`-${signal}`, '-u', 'postgres'], { stdio: 'ignore' });
+const cluster = (action: 'stop' | 'start') =>
+  execFileSync('pg_ctlcluster', ['15', 'main', action], { stdio: 'ignore' });
 /** SIGKILL to the postmaster alone, then a wait until its backends have noticed and exited. */
 async function killPostmaster(): Promise<void> {
-  const dataDirectory = execFileSync('pg_lsclusters', ['-h', '15', 'main'], { encoding: 'utf8' }).trim().split(/\s+/)[5]!;
+  const dataDirectory = execFileSync('pg_lsclusters', ['-h', '15', 'main'], { encoding: 'utf8' })
+    .trim()
+    .split(/\s+/)[5]!;
   const pid = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
   process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 100; i++) {
@@ -81,34 +85,51 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
   it.each([
     { how: 'stopped', prefix: 'stop', down: () => cluster('stop') },
     { how: 'with its postmaster killed', prefix: 'kill', down: killPostmaster },
-  ])('$how: answers 503 with Retry-After while down, serves cached sessions, and recovers with nothing lost', async ({ prefix, down }) => {
-    const token = await h.login(ADMIN.username, ADMIN.password);
-    for (const name of [`${prefix}-before-1`, `${prefix}-before-2`]) expect((await h.as(token, 'POST', '/repos', { name, url: `https://example.com/${name}.git` })).status).toBe(201);
-    try {
-      await down();
-      const write = await h.as(token, 'POST', '/repos', { name: `${prefix}-during`, url: 'https://example.com/during.git' });
-      expect(write.status).toBe(503);
-      expect(write.headers.get('retry-after')).toBe('2');
-      const fresh = await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
-      expect(fresh.status).toBe(503);
-      // An already validated session still reaches routes that need no store.
-      expect((await h.as(token, 'GET', '/ships')).status).toBe(200);
-      expect((await h.as(`never-seen-token-${prefix}`, 'GET', '/ships')).status).toBe(503);
-    } finally {
-      cluster('start');
-      await waitForPostgres();
-    }
-    let listed: { status: number; body: Array<{ name: string }> } | null = null;
-    for (let i = 0; i < 20; i++) {
-      listed = await h.as(token, 'GET', '/repos');
-      if (listed.status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(listed!.status).toBe(200);
-    expect(listed!.body.map((repo) => repo.name).filter((name) => name.startsWith(`${prefix}-`))).toEqual([`${prefix}-before-1`, `${prefix}-before-2`]);
-    expect((await h.as(token, 'POST', '/repos', { name: `${prefix}-after`, url: 'https://example.com/after.git' })).status).toBe(201);
-    expect((await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password })).status).toBe(200);
-  }, 60_000);
+  ])(
+    '$how: answers 503 with Retry-After while down, serves cached sessions, and recovers with nothing lost',
+    async ({ prefix, down }) => {
+      const token = await h.login(ADMIN.username, ADMIN.password);
+      for (const name of [`${prefix}-before-1`, `${prefix}-before-2`])
+        expect((await h.as(token, 'POST', '/repos', { name, url: `https://example.com/${name}.git` })).status).toBe(
+          201,
+        );
+      try {
+        await down();
+        const write = await h.as(token, 'POST', '/repos', {
+          name: `${prefix}-during`,
+          url: 'https://example.com/during.git',
+        });
+        expect(write.status).toBe(503);
+        expect(write.headers.get('retry-after')).toBe('2');
+        const fresh = await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
+        expect(fresh.status).toBe(503);
+        // An already validated session still reaches routes that need no store.
+        expect((await h.as(token, 'GET', '/ships')).status).toBe(200);
+        expect((await h.as(`never-seen-token-${prefix}`, 'GET', '/ships')).status).toBe(503);
+      } finally {
+        cluster('start');
+        await waitForPostgres();
+      }
+      let listed: { status: number; body: Array<{ name: string }> } | null = null;
+      for (let i = 0; i < 20; i++) {
+        listed = await h.as(token, 'GET', '/repos');
+        if (listed.status === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(listed!.status).toBe(200);
+      expect(listed!.body.map((repo) => repo.name).filter((name) => name.startsWith(`${prefix}-`))).toEqual([
+        `${prefix}-before-1`,
+        `${prefix}-before-2`,
+      ]);
+      expect(
+        (await h.as(token, 'POST', '/repos', { name: `${prefix}-after`, url: 'https://example.com/after.git' })).status,
+      ).toBe(201);
+      expect(
+        (await h.as(null, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password })).status,
+      ).toBe(200);
+    },
+    60_000,
+  );
 
   it('a stalled server: 503 at the client deadline instead of a hang, pending upgrades capped per address, recovery after', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
@@ -116,7 +137,10 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
     const eventsUrl = h.bridge.url.replace(/^http/, 'ws') + '/events';
     const upgrade = (bearer: string, localAddress = '127.0.0.1') =>
       new Promise<{ status: number; body: string }>((resolve) => {
-        const socket = new WebSocket(eventsUrl.replace('localhost', '127.0.0.1'), { headers: { authorization: `Bearer ${bearer}` }, localAddress });
+        const socket = new WebSocket(eventsUrl.replace('localhost', '127.0.0.1'), {
+          headers: { authorization: `Bearer ${bearer}` },
+          localAddress,
+        });
         socket.once('open', () => {
           resolve({ status: 101, body: '' });
           socket.close();
@@ -134,7 +158,11 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
       const read = h.as(token, 'GET', '/repos');
       // Unknown bearer tokens need the store: each upgrade waits on a stalled lookup.
       const parked = Array.from({ length: 40 }, (_, i) => upgrade(`unknown-token-${i}`));
-      const settled = await Promise.all(parked.map((outcome) => Promise.race([outcome, new Promise<null>((resolve) => setTimeout(() => resolve(null), 2000))])));
+      const settled = await Promise.all(
+        parked.map((outcome) =>
+          Promise.race([outcome, new Promise<null>((resolve) => setTimeout(() => resolve(null), 2000))]),
+        ),
+      );
       const refused = settled.filter((outcome) => outcome?.status === 429);
       expect(refused).toHaveLength(8);
       expect(JSON.parse(refused[0]!.body)).toEqual({ error: TOO_MANY_PENDING_UPGRADES });
@@ -156,6 +184,8 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
       listed = await h.as(token, 'GET', '/repos');
     }
     expect(listed.status).toBe(200);
-    expect((await h.as(token, 'POST', '/repos', { name: 'after-stall', url: 'https://example.com/after-stall.git' })).status).toBe(201);
+    expect(
+      (await h.as(token, 'POST', '/repos', { name: 'after-stall', url: 'https://example.com/after-stall.git' })).status,
+    ).toBe(201);
   }, 60_000);
 });

@@ -18,8 +18,17 @@ import { Tmux } from '../../ship/sessions/tmux.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 
-const ADMIN = { SVC_BRIDGE_ADMIN_USER: 'root', SVC_BRIDGE_ADMIN_EMAIL: 'root@example.com', SVC_BRIDGE_ADMIN_PASSWORD: 'root-password-1' };
-const ENV = { SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_BRIDGE_TOKEN: '', SVC_TOKEN: undefined, SVC_INSECURE_NO_AUTH: undefined };
+const ADMIN = {
+  SVC_BRIDGE_ADMIN_USER: 'root',
+  SVC_BRIDGE_ADMIN_EMAIL: 'root@example.com',
+  SVC_BRIDGE_ADMIN_PASSWORD: 'root-password-1',
+};
+const ENV = {
+  SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
+  SVC_BRIDGE_TOKEN: '',
+  SVC_TOKEN: undefined,
+  SVC_INSECURE_NO_AUTH: undefined,
+};
 
 let root: string;
 let remote: RemoteFixture;
@@ -33,7 +42,10 @@ const startShip = async () => {
   return ship;
 };
 const startBridge = async () => {
-  const bridge = startCli(['bridge', '--port', String(bridgePort), '--data-directory', join(root, 'bridge')], { ...ENV, ...ADMIN });
+  const bridge = startCli(['bridge', '--port', String(bridgePort), '--data-directory', join(root, 'bridge')], {
+    ...ENV,
+    ...ADMIN,
+  });
   running.push(bridge);
   await bridge.waitFor('bridge listening on');
   return bridge;
@@ -66,7 +78,9 @@ describe('process kills', () => {
   /** A terminal attached through the bridge, once its shell prompts. */
   const attach = async (name: string) => {
     const { ticket } = (await call(bridgeUrl(), 'POST', '/auth/ws-ticket', undefined, auth())).body;
-    const terminal = await connectTerminal(`ws://localhost:${bridgePort}${path('app', name, '/terminal')}?ticket=${ticket}`);
+    const terminal = await connectTerminal(
+      `ws://localhost:${bridgePort}${path('app', name, '/terminal')}?ticket=${ticket}`,
+    );
     await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
     return terminal;
   };
@@ -91,14 +105,33 @@ describe('process kills', () => {
   it('a bridge killed with SIGKILL, or stopped, comes back with everything it acknowledged', async () => {
     await startShip();
     let bridge = await startBridge();
-    token = (await call(bridgeUrl(), 'POST', '/auth/login', { username: 'root', password: ADMIN.SVC_BRIDGE_ADMIN_PASSWORD })).body.token;
+    token = (
+      await call(bridgeUrl(), 'POST', '/auth/login', { username: 'root', password: ADMIN.SVC_BRIDGE_ADMIN_PASSWORD })
+    ).body.token;
     expect((await call(bridgeUrl(), 'POST', '/ships', { url: shipUrl() }, auth())).status).toBe(201);
     expect((await call(bridgeUrl(), 'POST', '/repos', { name: 'app', url: remote.url }, auth())).status).toBe(201);
-    expect((await call(bridgeUrl(), 'POST', '/users', { username: 'm1', email: 'm1@example.com', password: 'member-password' }, auth())).status).toBe(201);
-    for (const name of ['w1', 'w2']) expect((await call(bridgeUrl(), 'POST', '/workspaces', { ship: 'kp', repoName: 'app', name, branch: 'main' }, auth())).status).toBe(201);
+    expect(
+      (
+        await call(
+          bridgeUrl(),
+          'POST',
+          '/users',
+          { username: 'm1', email: 'm1@example.com', password: 'member-password' },
+          auth(),
+        )
+      ).status,
+    ).toBe(201);
+    for (const name of ['w1', 'w2'])
+      expect(
+        (await call(bridgeUrl(), 'POST', '/workspaces', { ship: 'kp', repoName: 'app', name, branch: 'main' }, auth()))
+          .status,
+      ).toBe(201);
     const before = await snapshot();
     // X3: five of each, alternating.
-    const signals = Array.from({ length: 10 }, (_, round) => (round % 2 === 0 ? 'SIGKILL' : 'SIGTERM') as NodeJS.Signals);
+    const signals = Array.from(
+      { length: 10 },
+      (_, round) => (round % 2 === 0 ? 'SIGKILL' : 'SIGTERM') as NodeJS.Signals,
+    );
     for (const signal of signals) {
       // Tickets live in the bridge's memory only: one minted before the restart is void after it (spec).
       const { ticket } = (await call(bridgeUrl(), 'POST', '/auth/ws-ticket', undefined, auth())).body;
@@ -106,7 +139,11 @@ describe('process kills', () => {
       bridge = await startBridge();
       expect(await upgradeStatus(`/events?ticket=${ticket}`)).toBe(401);
       // Sessions survive a restart (they live in the store); the ship reconnects within seconds.
-      await until(async () => ((await snapshot()).ships as Array<{ status: string }>)[0]?.status === 'online' ? true : null, 'ship back online', 10_000);
+      await until(
+        async () => (((await snapshot()).ships as Array<{ status: string }>)[0]?.status === 'online' ? true : null),
+        'ship back online',
+        10_000,
+      );
       const after = await snapshot();
       expect(after).toEqual(before);
       const direct = (await call(shipUrl(), 'GET', '/workspaces')).body as Array<{ name: string }>;
@@ -121,10 +158,24 @@ describe('process kills', () => {
     const mcpTokens = new Map<string, string | undefined>();
     const terminals = [];
     for (const name of names) {
-      if (name !== 'w1') expect((await call(bridgeUrl(), 'POST', '/workspaces', { ship: 'kp', repoName: 'app', name, branch: 'main' }, auth())).status).toBe(201);
+      if (name !== 'w1')
+        expect(
+          (
+            await call(
+              bridgeUrl(),
+              'POST',
+              '/workspaces',
+              { ship: 'kp', repoName: 'app', name, branch: 'main' },
+              auth(),
+            )
+          ).status,
+        ).toBe(201);
       expect((await call(bridgeUrl(), 'POST', path('app', name, '/activate'), undefined, auth())).status).toBe(200);
       mcpTokens.set(name, (await tmux.sessionVariables(sessionName('app', name))).SVC_MCP_TOKEN);
-      expect((await call(shipUrl(), 'POST', path('app', name, '/agent/init'), { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
+      expect(
+        (await call(shipUrl(), 'POST', path('app', name, '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }))
+          .status,
+      ).toBe(200);
       const terminal = await attach(name);
       terminal.input(`echo before-$((20+22))-${name}\r`);
       await terminal.until((screen) => screen.text().includes(`before-42-${name}`));
@@ -135,7 +186,9 @@ describe('process kills', () => {
     const ship = running.find((child) => child.child.spawnargs.includes('ship') && child.child.exitCode === null)!;
     await ship.stop('SIGKILL');
     // Every client is told within 2 s, and a routed call fails at once instead of hanging.
-    expect(await Promise.all(terminals.map((terminal) => toldWithin(terminal, 2000)))).toEqual(terminals.map(() => true));
+    expect(await Promise.all(terminals.map((terminal) => toldWithin(terminal, 2000)))).toEqual(
+      terminals.map(() => true),
+    );
     const asked = Date.now();
     expect((await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth())).status).toBe(503);
     expect(Date.now() - asked).toBeLessThan(1000);
@@ -152,7 +205,9 @@ describe('process kills', () => {
       // Adopted: still active, the agent status gone with the old process (spec), the MCP token re-bound.
       expect(status).toMatchObject({ state: 'active', agent: null });
       expect((await tmux.sessionVariables(sessionName('app', name))).SVC_MCP_TOKEN).toBe(mcpTokens.get(name));
-      const mcp = await call(shipUrl(), 'GET', path('app', name, '/mcp'), undefined, { authorization: `Bearer ${mcpTokens.get(name)}` });
+      const mcp = await call(shipUrl(), 'GET', path('app', name, '/mcp'), undefined, {
+        authorization: `Bearer ${mcpTokens.get(name)}`,
+      });
       expect(mcp.status).not.toBe(401);
       // The same shell, with what it printed before the kill still on its screen.
       const terminal = await attach(name);
@@ -165,7 +220,10 @@ describe('process kills', () => {
     // X8: the eight workspaces of the last test are active, one with a terminal and an agent status.
     const names = ['w1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
     const tmux = new Tmux(tmuxSocketFor(realpathSync(join(root, 'fleet'))));
-    expect((await call(shipUrl(), 'POST', path('app', 'w1', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
+    expect(
+      (await call(shipUrl(), 'POST', path('app', 'w1', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }))
+        .status,
+    ).toBe(200);
     const terminal = await attach('w1');
     await tmux.killServer();
     expect(await toldWithin(terminal, 2000)).toBe(true);
@@ -179,13 +237,19 @@ describe('process kills', () => {
     }
     expect(Date.now() - killedAt).toBeLessThan(2000);
     // Every working tree is still listed; the agent status went with its session.
-    const listed = (await call(bridgeUrl(), 'GET', '/workspaces', undefined, auth())).body as Array<{ name: string; active: boolean; agent: unknown }>;
+    const listed = (await call(bridgeUrl(), 'GET', '/workspaces', undefined, auth())).body as Array<{
+      name: string;
+      active: boolean;
+      agent: unknown;
+    }>;
     expect(listed.map((w) => w.name).sort()).toEqual([...names, 'w2'].sort());
     expect(listed.every((w) => !w.active && w.agent === null)).toBe(true);
     expect((await call(shipUrl(), 'GET', path('app', 'w1', '/agent/status'))).body).toBeNull();
     const reactivated = await call(bridgeUrl(), 'POST', path('app', 'w1', '/activate'), undefined, auth());
     expect(reactivated.text).toBe('{"ok":true}');
-    expect((await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth())).body).toMatchObject({ state: 'active' });
+    expect((await call(bridgeUrl(), 'GET', path('app', 'w1'), undefined, auth())).body).toMatchObject({
+      state: 'active',
+    });
     expect((await call(bridgeUrl(), 'POST', path('app', 'w1', '/deactivate'), undefined, auth())).status).toBe(200);
   });
 });

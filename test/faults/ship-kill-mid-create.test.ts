@@ -35,14 +35,21 @@ beforeAll(async () => {
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: work });
   for (let i = 0; i < FILES; i++) writeFileSync(join(work, `file-${i}.bin`), randomBytes(2_000));
   execFileSync('git', ['add', '.'], { cwd: work });
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-qm', 'many files'], { cwd: work });
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', 'commit', '-qm', 'many files'], {
+    cwd: work,
+  });
   execFileSync('git', ['clone', '-q', '--bare', work, join(root, 'big.git')]);
   remoteUrl = `file://${join(root, 'big.git')}`;
   const started = Date.now();
   execFileSync('git', ['clone', '-q', remoteUrl, join(root, 'timing')]);
   cloneMs = Date.now() - started;
   shipPort = await freePort();
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   await startShip();
   expect((await call(bridge.url, 'POST', '/ships', { url: `http://localhost:${shipPort}` })).status).toBe(201);
   expect((await call(bridge.url, 'POST', '/repos', { name: 'big', url: remoteUrl })).status).toBe(201);
@@ -65,7 +72,8 @@ async function startShip(): Promise<RunningCli> {
 const shipBecomes = (status: string, limitMs: number) =>
   msUntil(async () => (await shipStatus(bridge.url, 'crashy')) === status, `the ship ${status}`, limitMs);
 
-const create = () => call(bridge.url, 'POST', '/workspaces', { ship: 'crashy', repoName: 'big', name: 'w', branch: 'main' });
+const create = () =>
+  call(bridge.url, 'POST', '/workspaces', { ship: 'crashy', repoName: 'big', name: 'w', branch: 'main' });
 
 describe('a ship killed mid-create', () => {
   it(`leaves no half workspace at any kill point in ${ROUNDS} rounds, and the bridge holds nothing back`, async () => {
@@ -98,13 +106,20 @@ describe('a ship killed mid-create', () => {
         expect(existsSync(join(root, 'fleet', 'big', 'w'))).toBe(false);
         expect((await call(bridge.url, 'GET', '/workspaces/big/w')).status).toBe(404);
         // No reservation left behind: the retry is a plain create.
-        expect(await create()).toMatchObject({ status: 201, body: { repoName: 'big', name: 'w', branch: 'main', ship: 'crashy' } });
+        expect(await create()).toMatchObject({
+          status: 201,
+          body: { repoName: 'big', name: 'w', branch: 'main', ship: 'crashy' },
+        });
       } else {
         // The kill came after the rename: a complete, clean working tree that the bridge routes to.
         outcomes.push('complete');
         expect(listed.map((w) => `${w.repoName}/${w.name}`)).toEqual(['big/w']);
-        expect(execFileSync('git', ['status', '--porcelain'], { cwd: join(root, 'fleet', 'big', 'w'), encoding: 'utf8' })).toBe('');
-        expect(readdirSync(join(root, 'fleet', 'big', 'w')).filter((name) => name.endsWith('.bin'))).toHaveLength(FILES);
+        expect(
+          execFileSync('git', ['status', '--porcelain'], { cwd: join(root, 'fleet', 'big', 'w'), encoding: 'utf8' }),
+        ).toBe('');
+        expect(readdirSync(join(root, 'fleet', 'big', 'w')).filter((name) => name.endsWith('.bin'))).toHaveLength(
+          FILES,
+        );
         expect((await call(bridge.url, 'GET', '/workspaces/big/w')).status).toBe(200);
       }
       expect((await call(bridge.url, 'DELETE', '/workspaces/big/w')).status).toBe(200);

@@ -35,7 +35,12 @@ beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root);
   ship = await startTestShip(root, { name: 'slowpoke', cloneLimits: { timeoutMs: 20_000, stallSeconds: 1 } });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
 }, 60_000);
 
@@ -53,11 +58,20 @@ describe('a stalled git remote', () => {
   for (const kind of ['silent', 'headers-only'] as const) {
     it(`(${kind}) fails the create at the stall limit, leaves nothing, and holds no reservation`, async () => {
       const repo = `stalled-${kind}`;
-      expect((await call(bridge.url, 'POST', '/repos', { name: repo, url: await stallingRemote(kind) })).status).toBe(201);
+      expect((await call(bridge.url, 'POST', '/repos', { name: repo, url: await stallingRemote(kind) })).status).toBe(
+        201,
+      );
       const started = Date.now();
-      const failed = await call(bridge.url, 'POST', '/workspaces', { ship: 'slowpoke', repoName: repo, name: 'w', branch: 'main' });
+      const failed = await call(bridge.url, 'POST', '/workspaces', {
+        ship: 'slowpoke',
+        repoName: repo,
+        name: 'w',
+        branch: 'main',
+      });
       expect(failed.status).toBe(500);
-      expect(failed.body.error).toMatch(new RegExp(`^git clone of http://127\\.0\\.0\\.1:\\d+/r\\.git failed: .*(too slow|Operation timed out)`, 'i'));
+      expect(failed.body.error).toMatch(
+        new RegExp(`^git clone of http://127\\.0\\.0\\.1:\\d+/r\\.git failed: .*(too slow|Operation timed out)`, 'i'),
+      );
       // stall limit 1 s; far from the 20 s deadline
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(existsSync(join(ship.ship.fleetDirectory, repo, 'w'))).toBe(false);
@@ -66,7 +80,12 @@ describe('a stalled git remote', () => {
 
       expect((await call(bridge.url, 'DELETE', `/repos/${repo}`)).status).toBe(200);
       expect((await call(bridge.url, 'POST', '/repos', { name: repo, url: remote.url })).status).toBe(201);
-      const created = await call(bridge.url, 'POST', '/workspaces', { ship: 'slowpoke', repoName: repo, name: 'w', branch: 'main' });
+      const created = await call(bridge.url, 'POST', '/workspaces', {
+        ship: 'slowpoke',
+        repoName: repo,
+        name: 'w',
+        branch: 'main',
+      });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ repoName: repo, name: 'w', ship: 'slowpoke' });
     }, 30_000);

@@ -49,7 +49,14 @@ const bridgeOptions = (sweepIntervalMs: number): BridgeOptions => ({
   sweepIntervalMs,
 });
 
-const counters = (some: Partial<SweepCounters> = {}): SweepCounters => ({ checked: 0, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0, ...some });
+const counters = (some: Partial<SweepCounters> = {}): SweepCounters => ({
+  checked: 0,
+  destroyed: 0,
+  blocked: 0,
+  skipped: 0,
+  forgotten: 0,
+  ...some,
+});
 const slug = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 const pullUrl = (number: number) => `https://github.example/acme/widget/pull/${number}`;
 const workspaceDir = (ship: 'alpha' | 'beta', name: string, repo = 'widget') => join(root, `fleet-${ship}`, repo, name);
@@ -78,30 +85,45 @@ async function bridgeStatus(name: string, repo = 'widget') {
   return reply.status === 404 ? null : reply.body;
 }
 const listed = async (name: string, repo = 'widget') =>
-  ((await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ephemeral: unknown }>).find((w) => w.repoName === repo && w.name === name);
+  (
+    (await call(bridge.url, 'GET', '/workspaces')).body as Array<{ repoName: string; name: string; ephemeral: unknown }>
+  ).find((w) => w.repoName === repo && w.name === name);
 /** The ship's own answer for the workspace: 200 when it has it, 404 when not. */
-const onShip = async (ship: TestShip, name: string, repo = 'widget') => (await call(ship.url, 'GET', path(repo, name))).status;
+const onShip = async (ship: TestShip, name: string, repo = 'widget') =>
+  (await call(ship.url, 'GET', path(repo, name))).status;
 /** The stored records, without the write time of their row (compared as the spec's fields). */
 const stored = async () => (await bridge.store.ephemeral.list()).map(({ createdAt: _written, ...record }) => record);
 
 /** The forge calls since `mark`, as `pulls <branch>`, `issue <n>` or `METHOD path`. */
 function forgeCalls(mark: number, forge = fake): string[] {
-  return forge.requests.slice(mark).map((request) => {
-    const url = new URL(request.path, 'http://forge');
-    if (request.method === 'GET' && url.pathname === `/repos/acme/widget/pulls` && url.searchParams.get('head')?.startsWith('acme:')) {
-      return `pulls ${url.searchParams.get('head')!.slice('acme:'.length)}`;
-    }
-    const issue = /^\/repos\/acme\/widget\/issues\/(\d+)$/.exec(url.pathname);
-    if (request.method === 'GET' && issue) return `issue ${issue[1]}`;
-    return `${request.method} ${request.path}${request.operation ? ` ${request.operation}` : ''}`;
-  }).sort();
+  return forge.requests
+    .slice(mark)
+    .map((request) => {
+      const url = new URL(request.path, 'http://forge');
+      if (
+        request.method === 'GET' &&
+        url.pathname === `/repos/acme/widget/pulls` &&
+        url.searchParams.get('head')?.startsWith('acme:')
+      ) {
+        return `pulls ${url.searchParams.get('head')!.slice('acme:'.length)}`;
+      }
+      const issue = /^\/repos\/acme\/widget\/issues\/(\d+)$/.exec(url.pathname);
+      if (request.method === 'GET' && issue) return `issue ${issue[1]}`;
+      return `${request.method} ${request.path}${request.operation ? ` ${request.operation}` : ''}`;
+    })
+    .sort();
 }
 
 /** The first `sync` since event `from` whose workspaces satisfy `check`. */
 async function syncSince(from: number, check: (workspaces: any[]) => boolean, what: string) {
-  return until(async () => events.events.slice(from).find((event) => event.type === 'sync' && check(event.workspaces)) ?? null, what, 5_000);
+  return until(
+    async () => events.events.slice(from).find((event) => event.type === 'sync' && check(event.workspaces)) ?? null,
+    what,
+    5_000,
+  );
 }
-const entry = (workspaces: any[], name: string, repo = 'widget') => workspaces.find((w) => w.repoName === repo && w.name === name);
+const entry = (workspaces: any[], name: string, repo = 'widget') =>
+  workspaces.find((w) => w.repoName === repo && w.name === name);
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -113,8 +135,12 @@ beforeAll(async () => {
   alpha = await startTestShip(root, { name: 'alpha', fleetDirectory: join(root, 'fleet-alpha') });
   beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta') });
   bridge = await startBridge(bridgeOptions(0));
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'widget', url: CLONE_URL, provider: 'github' })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'gadget', url: CLONE_URL, provider: 'ghe' })).status).toBe(201);
+  expect(
+    (await call(bridge.url, 'POST', '/repos', { name: 'widget', url: CLONE_URL, provider: 'github' })).status,
+  ).toBe(201);
+  expect((await call(bridge.url, 'POST', '/repos', { name: 'gadget', url: CLONE_URL, provider: 'ghe' })).status).toBe(
+    201,
+  );
   expect((await call(bridge.url, 'POST', '/ships', { url: alpha.url })).status).toBe(201);
   expect((await call(bridge.url, 'POST', '/ships', { url: beta.url })).status).toBe(201);
   events = await connectEvents(bridge.url);
@@ -151,16 +177,49 @@ describe('ephemeral records', () => {
     const from = events.events.length;
     const { issue, branch } = newIssue('Fix the crash');
     const created = await createEphemeral('e1', issue.number);
-    const watching = { issueNumber: issue.number, branch, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest: null };
-    expect(created).toMatchObject({ repoName: 'widget', name: 'e1', branch, active: false, ship: 'alpha', ephemeral: watching });
+    const watching = {
+      issueNumber: issue.number,
+      branch,
+      cleanup: 'watching',
+      blockedReason: null,
+      blockedAt: null,
+      pullRequest: null,
+    };
+    expect(created).toMatchObject({
+      repoName: 'widget',
+      name: 'e1',
+      branch,
+      active: false,
+      ship: 'alpha',
+      ephemeral: watching,
+    });
     // The branch was made on the forge (in the bare repository the ship cloned) and linked to the issue.
     expect(fake.linkedBranches.get(issue.number)).toEqual([branch]);
     expect(fake.resolveRef(branch)).toBe(git(remote.bare, 'rev-parse', 'main').trim());
     expect(await onShip(alpha, 'e1')).toBe(200);
-    expect(await bridgeStatus('e1')).toEqual({ state: 'inactive', repoName: 'widget', name: 'e1', branch, ship: 'alpha', ephemeral: watching });
-    expect(await listed('e1')).toEqual({ repoName: 'widget', name: 'e1', branch, active: false, agent: null, ship: 'alpha', ephemeral: watching });
+    expect(await bridgeStatus('e1')).toEqual({
+      state: 'inactive',
+      repoName: 'widget',
+      name: 'e1',
+      branch,
+      ship: 'alpha',
+      ephemeral: watching,
+    });
+    expect(await listed('e1')).toEqual({
+      repoName: 'widget',
+      name: 'e1',
+      branch,
+      active: false,
+      agent: null,
+      ship: 'alpha',
+      ephemeral: watching,
+    });
     expect(await stored()).toEqual([{ repoName: 'widget', name: 'e1', ship: 'alpha', ...watching }]);
-    await syncSince(from, (ws) => entry(ws, 'e1')?.ephemeral?.cleanup === 'watching', 'a sync with the record watching');
+    await syncSince(
+      from,
+      (ws) => entry(ws, 'e1')?.ephemeral?.cleanup === 'watching',
+      'a sync with the record watching',
+    );
 
     // Issue open, no pull request: checked, two forge calls (the branch's pulls, then the issue).
     let mark = fake.requests.length;
@@ -178,7 +237,11 @@ describe('ephemeral records', () => {
     const shown = { ...watching, pullRequest: { number: pull.number, state: 'open', url: pullUrl(pull.number) } };
     expect((await bridgeStatus('e1')).ephemeral).toEqual(shown);
     expect((await listed('e1'))!.ephemeral).toEqual(shown);
-    await syncSince(since, (ws) => entry(ws, 'e1')?.ephemeral?.pullRequest?.number === pull.number, 'a sync with the pull request');
+    await syncSince(
+      since,
+      (ws) => entry(ws, 'e1')?.ephemeral?.pullRequest?.number === pull.number,
+      'a sync with the pull request',
+    );
 
     // The issue closed while a pull request is open: nothing to clean up. A later, closed pull request does
     // not hide the open one.
@@ -233,7 +296,7 @@ describe('ephemeral records', () => {
     expect(await stored()).toEqual([]);
   });
 
-  it('unpushed work blocks the cleanup with the ship\'s refusal; a PR opened again unblocks; once pushed and closed it is destroyed', async () => {
+  it("unpushed work blocks the cleanup with the ship's refusal; a PR opened again unblocks; once pushed and closed it is destroyed", async () => {
     const { issue, branch } = newIssue('Keep my work');
     await createEphemeral('keep', issue.number);
     const dir = workspaceDir('alpha', 'keep');
@@ -253,7 +316,9 @@ describe('ephemeral records', () => {
     const refusal = await call(alpha.url, 'DELETE', `${path('widget', 'keep')}?force=false`);
     expect(refusal.status).toBe(409);
     const reason: string = refusal.body.error;
-    expect(reason).toMatch(/^workspace widget\/keep holds work that is not on a remote: uncommitted changes \(1 path\); 1 commit on branch /);
+    expect(reason).toMatch(
+      /^workspace widget\/keep holds work that is not on a remote: uncommitted changes \(1 path\); 1 commit on branch /,
+    );
     expect(reason.length).toBeGreaterThan(200);
 
     issue.state = 'closed';
@@ -262,13 +327,24 @@ describe('ephemeral records', () => {
     expect(await sweep()).toEqual(counters({ checked: 1, blocked: 1 }));
     const after = Date.now();
     const blocked = (await bridgeStatus('keep')).ephemeral;
-    expect(blocked).toEqual({ issueNumber: issue.number, branch, cleanup: 'blocked', blockedReason: reason.slice(0, 200), blockedAt: expect.stringMatching(ISO), pullRequest: null });
+    expect(blocked).toEqual({
+      issueNumber: issue.number,
+      branch,
+      cleanup: 'blocked',
+      blockedReason: reason.slice(0, 200),
+      blockedAt: expect.stringMatching(ISO),
+      pullRequest: null,
+    });
     expect(Date.parse(blocked.blockedAt)).toBeGreaterThanOrEqual(before - 5);
     expect(Date.parse(blocked.blockedAt)).toBeLessThanOrEqual(after + 5);
     expect((await listed('keep'))!.ephemeral).toEqual(blocked);
     expect(await stored()).toEqual([{ repoName: 'widget', name: 'keep', ship: 'alpha', ...blocked }]);
     expect(await onShip(alpha, 'keep')).toBe(200);
-    await syncSince(since, (ws) => entry(ws, 'keep')?.ephemeral?.cleanup === 'blocked', 'a sync with the record blocked');
+    await syncSince(
+      since,
+      (ws) => entry(ws, 'keep')?.ephemeral?.cleanup === 'blocked',
+      'a sync with the record blocked',
+    );
 
     // A second pass: refused again, counted again, blockedAt kept from the first refusal.
     expect(await sweep()).toEqual(counters({ checked: 1, blocked: 1 }));
@@ -279,10 +355,21 @@ describe('ephemeral records', () => {
     const pull = fake.addPull({ title: 'Keep my work', head: branch });
     since = events.events.length;
     expect(await sweep()).toEqual(counters({ checked: 1 }));
-    const watching = { issueNumber: issue.number, branch, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest: { number: pull.number, state: 'open', url: pullUrl(pull.number) } };
+    const watching = {
+      issueNumber: issue.number,
+      branch,
+      cleanup: 'watching',
+      blockedReason: null,
+      blockedAt: null,
+      pullRequest: { number: pull.number, state: 'open', url: pullUrl(pull.number) },
+    };
     expect((await bridgeStatus('keep')).ephemeral).toEqual(watching);
     expect(await stored()).toEqual([{ repoName: 'widget', name: 'keep', ship: 'alpha', ...watching }]);
-    await syncSince(since, (ws) => entry(ws, 'keep')?.ephemeral?.cleanup === 'watching', 'a sync with the record watching again');
+    await syncSince(
+      since,
+      (ws) => entry(ws, 'keep')?.ephemeral?.cleanup === 'watching',
+      'a sync with the record watching again',
+    );
 
     // The work pushed (every branch) and the draft dropped; the pull request closed: destroyed.
     git(dir, 'push', '--quiet', 'origin', '--all');
@@ -340,19 +427,28 @@ describe('ephemeral records', () => {
     await until(async () => (await listed('reuse')) === undefined, 'the bridge saw the ship remove it');
     // Before any pass forgets the record, the key is created again, as an ordinary workspace.
     const since = events.events.length;
-    const created = await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'widget', name: 'reuse', branch: 'main' });
+    const created = await call(bridge.url, 'POST', '/workspaces', {
+      ship: 'alpha',
+      repoName: 'widget',
+      name: 'reuse',
+      branch: 'main',
+    });
     expect(created).toMatchObject({ status: 201, body: { name: 'reuse', branch: 'main', ephemeral: null } });
     expect(await bridgeStatus('reuse')).toMatchObject({ branch: 'main', ephemeral: null });
     expect(await listed('reuse')).toMatchObject({ ephemeral: null });
     expect(await stored()).toEqual([]);
-    await syncSince(since, (ws) => entry(ws, 'reuse')?.branch === 'main' && entry(ws, 'reuse').ephemeral === null, 'a sync with the new workspace, ordinary');
+    await syncSince(
+      since,
+      (ws) => entry(ws, 'reuse')?.branch === 'main' && entry(ws, 'reuse').ephemeral === null,
+      'a sync with the new workspace, ordinary',
+    );
     // The old issue closes: the ordinary workspace is nobody's to clean up.
     issue.state = 'closed';
     expect(await sweep()).toEqual(counters());
     expect(await onShip(alpha, 'reuse')).toBe(200);
   });
 
-  it('an offline ship\'s records are skipped and kept; back online, the cleanup proceeds', async () => {
+  it("an offline ship's records are skipped and kept; back online, the cleanup proceeds", async () => {
     const { issue } = newIssue('On a ship that sleeps');
     await createEphemeral('sleepy', issue.number, 'beta');
     issue.state = 'closed';
@@ -371,7 +467,7 @@ describe('ephemeral records', () => {
     expect(await stored()).toEqual([]);
   }, 60_000);
 
-  it('a forge failure (5xx, or a rate limit with a far reset) skips that repo\'s records; another repo\'s are checked', async () => {
+  it("a forge failure (5xx, or a rate limit with a far reset) skips that repo's records; another repo's are checked", async () => {
     const failing = newIssue('Forge trouble');
     const fine = newIssue('Other forge', fake2);
     await createEphemeral('w-fail', failing.issue.number);
@@ -402,11 +498,17 @@ describe('ephemeral records', () => {
 
     // The pull requests read, the issue not (5xx thrice): the record counts as checked (its pull requests
     // were read) and as skipped (left for the next pass), as the spec defines the two counters.
-    for (let i = 0; i < 3; i++) fake.injected.push({ status: 503, message: 'Service Unavailable', pathIncludes: '/issues/' });
+    for (let i = 0; i < 3; i++)
+      fake.injected.push({ status: 503, message: 'Service Unavailable', pathIncludes: '/issues/' });
     mark = fake.requests.length;
     expect(await sweep()).toEqual(counters({ checked: 2, skipped: 1 }));
     expect(fake.injected).toEqual([]);
-    expect(forgeCalls(mark)).toEqual([`issue ${failing.issue.number}`, `issue ${failing.issue.number}`, `issue ${failing.issue.number}`, `pulls ${failing.branch}`]);
+    expect(forgeCalls(mark)).toEqual([
+      `issue ${failing.issue.number}`,
+      `issue ${failing.issue.number}`,
+      `issue ${failing.issue.number}`,
+      `pulls ${failing.branch}`,
+    ]);
     expect(await onShip(alpha, 'w-fail')).toBe(200);
 
     // The forge answers again: the failing repo's record is destroyed, the other checked.
@@ -435,14 +537,16 @@ describe('ephemeral records', () => {
     expect(b.body).toEqual(a.body);
     // One pass: each branch's pulls once (one of them again after the rate limit), each issue once.
     const calls = forgeCalls(mark);
-    expect(calls.filter((c) => c.startsWith('issue '))).toEqual([`issue ${one.issue.number}`, `issue ${two.issue.number}`].sort());
+    expect(calls.filter((c) => c.startsWith('issue '))).toEqual(
+      [`issue ${one.issue.number}`, `issue ${two.issue.number}`].sort(),
+    );
     const pulls = calls.filter((c) => c.startsWith('pulls '));
     expect(pulls).toHaveLength(3);
     expect(new Set(pulls)).toEqual(new Set([`pulls ${one.branch}`, `pulls ${two.branch}`]));
     expect(calls).toHaveLength(5);
   });
 
-  it('at most 2 forge calls a record, one pull-request list per branch even when two workspaces share an issue\'s branch', async () => {
+  it("at most 2 forge calls a record, one pull-request list per branch even when two workspaces share an issue's branch", async () => {
     const shared = newIssue('Shared branch');
     const other = newIssue('Separate branch');
     const s1 = await createEphemeral('s1', shared.issue.number);
@@ -450,7 +554,14 @@ describe('ephemeral records', () => {
     // it among the issue's linked branches.
     const mark0 = fake.requests.length;
     const s2 = await createEphemeral('s2', shared.issue.number);
-    expect(forgeCalls(mark0)).toEqual(['POST /graphql CreateLinkedBranch', 'POST /graphql IssueAndHead', 'POST /graphql LinkedBranches', `issue ${shared.issue.number}`].sort());
+    expect(forgeCalls(mark0)).toEqual(
+      [
+        'POST /graphql CreateLinkedBranch',
+        'POST /graphql IssueAndHead',
+        'POST /graphql LinkedBranches',
+        `issue ${shared.issue.number}`,
+      ].sort(),
+    );
     expect(s1.ephemeral.branch).toBe(shared.branch);
     expect(s2.ephemeral.branch).toBe(shared.branch);
     expect(s2.branch).toBe(shared.branch);
@@ -460,7 +571,14 @@ describe('ephemeral records', () => {
     let mark = fake.requests.length;
     expect(await sweep()).toEqual(counters({ checked: 3 }));
     let calls = forgeCalls(mark);
-    expect(calls).toEqual([`issue ${shared.issue.number}`, `issue ${other.issue.number}`, `pulls ${shared.branch}`, `pulls ${other.branch}`].sort());
+    expect(calls).toEqual(
+      [
+        `issue ${shared.issue.number}`,
+        `issue ${other.issue.number}`,
+        `pulls ${shared.branch}`,
+        `pulls ${other.branch}`,
+      ].sort(),
+    );
 
     const pull = fake.addPull({ title: 'Shared work', head: shared.branch });
     mark = fake.requests.length;
@@ -494,7 +612,9 @@ describe('records dropped and kept', () => {
       expect(await listed('orphan')).toMatchObject({ ephemeral: null });
       expect(await sweep()).toEqual(counters());
     } finally {
-      expect((await call(bridge.url, 'POST', '/repos', { name: 'widget', url: CLONE_URL, provider: 'github' })).status).toBe(201);
+      expect(
+        (await call(bridge.url, 'POST', '/repos', { name: 'widget', url: CLONE_URL, provider: 'github' })).status,
+      ).toBe(201);
     }
     // Registered again, the repo brings no record back.
     expect((await bridgeStatus('orphan')).ephemeral).toBeNull();
@@ -518,15 +638,41 @@ describe('records dropped and kept', () => {
     mkdirSync(stray, { recursive: true });
     writeFileSync(join(stray, 'someone-elses.txt'), 'hands off\n');
     const { issue, branch } = newIssue('Refused by the ship');
-    const reply = await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'widget', name: 'stray', issueNumber: issue.number, ephemeral: true });
+    const reply = await call(bridge.url, 'POST', '/workspaces', {
+      ship: 'alpha',
+      repoName: 'widget',
+      name: 'stray',
+      issueNumber: issue.number,
+      ephemeral: true,
+    });
     expect(reply).toMatchObject({ status: 409, body: { error: 'workspace already exists: widget/stray' } });
     expect(await stored()).toEqual([]);
     expect(await bridgeStatus('stray')).toBeNull();
     expect(fake.resolveRef(branch)).toBeDefined();
     expect(fake.linkedBranches.get(issue.number)).toEqual([branch]);
     // Refused before the ship is asked: no record either.
-    expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'alpha', repoName: 'widget', name: 'x', branch: 'main', ephemeral: true })).status).toBe(400);
-    expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'nowhere', repoName: 'widget', name: 'x', issueNumber: issue.number, ephemeral: true })).status).toBe(400);
+    expect(
+      (
+        await call(bridge.url, 'POST', '/workspaces', {
+          ship: 'alpha',
+          repoName: 'widget',
+          name: 'x',
+          branch: 'main',
+          ephemeral: true,
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(bridge.url, 'POST', '/workspaces', {
+          ship: 'nowhere',
+          repoName: 'widget',
+          name: 'x',
+          issueNumber: issue.number,
+          ephemeral: true,
+        })
+      ).status,
+    ).toBe(400);
     expect(await stored()).toEqual([]);
     expect(await sweep()).toEqual(counters());
     rmSync(stray, { recursive: true, force: true });
@@ -538,10 +684,19 @@ describe('records dropped and kept', () => {
     const pull = fake.addPull({ title: 'Survives', head: branch });
     expect(await sweep()).toEqual(counters({ checked: 1 }));
     const before = await stored();
-    expect(before).toEqual([{
-      repoName: 'widget', name: 'kept', ship: 'alpha', issueNumber: issue.number, branch, cleanup: 'watching', blockedReason: null, blockedAt: null,
-      pullRequest: { number: pull.number, state: 'open', url: pullUrl(pull.number) },
-    }]);
+    expect(before).toEqual([
+      {
+        repoName: 'widget',
+        name: 'kept',
+        ship: 'alpha',
+        issueNumber: issue.number,
+        branch,
+        cleanup: 'watching',
+        blockedReason: null,
+        blockedAt: null,
+        pullRequest: { number: pull.number, state: 'open', url: pullUrl(pull.number) },
+      },
+    ]);
     await events.close();
     await bridge.close();
     bridge = await startBridge(bridgeOptions(200));

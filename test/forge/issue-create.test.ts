@@ -24,8 +24,10 @@ let bridge: Bridge;
 let ship: TestShip;
 let restoreHome: (() => void) | undefined;
 
-const create = (body: Record<string, unknown>) => call(bridge.url, 'POST', '/workspaces', { ship: 'forge-ship', repoName: 'widget', ...body });
-const remoteBranches = () => git(remote.bare, 'for-each-ref', '--format=%(refname:short)', 'refs/heads').trim().split('\n').sort();
+const create = (body: Record<string, unknown>) =>
+  call(bridge.url, 'POST', '/workspaces', { ship: 'forge-ship', repoName: 'widget', ...body });
+const remoteBranches = () =>
+  git(remote.bare, 'for-each-ref', '--format=%(refname:short)', 'refs/heads').trim().split('\n').sort();
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -43,9 +45,19 @@ beforeAll(async () => {
     forgeProviders: { github: new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 1 }) },
   });
   expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);
+  expect(
+    (await call(bridge.url, 'POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status,
+  ).toBe(201);
   expect((await call(bridge.url, 'POST', '/repos', { name: 'plain', url: remote.url })).status).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'lab', url: 'https://gitlab.example/acme/widget.git', provider: 'gitlab' })).status).toBe(201);
+  expect(
+    (
+      await call(bridge.url, 'POST', '/repos', {
+        name: 'lab',
+        url: 'https://gitlab.example/acme/widget.git',
+        provider: 'gitlab',
+      })
+    ).status,
+  ).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
@@ -68,7 +80,10 @@ describe('validation (spec 400 rows, before anything reaches the forge)', () => 
     [{ name: 'v8', branch: '   ' }, 'branch must not be empty'],
     [{ name: 'v9', issueNumber: 1, repoName: 'nope' }, 'unknown repo: nope'],
     [{ name: 'v10', issueNumber: 1, ship: 'nowhere' }, 'unknown ship: nowhere'],
-    [{ name: 'v11', issueNumber: 1, repoName: 'plain' }, 'creating a workspace from an issue needs a repo with provider "github"; repo "plain" has provider "custom"'],
+    [
+      { name: 'v11', issueNumber: 1, repoName: 'plain' },
+      'creating a workspace from an issue needs a repo with provider "github"; repo "plain" has provider "custom"',
+    ],
   ])('%j → 400 %s', async (body, message) => {
     const before = fake.requests.length;
     const reply = await create(body);
@@ -89,7 +104,13 @@ describe('the canonical branch, created and linked on the forge, then cloned', (
     const reply = await create({ name: 'crash', issueNumber: issue.number });
     const branch = `${issue.number}-crash-on-start-nullpointer-in-ber-parser`;
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ repoName: 'widget', name: 'crash', branch, ship: 'forge-ship', ephemeral: null });
+    expect(reply.body).toMatchObject({
+      repoName: 'widget',
+      name: 'crash',
+      branch,
+      ship: 'forge-ship',
+      ephemeral: null,
+    });
     expect(remoteBranches()).toContain(branch);
     expect(fake.linkedBranches.get(issue.number)).toEqual([branch]);
     const onShip = await call(ship.url, 'GET', path('widget', 'crash'));
@@ -111,7 +132,7 @@ describe('the canonical branch, created and linked on the forge, then cloned', (
 });
 
 describe('when the forge will not create the branch', () => {
-  it('uses the same name found among the issue\'s linked branches (a second workspace for one issue)', async () => {
+  it("uses the same name found among the issue's linked branches (a second workspace for one issue)", async () => {
     const issue = fake.addIssue({ title: 'Shared work' });
     const first = await create({ name: 'shared-a', issueNumber: issue.number });
     const second = await create({ name: 'shared-b', issueNumber: issue.number });
@@ -136,35 +157,47 @@ describe('when the forge will not create the branch', () => {
     const issue = fake.addIssue({ title: 'Renamed' });
     git(remote.bare, 'branch', 'my-own-name', 'main');
     fake.linkedBranches.set(issue.number, ['my-own-name']);
-    fake.graphqlInjected.push({ operation: 'mutation', type: 'UNPROCESSABLE', message: 'Validation failed: Branch name has already been taken' });
+    fake.graphqlInjected.push({
+      operation: 'mutation',
+      type: 'UNPROCESSABLE',
+      message: 'Validation failed: Branch name has already been taken',
+    });
     const reply = await create({ name: 'renamed', issueNumber: issue.number });
     expect(reply.status).toBe(409);
-    expect(reply.body).toEqual({ error: `issue #${issue.number} is linked to branch "my-own-name", not "${issue.number}-renamed"; svc never substitutes a differently named branch` });
+    expect(reply.body).toEqual({
+      error: `issue #${issue.number} is linked to branch "my-own-name", not "${issue.number}-renamed"; svc never substitutes a differently named branch`,
+    });
     expect((await call(ship.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
     expect((await call(bridge.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
   });
 
-  it('goes on to the lookup whatever the forge\'s refusal says: a branch linked under another name is 409, nothing cloned', async () => {
+  it("goes on to the lookup whatever the forge's refusal says: a branch linked under another name is 409, nothing cloned", async () => {
     const issue = fake.addIssue({ title: 'Reworded' });
     git(remote.bare, 'branch', `${issue.number}-old-name`, 'main');
     fake.linkedBranches.set(issue.number, [`${issue.number}-old-name`]);
-    fake.graphqlInjected.push({ operation: 'mutation', type: 'UNPROCESSABLE', message: 'Could not create a linked branch for this issue' });
+    fake.graphqlInjected.push({
+      operation: 'mutation',
+      type: 'UNPROCESSABLE',
+      message: 'Could not create a linked branch for this issue',
+    });
     const reply = await create({ name: 'reworded', issueNumber: issue.number });
     expect(reply.status).toBe(409);
-    expect(reply.body).toEqual({ error: `issue #${issue.number} is linked to branch "${issue.number}-old-name", not "${issue.number}-reworded"; svc never substitutes a differently named branch` });
+    expect(reply.body).toEqual({
+      error: `issue #${issue.number} is linked to branch "${issue.number}-old-name", not "${issue.number}-reworded"; svc never substitutes a differently named branch`,
+    });
     expect((await call(ship.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
     expect((await call(bridge.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
   });
 });
 
-describe('forge errors pass through with the forge\'s status', () => {
+describe("forge errors pass through with the forge's status", () => {
   it('an unknown issue → 404', async () => {
     const reply = await create({ name: 'ghost', issueNumber: 9999 });
     expect(reply.status).toBe(404);
     expect(reply.body.error).toMatch(/^GitHub request failed \(404\)/);
   });
 
-  it('a pull request\'s number → 404 (it is not an issue)', async () => {
+  it("a pull request's number → 404 (it is not an issue)", async () => {
     const pull = fake.addPull({ title: 'A PR', head: 'feature' });
     const reply = await create({ name: 'pr-number', issueNumber: pull.number });
     expect(reply.status).toBe(404);
@@ -185,13 +218,14 @@ describe('forge errors pass through with the forge\'s status', () => {
 
   it('a forge 5xx → 502; the token never appears in the answer', async () => {
     const issue = fake.addIssue({ title: 'Flaky' });
-    for (let i = 0; i < 3; i++) fake.injected.push({ status: 503, message: `upstream down ${TOKEN}`, pathIncludes: `/issues/${issue.number}` });
+    for (let i = 0; i < 3; i++)
+      fake.injected.push({ status: 503, message: `upstream down ${TOKEN}`, pathIncludes: `/issues/${issue.number}` });
     const reply = await create({ name: 'flaky', issueNumber: issue.number });
     expect(reply.status).toBe(502);
     expect(JSON.stringify(reply.body)).not.toContain(TOKEN);
   });
 
-  it('a token the forge does not accept → 401 with the forge\'s words', async () => {
+  it("a token the forge does not accept → 401 with the forge's words", async () => {
     const issue = fake.addIssue({ title: 'Rotated token' });
     fake.token = 'ghp_some_other_token';
     try {
@@ -222,7 +256,14 @@ describe('ephemeral: true', () => {
   it('answers, lists and reports the record; the store holds it as watching', async () => {
     const issue = fake.addIssue({ title: 'Ephemeral fix' });
     const branch = `${issue.number}-ephemeral-fix`;
-    const expected = { issueNumber: issue.number, branch, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest: null };
+    const expected = {
+      issueNumber: issue.number,
+      branch,
+      cleanup: 'watching',
+      blockedReason: null,
+      blockedAt: null,
+      pullRequest: null,
+    };
     const reply = await create({ name: 'eph', issueNumber: issue.number, ephemeral: true });
     expect(reply.status).toBe(201);
     expect(reply.body.ephemeral).toEqual(expected);
@@ -231,7 +272,12 @@ describe('ephemeral: true', () => {
     expect(listed.find((w) => w.name === 'eph')!.ephemeral).toEqual(expected);
     expect(listed.find((w) => w.name === 'crash')!.ephemeral).toBeNull();
     const rows = await bridge.store.ephemeral.list();
-    expect(rows.find((r) => r.name === 'eph')).toMatchObject({ repoName: 'widget', ship: 'forge-ship', cleanup: 'watching', branch });
+    expect(rows.find((r) => r.name === 'eph')).toMatchObject({
+      repoName: 'widget',
+      ship: 'forge-ship',
+      cleanup: 'watching',
+      branch,
+    });
     // The ship neither stores nor reports it.
     expect((await call(ship.url, 'GET', path('widget', 'eph'))).body).not.toHaveProperty('ephemeral');
   });

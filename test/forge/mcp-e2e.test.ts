@@ -23,21 +23,57 @@ beforeAll(async () => {
   root = await makeTempRoot();
   fake = await new FakeGitHub().start();
   fake.token = TOKEN;
-  harness = await startAuthBridge(root, { forgeProviders: { github: new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 5 }) } });
+  harness = await startAuthBridge(root, {
+    forgeProviders: { github: new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 5 }) },
+  });
   const admin = await harness.login(ADMIN.username, ADMIN.password);
-  expect((await harness.as(admin, 'POST', '/repos', { name: 'widget', url: 'git@github.example:acme/widget.git', provider: 'github' })).status).toBe(201);
+  expect(
+    (
+      await harness.as(admin, 'POST', '/repos', {
+        name: 'widget',
+        url: 'git@github.example:acme/widget.git',
+        provider: 'github',
+      })
+    ).status,
+  ).toBe(201);
   ship = await startTestShip(root, { name: 'mcp-e2e-ship', bridgeToken: BRIDGE_TOKEN });
   const remote = makeRemote(root);
   const auth = { authorization: `Bearer ${BRIDGE_TOKEN}` };
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'widget', name: 'w', branch: 'main' }, auth)).status).toBe(201);
+  expect(
+    (
+      await call(
+        ship.url,
+        'POST',
+        '/workspaces',
+        { url: remote.url, repoName: 'widget', name: 'w', branch: 'main' },
+        auth,
+      )
+    ).status,
+  ).toBe(201);
   expect((await call(ship.url, 'POST', path('widget', 'w', '/activate'), undefined, auth)).status).toBe(200);
-  expect((await harness.as(admin, 'POST', '/ships', { url: ship.url, shipToken: 'ship-token-for-mcp-e2e', bridgeToken: BRIDGE_TOKEN })).status).toBe(201);
+  expect(
+    (
+      await harness.as(admin, 'POST', '/ships', {
+        url: ship.url,
+        shipToken: 'ship-token-for-mcp-e2e',
+        bridgeToken: BRIDGE_TOKEN,
+      })
+    ).status,
+  ).toBe(201);
   await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials');
   fake.addIssue({ title: 'Crash on start', body: 'stack trace' });
   fake.addPull({ title: 'Fix crash', head: 'fix', headSha: SHA });
   fake.branches.set('fix', SHA);
-  fake.checkRuns.set(SHA, [{ name: 'test', status: 'completed', conclusion: 'failure', startedAt: null, completedAt: null }]);
-  fake.runs.push({ id: 3, name: 'CI', workflowId: 1, headSha: SHA, jobs: [{ id: 31, name: 'unit', conclusion: 'failure', log: 'FAIL crash.test.ts' }] });
+  fake.checkRuns.set(SHA, [
+    { name: 'test', status: 'completed', conclusion: 'failure', startedAt: null, completedAt: null },
+  ]);
+  fake.runs.push({
+    id: 3,
+    name: 'CI',
+    workflowId: 1,
+    headSha: SHA,
+    jobs: [{ id: 31, name: 'unit', conclusion: 'failure', log: 'FAIL crash.test.ts' }],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -50,7 +86,11 @@ afterAll(async () => {
 async function connect(): Promise<Client> {
   const token = (await ship.ship.tmux.sessionVariables(sessionName('widget', 'w'))).SVC_MCP_TOKEN!;
   const client = new Client({ name: 'svc-e2e', version: '0.0.1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(ship.url + path('widget', 'w', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(ship.url + path('widget', 'w', '/mcp')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 type ToolResult = { isError?: boolean; content: Array<{ text: string }>; structuredContent?: any };
@@ -67,14 +107,23 @@ describe('MCP repository tools through a real bridge to the fake forge', () => {
     };
     expect(text(await run('repo_info'))).toBe('acme/widget (default branch main): https://github.example/acme/widget');
     expect(text(await run('repo_issue_list'))).toBe('1 open issue');
-    expect((await run('repo_issue_view', { number: 1 })).structuredContent).toMatchObject({ title: 'Crash on start', body: 'stack trace', comments: [] });
+    expect((await run('repo_issue_view', { number: 1 })).structuredContent).toMatchObject({
+      title: 'Crash on start',
+      body: 'stack trace',
+      comments: [],
+    });
     await run('repo_issue_comment', { number: 1, body: 'on it' });
     expect(text(await run('repo_pr_list'))).toBe('1 open pull request');
     expect((await run('repo_pr_view', { number: 2 })).structuredContent.headSha).toBe(SHA);
     await run('repo_pr_comment', { number: 2, body: 'ready' });
-    expect((await run('repo_pr_review', { number: 2, event: 'REQUEST_CHANGES', body: 'add a test' })).structuredContent.state).toBe('CHANGES_REQUESTED');
+    expect(
+      (await run('repo_pr_review', { number: 2, event: 'REQUEST_CHANGES', body: 'add a test' })).structuredContent
+        .state,
+    ).toBe('CHANGES_REQUESTED');
     expect(text(await run('repo_checks', { ref: 'fix' }))).toBe('1 check: 1 failed, 0 not completed');
-    expect((await run('repo_failed_logs', { pr: 2 })).structuredContent).toEqual({ jobs: [{ workflow: 'CI', job: 'unit', jobId: 31, log: 'FAIL crash.test.ts' }] });
+    expect((await run('repo_failed_logs', { pr: 2 })).structuredContent).toEqual({
+      jobs: [{ workflow: 'CI', job: 'unit', jobId: 31, log: 'FAIL crash.test.ts' }],
+    });
     expect(fake.comments.get(1)!.map((c) => c.body)).toEqual(['on it']);
     expect(fake.comments.get(2)!.map((c) => c.body)).toEqual(['ready']);
     expect(fake.reviews.get(2)!.map((r) => r.body)).toEqual(['add a test']);

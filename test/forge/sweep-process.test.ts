@@ -26,17 +26,38 @@ let events: EventClient | undefined;
 let restoreHome: (() => void) | undefined;
 
 async function startBridgeProcess(): Promise<void> {
-  bridge = startNpx(['bridge', '--port', '0', '--data-directory', join(root, 'bridge'), '--insecure-no-auth', '--sweep-interval-ms', '500'], {
-    SVC_GITHUB_API_URL: fake.url,
-    SVC_GITHUB_TOKEN: TOKEN,
-    SVC_LOG_LEVEL: 'info',
-  });
+  bridge = startNpx(
+    [
+      'bridge',
+      '--port',
+      '0',
+      '--data-directory',
+      join(root, 'bridge'),
+      '--insecure-no-auth',
+      '--sweep-interval-ms',
+      '500',
+    ],
+    {
+      SVC_GITHUB_API_URL: fake.url,
+      SVC_GITHUB_TOKEN: TOKEN,
+      SVC_LOG_LEVEL: 'info',
+    },
+  );
   bridgeUrl = bridgeUrlIn(await bridge.waitFor(/bridge listening on http:\/\/localhost:\d+/));
 }
 
-const shipOnline = () => until(async () => ((await call(bridgeUrl, 'GET', '/ships')).body as Array<{ status: string }>)[0]?.status === 'online', 'the ship online', 15_000);
+const shipOnline = () =>
+  until(
+    async () => ((await call(bridgeUrl, 'GET', '/ships')).body as Array<{ status: string }>)[0]?.status === 'online',
+    'the ship online',
+    15_000,
+  );
 const sync = (test: (workspaces: Array<{ name: string; ephemeral: unknown }>) => boolean) =>
-  until(async () => events!.events.find((event) => event.type === 'sync' && test(event.workspaces)) ?? null, 'a sync event', 15_000);
+  until(
+    async () => events!.events.find((event) => event.type === 'sync' && test(event.workspaces)) ?? null,
+    'a sync event',
+    15_000,
+  );
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -46,7 +67,9 @@ beforeAll(async () => {
   ship = await startTestShip(root, { name: 'sweep-ship' });
   await startBridgeProcess();
   expect((await call(bridgeUrl, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect((await call(bridgeUrl, 'POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);
+  expect(
+    (await call(bridgeUrl, 'POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status,
+  ).toBe(201);
 }, 90_000);
 
 afterAll(async () => {
@@ -63,10 +86,25 @@ describe('ephemeral cleanup in a `svc bridge` process', () => {
     events = await connectEvents(bridgeUrl);
     expect(events.socket.extensions).toContain('permessage-deflate');
     const issue = fake.addIssue({ title: 'Fix the login page' });
-    const created = await call(bridgeUrl, 'POST', '/workspaces', { ship: 'sweep-ship', repoName: 'widget', name: 'fix', issueNumber: issue.number, ephemeral: true });
-    const record = { issueNumber: issue.number, branch: `${issue.number}-fix-the-login-page`, cleanup: 'watching', blockedReason: null, blockedAt: null, pullRequest: null };
+    const created = await call(bridgeUrl, 'POST', '/workspaces', {
+      ship: 'sweep-ship',
+      repoName: 'widget',
+      name: 'fix',
+      issueNumber: issue.number,
+      ephemeral: true,
+    });
+    const record = {
+      issueNumber: issue.number,
+      branch: `${issue.number}-fix-the-login-page`,
+      cleanup: 'watching',
+      blockedReason: null,
+      blockedAt: null,
+      pullRequest: null,
+    };
     expect(created).toMatchObject({ status: 201, body: { name: 'fix', branch: record.branch, ephemeral: record } });
-    await sync((workspaces) => workspaces.some((w) => w.name === 'fix' && JSON.stringify(w.ephemeral) === JSON.stringify(record)));
+    await sync((workspaces) =>
+      workspaces.some((w) => w.name === 'fix' && JSON.stringify(w.ephemeral) === JSON.stringify(record)),
+    );
     await events.close();
 
     // Stopped as a supervisor stops it, started again on its data directory: the record is as it was.
@@ -79,7 +117,11 @@ describe('ephemeral cleanup in a `svc bridge` process', () => {
 
     // The issue closes with no pull request: the bridge's own timer deletes the workspace.
     issue.state = 'closed';
-    await until(async () => (await call(ship.url, 'GET', path('widget', 'fix'))).status === 404, 'the workspace deleted on the ship by a timed sweep', 15_000);
+    await until(
+      async () => (await call(ship.url, 'GET', path('widget', 'fix'))).status === 404,
+      'the workspace deleted on the ship by a timed sweep',
+      15_000,
+    );
     await sync((workspaces) => !workspaces.some((w) => w.name === 'fix'));
     expect((await call(bridgeUrl, 'GET', path('widget', 'fix'))).status).toBe(404);
     // An info line: the bridge writes its log in batches, within 100 ms (server/logger.ts).

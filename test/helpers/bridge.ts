@@ -31,13 +31,23 @@ export interface RoutedFleet {
  * An in-process bridge (routing, no authentication) with one test ship registered and one repo (`repoName`,
  * a local bare remote under `root`) registered: the usual start of a routing suite.
  */
-export async function startRoutedFleet(root: string, repoName: string, shipOptions: Partial<ShipOptions> = {}): Promise<RoutedFleet> {
+export async function startRoutedFleet(
+  root: string,
+  repoName: string,
+  shipOptions: Partial<ShipOptions> = {},
+): Promise<RoutedFleet> {
   const remote = makeRemote(root);
   const ship = await startTestShip(root, shipOptions);
-  const bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }) });
+  const bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+  });
   const registered = await call(bridge.url, 'POST', '/ships', { url: ship.url });
   const repo = await call(bridge.url, 'POST', '/repos', { name: repoName, url: remote.url });
-  if (registered.status !== 201 || repo.status !== 201) throw new Error(`fleet set-up failed: POST /ships ${registered.status}, POST /repos ${repo.status}`);
+  if (registered.status !== 201 || repo.status !== 201)
+    throw new Error(`fleet set-up failed: POST /ships ${registered.status}, POST /repos ${repo.status}`);
   return {
     remote,
     ship,

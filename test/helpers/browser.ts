@@ -37,10 +37,13 @@ export async function watchPage(page: Page, origin: string): Promise<PageWatch> 
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+    );
   });
   return {
     ...watch,
-    cspViolations: () => page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []),
+    cspViolations: () =>
+      page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []),
   };
 }

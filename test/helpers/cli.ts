@@ -17,9 +17,18 @@ export interface CliResult {
 }
 
 /** Runs `svc <args>` with stdin a closed pipe (no terminal); resolves when it exits. */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000, cwd?: string): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 20_000,
+  cwd?: string,
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], cwd });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd,
+    });
     child.stdin.end();
     let stdout = '';
     let stderr = '';
@@ -79,11 +88,21 @@ export async function screenOf(bytes: string, cols = 120, rows = 30): Promise<st
  * `svc <args>` in a pty. `npx: true` starts it the way users do, `npx --no-install svc …` resolved from this
  * checkout whatever `cwd` is (npm's own notices then come first on the screen).
  */
-export function ptyCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string, options: { npx?: boolean } = {}): PtyCli {
-  const merged = Object.fromEntries(Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const [file, argv] = options.npx ? ['npx', ['--prefix', ROOT, '--no-install', 'svc', ...args]] : [process.execPath, [CLI, ...args]];
+export function ptyCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd?: string,
+  options: { npx?: boolean } = {},
+): PtyCli {
+  const merged = Object.fromEntries(
+    Object.entries({ ...process.env, LANG: 'C.UTF-8', ...env }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
+  const [file, argv] = options.npx
+    ? ['npx', ['--prefix', ROOT, '--no-install', 'svc', ...args]]
+    : [process.execPath, [CLI, ...args]];
   const pty = spawnPty(file, argv, { name: 'xterm-256color', cols: 120, rows: 30, env: merged, cwd });
-  const matches = (text: string, pattern: RegExp | string) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text));
+  const matches = (text: string, pattern: RegExp | string) =>
+    typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text);
   let output = '';
   let consumed = 0;
   // The one pending answer: checked on every chunk, written from the callback that delivered the prompt.
@@ -106,7 +125,8 @@ export function ptyCli(args: string[], env: Record<string, string | undefined> =
   const waitFor = async (pattern: RegExp | string, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!matches(output, pattern)) {
-      if (done || Date.now() > deadline) throw new Error(`waited for ${String(pattern)}; the terminal showed:\n${output}`);
+      if (done || Date.now() > deadline)
+        throw new Error(`waited for ${String(pattern)}; the terminal showed:\n${output}`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -151,20 +171,26 @@ export interface RunningCli {
 
 /** Starts a long-running `svc` command (launch, bridge) piped, stdout and stderr collected together. */
 export function startCli(args: string[], env: Record<string, string | undefined> = {}, cwd?: string): RunningCli {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'], cwd });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd,
+  });
   child.stdin.end();
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
-  const matches = (pattern: RegExp | string) => (typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output));
+  const matches = (pattern: RegExp | string) =>
+    typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output);
   return {
     child,
     output: () => output,
     async waitFor(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!matches(pattern)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },
@@ -189,7 +215,12 @@ export function alive(pid: number): boolean {
  * `svc ship` as a process on `port` over `fleetDirectory`, with the test shell and no bridge token (unless
  * `env` says otherwise); resolves once it listens.
  */
-export async function startShipCli(fleetDirectory: string, port: number, name: string, env: Record<string, string | undefined> = {}): Promise<RunningCli> {
+export async function startShipCli(
+  fleetDirectory: string,
+  port: number,
+  name: string,
+  env: Record<string, string | undefined> = {},
+): Promise<RunningCli> {
   const ship = startCli(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory], {
     SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
     SVC_BRIDGE_TOKEN: '',
@@ -202,7 +233,10 @@ export async function startShipCli(fleetDirectory: string, port: number, name: s
 /** Ends the private tmux server a ship process ran for `fleetDirectory` (the sessions outlive the ship by design). */
 export async function killFleetTmux(fleetDirectory: string): Promise<void> {
   // Imported here: most users of these helpers drive the CLI and never load the ship's modules.
-  const [{ Tmux }, { tmuxSocketFor }] = await Promise.all([import('../../ship/sessions/tmux.js'), import('../../ship/server.js')]);
+  const [{ Tmux }, { tmuxSocketFor }] = await Promise.all([
+    import('../../ship/sessions/tmux.js'),
+    import('../../ship/server.js'),
+  ]);
   try {
     await new Tmux(tmuxSocketFor(realpathSync(fleetDirectory))).killServer();
   } catch {

@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { until } from './poll.js';
 
 // The v2 hierarchy: alone at /sys/fs/cgroup, or beside v1's controllers at /sys/fs/cgroup/unified.
-const UNIFIED = ['/sys/fs/cgroup/unified', '/sys/fs/cgroup'].find((root) => existsSync(join(root, 'cgroup.subtree_control')));
+const UNIFIED = ['/sys/fs/cgroup/unified', '/sys/fs/cgroup'].find((root) =>
+  existsSync(join(root, 'cgroup.subtree_control')),
+);
 
 /** Why containers cannot be emulated here, or null when they can (root, a writable cgroup v2 with cgroup.kill). */
 export function containersUnavailable(): string | null {

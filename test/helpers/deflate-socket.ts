@@ -20,9 +20,17 @@ export interface TappedSocket {
 }
 
 /** `onText` runs on every message before anyone waiting is told of it. */
-export function openTapped(url: string, options: { deflate: boolean; headers?: Record<string, string>; onText?: (text: string) => void }): Promise<TappedSocket> {
+export function openTapped(
+  url: string,
+  options: { deflate: boolean; headers?: Record<string, string>; onText?: (text: string) => void },
+): Promise<TappedSocket> {
   const tap = new WireTap();
-  const socket = new WebSocket(url, { perMessageDeflate: options.deflate, headers: options.headers, followRedirects: false, createConnection: tap.connect });
+  const socket = new WebSocket(url, {
+    perMessageDeflate: options.deflate,
+    headers: options.headers,
+    followRedirects: false,
+    createConnection: tap.connect,
+  });
   const texts: string[] = [];
   const listeners = new Set<() => void>();
   socket.on('message', (data, isBinary) => {
@@ -52,7 +60,11 @@ export function openTapped(url: string, options: { deflate: boolean; headers?: R
         if (found >= 0) return resolve(found);
         const timer = setTimeout(() => {
           listeners.delete(listener);
-          reject(new Error(`no matching message in time; got ${texts.length}: ${texts.map((text) => text.slice(0, 80)).join(' | ')}`));
+          reject(
+            new Error(
+              `no matching message in time; got ${texts.length}: ${texts.map((text) => text.slice(0, 80)).join(' | ')}`,
+            ),
+          );
         }, timeoutMs);
         const listener = () => {
           const index = find();
@@ -73,7 +85,9 @@ export function openTapped(url: string, options: { deflate: boolean; headers?: R
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(tapped));
     socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade answered ${response.statusCode}`)));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(new Error(`upgrade answered ${response.statusCode}`)),
+    );
   });
 }
 
@@ -83,12 +97,17 @@ export function openTapped(url: string, options: { deflate: boolean; headers?: R
  */
 export function offRule(client: TappedSocket, deflate: boolean): string[] {
   return client.texts.flatMap((text, i) =>
-    client.wire[i]!.compressed === (deflate && text.length >= WEBSOCKET_COMPRESS_MIN_LENGTH) ? [] : [`${i}: ${text.length} ${client.wire[i]!.compressed}`],
+    client.wire[i]!.compressed === (deflate && text.length >= WEBSOCKET_COMPRESS_MIN_LENGTH)
+      ? []
+      : [`${i}: ${text.length} ${client.wire[i]!.compressed}`],
   );
 }
 
 /** A terminal over a tapped socket: sends `init`, applies every frame to `screen` and acks it. */
-export async function tappedTerminal(url: string, options: { deflate: boolean; cols: number; rows: number; headers?: Record<string, string> }) {
+export async function tappedTerminal(
+  url: string,
+  options: { deflate: boolean; cols: number; rows: number; headers?: Record<string, string> },
+) {
   const screen = new TerminalScreen();
   const frames: TerminalServerFrame[] = [];
   let send = (_message: unknown) => {};
@@ -107,10 +126,12 @@ export async function tappedTerminal(url: string, options: { deflate: boolean; c
   client.socket.send(JSON.stringify({ type: 'init', cols: options.cols, rows: options.rows }));
   const input = (data: string) => client.socket.send(JSON.stringify({ type: 'input', data }));
   /** Resolves once the reconstructed screen satisfies `check` (checked after every frame). */
-  const until = (check: (screen: TerminalScreen) => boolean, timeoutMs?: number) => client.waitFor(() => check(screen), 0, timeoutMs);
+  const until = (check: (screen: TerminalScreen) => boolean, timeoutMs?: number) =>
+    client.waitFor(() => check(screen), 0, timeoutMs);
   return { client, screen, frames, input, until };
 }
 
 /** Fills a screen with 38 coloured rows and `FILLED` (the typed command shows `FIL''LED`, so only the output matches). */
-export const FILL_SCREEN = "clear; for i in $(seq 1 38); do printf '\\033[3%dmrow %02d the quick brown fox jumps over the lazy dog\\033[0m\\n' $((i % 8)) $i; done; echo FIL''LED\r";
+export const FILL_SCREEN =
+  "clear; for i in $(seq 1 38); do printf '\\033[3%dmrow %02d the quick brown fox jumps over the lazy dog\\033[0m\\n' $((i % 8)) $i; done; echo FIL''LED\r";
 export const isFilled = (screen: TerminalScreen) => /^FILLED$/m.test(screen.text()) && screen.text().includes('row 38');

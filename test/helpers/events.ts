@@ -16,7 +16,11 @@ export interface EventClientOptions {
   perMessageDeflate?: boolean;
 }
 
-export function connectEvents(baseUrl: string, headers: Record<string, string> = {}, options: EventClientOptions = {}): Promise<EventClient> {
+export function connectEvents(
+  baseUrl: string,
+  headers: Record<string, string> = {},
+  options: EventClientOptions = {},
+): Promise<EventClient> {
   const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/events${options.query ?? ''}`, {
     headers,
     followRedirects: false,
@@ -37,7 +41,13 @@ export function connectEvents(baseUrl: string, headers: Record<string, string> =
     closed,
     waitFor(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`expected ${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`expected ${count} events, got ${events.length}: ${JSON.stringify(events.map((e) => e.type))}`),
+            ),
+          timeoutMs,
+        );
         const check = () => {
           if (events.length >= count) {
             clearTimeout(timer);

@@ -22,7 +22,8 @@ export const K8S_TOOLS_HINT = 'install them with `bash test/kube/install-kubectl
 export function toolAvailable(path: string, who: string, hint: string): boolean {
   if (existsSync(path)) return true;
   const message = `${who}: ${path} not found; ${hint}`;
-  if (process.env.CI === 'true') throw new Error(`CI=true but a pinned tool is missing (.ci/run installs it): ${message}`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but a pinned tool is missing (.ci/run installs it): ${message}`);
   console.warn(`${who}: skipped: ${message}`);
   return false;
 }

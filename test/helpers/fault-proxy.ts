@@ -26,7 +26,10 @@ export class FaultProxy {
   private readonly towardClient = new Map<Socket, Direction>();
   private heldCloses: Array<() => void> = [];
 
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   /** Listens on 127.0.0.1 and forwards every connection to `targetPort` there. */
   static async start(targetPort: number): Promise<FaultProxy> {
@@ -48,10 +51,12 @@ export class FaultProxy {
 
   /** What the link holds undelivered right now (either way), as text: lets a test see a request in flight. */
   heldText(): string {
-    return [...this.directions].flatMap((direction) => direction.queue.map(({ chunk }) => chunk.toString('latin1'))).join('');
+    return [...this.directions]
+      .flatMap((direction) => direction.queue.map(({ chunk }) => chunk.toString('latin1')))
+      .join('');
   }
 
-    heal(): void {
+  heal(): void {
     this.blackholed = false;
     this.latencyMs = 0;
     this.bytesPerSecond = 0;

@@ -12,7 +12,10 @@ export interface ShipFixture {
 }
 
 /** `active`: workspaces of `repo` (on `main`) created and activated before the suite. */
-export function shipFixture(options: Partial<ShipOptions> = {}, active?: { repo: string; names: string[] }): ShipFixture {
+export function shipFixture(
+  options: Partial<ShipOptions> = {},
+  active?: { repo: string; names: string[] },
+): ShipFixture {
   const fixture = {} as ShipFixture;
   beforeAll(async () => {
     fixture.root = await makeTempRoot();
@@ -20,7 +23,12 @@ export function shipFixture(options: Partial<ShipOptions> = {}, active?: { repo:
     fixture.ship = await startTestShip(fixture.root, options);
     for (const name of active?.names ?? []) {
       const repo = active!.repo;
-      await call(fixture.ship.url, 'POST', '/workspaces', { url: fixture.remote.url, repoName: repo, name, branch: 'main' });
+      await call(fixture.ship.url, 'POST', '/workspaces', {
+        url: fixture.remote.url,
+        repoName: repo,
+        name,
+        branch: 'main',
+      });
       await call(fixture.ship.url, 'POST', path(repo, name, '/activate'));
     }
   });

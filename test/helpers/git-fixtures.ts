@@ -4,7 +4,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const IDENTITY = ['-c', 'user.name=svc test', '-c', 'user.email=test@svc.invalid', '-c', 'init.defaultBranch=main', '-c', 'commit.gpgsign=false'];
+const IDENTITY = [
+  '-c',
+  'user.name=svc test',
+  '-c',
+  'user.email=test@svc.invalid',
+  '-c',
+  'init.defaultBranch=main',
+  '-c',
+  'commit.gpgsign=false',
+];
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', [...IDENTITY, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

@@ -26,7 +26,10 @@ export class GitHttpRemote {
   ) {}
 
   /** Serves the bare repository `bare`; with `credentials`, every request must carry them (basic auth). */
-  static async start(bare: string, credentials: { username: string; password: string } | null = null): Promise<GitHttpRemote> {
+  static async start(
+    bare: string,
+    credentials: { username: string; password: string } | null = null,
+  ): Promise<GitHttpRemote> {
     let self!: GitHttpRemote;
     const server = createServer((request, response) => void self.serve(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -46,7 +49,9 @@ export class GitHttpRemote {
 
   /** Pack transfers (upload-pack POSTs) that answered more than `minBytes`. */
   packTransfers(minBytes = 1024): GitHttpAccess[] {
-    return this.log.filter((entry) => entry.method === 'POST' && entry.path.endsWith('/git-upload-pack') && entry.bytes > minBytes);
+    return this.log.filter(
+      (entry) => entry.method === 'POST' && entry.path.endsWith('/git-upload-pack') && entry.bytes > minBytes,
+    );
   }
 
   /** Holds the next pack transfer `ms`; resolves when one arrives. */
@@ -93,7 +98,11 @@ export class GitHttpRemote {
  * Answers one request for the bare repository `bare` with `git http-backend` (CGI: headers with a `Status:`
  * among them, a blank line, the body). Resolves with the status and the body's size once it has ended.
  */
-export async function serveHttpBackend(bare: string, request: IncomingMessage, response: ServerResponse): Promise<{ status: number; bytes: number }> {
+export async function serveHttpBackend(
+  bare: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<{ status: number; bytes: number }> {
   const url = new URL(request.url ?? '/', 'http://git.invalid');
   const answered = { status: 0, bytes: 0 };
   const backend = spawn('git', ['http-backend'], {

@@ -10,7 +10,9 @@ export function sample(text: string, name: string, labels: Record<string, string
     if (line.startsWith('#')) continue;
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key!, value!] as const);
+    const found = [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(
+      ([, key, value]) => [key!, value!] as const,
+    );
     found.sort(([a], [b]) => a.localeCompare(b));
     if (JSON.stringify(found) === JSON.stringify(wanted)) return Number(match[3]);
   }
@@ -46,12 +48,21 @@ export async function expectMetricsPortOnly(metricsUrl: string, others: string[]
   const reply = await call(metricsUrl, 'GET', '/metrics');
   expect(reply.status).toBe(200);
   for (const other of others) {
-    expect(await call(metricsUrl, 'GET', other)).toMatchObject({ status: 404, body: { error: `route not found: GET ${other} (this port serves only GET /metrics)` } });
+    expect(await call(metricsUrl, 'GET', other)).toMatchObject({
+      status: 404,
+      body: { error: `route not found: GET ${other} (this port serves only GET /metrics)` },
+    });
   }
-  expect(await call(metricsUrl, 'POST', '/metrics')).toMatchObject({ status: 405, body: { error: 'method not allowed: POST /metrics' } });
+  expect(await call(metricsUrl, 'POST', '/metrics')).toMatchObject({
+    status: 405,
+    body: { error: 'method not allowed: POST /metrics' },
+  });
   // fetch sends its own Host: these go through node:http.
   expect((await rawCall(metricsUrl, 'GET', '/metrics', { host: '10.1.2.3:9464' })).status).toBe(200);
-  expect(await rawCall(metricsUrl, 'GET', '/metrics', { host: 'rebound.example.com:9464' })).toMatchObject({ status: 421, body: { error: 'host not allowed: rebound.example.com' } });
+  expect(await rawCall(metricsUrl, 'GET', '/metrics', { host: 'rebound.example.com:9464' })).toMatchObject({
+    status: 421,
+    body: { error: 'host not allowed: rebound.example.com' },
+  });
   expect(await call(metricsUrl, 'GET', '/metrics', undefined, { origin: 'https://evil.example.com' })).toMatchObject({
     status: 403,
     body: { error: 'cross-origin requests are not allowed (origin https://evil.example.com)' },

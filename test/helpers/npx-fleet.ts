@@ -34,7 +34,12 @@ export interface NpxFleetEnv {
 }
 
 /** Starts the bridge and ship `ship` under `root`, registers the ship and `repos` (name → clone URL). */
-export async function startNpxFleet(root: string, ship: string, repos: Record<string, string>, env: NpxFleetEnv = {}): Promise<NpxFleet> {
+export async function startNpxFleet(
+  root: string,
+  ship: string,
+  repos: Record<string, string>,
+  env: NpxFleetEnv = {},
+): Promise<NpxFleet> {
   const fleetDirectory = join(root, `fleet-${ship}`);
   const started: NpxProcess[] = [];
   const stop = async () => {
@@ -51,16 +56,23 @@ export async function startNpxFleet(root: string, ship: string, repos: Record<st
     };
     let bridge = startNpx(bridgeArgs('0'), bridgeEnv);
     started.push(bridge);
-    const shipProcess = startNpx(['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory], env.ship);
+    const shipProcess = startNpx(
+      ['ship', '--port', '0', '--name', ship, '--fleet-directory', fleetDirectory],
+      env.ship,
+    );
     started.push(shipProcess);
     await Promise.all([bridge.waitFor('bridge listening on', 60_000), shipProcess.waitFor('ship listening', 60_000)]);
     const bridgeUrl = bridgeUrlIn(bridge.output());
     const { port } = JSON.parse(readFileSync(join(fleetDirectory, 'atlas.json'), 'utf8')) as { port: number };
     const shipUrl = `http://localhost:${port}`;
-    const login = await call(bridgeUrl, 'POST', '/auth/login', { username: FLEET_ADMIN.username, password: FLEET_ADMIN.password });
+    const login = await call(bridgeUrl, 'POST', '/auth/login', {
+      username: FLEET_ADMIN.username,
+      password: FLEET_ADMIN.password,
+    });
     if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
     const token = (login.body as { token: string }).token;
-    const as = (method: string, path: string, body?: unknown) => call(bridgeUrl, method, path, body, { authorization: `Bearer ${token}` });
+    const as = (method: string, path: string, body?: unknown) =>
+      call(bridgeUrl, method, path, body, { authorization: `Bearer ${token}` });
     const registered = await as('POST', '/ships', { url: shipUrl });
     if (registered.status !== 201) throw new Error(`ship registration: ${registered.status} ${registered.text}`);
     for (const [name, url] of Object.entries(repos)) {
@@ -97,9 +109,16 @@ export interface NpxShip {
  * An `npx svc ship` named `name` on a free port, its fleet under `root`, with each of `workspaces` created
  * from the fixture remote as repo `app` on `main` and activated; `env` is added to the ship's environment.
  */
-export async function startNpxShip(root: string, name: string, workspaces: string[], env: Record<string, string> = {}): Promise<NpxShip> {
+export async function startNpxShip(
+  root: string,
+  name: string,
+  workspaces: string[],
+  env: Record<string, string> = {},
+): Promise<NpxShip> {
   // A ship given SVC_BRIDGE_TOKEN answers only callers presenting it.
-  const headers: Record<string, string> = env.SVC_BRIDGE_TOKEN ? { authorization: `Bearer ${env.SVC_BRIDGE_TOKEN}` } : {};
+  const headers: Record<string, string> = env.SVC_BRIDGE_TOKEN
+    ? { authorization: `Bearer ${env.SVC_BRIDGE_TOKEN}` }
+    : {};
   const fleetDirectory = join(root, 'fleet');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -107,7 +126,13 @@ export async function startNpxShip(root: string, name: string, workspaces: strin
   const ship = startNpx(['ship', '--port', String(port), '--name', name, '--fleet-directory', fleetDirectory], env);
   await ship.waitFor('ship listening', 60_000);
   for (const workspace of workspaces) {
-    const created = await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: workspace, branch: 'main' }, headers);
+    const created = await call(
+      url,
+      'POST',
+      '/workspaces',
+      { url: remote.url, repoName: 'app', name: workspace, branch: 'main' },
+      headers,
+    );
     if (created.status !== 201) throw new Error(`create app/${workspace}: ${created.status} ${created.text}`);
     const activated = await call(url, 'POST', path('app', workspace, '/activate'), undefined, headers);
     if (activated.status !== 200) throw new Error(`activate app/${workspace}: ${activated.status} ${activated.text}`);
@@ -120,7 +145,11 @@ export async function startNpxShip(root: string, name: string, workspaces: strin
  * after them the way a supervisor does (SIGTERM to the group, then SIGKILL), its tmux server and root removed.
  * The fields are filled once the file's beforeAll has run.
  */
-export function useNpxShip(name: string, workspaces: string[], env: Record<string, string> = {}): NpxShip & { root: string } {
+export function useNpxShip(
+  name: string,
+  workspaces: string[],
+  env: Record<string, string> = {},
+): NpxShip & { root: string } {
   const fleet = {} as NpxShip & { root: string };
   beforeAll(async () => {
     fleet.root = await makeTempRoot();

@@ -25,7 +25,11 @@ export interface NpxProcess {
  * `npx --no-install svc <args>` as the leader of its own process group; in `container` (helpers/container.ts)
  * when given: the shell that execs npx joins it first, so every process svc starts is in it.
  */
-export function startNpx(args: string[], env: Record<string, string | undefined> = {}, container?: { procs: string }): NpxProcess {
+export function startNpx(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  container?: { procs: string },
+): NpxProcess {
   const argv = ['--no-install', 'svc', ...args];
   const [command, commandArgs] = container
     ? ['sh', ['-c', 'echo $$ > "$0" && exec npx "$@"', container.procs, ...argv]]
@@ -49,7 +53,8 @@ export function startNpx(args: string[], env: Record<string, string | undefined>
     async waitFor(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const match = typeof pattern === 'string' ? (output.includes(pattern) ? pattern : null) : pattern.exec(output)?.[0];
+        const match =
+          typeof pattern === 'string' ? (output.includes(pattern) ? pattern : null) : pattern.exec(output)?.[0];
         if (match) return match;
         if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
           throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
@@ -77,9 +82,18 @@ export interface NpxRun {
 }
 
 /** `npx --no-install svc <args>` to completion, stdin a pipe fed `stdin` (no terminal), stdout and stderr apart. */
-export function runNpx(args: string[], env: Record<string, string | undefined> = {}, stdin = '', timeoutMs = 40_000): Promise<NpxRun> {
+export function runNpx(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  stdin = '',
+  timeoutMs = 40_000,
+): Promise<NpxRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn('npx', ['--no-install', 'svc', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['--no-install', 'svc', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdin!.end(stdin);
     let stdout = '';
     let stderr = '';

@@ -5,7 +5,12 @@
  * The first value `probe` gives other than null or false, polled every `intervalMs`; a probe that throws has
  * not answered yet (the process it asks may be restarting). Checked once more at the deadline, then fails.
  */
-export async function until<T>(probe: () => Promise<T | null | false>, what: string, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => null);

@@ -17,13 +17,44 @@ type Schema = {
 };
 
 const HOSTILE_STRINGS = [
-  '', '.', '..', '/', '../..', 'a/b', 'a\\b', '%2e%2e', '-rf', '--upload-pack=touch /tmp/x', '#(touch /tmp/svc-fuzz)',
-  '#{pane_pid}', 'a.b', 'a:b', '\u0000', '\n', '\u001b[2J', '\ud800', 'x'.repeat(129), 'é'.repeat(70), 'ext::sh -c id',
-  'file:///etc', 'http://127.0.0.1:1/x', 'HEAD~1..HEAD', '--', '*', '?', 'main', 'true', 'null',
+  '',
+  '.',
+  '..',
+  '/',
+  '../..',
+  'a/b',
+  'a\\b',
+  '%2e%2e',
+  '-rf',
+  '--upload-pack=touch /tmp/x',
+  '#(touch /tmp/svc-fuzz)',
+  '#{pane_pid}',
+  'a.b',
+  'a:b',
+  '\u0000',
+  '\n',
+  '\u001b[2J',
+  '\ud800',
+  'x'.repeat(129),
+  'é'.repeat(70),
+  'ext::sh -c id',
+  'file:///etc',
+  'http://127.0.0.1:1/x',
+  'HEAD~1..HEAD',
+  '--',
+  '*',
+  '?',
+  'main',
+  'true',
+  'null',
 ];
 
 export const hostileString = (): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) }, { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) });
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+  );
 
 function shaped(schema: Schema): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);

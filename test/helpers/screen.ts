@@ -8,7 +8,8 @@ export async function screenText(bytes: string, cols = 120, rows = 30): Promise<
   try {
     await new Promise<void>((resolve) => view.write(bytes, resolve));
     const lines: string[] = [];
-    for (let y = 0; y < view.buffer.active.length; y++) lines.push(view.buffer.active.getLine(y)?.translateToString(true) ?? '');
+    for (let y = 0; y < view.buffer.active.length; y++)
+      lines.push(view.buffer.active.getLine(y)?.translateToString(true) ?? '');
     while (lines.length > 0 && lines.at(-1) === '') lines.pop();
     return lines.join('\n');
   } finally {

@@ -64,7 +64,13 @@ export interface Reply<T = unknown> {
 }
 
 /** A JSON call to a ship; `body` is the parsed JSON (or null when the response is not JSON). */
-export async function call<T = any>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply<T>> {
   const response = await fetch(base + path, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -85,7 +91,12 @@ export const path = (repo: string, name: string, suffix = '') =>
   `/workspaces/${encodeURIComponent(repo)}/${encodeURIComponent(name)}${suffix}`;
 
 /** A request whose path is sent byte for byte (fetch would normalize `%2E%2E` segments away). */
-export function rawCall(base: string, method: string, rawPath: string, headers: Record<string, string> = {}): Promise<Reply<any>> {
+export function rawCall(
+  base: string,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<Reply<any>> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: hostname, port, method, path: rawPath, headers }, (response) => {
@@ -99,7 +110,12 @@ export function rawCall(base: string, method: string, rawPath: string, headers: 
         } catch {
           body = null;
         }
-        resolve({ status: response.statusCode ?? 0, body, text, headers: new Headers(response.headers as Record<string, string>) });
+        resolve({
+          status: response.statusCode ?? 0,
+          body,
+          text,
+          headers: new Headers(response.headers as Record<string, string>),
+        });
       });
     });
     request.on('error', reject);

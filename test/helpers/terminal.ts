@@ -32,7 +32,11 @@ export function terminalUrl(base: string, repo: string, name: string): string {
 }
 
 export function connectTerminal(url: string, options: TerminalClientOptions = {}): Promise<TerminalClient> {
-  const socket = new WebSocket(url, { headers: options.headers, followRedirects: false, perMessageDeflate: options.perMessageDeflate ?? false });
+  const socket = new WebSocket(url, {
+    headers: options.headers,
+    followRedirects: false,
+    perMessageDeflate: options.perMessageDeflate ?? false,
+  });
   const screen = new TerminalScreen();
   const frames: TerminalServerFrame[] = [];
   const listeners = new Set<() => void>();
@@ -79,8 +83,18 @@ export function connectTerminal(url: string, options: TerminalClientOptions = {}
     closed,
     send,
     input: (data) => send({ type: 'input', data }),
-    until: (predicate, timeoutMs = 10_000) => waitFor(() => predicate(screen), timeoutMs, () => `screen was:\n${screen.text()}`),
-    waitForFrames: (count, timeoutMs = 10_000) => waitFor(() => frames.length >= count, timeoutMs, () => `${frames.length} frames`),
+    until: (predicate, timeoutMs = 10_000) =>
+      waitFor(
+        () => predicate(screen),
+        timeoutMs,
+        () => `screen was:\n${screen.text()}`,
+      ),
+    waitForFrames: (count, timeoutMs = 10_000) =>
+      waitFor(
+        () => frames.length >= count,
+        timeoutMs,
+        () => `${frames.length} frames`,
+      ),
     async close() {
       if (socket.readyState === WebSocket.CLOSED) return;
       socket.close();
@@ -93,6 +107,8 @@ export function connectTerminal(url: string, options: TerminalClientOptions = {}
       resolve(client);
     });
     socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade answered ${response.statusCode}`)));
+    socket.once('unexpected-response', (_request, response) =>
+      reject(new Error(`upgrade answered ${response.statusCode}`)),
+    );
   });
 }

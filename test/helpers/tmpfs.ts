@@ -19,7 +19,8 @@ export function tmpfsMountable(what: string): boolean {
     }
   }
   if (!mountable) {
-    if (process.env.CI === 'true') throw new Error(`the ${what} test cannot run: it needs root and tmpfs mounts (\`.ci/run\` runs as root)`);
+    if (process.env.CI === 'true')
+      throw new Error(`the ${what} test cannot run: it needs root and tmpfs mounts (\`.ci/run\` runs as root)`);
     console.warn(`\n*** ${what} test SKIPPED: it needs root to mount a private tmpfs. ***\n`);
   }
   return mountable;

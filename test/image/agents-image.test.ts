@@ -15,7 +15,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 /** A Dockerfile's instructions: continuation lines joined, blanks squeezed, comments and blank lines dropped. */
 function instructionsOf(text: string): string[] {
-  return text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter((line) => line && !line.startsWith('#'));
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim().replace(/\s+/g, ' '))
+    .filter((line) => line && !line.startsWith('#'));
 }
 
 /** The words of .ci/run's `harness_packages=(…)` array (exactly one such line). */
@@ -30,7 +34,10 @@ const NPM_VALUE_OPTIONS = new Set(['--cache', '--prefix', '--registry', '--userc
 
 /** The packages of the `npm install --global …` step in `run` (a RUN instruction's shell text). */
 function npmGlobalInstall(run: string): string[] {
-  const step = run.replace(/^RUN /, '').split(/ && | ; /).find((part) => /^npm (install|i) /.test(part) && / (--global|-g)( |$)/.test(part));
+  const step = run
+    .replace(/^RUN /, '')
+    .split(/ && | ; /)
+    .find((part) => /^npm (install|i) /.test(part) && / (--global|-g)( |$)/.test(part));
   if (!step) return [];
   const words = step.split(' ').slice(2);
   const packages: string[] = [];
@@ -59,7 +66,9 @@ function splitSpec(spec: string): [string, string] {
 
 const ciPackages = ciHarnessPackages(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'));
 const agents = instructionsOf(readFileSync(join(ROOT, 'Dockerfile.agents'), 'utf8'));
-const svcRuntime = ((lines) => lines.slice(lines.findLastIndex((line) => line.startsWith('FROM '))))(instructionsOf(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')));
+const svcRuntime = ((lines) => lines.slice(lines.findLastIndex((line) => line.startsWith('FROM '))))(
+  instructionsOf(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')),
+);
 
 describe('Dockerfile.agents', () => {
   it('installs exactly the harness packages .ci/run pins, each at an exact version', () => {
@@ -67,7 +76,8 @@ describe('Dockerfile.agents', () => {
     const installs = runs.map(npmGlobalInstall).filter((packages) => packages.length);
     expect(installs, 'Dockerfile.agents has no single `npm install --global …` step').toHaveLength(1);
     expect([...installs[0]!].sort()).toEqual([...ciPackages].sort());
-    for (const spec of ciPackages) expect(splitSpec(spec)[1], `${spec} is not pinned to an exact version`).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const spec of ciPackages)
+      expect(splitSpec(spec)[1], `${spec} is not pinned to an exact version`).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it('cleans the npm cache in the same RUN that installs', () => {
@@ -84,22 +94,24 @@ describe('Dockerfile.agents', () => {
     expect(names.map((name) => CLIS[name]?.harness).sort()).toEqual([...HARNESSES].sort());
   });
 
-  it('FROMs an ARG-selected svc image and ends as the svc image\'s user', () => {
+  it("FROMs an ARG-selected svc image and ends as the svc image's user", () => {
     expect(agents[0]).toMatch(/^ARG SVC_IMAGE=svc:\d+\.\d+\.\d+$/);
     expect(agents.filter((line) => line.startsWith('FROM '))).toEqual(['FROM ${SVC_IMAGE}']);
     const users = agents.filter((line) => line.startsWith('USER '));
-    expect(users[0], 'the install needs root (npm\'s global prefix)').toBe('USER root');
+    expect(users[0], "the install needs root (npm's global prefix)").toBe('USER root');
     expect(agents.at(-1)).toBe('USER 10001:10001');
     expect(svcRuntime.filter((line) => line.startsWith('USER ')).at(-1)).toBe(agents.at(-1));
     // Nothing else changes what the svc image runs.
     expect(agents.filter((line) => /^(ENTRYPOINT|CMD|ENV|WORKDIR) /.test(line))).toEqual([]);
   });
 
-  it('notices a package list that differs from .ci/run\'s (the comparison can fail)', () => {
+  it("notices a package list that differs from .ci/run's (the comparison can fail)", () => {
     const install = agents.find((line) => line.startsWith('RUN ') && npmGlobalInstall(line).length)!;
     const changed = install.replace(ciPackages[0]!, `${splitSpec(ciPackages[0]!)[0]}@0.0.1`);
     expect([...npmGlobalInstall(changed)].sort()).not.toEqual([...ciPackages].sort());
-    expect(npmGlobalInstall(install.replace(ciPackages[0]!, `${ciPackages[0]!} unpinned-extra`))).toContain('unpinned-extra');
+    expect(npmGlobalInstall(install.replace(ciPackages[0]!, `${ciPackages[0]!} unpinned-extra`))).toContain(
+      'unpinned-extra',
+    );
     expect(() => ciHarnessPackages('harness_packages=(a@1.0.0)\nharness_packages=(b@1.0.0)\n')).toThrow();
   });
 });
@@ -113,14 +125,19 @@ function containerEngine(): string | null {
   return null;
 }
 
-interface Run { code: number; output: string }
+interface Run {
+  code: number;
+  output: string;
+}
 
 /** `engine args…`, its stdout and stderr together (the last 8 kB, enough to show a failed build's step). */
 function run(engine: string, args: string[]): Promise<Run> {
   return new Promise((done) => {
     const child = spawn(engine, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8_192); };
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8_192);
+    };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('error', (error) => done({ code: -1, output: String(error) }));
@@ -145,10 +162,20 @@ describe('the images, built', () => {
     async () => {
       const svc = await run(engine!, ['build', '-t', svcImage, '.']);
       expect(svc.code, `building the svc image failed:\n${svc.output}`).toBe(0);
-      const built = await run(engine!, ['build', '-f', 'Dockerfile.agents', '--build-arg', `SVC_IMAGE=${svcImage}`, '-t', agentsImage, '.']);
+      const built = await run(engine!, [
+        'build',
+        '-f',
+        'Dockerfile.agents',
+        '--build-arg',
+        `SVC_IMAGE=${svcImage}`,
+        '-t',
+        agentsImage,
+        '.',
+      ]);
       expect(built.code, `building Dockerfile.agents failed:\n${built.output}`).toBe(0);
 
-      const inside = (command: string, ...args: string[]) => run(engine!, ['run', '--rm', '--entrypoint', command, agentsImage, ...args]);
+      const inside = (command: string, ...args: string[]) =>
+        run(engine!, ['run', '--rm', '--entrypoint', command, agentsImage, ...args]);
       expect((await inside('id', '-u')).output.trim()).toBe('10001');
       for (const spec of ciPackages) {
         const [name, version] = splitSpec(spec);

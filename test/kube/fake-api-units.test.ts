@@ -41,28 +41,46 @@ describe('CEL subset', () => {
 
 describe('patches', () => {
   it('merge patch (RFC 7386): null deletes, objects merge, arrays replace', () => {
-    expect(mergePatch({ a: 1, b: { c: 2, d: 3 }, e: [1, 2] }, { a: null, b: { c: 4 }, e: [3] })).toEqual({ b: { c: 4, d: 3 }, e: [3] });
+    expect(mergePatch({ a: 1, b: { c: 2, d: 3 }, e: [1, 2] }, { a: null, b: { c: 4 }, e: [3] })).toEqual({
+      b: { c: 4, d: 3 },
+      e: [3],
+    });
   });
 
   it('JSON patch (RFC 6902): every operation, escaped pointers, append; a failed test is a 422 and a non-array a 400', () => {
     const document = { a: { 'b/c': 1, '~d': 2 }, list: [1, 2] };
-    expect(jsonPatch(document, [
-      { op: 'test', path: '/a/b~1c', value: 1 },
-      { op: 'replace', path: '/a/~0d', value: 3 },
-      { op: 'add', path: '/list/-', value: 3 },
-      { op: 'add', path: '/list/0', value: 0 },
-      { op: 'remove', path: '/list/1' },
-      { op: 'copy', from: '/a/~0d', path: '/copied' },
-      { op: 'move', from: '/copied', path: '/moved' },
-    ])).toEqual({ a: { 'b/c': 1, '~d': 3 }, list: [0, 2, 3], moved: 3 });
+    expect(
+      jsonPatch(document, [
+        { op: 'test', path: '/a/b~1c', value: 1 },
+        { op: 'replace', path: '/a/~0d', value: 3 },
+        { op: 'add', path: '/list/-', value: 3 },
+        { op: 'add', path: '/list/0', value: 0 },
+        { op: 'remove', path: '/list/1' },
+        { op: 'copy', from: '/a/~0d', path: '/copied' },
+        { op: 'move', from: '/copied', path: '/moved' },
+      ]),
+    ).toEqual({ a: { 'b/c': 1, '~d': 3 }, list: [0, 2, 3], moved: 3 });
     expect(document.list).toEqual([1, 2]);
-    expect(() => jsonPatch(document, [{ op: 'test', path: '/a/~0d', value: 9 }])).toThrow(expect.objectContaining({ code: 422 }));
-    expect(() => jsonPatch(document, [{ op: 'replace', path: '/nope', value: 1 }])).toThrow(expect.objectContaining({ code: 422 }));
+    expect(() => jsonPatch(document, [{ op: 'test', path: '/a/~0d', value: 9 }])).toThrow(
+      expect.objectContaining({ code: 422 }),
+    );
+    expect(() => jsonPatch(document, [{ op: 'replace', path: '/nope', value: 1 }])).toThrow(
+      expect.objectContaining({ code: 422 }),
+    );
     expect(() => jsonPatch(document, { op: 'add' })).toThrow(expect.objectContaining({ code: 400 }));
   });
 
   it('strategic merge patch: merge keys, directives, retainKeys and element order', () => {
-    const pod = { metadata: { ownerReferences: [{ uid: '1', name: 'a' }], finalizers: ['x'] }, spec: { containers: [{ name: 'a', image: '1', env: [{ name: 'E', value: '1' }] }, { name: 'b', image: '2' }], strategy: { type: 'Rolling', rolling: { max: 1 } } } };
+    const pod = {
+      metadata: { ownerReferences: [{ uid: '1', name: 'a' }], finalizers: ['x'] },
+      spec: {
+        containers: [
+          { name: 'a', image: '1', env: [{ name: 'E', value: '1' }] },
+          { name: 'b', image: '2' },
+        ],
+        strategy: { type: 'Rolling', rolling: { max: 1 } },
+      },
+    };
     const patched = strategicMergePatch(pod, {
       $setElementOrder: undefined,
       metadata: { ownerReferences: [{ uid: '2', name: 'b' }], finalizers: ['y', 'x'] },
@@ -73,10 +91,31 @@ describe('patches', () => {
       },
     });
     expect(patched).toEqual({
-      metadata: { ownerReferences: [{ uid: '1', name: 'a' }, { uid: '2', name: 'b' }], finalizers: ['x', 'y'] },
-      spec: { containers: [{ name: 'b', image: '2' }, { name: 'a', image: '1', env: [{ name: 'E', value: '1' }, { name: 'F', value: '2' }] }], strategy: { type: 'Recreate' } },
+      metadata: {
+        ownerReferences: [
+          { uid: '1', name: 'a' },
+          { uid: '2', name: 'b' },
+        ],
+        finalizers: ['x', 'y'],
+      },
+      spec: {
+        containers: [
+          { name: 'b', image: '2' },
+          {
+            name: 'a',
+            image: '1',
+            env: [
+              { name: 'E', value: '1' },
+              { name: 'F', value: '2' },
+            ],
+          },
+        ],
+        strategy: { type: 'Recreate' },
+      },
     });
-    expect(strategicMergePatch(pod, { spec: { containers: [{ $patch: 'replace' }, { name: 'z', image: '9' }] } })).toMatchObject({ spec: { containers: [{ name: 'z', image: '9' }] } });
+    expect(
+      strategicMergePatch(pod, { spec: { containers: [{ $patch: 'replace' }, { name: 'z', image: '9' }] } }),
+    ).toMatchObject({ spec: { containers: [{ name: 'z', image: '9' }] } });
     expect(strategicMergePatch(pod, { spec: { strategy: { $patch: 'delete' } } })).not.toHaveProperty('spec.strategy');
   });
 });
@@ -102,25 +141,49 @@ describe('structural schema', () => {
   };
 
   it('prunes unknown fields (keeping apiVersion, kind, metadata and preserved subtrees), then drops disallowed nulls and defaults', () => {
-    const object = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'n' }, spec: { url: 'https://a', bogus: 1, extra: { anything: true }, nullable: null, mode: null }, top: 1 };
+    const object = {
+      apiVersion: 'x/v1',
+      kind: 'X',
+      metadata: { name: 'n' },
+      spec: { url: 'https://a', bogus: 1, extra: { anything: true }, nullable: null, mode: null },
+      top: 1,
+    };
     expect(prune(schema, object)).toEqual(['spec.bogus', 'top']);
     applyDefaults(schema, object);
-    expect(object).toEqual({ apiVersion: 'x/v1', kind: 'X', metadata: { name: 'n' }, spec: { url: 'https://a', extra: { anything: true }, nullable: null, replicas: 1, mode: 'Generated' } });
+    expect(object).toEqual({
+      apiVersion: 'x/v1',
+      kind: 'X',
+      metadata: { name: 'n' },
+      spec: { url: 'https://a', extra: { anything: true }, nullable: null, replicas: 1, mode: 'Generated' },
+    });
   });
 
   it('validates required, types, int-or-string, patterns, ranges and item counts with field paths', () => {
     const causes = validate(schema, { spec: { replicas: -1, port: 1.5, tags: ['a', 'b', 'c'], url: 'ftp://x' } });
     expect(causes.map((cause) => `${cause.field} ${cause.reason}`)).toEqual([
-      'spec.replicas FieldValueInvalid', 'spec.port FieldValueTypeInvalid', 'spec.tags FieldValueTooMany', 'spec.url FieldValueInvalid',
+      'spec.replicas FieldValueInvalid',
+      'spec.port FieldValueTypeInvalid',
+      'spec.tags FieldValueTooMany',
+      'spec.url FieldValueInvalid',
     ]);
-    expect(validate(schema, { spec: {} })).toEqual([{ reason: 'FieldValueRequired', field: 'spec.url', message: 'Required value' }]);
+    expect(validate(schema, { spec: {} })).toEqual([
+      { reason: 'FieldValueRequired', field: 'spec.url', message: 'Required value' },
+    ]);
     expect(validate(schema, { spec: { url: 'http://a', port: 'http' } })).toEqual([]);
   });
 });
 
 describe('printer columns, selectors and ages', () => {
   it('JSONPath: fields, indexes, wildcards and condition filters', () => {
-    const object = { status: { conditions: [{ type: 'Registered', status: 'True' }, { type: 'Ready', status: 'False' }] }, 'a.b': { c: [1, 2] } };
+    const object = {
+      status: {
+        conditions: [
+          { type: 'Registered', status: 'True' },
+          { type: 'Ready', status: 'False' },
+        ],
+      },
+      'a.b': { c: [1, 2] },
+    };
     expect(evaluateJsonPath(parseJsonPath('.status.conditions[?(@.type=="Ready")].status'), object)).toEqual(['False']);
     expect(evaluateJsonPath(parseJsonPath("{['a.b'].c[*]}"), object)).toEqual([1, 2]);
     expect(evaluateJsonPath(parseJsonPath('.status.conditions[-1].type'), object)).toEqual(['Ready']);
@@ -128,16 +191,23 @@ describe('printer columns, selectors and ages', () => {
   });
 
   it('field selectors take metadata and declared fields only; label selectors compose', () => {
-    const ship = { metadata: { name: 'a', namespace: 'n', labels: { 'svc.dev/managed-by': 'daemonset' } } } as unknown as KubeObject;
+    const ship = {
+      metadata: { name: 'a', namespace: 'n', labels: { 'svc.dev/managed-by': 'daemonset' } },
+    } as unknown as KubeObject;
     expect(parseFieldSelector('metadata.name=a,metadata.namespace!=m', SCHEMALESS_DEFAULTS[0]!)(ship)).toBe(true);
-    expect(() => parseFieldSelector('spec.url=x', SCHEMALESS_DEFAULTS[0]!)).toThrow('field label not supported: spec.url');
+    expect(() => parseFieldSelector('spec.url=x', SCHEMALESS_DEFAULTS[0]!)).toThrow(
+      'field label not supported: spec.url',
+    );
     expect(parseLabelSelector('svc.dev/managed-by=daemonset,!other')(ship)).toBe(true);
     expect(parseLabelSelector('svc.dev/managed-by notin (daemonset)')(ship)).toBe(false);
   });
 
   it('ages read as kubectl prints them', () => {
     const second = 1000;
-    expect([0, 59, 119, 125, 599, 600, 3 * 3600, 7.5 * 3600, 30 * 3600, 50 * 3600, 400 * 24 * 3600, 3 * 365 * 24 * 3600].map((seconds) => humanDuration(seconds * second)))
-      .toEqual(['0s', '59s', '119s', '2m5s', '9m59s', '10m', '3h', '7h30m', '30h', '2d2h', '400d', '3y']);
+    expect(
+      [0, 59, 119, 125, 599, 600, 3 * 3600, 7.5 * 3600, 30 * 3600, 50 * 3600, 400 * 24 * 3600, 3 * 365 * 24 * 3600].map(
+        (seconds) => humanDuration(seconds * second),
+      ),
+    ).toEqual(['0s', '59s', '119s', '2m5s', '9m59s', '10m', '3h', '7h30m', '30h', '2d2h', '400d', '3y']);
   });
 });

@@ -20,13 +20,22 @@ import { K8S_TOOLS_HINT, KUBECTL, KUBECTL_VERSION, toolAvailable } from '../help
 const kubectl = KUBECTL;
 const haveKubectl = toolAvailable(kubectl, 'test/kube/kubectl.test.ts', K8S_TOOLS_HINT);
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function run(fake: FakeKubeApi, cacheDir: string, args: string[], input?: string): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(kubectl, ['--kubeconfig', fake.kubeconfigPath, '--cache-dir', cacheDir, ...args], { timeout: 60_000, env: { ...process.env, KUBECONFIG: '' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      kubectl,
+      ['--kubeconfig', fake.kubeconfigPath, '--cache-dir', cacheDir, ...args],
+      { timeout: 60_000, env: { ...process.env, KUBECONFIG: '' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -54,7 +63,13 @@ describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API s
   });
 
   it('apply, get, re-apply and delete a Secret', async () => {
-    const secret = (token: string) => stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ship-tokens', labels: { app: 'svc' } }, stringData: { shipToken: token } });
+    const secret = (token: string) =>
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'ship-tokens', labels: { app: 'svc' } },
+        stringData: { shipToken: token },
+      });
     expect(await ok(['apply', '-f', '-'], secret('one'))).toContain('secret/ship-tokens created');
     expect(await ok(['apply', '-f', '-'], secret('two'))).toContain('secret/ship-tokens configured');
     // stringData is write-only, so kubectl sends it again on every apply (and says "configured", as against a
@@ -76,9 +91,14 @@ describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API s
   it('apply a CRD and a custom resource, read the printer columns, refuse an unknown field, wait for Ready, delete', async () => {
     const crdFile = join(scratch, 'widget-crd.yaml');
     writeFileSync(crdFile, stringify(WIDGET_CRD));
-    expect(await ok(['apply', '-f', crdFile])).toContain(`customresourcedefinition.apiextensions.k8s.io/${WIDGET_CRD.metadata.name} created`);
-    const widget = (spec: Record<string, unknown>) => stringify({ apiVersion: `${WIDGET.group}/${WIDGET.version}`, kind: WIDGET.kind, metadata: { name: 'w1' }, spec });
-    expect(await ok(['apply', '-f', '-'], widget({ url: 'https://example.test', color: 'red' }))).toContain('widget.contract.svc.dev/w1 created');
+    expect(await ok(['apply', '-f', crdFile])).toContain(
+      `customresourcedefinition.apiextensions.k8s.io/${WIDGET_CRD.metadata.name} created`,
+    );
+    const widget = (spec: Record<string, unknown>) =>
+      stringify({ apiVersion: `${WIDGET.group}/${WIDGET.version}`, kind: WIDGET.kind, metadata: { name: 'w1' }, spec });
+    expect(await ok(['apply', '-f', '-'], widget({ url: 'https://example.test', color: 'red' }))).toContain(
+      'widget.contract.svc.dev/w1 created',
+    );
 
     const unknown = await kubectlRun(['apply', '-f', '-'], widget({ url: 'https://example.test', colour: 'red' }));
     expect(unknown.code).not.toBe(0);
@@ -91,12 +111,24 @@ describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API s
 
     const waiting = kubectlRun(['wait', '--for=condition=Ready', 'widget/w1', '--timeout=30s']);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await ok(['patch', 'widget', 'w1', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'True' }] } })])).toContain('patched');
+    expect(
+      await ok([
+        'patch',
+        'widget',
+        'w1',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { conditions: [{ type: 'Ready', status: 'True' }] } }),
+      ]),
+    ).toContain('patched');
     const waited = await waiting;
     expect(waited.stdout).toContain('widget.contract.svc.dev/w1 condition met');
     expect(await ok(['get', 'widgets'])).toMatch(/w1\s+red\s+3\s+True\s+\d+s/);
 
-    expect(await ok(['apply', '-f', '-'], widget({ url: 'https://example.test', color: 'blue' }))).toContain('widget.contract.svc.dev/w1 configured');
+    expect(await ok(['apply', '-f', '-'], widget({ url: 'https://example.test', color: 'blue' }))).toContain(
+      'widget.contract.svc.dev/w1 configured',
+    );
     expect(fake.read(`${WIDGET.group}/${WIDGET.version}`, WIDGET.kind, 'w1')?.metadata.generation).toBe(2);
     expect(await ok(['delete', 'widget', 'w1'])).toContain('widget.contract.svc.dev "w1" deleted');
     expect(await ok(['get', 'widgets'])).toBe('');
@@ -106,13 +138,23 @@ describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API s
   const crdFiles = readdirSync(COMMITTED_CRDS).filter((name) => /\.ya?ml$/.test(name));
   it('apply -f crds/ and crds/examples/, then kubectl get ships/repos shows their printer columns', async () => {
     expect(crdFiles).toHaveLength(2);
-    expect(await ok(['apply', '-f', COMMITTED_CRDS])).toMatch(/customresourcedefinition\.apiextensions\.k8s\.io\/\S+ created/);
+    expect(await ok(['apply', '-f', COMMITTED_CRDS])).toMatch(
+      /customresourcedefinition\.apiextensions\.k8s\.io\/\S+ created/,
+    );
     expect(await ok(['apply', '-f', join(COMMITTED_CRDS, 'examples')])).toMatch(/created/);
     for (const file of crdFiles) {
       for (const document of parseAllDocuments(readFileSync(join(COMMITTED_CRDS, file), 'utf8'))) {
-        const crd = document.toJS() as { kind?: string; spec?: { names: { plural: string }; versions: Array<{ additionalPrinterColumns?: Array<{ name: string; priority?: number }> }> } };
+        const crd = document.toJS() as {
+          kind?: string;
+          spec?: {
+            names: { plural: string };
+            versions: Array<{ additionalPrinterColumns?: Array<{ name: string; priority?: number }> }>;
+          };
+        };
         if (crd?.kind !== 'CustomResourceDefinition' || !crd.spec) continue;
-        const columns = (crd.spec.versions[0]?.additionalPrinterColumns ?? []).filter((column) => !column.priority).map((column) => column.name.toUpperCase());
+        const columns = (crd.spec.versions[0]?.additionalPrinterColumns ?? [])
+          .filter((column) => !column.priority)
+          .map((column) => column.name.toUpperCase());
         const header = (await ok(['get', crd.spec.names.plural, '--all-namespaces'])).split('\n')[0] ?? '';
         // The examples include both kinds, so each table has rows and a header.
         expect(header.split(/\s{2,}/).slice(2)).toEqual(columns);

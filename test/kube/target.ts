@@ -18,15 +18,23 @@ export interface ContractTarget {
 export const REAL_CLUSTER_REQUESTED = process.env.SVC_KUBE_CONTRACT === 'real';
 export const REAL_CLUSTER_KUBECONFIG = REAL_CLUSTER_REQUESTED ? process.env.KUBECONFIG : undefined;
 
-export const REAL_CLUSTER_NOTICE = REAL_CLUSTER_REQUESTED && !REAL_CLUSTER_KUBECONFIG
-  ? 'SVC_KUBE_CONTRACT=real is set but KUBECONFIG is not: the real-cluster run is skipped'
-  : 'no real cluster configured (SVC_KUBE_CONTRACT=real KUBECONFIG=/path/to/kubeconfig): the Kubernetes contract suite runs against the fake API server only';
+export const REAL_CLUSTER_NOTICE =
+  REAL_CLUSTER_REQUESTED && !REAL_CLUSTER_KUBECONFIG
+    ? 'SVC_KUBE_CONTRACT=real is set but KUBECONFIG is not: the real-cluster run is skipped'
+    : 'no real cluster configured (SVC_KUBE_CONTRACT=real KUBECONFIG=/path/to/kubeconfig): the Kubernetes contract suite runs against the fake API server only';
 
 export async function fakeTarget(options: FakeKubeApiOptions = {}): Promise<ContractTarget> {
   const fake = await startFakeKubeApi({ crds: 'none', ...options });
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(fake.kubeconfigPath);
-  return { name: 'fake API server', kubeconfig, kubeconfigPath: fake.kubeconfigPath, namespace: fake.namespace, fake, close: () => fake.close() };
+  return {
+    name: 'fake API server',
+    kubeconfig,
+    kubeconfigPath: fake.kubeconfigPath,
+    namespace: fake.namespace,
+    fake,
+    close: () => fake.close(),
+  };
 }
 
 export async function realTarget(): Promise<ContractTarget> {
@@ -35,5 +43,11 @@ export async function realTarget(): Promise<ContractTarget> {
   kubeconfig.loadFromFile(path);
   const context = kubeconfig.getContextObject(kubeconfig.getCurrentContext());
   const namespace = process.env.SVC_KUBE_CONTRACT_NAMESPACE ?? context?.namespace ?? 'default';
-  return { name: `real cluster (${kubeconfig.getCurrentCluster()?.server ?? path})`, kubeconfig, kubeconfigPath: path, namespace, close: async () => {} };
+  return {
+    name: `real cluster (${kubeconfig.getCurrentCluster()?.server ?? path})`,
+    kubeconfig,
+    kubeconfigPath: path,
+    namespace,
+    close: async () => {},
+  };
 }

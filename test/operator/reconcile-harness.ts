@@ -10,7 +10,14 @@ import { startBridge, type Bridge } from '../../bridge/server.js';
 import { makeKubeClients, type KubeClients } from '../../operator/kube/clients.js';
 import type { CacheReader, ReconcilerContext, ResourceRef } from '../../operator/runtime/controller.js';
 import {
-  ChartSecretsReconciler, DaemonSetShipsReconciler, MANAGED_BY_OPERATOR, reconcileDeps, RepoReconciler, ShipReconciler, type ReconcileDeps, type ReconcileOptions,
+  ChartSecretsReconciler,
+  DaemonSetShipsReconciler,
+  MANAGED_BY_OPERATOR,
+  reconcileDeps,
+  RepoReconciler,
+  ShipReconciler,
+  type ReconcileDeps,
+  type ReconcileOptions,
 } from '../../operator/reconcile/index.js';
 import type { BridgeCredentials } from '../../operator/bridge-client.js';
 import type { Condition, RepoResource, ShipResource } from '../../operator/resources/index.js';
@@ -23,8 +30,11 @@ export const ADMIN = { username: 'root', email: 'root@example.com', password: 'o
 export const NAMESPACE = 'default';
 export const hasPostgres = !!process.env.TEST_DATABASE_URL;
 if (!hasPostgres) {
-  if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the operator tests need PostgreSQL');
-  console.warn('test/operator/reconcile-*: TEST_DATABASE_URL is not set, skipping the operator end-to-end tests (they need PostgreSQL)');
+  if (process.env.CI === 'true')
+    throw new Error('CI=true but TEST_DATABASE_URL is not set: the operator tests need PostgreSQL');
+  console.warn(
+    'test/operator/reconcile-*: TEST_DATABASE_URL is not set, skipping the operator end-to-end tests (they need PostgreSQL)',
+  );
 }
 
 function apiVersionOf(resource: ResourceRef): string {
@@ -37,12 +47,21 @@ function apiVersionOf(resource: ResourceRef): string {
  */
 export function directCache(fake: FakeKubeApi): CacheReader {
   const watched = (resource: ResourceRef, object: KubeObject | undefined) =>
-    object && (resource.kind !== 'Secret' || Object.entries(MANAGED_BY_OPERATOR).every(([label, value]) => object.metadata.labels?.[label] === value)) ? object : undefined;
+    object &&
+    (resource.kind !== 'Secret' ||
+      Object.entries(MANAGED_BY_OPERATOR).every(([label, value]) => object.metadata.labels?.[label] === value))
+      ? object
+      : undefined;
   return {
     get: <T extends KubernetesObject>(resource: ResourceRef, key: { namespace: string; name: string }) =>
-      watched(resource, fake.read(apiVersionOf(resource), resource.kind, key.name, key.namespace || undefined)) as unknown as T | undefined,
+      watched(
+        resource,
+        fake.read(apiVersionOf(resource), resource.kind, key.name, key.namespace || undefined),
+      ) as unknown as T | undefined,
     list: <T extends KubernetesObject>(resource: ResourceRef, namespace?: string) =>
-      fake.list(apiVersionOf(resource), resource.kind, namespace).filter((object) => watched(resource, object)) as unknown as T[],
+      fake
+        .list(apiVersionOf(resource), resource.kind, namespace)
+        .filter((object) => watched(resource, object)) as unknown as T[],
   };
 }
 
@@ -67,7 +86,10 @@ export interface Harness {
   asAdmin(method: string, path: string, body?: unknown): Promise<Reply<any>>;
   stopBridge(): Promise<void>;
   startBridgeAgain(): Promise<void>;
-  startShip(name: string, options?: { port?: number; host?: string; shipToken?: string; bridgeToken?: string }): Promise<TestShip>;
+  startShip(
+    name: string,
+    options?: { port?: number; host?: string; shipToken?: string; bridgeToken?: string },
+  ): Promise<TestShip>;
   ship(name: string): (ShipResource & KubeObject) | undefined;
   repo(name: string): (RepoResource & KubeObject) | undefined;
   secret(name: string): (V1Secret & KubeObject) | undefined;
@@ -77,7 +99,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { reconcile?: Partial<ReconcileOptions>; credentials?: BridgeCredentials } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { reconcile?: Partial<ReconcileOptions>; credentials?: BridgeCredentials } = {},
+): Promise<Harness> {
   const root = await makeTempRoot('svc-test-operator-');
   const schema = await postgresSchema();
   const fake = await startFakeKubeApi();
@@ -90,17 +114,18 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
   const clock = { now: Date.now() };
   let port = 0;
   const ships: TestShip[] = [];
-  const launch = async () => startBridge({
-    port,
-    dataDirectory: join(root, 'bridge'),
-    databaseUrl: schema.url,
-    logger: pino({ level: 'debug' }, { write: (line: string) => void bridgeLogs.push(line) }),
-    firstAdmin: async () => ({ ...ADMIN }),
-    heartbeatMs: 1000,
-    reconnect: { initialMs: 50, maxMs: 300 },
-    registrationProbeMs: 3000,
-    sweepIntervalMs: 0,
-  });
+  const launch = async () =>
+    startBridge({
+      port,
+      dataDirectory: join(root, 'bridge'),
+      databaseUrl: schema.url,
+      logger: pino({ level: 'debug' }, { write: (line: string) => void bridgeLogs.push(line) }),
+      firstAdmin: async () => ({ ...ADMIN }),
+      heartbeatMs: 1000,
+      reconnect: { initialMs: 50, maxMs: 300 },
+      registrationProbeMs: 3000,
+      sweepIntervalMs: 0,
+    });
   let bridge = await launch();
   port = bridge.port;
   const bridgeUrl = `http://127.0.0.1:${port}`;
@@ -124,7 +149,14 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
     return (token = reply.body.token as string);
   };
   const harness: Harness = {
-    root, fake, kube, clock, deps, operatorLogs, bridgeLogs, bridgeUrl,
+    root,
+    fake,
+    kube,
+    clock,
+    deps,
+    operatorLogs,
+    bridgeLogs,
+    bridgeUrl,
     get bridge() {
       return bridge;
     },
@@ -144,7 +176,11 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
       token = null;
     },
     async startShip(name, shipOptions = {}) {
-      const ship = await startTestShip(join(root, `ship-${name}-${ships.length}`), { name, port: shipOptions.port ?? (await freePort()), ...shipOptions });
+      const ship = await startTestShip(join(root, `ship-${name}-${ships.length}`), {
+        name,
+        port: shipOptions.port ?? (await freePort()),
+        ...shipOptions,
+      });
       ships.push(ship);
       return ship;
     },
@@ -154,11 +190,22 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
     tokensIn(name) {
       const data = (fake.read('v1', 'Secret', name, NAMESPACE) as V1Secret | undefined)?.data;
       if (!data?.shipToken || !data.bridgeToken) throw new Error(`Secret ${name} has no token pair`);
-      return { shipToken: Buffer.from(data.shipToken, 'base64').toString('utf8'), bridgeToken: Buffer.from(data.bridgeToken, 'base64').toString('utf8') };
+      return {
+        shipToken: Buffer.from(data.shipToken, 'base64').toString('utf8'),
+        bridgeToken: Buffer.from(data.bridgeToken, 'base64').toString('utf8'),
+      };
     },
-    events: (name) => (fake.list('v1', 'Event', NAMESPACE) as unknown as { involvedObject: { name: string }; reason: string; type: string; message: string }[])
-      .filter((event) => event.involvedObject.name === name)
-      .map(({ reason, type, message }) => ({ reason, type, message })),
+    events: (name) =>
+      (
+        fake.list('v1', 'Event', NAMESPACE) as unknown as {
+          involvedObject: { name: string };
+          reason: string;
+          type: string;
+          message: string;
+        }[]
+      )
+        .filter((event) => event.involvedObject.name === name)
+        .map(({ reason, type, message }) => ({ reason, type, message })),
     async close() {
       for (const ship of ships) await ship.stop().catch(() => {});
       await bridge.close().catch(() => {});
@@ -171,7 +218,11 @@ export async function startHarness(options: { reconcile?: Partial<ReconcileOptio
 }
 
 /** A Ship object as a user applies it. */
-export function shipObject(name: string, spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): Record<string, unknown> {
+export function shipObject(
+  name: string,
+  spec: Record<string, unknown>,
+  metadata: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { apiVersion: 'svc.dev/v1alpha1', kind: 'Ship', metadata: { name, namespace: NAMESPACE, ...metadata }, spec };
 }
 
@@ -179,7 +230,10 @@ export function repoObject(name: string, spec: Record<string, unknown>): Record<
   return { apiVersion: 'svc.dev/v1alpha1', kind: 'Repo', metadata: { name, namespace: NAMESPACE }, spec };
 }
 
-export function condition(object: { status?: { conditions?: Condition[] } } | undefined, type: 'Ready' | 'Registered'): Condition | undefined {
+export function condition(
+  object: { status?: { conditions?: Condition[] } } | undefined,
+  type: 'Ready' | 'Registered',
+): Condition | undefined {
   return object?.status?.conditions?.find((entry) => entry.type === type);
 }
 
@@ -187,7 +241,14 @@ export function condition(object: { status?: { conditions?: Condition[] } } | un
  * Reconciles `name` until `done` holds (as the runtime would, on requeues and watch events), at most
  * `rounds` times, pausing `pauseMs` between rounds. Returns the last reconcile result.
  */
-export async function reconcileUntil(reconciler: { reconcile(key: { namespace: string; name: string }): Promise<unknown> }, name: string, done: () => boolean, what: string, rounds = 60, pauseMs = 100): Promise<void> {
+export async function reconcileUntil(
+  reconciler: { reconcile(key: { namespace: string; name: string }): Promise<unknown> },
+  name: string,
+  done: () => boolean,
+  what: string,
+  rounds = 60,
+  pauseMs = 100,
+): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     await reconciler.reconcile({ namespace: NAMESPACE, name });
     if (done()) return;

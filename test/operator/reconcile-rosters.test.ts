@@ -5,7 +5,15 @@
 // of concurrency 1 runs them in, the worst case for a shared read — cost one GET /ships, not N; so do
 // their refreshes and their deletion. Repos the same with GET /repos.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { condition, hasPostgres, NAMESPACE, repoObject, shipObject, startHarness, type Harness } from './reconcile-harness.js';
+import {
+  condition,
+  hasPostgres,
+  NAMESPACE,
+  repoObject,
+  shipObject,
+  startHarness,
+  type Harness,
+} from './reconcile-harness.js';
 
 let h: Harness;
 const NAMES = ['r1', 'r2', 'r3', 'r4'];
@@ -48,7 +56,13 @@ describe.skipIf(!hasPostgres)('the bridge load of the rosters', () => {
     for (const name of NAMES) expect(h.ship(name)!.status).toMatchObject({ shipName: name, bridgeStatus: 'online' });
 
     for (const name of NAMES) {
-      await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name });
+      await h.kube.custom.deleteNamespacedCustomObject({
+        group: 'svc.dev',
+        version: 'v1alpha1',
+        plural: 'ships',
+        namespace: NAMESPACE,
+        name,
+      });
       await h.ships.reconcile(key(name));
       expect(h.ship(name)).toBeUndefined();
     }

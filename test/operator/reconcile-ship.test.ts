@@ -10,7 +10,17 @@ import { waitFor } from '../auth/harness.js';
 import { pino } from 'pino';
 import { MERGE_PATCH } from '../../operator/kube/clients.js';
 import { reconcileDeps, ShipReconciler } from '../../operator/reconcile/index.js';
-import { ADMIN, condition, directCache, hasPostgres, NAMESPACE, reconcileUntil, shipObject, startHarness, type Harness } from './reconcile-harness.js';
+import {
+  ADMIN,
+  condition,
+  directCache,
+  hasPostgres,
+  NAMESPACE,
+  reconcileUntil,
+  shipObject,
+  startHarness,
+  type Harness,
+} from './reconcile-harness.js';
 
 let h: Harness;
 let alpha: TestShip;
@@ -21,7 +31,8 @@ const tokens = new Set<string>();
 
 const ready = (name: string) => condition(h.ship(name), 'Ready');
 const registered = (name: string) => condition(h.ship(name), 'Registered');
-const bridgeShips = async () => (await h.asAdmin('GET', '/ships')).body as { name: string; url: string; status: string }[];
+const bridgeShips = async () =>
+  (await h.asAdmin('GET', '/ships')).body as { name: string; url: string; status: string }[];
 
 describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real ships', () => {
   beforeAll(async () => {
@@ -45,7 +56,9 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(ready('alpha')!.message).toContain(`ship at ${url} did not respond`);
     const secret = h.secret('alpha-tokens')!;
     expect(secret.type).toBe('Opaque');
-    expect(secret.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Ship', name: 'alpha', uid: ship.metadata.uid, controller: true })]);
+    expect(secret.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Ship', name: 'alpha', uid: ship.metadata.uid, controller: true }),
+    ]);
     const pair = h.tokensIn('alpha-tokens');
     expect(pair.shipToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(pair.bridgeToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -56,10 +69,18 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     alpha = await h.startShip('alpha', { port: alphaPort, ...pair });
     await reconcileUntil(h.ships, 'alpha', () => ready('alpha')?.status === 'True', 'alpha Ready');
     const status = h.ship('alpha')!.status!;
-    expect(status).toMatchObject({ shipName: 'alpha', registeredURL: url, bridgeStatus: 'online', tokenSecretName: 'alpha-tokens', observedGeneration: 1 });
+    expect(status).toMatchObject({
+      shipName: 'alpha',
+      registeredURL: url,
+      bridgeStatus: 'online',
+      tokenSecretName: 'alpha-tokens',
+      observedGeneration: 1,
+    });
     expect(registered('alpha')).toMatchObject({ status: 'True', reason: 'Registered', observedGeneration: 1 });
     expect(ready('alpha')).toMatchObject({ status: 'True', reason: 'Online' });
-    expect(h.events('alpha').map((event) => event.reason)).toEqual(expect.arrayContaining(['ShipUnreachable', 'Registered']));
+    expect(h.events('alpha').map((event) => event.reason)).toEqual(
+      expect.arrayContaining(['ShipUnreachable', 'Registered']),
+    );
     expect(await bridgeShips()).toEqual([{ name: 'alpha', url, status: 'online' }]);
   });
 
@@ -69,16 +90,24 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(routed.body).toHaveProperty('cpu');
     const pair = h.tokensIn('alpha-tokens');
     // The ship token is what the ship presents to the bridge for the armory.
-    expect((await call(h.bridgeUrl, 'GET', '/armory', undefined, { authorization: `Bearer ${pair.shipToken}` })).status).toBe(200);
+    expect(
+      (await call(h.bridgeUrl, 'GET', '/armory', undefined, { authorization: `Bearer ${pair.shipToken}` })).status,
+    ).toBe(200);
     // The bridge pushed at registration; the ship pulled with SVC_SHIP_TOKEN and installed without error.
-    const state = await waitFor(() => {
-      const current = alpha.ship.armory.state();
-      return current.revision ? current : null;
-    }, 15_000, 'the ship to sync the armory');
+    const state = await waitFor(
+      () => {
+        const current = alpha.ship.armory.state();
+        return current.revision ? current : null;
+      },
+      15_000,
+      'the ship to sync the armory',
+    );
     expect(state.lastError).toBeNull();
     // The bridge token is what the bridge presents to the ship; the ship refuses calls without it.
     expect((await call(alpha.url, 'GET', '/workspaces')).status).toBe(401);
-    expect((await call(alpha.url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${pair.bridgeToken}` })).status).toBe(200);
+    expect(
+      (await call(alpha.url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${pair.bridgeToken}` })).status,
+    ).toBe(200);
   });
 
   it('is idempotent: more reconciles write nothing, regenerate nothing, and requeue every 30 s', async () => {
@@ -114,13 +143,30 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
   });
 
   it('Secret mode: a pair the ship refuses is TokensInvalid, one key alone is TokensInvalid, the right pair registers', async () => {
-    const right = { shipToken: 'beta-ship-token-0123456789abcdefghijklmnopqrst', bridgeToken: 'beta-bridge-token-0123456789abcdefghijklmnopqr' };
-    const wrong = { shipToken: 'beta-wrong-ship-0123456789abcdefghijklmnopqrst', bridgeToken: 'beta-wrong-bridge-0123456789abcdefghijklmnopq' };
+    const right = {
+      shipToken: 'beta-ship-token-0123456789abcdefghijklmnopqrst',
+      bridgeToken: 'beta-bridge-token-0123456789abcdefghijklmnopqr',
+    };
+    const wrong = {
+      shipToken: 'beta-wrong-ship-0123456789abcdefghijklmnopqrst',
+      bridgeToken: 'beta-wrong-bridge-0123456789abcdefghijklmnopq',
+    };
     for (const value of [...Object.values(right), ...Object.values(wrong)]) tokens.add(value);
     const beta = await h.startShip('beta', right);
-    const secret = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'beta-creds', namespace: NAMESPACE }, type: 'Opaque', stringData: data });
+    const secret = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'beta-creds', namespace: NAMESPACE },
+      type: 'Opaque',
+      stringData: data,
+    });
     h.fake.create(secret(wrong));
-    h.fake.create(shipObject('beta', { url: `http://127.0.0.1:${beta.ship.port}`, auth: { mode: 'Secret', secretRef: { name: 'beta-creds' } } }));
+    h.fake.create(
+      shipObject('beta', {
+        url: `http://127.0.0.1:${beta.ship.port}`,
+        auth: { mode: 'Secret', secretRef: { name: 'beta-creds' } },
+      }),
+    );
     await h.ships.reconcile(key('beta'));
     expect(ready('beta')).toMatchObject({ status: 'False', reason: 'TokensInvalid' });
     expect(registered('beta')).toMatchObject({ status: 'False', reason: 'TokensInvalid' });
@@ -147,11 +193,34 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
 
   it('spec.auth pointing at another Secret re-registers with its pair (TokensChanged event)', async () => {
     const pair = h.tokensIn('beta-creds');
-    h.fake.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'beta-creds-2', namespace: NAMESPACE }, type: 'Opaque', stringData: pair });
+    h.fake.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'beta-creds-2', namespace: NAMESPACE },
+      type: 'Opaque',
+      stringData: pair,
+    });
     const { MERGE_PATCH } = await import('../../operator/kube/clients.js');
-    await h.kube.custom.patchNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'beta', body: { spec: { auth: { mode: 'Secret', secretRef: { name: 'beta-creds-2' } } } } }, MERGE_PATCH);
-    await reconcileUntil(h.ships, 'beta', () => h.ship('beta')!.status?.tokenSecretName === 'beta-creds-2' && ready('beta')?.status === 'True', 'beta re-registered with beta-creds-2');
-    expect(h.events('beta').find((event) => event.reason === 'TokensChanged')?.message).toBe('ship beta was registered with the tokens of Secret beta-creds; deregistered it to register with Secret beta-creds-2');
+    await h.kube.custom.patchNamespacedCustomObject(
+      {
+        group: 'svc.dev',
+        version: 'v1alpha1',
+        plural: 'ships',
+        namespace: NAMESPACE,
+        name: 'beta',
+        body: { spec: { auth: { mode: 'Secret', secretRef: { name: 'beta-creds-2' } } } },
+      },
+      MERGE_PATCH,
+    );
+    await reconcileUntil(
+      h.ships,
+      'beta',
+      () => h.ship('beta')!.status?.tokenSecretName === 'beta-creds-2' && ready('beta')?.status === 'True',
+      'beta re-registered with beta-creds-2',
+    );
+    expect(h.events('beta').find((event) => event.reason === 'TokensChanged')?.message).toBe(
+      'ship beta was registered with the tokens of Secret beta-creds; deregistered it to register with Secret beta-creds-2',
+    );
     expect((await bridgeShips()).filter((ship) => ship.name === 'beta')).toHaveLength(1);
   });
 
@@ -162,7 +231,10 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(h.ship('open-one')!.status!.tokenSecretName).toBeUndefined();
     expect(h.secret('open-one-tokens')).toBeUndefined();
 
-    const guarded = await h.startShip('guarded', { shipToken: 'guarded-ship-token-0123456789abcdefghijklmnop', bridgeToken: 'guarded-bridge-token-0123456789abcdefghijklm' });
+    const guarded = await h.startShip('guarded', {
+      shipToken: 'guarded-ship-token-0123456789abcdefghijklmnop',
+      bridgeToken: 'guarded-bridge-token-0123456789abcdefghijklm',
+    });
     h.fake.create(shipObject('guarded', { url: `http://127.0.0.1:${guarded.ship.port}`, auth: { mode: 'None' } }));
     await h.ships.reconcile(key('guarded'));
     expect(ready('guarded')).toMatchObject({ status: 'False', reason: 'TokensInvalid' });
@@ -174,15 +246,32 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     alphaPort = await freePort();
     const newUrl = `http://127.0.0.1:${alphaPort}`;
     alpha = await h.startShip('alpha', { port: alphaPort, ...h.tokensIn('alpha-tokens') });
-    await h.kube.custom.patchNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'alpha', body: { spec: { url: newUrl } } }, (await import('../../operator/kube/clients.js')).MERGE_PATCH);
+    await h.kube.custom.patchNamespacedCustomObject(
+      {
+        group: 'svc.dev',
+        version: 'v1alpha1',
+        plural: 'ships',
+        namespace: NAMESPACE,
+        name: 'alpha',
+        body: { spec: { url: newUrl } },
+      },
+      (await import('../../operator/kube/clients.js')).MERGE_PATCH,
+    );
     expect(h.ship('alpha')!.metadata.generation).toBe(2);
-    await reconcileUntil(h.ships, 'alpha', () => h.ship('alpha')!.status!.registeredURL === newUrl && ready('alpha')?.status === 'True', 'alpha at the new URL');
+    await reconcileUntil(
+      h.ships,
+      'alpha',
+      () => h.ship('alpha')!.status!.registeredURL === newUrl && ready('alpha')?.status === 'True',
+      'alpha at the new URL',
+    );
     expect(h.ship('alpha')!.status).toMatchObject({ shipName: 'alpha', registeredURL: newUrl, observedGeneration: 2 });
     expect(ready('alpha')!.observedGeneration).toBe(2);
     const urlChanged = h.events('alpha').find((event) => event.reason === 'URLChanged');
     expect(urlChanged?.message).toContain(oldUrl);
     expect(urlChanged?.message).toContain(newUrl);
-    expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toEqual([{ name: 'alpha', url: newUrl, status: 'online' }]);
+    expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toEqual([
+      { name: 'alpha', url: newUrl, status: 'online' },
+    ]);
   });
 
   it('a name another Ship holds is never taken: same URL, or another ship reporting the same name → NameConflict', async () => {
@@ -194,10 +283,14 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
 
     // Another (open) ship that also calls itself alpha: the bridge answers 409 for the name, which alpha holds.
     const openImpostor = await h.startShip('alpha');
-    h.fake.create(shipObject('impostor', { url: `http://127.0.0.1:${openImpostor.ship.port}`, auth: { mode: 'None' } }));
+    h.fake.create(
+      shipObject('impostor', { url: `http://127.0.0.1:${openImpostor.ship.port}`, auth: { mode: 'None' } }),
+    );
     await h.ships.reconcile(key('impostor'));
     expect(ready('impostor')).toMatchObject({ status: 'False', reason: 'NameConflict' });
-    expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toEqual([{ name: 'alpha', url: `http://127.0.0.1:${alphaPort}`, status: 'online' }]);
+    expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toEqual([
+      { name: 'alpha', url: `http://127.0.0.1:${alphaPort}`, status: 'online' },
+    ]);
     // The holder keeps working throughout.
     expect(await h.ships.reconcile(key('alpha'))).toEqual({ requeueAfterMs: 30_000 });
     expect(ready('alpha')!.status).toBe('True');
@@ -206,7 +299,13 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
 
   it('expectedName: a ship reporting another name is not adopted (NameMismatch) and is not left registered', async () => {
     const other = await h.startShip('not-gamma');
-    h.fake.create(shipObject('gamma', { url: `http://127.0.0.1:${other.ship.port}`, expectedName: 'gamma', auth: { mode: 'None' } }));
+    h.fake.create(
+      shipObject('gamma', {
+        url: `http://127.0.0.1:${other.ship.port}`,
+        expectedName: 'gamma',
+        auth: { mode: 'None' },
+      }),
+    );
     await h.ships.reconcile(key('gamma'));
     expect(registered('gamma')).toMatchObject({ status: 'False', reason: 'NameMismatch' });
     expect(ready('gamma')!.message).toContain('reports the name not-gamma, but spec.expectedName is gamma');
@@ -221,10 +320,12 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(registered('gamma')!.reason).toBe('NameMismatch');
   });
 
-  it('NameMismatch is probed again once nameMismatchRetryMs has passed on the operator\'s clock, and at once on a spec change; the right ship at that URL is then registered', async () => {
+  it("NameMismatch is probed again once nameMismatchRetryMs has passed on the operator's clock, and at once on a spec change; the right ship at that URL is then registered", async () => {
     const port = await freePort();
     let wrong = await h.startShip('not-delta', { port });
-    h.fake.create(shipObject('delta', { url: `http://127.0.0.1:${port}`, expectedName: 'delta', auth: { mode: 'None' } }));
+    h.fake.create(
+      shipObject('delta', { url: `http://127.0.0.1:${port}`, expectedName: 'delta', auth: { mode: 'None' } }),
+    );
     const probes = () => h.bridgeLogs.filter((line) => line.includes('"method":"POST","url":"/ships"')).length;
     await h.ships.reconcile(key('delta'));
     expect(registered('delta')).toMatchObject({ status: 'False', reason: 'NameMismatch' });
@@ -237,15 +338,25 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     // The interval has passed: probed again (a POST), still the wrong name.
     h.clock.now += 1;
     await h.ships.reconcile(key('delta'));
-    expect(probes()).toBe(count += 1);
+    expect(probes()).toBe((count += 1));
     expect(ready('delta')!.message).toContain('reports the name not-delta');
     await h.ships.reconcile(key('delta'));
     expect(probes()).toBe(count);
 
     // A spec change (a new generation; the same ship, as the bridge compares URLs) is probed without waiting.
-    await h.kube.custom.patchNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'delta', body: { spec: { url: `http://127.0.0.1:${port}/` } } }, MERGE_PATCH);
+    await h.kube.custom.patchNamespacedCustomObject(
+      {
+        group: 'svc.dev',
+        version: 'v1alpha1',
+        plural: 'ships',
+        namespace: NAMESPACE,
+        name: 'delta',
+        body: { spec: { url: `http://127.0.0.1:${port}/` } },
+      },
+      MERGE_PATCH,
+    );
     await h.ships.reconcile(key('delta'));
-    expect(probes()).toBe(count += 1);
+    expect(probes()).toBe((count += 1));
     expect(registered('delta')).toMatchObject({ reason: 'NameMismatch', observedGeneration: 2 });
 
     // The right ship replaces the wrong one at that URL: seen at the next probe, not before.
@@ -260,7 +371,13 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(registered('delta')).toMatchObject({ status: 'True', reason: 'Registered' });
     expect(h.ship('delta')!.status).toMatchObject({ shipName: 'delta', bridgeStatus: 'online' });
 
-    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'delta' });
+    await h.kube.custom.deleteNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      plural: 'ships',
+      namespace: NAMESPACE,
+      name: 'delta',
+    });
     await reconcileUntil(h.ships, 'delta', () => h.ship('delta') === undefined, 'delta gone');
     expect((await bridgeShips()).map((ship) => ship.name)).not.toContain('delta');
   });
@@ -269,18 +386,33 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     const logs: string[] = [];
     const wrongPassword = 'not-the-operator-password-0123456789';
     const context = {
-      cache: directCache(h.fake), kube: h.kube, log: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
-      clock: () => h.clock.now, options: { bridgeUrl: h.bridgeUrl, namespace: NAMESPACE, daemonsetGraceMs: 600_000 }, observeBridgeCall: () => {},
+      cache: directCache(h.fake),
+      kube: h.kube,
+      log: pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) }),
+      clock: () => h.clock.now,
+      options: { bridgeUrl: h.bridgeUrl, namespace: NAMESPACE, daemonsetGraceMs: 600_000 },
+      observeBridgeCall: () => {},
     };
-    const locked = new ShipReconciler(reconcileDeps(context, { credentials: { kind: 'login', username: ADMIN.username, password: wrongPassword } }));
+    const locked = new ShipReconciler(
+      reconcileDeps(context, { credentials: { kind: 'login', username: ADMIN.username, password: wrongPassword } }),
+    );
     expect(await locked.reconcile(key('alpha'))).toEqual({ requeueAfterMs: 10_000 });
     expect(ready('alpha')).toMatchObject({ status: 'False', reason: 'BridgeUnauthorized' });
-    expect(ready('alpha')!.message).toBe(`the bridge refused the operator's login as "${ADMIN.username}": invalid username or password`);
+    expect(ready('alpha')!.message).toBe(
+      `the bridge refused the operator's login as "${ADMIN.username}": invalid username or password`,
+    );
     // What the bridge holds is unknown to a refused operator: nothing about the registration changes.
     expect(registered('alpha')).toMatchObject({ status: 'True', reason: 'Registered' });
     expect(h.ship('alpha')!.status).toMatchObject({ shipName: 'alpha', bridgeStatus: 'online' });
-    expect(h.events('alpha')).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'BridgeUnauthorized' }));
-    for (const text of [logs.join(''), JSON.stringify(h.fake.list('svc.dev/v1alpha1', 'Ship')), JSON.stringify(h.fake.list('v1', 'Event'))]) expect(text).not.toContain(wrongPassword);
+    expect(h.events('alpha')).toContainEqual(
+      expect.objectContaining({ type: 'Warning', reason: 'BridgeUnauthorized' }),
+    );
+    for (const text of [
+      logs.join(''),
+      JSON.stringify(h.fake.list('svc.dev/v1alpha1', 'Ship')),
+      JSON.stringify(h.fake.list('v1', 'Event')),
+    ])
+      expect(text).not.toContain(wrongPassword);
     expect((await bridgeShips()).filter((ship) => ship.name === 'alpha')).toHaveLength(1);
 
     await h.ships.reconcile(key('alpha'));
@@ -291,44 +423,85 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     await h.stopBridge();
     await h.ships.reconcile(key('alpha'));
     expect(ready('alpha')).toMatchObject({ status: 'False', reason: 'BridgeUnavailable' });
-    expect(ready('alpha')!.message).toMatch(/cannot reach the bridge at http:\/\/127\.0\.0\.1:\d+ \((ECONNREFUSED|UND_ERR_SOCKET)\)/);
+    expect(ready('alpha')!.message).toMatch(
+      /cannot reach the bridge at http:\/\/127\.0\.0\.1:\d+ \((ECONNREFUSED|UND_ERR_SOCKET)\)/,
+    );
     expect(registered('alpha')).toMatchObject({ status: 'True', reason: 'Registered' });
     expect(h.ship('alpha')!.status!.shipName).toBe('alpha');
 
-    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'beta' });
+    await h.kube.custom.deleteNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      plural: 'ships',
+      namespace: NAMESPACE,
+      name: 'beta',
+    });
     expect(await h.ships.reconcile(key('beta'))).toEqual({ requeueAfterMs: 10_000 });
     expect(h.ship('beta')!.metadata.finalizers).toEqual([FINALIZER]);
     expect(ready('beta')).toMatchObject({ status: 'False', reason: 'BridgeUnavailable' });
     expect(ready('beta')!.message).toMatch(/^deletion waits for the bridge to deregister this ship: /);
 
     await h.startBridgeAgain();
-    await reconcileUntil(h.ships, 'alpha', () => ready('alpha')?.status === 'True', 'alpha Ready after the bridge is back');
+    await reconcileUntil(
+      h.ships,
+      'alpha',
+      () => ready('alpha')?.status === 'True',
+      'alpha Ready after the bridge is back',
+    );
     await reconcileUntil(h.ships, 'beta', () => h.ship('beta') === undefined, 'beta gone after the bridge is back');
     const roster = await bridgeShips();
     expect(roster.map((ship) => ship.name).sort()).toEqual(['alpha', 'open-one']);
   });
 
   it('deletion: Deregister removes the registration then the finalizer (Secret garbage-collected); Orphan and a bridge 404 let go at once', async () => {
-    h.fake.create(shipObject('orphaned', { url: `http://127.0.0.1:${(await h.startShip('orphaned')).ship.port}`, auth: { mode: 'None' }, deletionPolicy: 'Orphan' }));
+    h.fake.create(
+      shipObject('orphaned', {
+        url: `http://127.0.0.1:${(await h.startShip('orphaned')).ship.port}`,
+        auth: { mode: 'None' },
+        deletionPolicy: 'Orphan',
+      }),
+    );
     await reconcileUntil(h.ships, 'orphaned', () => ready('orphaned')?.status === 'True', 'orphaned Ready');
-    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'orphaned' });
+    await h.kube.custom.deleteNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      plural: 'ships',
+      namespace: NAMESPACE,
+      name: 'orphaned',
+    });
     await h.ships.reconcile(key('orphaned'));
     expect(h.ship('orphaned')).toBeUndefined();
     expect((await bridgeShips()).map((ship) => ship.name)).toContain('orphaned');
 
     // Deregistered behind the operator's back: the bridge answers 404, the finalizer goes anyway.
     expect((await h.asAdmin('DELETE', '/ships/open-one')).status).toBe(200);
-    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'open-one' });
+    await h.kube.custom.deleteNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      plural: 'ships',
+      namespace: NAMESPACE,
+      name: 'open-one',
+    });
     await h.ships.reconcile(key('open-one'));
     expect(h.ship('open-one')).toBeUndefined();
 
-    await h.kube.custom.deleteNamespacedCustomObject({ group: 'svc.dev', version: 'v1alpha1', plural: 'ships', namespace: NAMESPACE, name: 'alpha' });
+    await h.kube.custom.deleteNamespacedCustomObject({
+      group: 'svc.dev',
+      version: 'v1alpha1',
+      plural: 'ships',
+      namespace: NAMESPACE,
+      name: 'alpha',
+    });
     expect(h.ship('alpha')!.metadata.deletionTimestamp).toBeTruthy();
     await h.ships.reconcile(key('alpha'));
     expect(h.ship('alpha')).toBeUndefined();
     expect((await bridgeShips()).map((ship) => ship.name)).not.toContain('alpha');
     expect(h.events('alpha').map((event) => event.reason)).toContain('Deregistered');
-    await waitFor(() => (h.secret('alpha-tokens') ? null : true), 10_000, 'the Generated Secret to be garbage-collected');
+    await waitFor(
+      () => (h.secret('alpha-tokens') ? null : true),
+      10_000,
+      'the Generated Secret to be garbage-collected',
+    );
   });
 
   it('no token ever appears in a status, an event or a log line (operator and bridge)', () => {

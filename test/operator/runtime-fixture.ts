@@ -5,7 +5,13 @@ import { pino } from 'pino';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeApiOptions } from '../fakes/kube-api/index.js';
 import type { ResourceRef } from '../../operator/runtime/controller.js';
 
-export const SHIPS: ResourceRef = { group: 'svc.dev', version: 'v1alpha1', plural: 'ships', kind: 'Ship', namespaced: true };
+export const SHIPS: ResourceRef = {
+  group: 'svc.dev',
+  version: 'v1alpha1',
+  plural: 'ships',
+  kind: 'Ship',
+  namespaced: true,
+};
 export const SHIP_API = 'svc.dev/v1alpha1';
 export const quietLog = pino({ level: process.env.SVC_TEST_LOG ?? 'silent' });
 
@@ -27,6 +33,11 @@ export class Recorder {
     this.events.push({ type, name: object.metadata!.name!, resourceVersion: object.metadata!.resourceVersion ?? '' });
   };
   saw(type: 'upsert' | 'delete', name: string, resourceVersion?: string): boolean {
-    return this.events.some((event) => event.type === type && event.name === name && (resourceVersion === undefined || event.resourceVersion === resourceVersion));
+    return this.events.some(
+      (event) =>
+        event.type === type &&
+        event.name === name &&
+        (resourceVersion === undefined || event.resourceVersion === resourceVersion),
+    );
   }
 }

@@ -13,22 +13,28 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function get(port: number, path: string, method = 'GET'): Promise<{ status: number; body: string; type: string | null }> {
+async function get(
+  port: number,
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: string; type: string | null }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
   return { status: response.status, body: await response.text(), type: response.headers.get('content-type') };
 }
 
 /** Reconciles ships: 'bad' always fails; every call reports one fake bridge call. */
 function testReconcilers(context: ReconcilerContext): Reconciler[] {
-  return [{
-    kind: 'Ship',
-    resource: SHIPS,
-    async reconcile(key) {
-      context.observeBridgeCall('GET', '/ships', 200, 0.012);
-      if (key.name === 'bad') throw new Error('bridge unavailable');
-      return key.name === 'slow' ? { requeueAfterMs: 60_000 } : undefined;
+  return [
+    {
+      kind: 'Ship',
+      resource: SHIPS,
+      async reconcile(key) {
+        context.observeBridgeCall('GET', '/ships', 200, 0.012);
+        if (key.name === 'bad') throw new Error('bridge unavailable');
+        return key.name === 'slow' ? { requeueAfterMs: 60_000 } : undefined;
+      },
     },
-  }];
+  ];
 }
 
 async function start(fakeKubeconfig: string, leaderElect = false): Promise<RunningOperator> {
@@ -42,7 +48,11 @@ async function start(fakeKubeconfig: string, leaderElect = false): Promise<Runni
     kubeconfig: { env: { KUBECONFIG: fakeKubeconfig } },
     logger: quietLog,
     reconcilers: testReconcilers,
-    tuning: { watch: { restart: { baseMs: 20, maxMs: 100 } }, queue: { retry: { baseMs: 20, maxMs: 100 } }, lease: { leaseDurationMs: 1_000, renewDeadlineMs: 700, retryPeriodMs: 100 } },
+    tuning: {
+      watch: { restart: { baseMs: 20, maxMs: 100 } },
+      queue: { retry: { baseMs: 20, maxMs: 100 } },
+      lease: { leaseDurationMs: 1_000, renewDeadlineMs: 700, retryPeriodMs: 100 },
+    },
   });
   cleanups.push(() => operator.close());
   return operator;
@@ -71,7 +81,11 @@ describe('operator probes and metrics', () => {
     const leader = await start(fake.kubeconfigPath, true);
     await until(async () => leader.runtime.isLeader, 'the first replica to lead');
     const standby = await start(fake.kubeconfigPath, true);
-    await until(async () => (await get(standby.healthPort, '/readyz')).status === 200, 'the standby to be ready', 5_000);
+    await until(
+      async () => (await get(standby.healthPort, '/readyz')).status === 200,
+      'the standby to be ready',
+      5_000,
+    );
     expect(standby.runtime.isLeader).toBe(false);
     expect((await get(standby.healthPort, '/metrics')).body).toMatch(/^svc_operator_leader 0$/m);
     expect((await get(leader.healthPort, '/metrics')).body).toMatch(/^svc_operator_leader 1$/m);
@@ -84,9 +98,21 @@ describe('operator probes and metrics', () => {
     fake.create(ship('bad'));
     fake.create(ship('slow'));
     const operator = await start(fake.kubeconfigPath);
-    await until(async () => /svc_operator_reconciles_total\{kind="Ship",result="error"\} [3-9]/.test((await get(operator.healthPort, '/metrics')).body), 'a few failed reconciles of bad');
+    await until(
+      async () =>
+        /svc_operator_reconciles_total\{kind="Ship",result="error"\} [3-9]/.test(
+          (await get(operator.healthPort, '/metrics')).body,
+        ),
+      'a few failed reconciles of bad',
+    );
     fake.expireWatches();
-    await until(async () => /svc_operator_watch_restarts_total\{resource="ships",reason="expired"\} 1/.test((await get(operator.healthPort, '/metrics')).body), 'the expired watch to be counted');
+    await until(
+      async () =>
+        /svc_operator_watch_restarts_total\{resource="ships",reason="expired"\} 1/.test(
+          (await get(operator.healthPort, '/metrics')).body,
+        ),
+      'the expired watch to be counted',
+    );
     const metrics = await get(operator.healthPort, '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.type).toContain('text/plain');
@@ -94,7 +120,9 @@ describe('operator probes and metrics', () => {
     expect(metrics.body).toMatch(/^svc_operator_reconciles_total\{kind="Ship",result="requeue"\} [1-9]/m);
     expect(metrics.body).toMatch(/^svc_operator_queue_depth\{kind="Ship"\} \d+$/m);
     expect(metrics.body).toMatch(/^svc_operator_reconcile_duration_seconds_count\{kind="Ship"\} [1-9]/m);
-    expect(metrics.body).toMatch(/^svc_operator_bridge_request_duration_seconds_bucket\{le="0.025",method="GET",route="\/ships",status="200"\} [1-9]/m);
+    expect(metrics.body).toMatch(
+      /^svc_operator_bridge_request_duration_seconds_bucket\{le="0.025",method="GET",route="\/ships",status="200"\} [1-9]/m,
+    );
     expect(metrics.body).toMatch(/^svc_operator_process_resident_memory_bytes \d+/m);
   });
 });

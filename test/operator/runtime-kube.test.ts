@@ -41,7 +41,10 @@ describe('kubeconfig loading', () => {
     writeFileSync(join(saDir, 'namespace'), 'svc-system\n');
     const kubeconfig = join(root, 'kubeconfig');
     writeFileSync(kubeconfig, KUBECONFIG('https://elsewhere:6443', 'other'));
-    const loaded = loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443', KUBECONFIG: kubeconfig }, serviceAccountDir: saDir });
+    const loaded = loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443', KUBECONFIG: kubeconfig },
+      serviceAccountDir: saDir,
+    });
     expect(loaded.source).toBe('in-cluster');
     expect(loaded.namespace).toBe('svc-system');
     expect(loaded.config.getCurrentCluster()?.server).toBe('https://10.0.0.1:443');
@@ -51,13 +54,26 @@ describe('kubeconfig loading', () => {
     const root = scratch();
     const kubeconfig = join(root, 'kubeconfig');
     writeFileSync(kubeconfig, KUBECONFIG('https://from-env:6443', 'team-a'));
-    const fromEnv = loadKubeConfig({ env: { KUBECONFIG: kubeconfig }, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR) });
+    const fromEnv = loadKubeConfig({
+      env: { KUBECONFIG: kubeconfig },
+      serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR),
+    });
     expect(fromEnv).toMatchObject({ source: 'KUBECONFIG', namespace: 'team-a' });
     expect(fromEnv.config.getCurrentCluster()?.server).toBe('https://from-env:6443');
     // A list of files: the first to name the current context wins, as with kubectl.
     const second = join(root, 'second');
-    writeFileSync(second, KUBECONFIG('https://second:6443').replace(/name: c\b/, 'name: c2').replace('cluster: c,', 'cluster: c2,').replace(/name: x\b/, 'name: y').replace('current-context: x', 'current-context: y'));
-    const merged = loadKubeConfig({ env: { KUBECONFIG: `${kubeconfig}:${second}` }, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR) });
+    writeFileSync(
+      second,
+      KUBECONFIG('https://second:6443')
+        .replace(/name: c\b/, 'name: c2')
+        .replace('cluster: c,', 'cluster: c2,')
+        .replace(/name: x\b/, 'name: y')
+        .replace('current-context: x', 'current-context: y'),
+    );
+    const merged = loadKubeConfig({
+      env: { KUBECONFIG: `${kubeconfig}:${second}` },
+      serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR),
+    });
     expect(merged.config.getCurrentCluster()?.server).toBe('https://from-env:6443');
     expect(merged.config.getContextObject('y')?.cluster).toBe('c2');
 
@@ -65,11 +81,21 @@ describe('kubeconfig loading', () => {
     const home = join(root, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
     writeFileSync(join(home, '.kube', 'config'), KUBECONFIG('https://from-home:6443'));
-    const fromHome = loadKubeConfig({ env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR), home });
+    const fromHome = loadKubeConfig({
+      env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
+      serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR),
+      home,
+    });
     expect(fromHome).toMatchObject({ source: 'home', namespace: 'default' });
     expect(fromHome.config.getCurrentCluster()?.server).toBe('https://from-home:6443');
 
-    expect(() => loadKubeConfig({ env: {}, serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR), home: join(root, 'nobody') })).toThrow(/no Kubernetes configuration/);
+    expect(() =>
+      loadKubeConfig({
+        env: {},
+        serviceAccountDir: join(root, 'absent', SERVICE_ACCOUNT_DIR),
+        home: join(root, 'nobody'),
+      }),
+    ).toThrow(/no Kubernetes configuration/);
   });
 });
 
@@ -80,17 +106,28 @@ describe('patch content types', () => {
     fake.create(ship('a'));
     const { custom } = makeKubeClients(config);
     const target = { group: 'svc.dev', version: 'v1alpha1', namespace: 'default', plural: 'ships', name: 'a' };
-    await custom.patchNamespacedCustomObjectStatus({ ...target, body: { status: { bridgeStatus: 'online', conditions: [] } } }, MERGE_PATCH);
-    await custom.patchNamespacedCustomObject({ ...target, body: { metadata: { finalizers: ['svc.dev/deregister'] } } }, MERGE_PATCH);
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...target, body: { status: { bridgeStatus: 'online', conditions: [] } } },
+      MERGE_PATCH,
+    );
+    await custom.patchNamespacedCustomObject(
+      { ...target, body: { metadata: { finalizers: ['svc.dev/deregister'] } } },
+      MERGE_PATCH,
+    );
     const read = fake.read(SHIP_API, 'Ship', 'a', 'default')!;
     expect(read.status).toMatchObject({ bridgeStatus: 'online' });
     expect(read.metadata.finalizers).toEqual(['svc.dev/deregister']);
-    const refused = await custom.patchNamespacedCustomObjectStatus({ ...target, body: { status: { bridgeStatus: 'offline' } } }).then(() => undefined, (error: unknown) => error);
+    const refused = await custom
+      .patchNamespacedCustomObjectStatus({ ...target, body: { status: { bridgeStatus: 'offline' } } })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(refused).toBeInstanceOf(ApiException);
     expect([400, 415]).toContain((refused as ApiException<unknown>).code);
-    expect(fake.requests.filter((request) => request.method === 'PATCH').map((request) => request.contentType)).toEqual([
-      'application/merge-patch+json', 'application/merge-patch+json', 'application/json-patch+json',
-    ]);
+    expect(fake.requests.filter((request) => request.method === 'PATCH').map((request) => request.contentType)).toEqual(
+      ['application/merge-patch+json', 'application/merge-patch+json', 'application/json-patch+json'],
+    );
   });
 });
 
@@ -106,8 +143,15 @@ describe('connections', () => {
     const target = { group: 'svc.dev', version: 'v1alpha1', namespace: 'default', plural: 'ships', name: 'a' };
     for (let call = 0; call < 10; call++) {
       await kube.custom.getNamespacedCustomObject(target);
-      await kube.custom.patchNamespacedCustomObjectStatus({ ...target, body: { status: { bridgeStatus: `call-${call}` } } }, MERGE_PATCH);
-      const list = await http.getJson<{ items: unknown[] }>(collectionPath(SHIPS, 'default'), {}, AbortSignal.timeout(5000));
+      await kube.custom.patchNamespacedCustomObjectStatus(
+        { ...target, body: { status: { bridgeStatus: `call-${call}` } } },
+        MERGE_PATCH,
+      );
+      const list = await http.getJson<{ items: unknown[] }>(
+        collectionPath(SHIPS, 'default'),
+        {},
+        AbortSignal.timeout(5000),
+      );
       expect(list.items).toHaveLength(1);
     }
     expect(fake.read(SHIP_API, 'Ship', 'a', 'default')!.status).toMatchObject({ bridgeStatus: 'call-9' });

@@ -44,7 +44,11 @@ function replica(config: KubeConfig, identity: string, lease = LEASE) {
 }
 
 async function holder(fake: FakeKubeApi): Promise<string | undefined> {
-  return (fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+  return (
+    fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')?.spec as
+      | { holderIdentity?: string }
+      | undefined
+  )?.holderIdentity;
 }
 
 describe('leader election between two operator replicas', () => {
@@ -54,7 +58,10 @@ describe('leader election between two operator replicas', () => {
     fake.create(ship('a'));
     const one = replica(config, 'one');
     const two = replica(config, 'two');
-    cleanups.push(() => one.runtime.stop(), () => two.runtime.stop());
+    cleanups.push(
+      () => one.runtime.stop(),
+      () => two.runtime.stop(),
+    );
     one.runtime.start();
     await until(async () => one.runtime.isLeader, 'one to lead');
     two.runtime.start();
@@ -78,7 +85,10 @@ describe('leader election between two operator replicas', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(LEASE.leaseDurationMs);
     expect(await holder(fake)).toBe('two');
     // The new leader looks at everything once.
-    await until(async () => ['a', 'b0', 'b4'].every((name) => two.reconciled.includes(`default/${name}`)), 'two to reconcile every ship');
+    await until(
+      async () => ['a', 'b0', 'b4'].every((name) => two.reconciled.includes(`default/${name}`)),
+      'two to reconcile every ship',
+    );
   });
 
   it('a killed leader (no release) is replaced within the lease duration after its last renewal', async () => {
@@ -87,7 +97,10 @@ describe('leader election between two operator replicas', () => {
     fake.create(ship('a'));
     const one = replica(config, 'one');
     const two = replica(config, 'two');
-    cleanups.push(() => one.runtime.stop(), () => two.runtime.stop());
+    cleanups.push(
+      () => one.runtime.stop(),
+      () => two.runtime.stop(),
+    );
     one.runtime.start();
     await until(async () => one.runtime.isLeader, 'one to lead');
     two.runtime.start();
@@ -103,7 +116,9 @@ describe('leader election between two operator replicas', () => {
     expect(took).toBeGreaterThanOrEqual(LEASE.leaseDurationMs - LEASE.retryPeriodMs - 50);
     expect(took).toBeLessThan(LEASE.leaseDurationMs + 3 * LEASE.retryPeriodMs + 700);
     expect(await holder(fake)).toBe('two');
-    const lease = fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')!.spec as { leaseTransitions?: number };
+    const lease = fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')!.spec as {
+      leaseTransitions?: number;
+    };
     expect(lease.leaseTransitions).toBe(1);
     await until(async () => two.reconciled.includes('default/a'), 'two to reconcile a');
   });
@@ -115,15 +130,25 @@ describe('leader election between two operator replicas', () => {
     let now = 1_000_000;
     const clock = () => now;
     const events: string[] = [];
-    const make = (identity: string) => new LeaderElector({
-      leases, namespace: 'default', identity, clock, log: quietLog,
-      leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 50,
-      onStartedLeading: () => events.push(`${identity} leads`),
-      onStoppedLeading: () => events.push(`${identity} stops`),
-    });
+    const make = (identity: string) =>
+      new LeaderElector({
+        leases,
+        namespace: 'default',
+        identity,
+        clock,
+        log: quietLog,
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        retryPeriodMs: 50,
+        onStartedLeading: () => events.push(`${identity} leads`),
+        onStoppedLeading: () => events.push(`${identity} stops`),
+      });
     const one = make('one');
     const two = make('two');
-    cleanups.push(() => one.stop({ release: false }), () => two.stop({ release: false }));
+    cleanups.push(
+      () => one.stop({ release: false }),
+      () => two.stop({ release: false }),
+    );
     one.start();
     await until(async () => one.isLeader, 'one to lead');
     await one.stop({ release: false });

@@ -16,27 +16,51 @@ afterEach(async () => {
 const MARKER = `http://127.0.0.1:9/operator-test-${process.pid}`;
 
 function leaseHolder(fake: Awaited<ReturnType<typeof startFake>>['fake']): string | undefined {
-  return (fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+  return (
+    fake.read('coordination.k8s.io/v1', 'Lease', 'svc-operator', 'default')?.spec as
+      | { holderIdentity?: string }
+      | undefined
+  )?.holderIdentity;
 }
 
 describe('svc operator (process)', () => {
   it('serves /healthz and /readyz, leads, and on SIGTERM releases the lease and exits 0', async () => {
     const { fake } = await startFake();
     cleanups.push(() => fake.close());
-    const operator: NpxProcess = startNpx(['operator', '--bridge-url', MARKER, '--health-port', '0', '--leader-elect', '--daemonset-grace', '1h30m'], {
-      KUBECONFIG: fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info', POD_NAME: 'operator-test',
-    });
+    const operator: NpxProcess = startNpx(
+      ['operator', '--bridge-url', MARKER, '--health-port', '0', '--leader-elect', '--daemonset-grace', '1h30m'],
+      {
+        KUBECONFIG: fake.kubeconfigPath,
+        KUBERNETES_SERVICE_HOST: '',
+        SVC_LOG_LEVEL: 'info',
+        POD_NAME: 'operator-test',
+      },
+    );
     cleanups.push(() => operator.terminateThenKill());
     const started = await operator.waitFor(/"healthPort":\d+/, 30_000);
     const port = Number(started.split(':')[1]);
     const healthz = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(healthz.status).toBe(200);
     await until(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, '/readyz 200', 10_000);
-    await until(async () => leaseHolder(fake)?.startsWith('operator-test_') ?? false, 'the operator to hold the lease', 10_000);
+    await until(
+      async () => leaseHolder(fake)?.startsWith('operator-test_') ?? false,
+      'the operator to hold the lease',
+      10_000,
+    );
     // Logs are JSON lines.
-    const startLine = operator.output().split('\n').find((line) => line.includes('svc operator starting'))!;
+    const startLine = operator
+      .output()
+      .split('\n')
+      .find((line) => line.includes('svc operator starting'))!;
     // --daemonset-grace takes Go durations: 1h30m is 90 minutes.
-    expect(JSON.parse(startLine)).toMatchObject({ component: 'operator', kubeconfig: 'KUBECONFIG', namespace: 'default', bridgeUrl: MARKER, leaderElect: true, daemonsetGraceMs: 90 * 60_000 });
+    expect(JSON.parse(startLine)).toMatchObject({
+      component: 'operator',
+      kubeconfig: 'KUBECONFIG',
+      namespace: 'default',
+      bridgeUrl: MARKER,
+      leaderElect: true,
+      daemonsetGraceMs: 90 * 60_000,
+    });
 
     // SIGTERM to the svc process itself (as a supervisor sends it to the container's process): npm exec
     // passes its exit code on.
@@ -52,20 +76,32 @@ describe('svc operator (process)', () => {
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 
-  it('creates the chart\'s Secrets in an empty namespace with no other event: the watched one, and with --all-namespaces its own (--daemonset-grace 90s and the default read too)', async () => {
+  it("creates the chart's Secrets in an empty namespace with no other event: the watched one, and with --all-namespaces its own (--daemonset-grace 90s and the default read too)", async () => {
     const chartSecrets = ['svc-admin', 'svc-postgres'];
     const secretsIn = (fake: Awaited<ReturnType<typeof startFake>>['fake'], namespace?: string) =>
-      fake.list('v1', 'Secret', namespace).map((secret) => `${secret.metadata.namespace}/${secret.metadata.name}`).sort();
+      fake
+        .list('v1', 'Secret', namespace)
+        .map((secret) => `${secret.metadata.namespace}/${secret.metadata.name}`)
+        .sort();
     // Also the other --daemonset-grace forms: 90s, and the 10m default.
-    for (const [args, namespace, graceMs] of [[['--daemonset-grace', '90s'], 'default', 90_000], [['--all-namespaces'], 'svc-system', 600_000]] as const) {
+    for (const [args, namespace, graceMs] of [
+      [['--daemonset-grace', '90s'], 'default', 90_000],
+      [['--all-namespaces'], 'svc-system', 600_000],
+    ] as const) {
       const { fake } = await startFake({ namespace });
       cleanups.push(() => fake.close());
       const operator = startNpx(['operator', '--bridge-url', MARKER, '--health-port', '0', ...args], {
-        KUBECONFIG: fake.kubeconfigPath, KUBERNETES_SERVICE_HOST: '', SVC_LOG_LEVEL: 'info',
+        KUBECONFIG: fake.kubeconfigPath,
+        KUBERNETES_SERVICE_HOST: '',
+        SVC_LOG_LEVEL: 'info',
       });
       cleanups.push(() => operator.terminateThenKill());
       // Nothing exists and nothing changes: only the operator's start can bring them about.
-      await until(async () => secretsIn(fake).length === chartSecrets.length, `the chart Secrets in ${namespace} (${args.join(' ') || 'no flags'})`, 20_000);
+      await until(
+        async () => secretsIn(fake).length === chartSecrets.length,
+        `the chart Secrets in ${namespace} (${args.join(' ') || 'no flags'})`,
+        20_000,
+      );
       expect(secretsIn(fake)).toEqual(chartSecrets.map((name) => `${namespace}/${name}`));
       // Info lines: the log is written in batches, within 100 ms (server/logger.ts).
       await operator.waitFor('created the first-admin credentials', 5000);

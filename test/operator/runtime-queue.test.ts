@@ -8,7 +8,10 @@ import { until } from '../helpers/poll.js';
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function recordingQueue(handler: QueueHandler, options: { concurrency?: number; baseMs?: number; maxMs?: number } = {}) {
+function recordingQueue(
+  handler: QueueHandler,
+  options: { concurrency?: number; baseMs?: number; maxMs?: number } = {},
+) {
   const outcomes: Array<{ key: string; outcome: ReconcileOutcome }> = [];
   const queue = new WorkQueue({
     handler,
@@ -22,14 +25,18 @@ function recordingQueue(handler: QueueHandler, options: { concurrency?: number; 
 describe('operator work queue', () => {
   it('backoff doubles from the base and stops at the cap', () => {
     const policy = { baseMs: 200, maxMs: 60_000 };
-    expect([1, 2, 3, 4, 9, 10, 30, 1_000].map((failures) => backoffDelay(policy, failures))).toEqual([200, 400, 800, 1_600, 51_200, 60_000, 60_000, 60_000]);
+    expect([1, 2, 3, 4, 9, 10, 30, 1_000].map((failures) => backoffDelay(policy, failures))).toEqual([
+      200, 400, 800, 1_600, 51_200, 60_000, 60_000, 60_000,
+    ]);
     // Jitter only ever shortens the delay, by at most its fraction.
     expect(backoffDelay({ ...policy, jitter: 0.2 }, 3, () => 1)).toBe(640);
   });
 
   it('de-duplicates a key added many times while it waits', async () => {
     const calls: string[] = [];
-    const { queue } = recordingQueue(async (key) => { calls.push(key); });
+    const { queue } = recordingQueue(async (key) => {
+      calls.push(key);
+    });
     for (let index = 0; index < 50; index += 1) queue.add('ns/a');
     queue.add('ns/b');
     expect(queue.depth).toBe(2);
@@ -43,14 +50,17 @@ describe('operator work queue', () => {
     let running = 0;
     let maxRunningA = 0;
     let calls = 0;
-    const { queue } = recordingQueue(async (key) => {
-      if (key !== 'ns/a') return;
-      calls += 1;
-      running += 1;
-      maxRunningA = Math.max(maxRunningA, running);
-      await tick(40);
-      running -= 1;
-    }, { concurrency: 8 });
+    const { queue } = recordingQueue(
+      async (key) => {
+        if (key !== 'ns/a') return;
+        calls += 1;
+        running += 1;
+        maxRunningA = Math.max(maxRunningA, running);
+        await tick(40);
+        running -= 1;
+      },
+      { concurrency: 8 },
+    );
     queue.start();
     queue.add('ns/a');
     await tick(10);
@@ -68,12 +78,15 @@ describe('operator work queue', () => {
   it('runs different keys concurrently up to the concurrency', async () => {
     let running = 0;
     let maxRunning = 0;
-    const { queue } = recordingQueue(async () => {
-      running += 1;
-      maxRunning = Math.max(maxRunning, running);
-      await tick(30);
-      running -= 1;
-    }, { concurrency: 3 });
+    const { queue } = recordingQueue(
+      async () => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await tick(30);
+        running -= 1;
+      },
+      { concurrency: 3 },
+    );
     for (let index = 0; index < 9; index += 1) queue.add(`ns/k${index}`);
     queue.start();
     await until(async () => queue.depth === 0 && running === 0, 'all keys done', 5_000);
@@ -83,10 +96,13 @@ describe('operator work queue', () => {
   it('retries a failing key with exponential backoff up to the cap, and a success resets it', async () => {
     const attempts: number[] = [];
     let failUntil = 6;
-    const { queue, outcomes } = recordingQueue(async () => {
-      attempts.push(performance.now());
-      if (attempts.length < failUntil) throw new Error('bridge unavailable');
-    }, { baseMs: 20, maxMs: 100 });
+    const { queue, outcomes } = recordingQueue(
+      async () => {
+        attempts.push(performance.now());
+        if (attempts.length < failUntil) throw new Error('bridge unavailable');
+      },
+      { baseMs: 20, maxMs: 100 },
+    );
     queue.start();
     queue.add('ns/a');
     await until(async () => attempts.length === 6, 'six attempts', 5_000);
@@ -120,7 +136,12 @@ describe('operator work queue', () => {
 
     // A long requeue cut short by an event: the event runs at once, and the timer no longer fires.
     let count = 0;
-    const counted = new WorkQueue({ handler: async () => { count += 1; return count === 1 ? { requeueAfterMs: 120 } : undefined; } });
+    const counted = new WorkQueue({
+      handler: async () => {
+        count += 1;
+        return count === 1 ? { requeueAfterMs: 120 } : undefined;
+      },
+    });
     counted.start();
     counted.add('ns/b');
     await until(async () => count === 1, 'first reconcile');
@@ -140,7 +161,11 @@ describe('operator work queue', () => {
       if (key === 'ns/slow') {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 5_000);
-          signal.addEventListener('abort', () => { clearTimeout(timer); aborted += 1; resolve(); });
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            aborted += 1;
+            resolve();
+          });
         });
         signal.throwIfAborted();
       }
@@ -160,7 +185,10 @@ describe('operator work queue', () => {
     expect(seen.filter((key) => key === 'ns/c')).toEqual([]);
     expect(queue.depth).toBe(2);
     queue.start();
-    await until(async () => seen.includes('ns/c') && seen.filter((key) => key === 'ns/slow').length === 2, 'both after restart');
+    await until(
+      async () => seen.includes('ns/c') && seen.filter((key) => key === 'ns/slow').length === 2,
+      'both after restart',
+    );
     await queue.shutdown();
   });
 });

@@ -8,7 +8,14 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { until } from '../helpers/poll.js';
 import { makeKubeClients } from '../../operator/kube/clients.js';
 import { OperatorMetrics } from '../../operator/health/metrics.js';
-import { keyString, ownedBy, type CacheReader, type ObjectKey, type Reconciler, type ResourceRef } from '../../operator/runtime/controller.js';
+import {
+  keyString,
+  ownedBy,
+  type CacheReader,
+  type ObjectKey,
+  type Reconciler,
+  type ResourceRef,
+} from '../../operator/runtime/controller.js';
 import { OperatorRuntime } from '../../operator/runtime/runtime.js';
 import { quietLog, SHIP_API, SHIPS, ship, startFake } from './runtime-fixture.js';
 
@@ -19,9 +26,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Seen { key: string; resourceVersion: string | undefined; status: unknown; secretVersion?: string }
+interface Seen {
+  key: string;
+  resourceVersion: string | undefined;
+  status: unknown;
+  secretVersion?: string;
+}
 
-async function runtimeWith(makeReconciler: (cache: CacheReader) => Reconciler, fakeOptions: Parameters<typeof startFake>[0] = {}) {
+async function runtimeWith(
+  makeReconciler: (cache: CacheReader) => Reconciler,
+  fakeOptions: Parameters<typeof startFake>[0] = {},
+) {
   const { fake, config } = await startFake(fakeOptions);
   cleanups.push(() => fake.close());
   const runtime = new OperatorRuntime({
@@ -39,15 +54,25 @@ async function runtimeWith(makeReconciler: (cache: CacheReader) => Reconciler, f
   return { fake, runtime };
 }
 
-function recordingShipReconciler(seen: Seen[], options: { watchSecrets?: boolean; fail?: (key: ObjectKey) => boolean } = {}) {
+function recordingShipReconciler(
+  seen: Seen[],
+  options: { watchSecrets?: boolean; fail?: (key: ObjectKey) => boolean } = {},
+) {
   return (cache: CacheReader): Reconciler => ({
     kind: 'Ship',
     resource: SHIPS,
     watches: options.watchSecrets ? [{ resource: SECRETS, map: ownedBy('Ship') }] : [],
     async reconcile(key) {
       const object = cache.get<KubernetesObject & { status?: unknown }>(SHIPS, key);
-      const secret = options.watchSecrets ? cache.get(SECRETS, { namespace: key.namespace, name: `${key.name}-tokens` }) : undefined;
-      seen.push({ key: keyString(key), resourceVersion: object?.metadata?.resourceVersion, status: object?.status, secretVersion: secret?.metadata?.resourceVersion });
+      const secret = options.watchSecrets
+        ? cache.get(SECRETS, { namespace: key.namespace, name: `${key.name}-tokens` })
+        : undefined;
+      seen.push({
+        key: keyString(key),
+        resourceVersion: object?.metadata?.resourceVersion,
+        status: object?.status,
+        secretVersion: secret?.metadata?.resourceVersion,
+      });
       if (options.fail?.(key)) throw new Error('bridge unavailable');
     },
   });
@@ -62,9 +87,15 @@ describe('operator runtime and reconcilers', () => {
     fake.create(ship('a'));
     await until(async () => last(seen, 'default/a')?.resourceVersion !== undefined, 'a reconciled');
     fake.writeStatus(SHIP_API, 'Ship', 'a', { phase: 'x' });
-    await until(async () => (last(seen, 'default/a')?.status as { phase?: string } | undefined)?.phase === 'x', 'the status change reconciled');
+    await until(
+      async () => (last(seen, 'default/a')?.status as { phase?: string } | undefined)?.phase === 'x',
+      'the status change reconciled',
+    );
     fake.remove(SHIP_API, 'Ship', 'a');
-    await until(async () => seen.length > 0 && last(seen, 'default/a')!.resourceVersion === undefined, 'the deletion reconciled with no object');
+    await until(
+      async () => seen.length > 0 && last(seen, 'default/a')!.resourceVersion === undefined,
+      'the deletion reconciled with no object',
+    );
   });
 
   it('a change of an owned Secret reconciles its owner Ship', async () => {
@@ -73,14 +104,31 @@ describe('operator runtime and reconcilers', () => {
     const owner = fake.create(ship('a'));
     await until(async () => Boolean(last(seen, 'default/a')), 'a reconciled');
     const secret = fake.create({
-      apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
-      metadata: { name: 'a-tokens', namespace: 'default', ownerReferences: [{ apiVersion: SHIP_API, kind: 'Ship', name: 'a', uid: owner.metadata.uid!, controller: true }] },
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: {
+        name: 'a-tokens',
+        namespace: 'default',
+        ownerReferences: [
+          { apiVersion: SHIP_API, kind: 'Ship', name: 'a', uid: owner.metadata.uid!, controller: true },
+        ],
+      },
       data: { shipToken: Buffer.from('s').toString('base64') },
     });
-    await until(async () => last(seen, 'default/a')?.secretVersion === secret.metadata.resourceVersion, 'the owner reconciled after the Secret appeared');
+    await until(
+      async () => last(seen, 'default/a')?.secretVersion === secret.metadata.resourceVersion,
+      'the owner reconciled after the Secret appeared',
+    );
     // A Secret nobody owns reconciles nothing.
     const before = seen.length;
-    fake.create({ apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: 'loose', namespace: 'default' }, data: {} });
+    fake.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: { name: 'loose', namespace: 'default' },
+      data: {},
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(seen.length).toBe(before);
   });
@@ -108,12 +156,20 @@ describe('operator runtime and reconcilers', () => {
       else fake.writeStatus(SHIP_API, 'Ship', name, { round });
       if (round % 10 === 0) fake.dropWatches({ midEvent: true });
       if (round % 25 === 0) fake.expireWatches();
-      if (round % 40 === 0) { fake.dropWatches(); fake.compact(); }
+      if (round % 40 === 0) {
+        fake.dropWatches();
+        fake.compact();
+      }
       if (round % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await until(async () => names.every((name) => {
-      const object = fake.read(SHIP_API, 'Ship', name, 'default');
-      return last(seen, `default/${name}`)?.resourceVersion === object?.metadata.resourceVersion;
-    }), 'every ship to be reconciled at its final resourceVersion (or as deleted)', 15_000);
+    await until(
+      async () =>
+        names.every((name) => {
+          const object = fake.read(SHIP_API, 'Ship', name, 'default');
+          return last(seen, `default/${name}`)?.resourceVersion === object?.metadata.resourceVersion;
+        }),
+      'every ship to be reconciled at its final resourceVersion (or as deleted)',
+      15_000,
+    );
   });
 });

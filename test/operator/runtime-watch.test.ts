@@ -26,7 +26,11 @@ interface Harness {
   restarts: WatchRestartReason[];
 }
 
-async function harness(options: Partial<ListWatchOptions> = {}, fakeOptions: Parameters<typeof startFake>[0] = {}, configFor?: (fake: FakeKubeApi) => Promise<KubeConfig>): Promise<Harness> {
+async function harness(
+  options: Partial<ListWatchOptions> = {},
+  fakeOptions: Parameters<typeof startFake>[0] = {},
+  configFor?: (fake: FakeKubeApi) => Promise<KubeConfig>,
+): Promise<Harness> {
   const { fake, config } = await startFake(fakeOptions);
   cleanups.push(() => fake.close());
   const recorder = new Recorder();
@@ -49,15 +53,21 @@ async function harness(options: Partial<ListWatchOptions> = {}, fakeOptions: Par
 
 /** Waits until the cache holds exactly the server's ships at their resourceVersions, and each was reported. */
 async function converged({ fake, watch, recorder }: Harness, timeoutMs = 10_000): Promise<void> {
-  await until(async () => {
-    const server = fake.list(SHIP_API, 'Ship', 'default');
-    if (server.length !== watch.cache.size) return false;
-    return server.every((object) => {
-      const cached = watch.cache.get(`default/${object.metadata.name}`);
-      return cached?.metadata?.resourceVersion === object.metadata.resourceVersion
-        && recorder.saw('upsert', object.metadata.name!, object.metadata.resourceVersion);
-    });
-  }, 'the cache to match the server and every latest resourceVersion to be reported', timeoutMs);
+  await until(
+    async () => {
+      const server = fake.list(SHIP_API, 'Ship', 'default');
+      if (server.length !== watch.cache.size) return false;
+      return server.every((object) => {
+        const cached = watch.cache.get(`default/${object.metadata.name}`);
+        return (
+          cached?.metadata?.resourceVersion === object.metadata.resourceVersion &&
+          recorder.saw('upsert', object.metadata.name!, object.metadata.resourceVersion)
+        );
+      });
+    },
+    'the cache to match the server and every latest resourceVersion to be reported',
+    timeoutMs,
+  );
 }
 
 function touch(fake: FakeKubeApi, name: string, round: number): void {
@@ -147,7 +157,9 @@ describe('operator list/watch loop', () => {
       h.fake.create(ship('c'));
       await converged(h);
       // Every object now carries a resourceVersion of the new history, and the cache holds those.
-      expect(h.watch.cache.get('default/a')!.metadata!.resourceVersion).toBe(h.fake.read(SHIP_API, 'Ship', 'a', 'default')!.metadata.resourceVersion);
+      expect(h.watch.cache.get('default/a')!.metadata!.resourceVersion).toBe(
+        h.fake.read(SHIP_API, 'Ship', 'a', 'default')!.metadata.resourceVersion,
+      );
       expect((h.watch.cache.get('default/b') as { status?: { round?: number } }).status?.round).toBe(7);
       expect(h.watch.lastResourceVersion).not.toBe(before);
       expect(listRequests(h.fake)).toBeGreaterThanOrEqual(2);
@@ -163,7 +175,10 @@ describe('operator list/watch loop', () => {
       cleanups.push(() => proxy!.close());
       // The kubeconfig as written, pointed at the proxy (the serving certificate names 127.0.0.1).
       const path = join(fake.kubeconfigPath + '.proxied');
-      writeFileSync(path, readFileSync(fake.kubeconfigPath, 'utf8').replace(`127.0.0.1:${fake.port}`, `127.0.0.1:${proxy.port}`));
+      writeFileSync(
+        path,
+        readFileSync(fake.kubeconfigPath, 'utf8').replace(`127.0.0.1:${fake.port}`, `127.0.0.1:${proxy.port}`),
+      );
       const config = new KubeConfig();
       config.loadFromFile(path);
       return config;
@@ -189,7 +204,11 @@ describe('operator list/watch loop', () => {
     h.fake.create(ship('a'));
     await converged(h);
     const before = h.recorder.events.filter((event) => event.name === 'a').length;
-    await until(async () => h.recorder.events.filter((event) => event.name === 'a').length >= before + 2, 'two resyncs to report a again', 5_000);
+    await until(
+      async () => h.recorder.events.filter((event) => event.name === 'a').length >= before + 2,
+      'two resyncs to report a again',
+      5_000,
+    );
     expect(h.restarts).toContain('resync');
   });
 
@@ -213,7 +232,10 @@ describe('operator list/watch loop', () => {
       () => h.fake.dropWatches(),
       () => h.fake.expireWatches(),
       () => h.fake.closeWatches(),
-      () => { h.fake.dropWatches(); h.fake.compact(); },
+      () => {
+        h.fake.dropWatches();
+        h.fake.compact();
+      },
     ];
     for (let round = 0; round < 60; round += 1) {
       const name = names[(round * 7) % names.length]!;
@@ -233,7 +255,10 @@ describe('operator list/watch loop', () => {
 /** A TCP proxy whose open connections can be frozen: they stay open and silent, both ways; new ones pass. */
 class FreezingProxy {
   private readonly pairs = new Set<{ client: Socket; upstream: Socket; frozen: boolean }>();
-  private constructor(private readonly server: Server, readonly port: number) {}
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
 
   static async start(targetPort: number): Promise<FreezingProxy> {
     let proxy!: FreezingProxy;
@@ -241,15 +266,21 @@ class FreezingProxy {
       const upstream = connect(targetPort, '127.0.0.1');
       const pair = { client, upstream, frozen: false };
       proxy.pairs.add(pair);
-      client.on('data', (chunk) => { if (!pair.frozen) upstream.write(chunk); });
-      upstream.on('data', (chunk) => { if (!pair.frozen) client.write(chunk); });
+      client.on('data', (chunk) => {
+        if (!pair.frozen) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk) => {
+        if (!pair.frozen) client.write(chunk);
+      });
       const end = () => {
         proxy.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       };
       client.on('close', end);
-      upstream.on('close', () => { if (!pair.frozen) end(); });
+      upstream.on('close', () => {
+        if (!pair.frozen) end();
+      });
       client.on('error', end);
       upstream.on('error', () => undefined);
     });

@@ -40,13 +40,26 @@ describe('the sweep reads', () => {
     const seen: IncomingMessage['headers'][] = [];
     const base = await serve((request, response) => {
       seen.push(request.headers);
-      if (request.url === '/repos/acme/widget') return json(response, 200, { name: 'widget', full_name: 'acme/widget', html_url: 'x', default_branch: 'main', private: false, stargazers_count: 0, open_issues_count: 0 });
+      if (request.url === '/repos/acme/widget')
+        return json(response, 200, {
+          name: 'widget',
+          full_name: 'acme/widget',
+          html_url: 'x',
+          default_branch: 'main',
+          private: false,
+          stargazers_count: 0,
+          open_issues_count: 0,
+        });
       json(response, 200, issue);
     });
     const provider = new GitHubProvider({ token: TOKEN, baseUrl: base });
     await provider.repoInfo(repo); // through Octokit
     expect(await provider.readIssue(repo, 7)).toEqual(issue); // the sweep's read
-    const pick = (headers: IncomingMessage['headers']) => ({ accept: headers.accept, 'user-agent': headers['user-agent'], authorization: headers.authorization });
+    const pick = (headers: IncomingMessage['headers']) => ({
+      accept: headers.accept,
+      'user-agent': headers['user-agent'],
+      authorization: headers.authorization,
+    });
     expect(pick(seen[1]!)).toEqual(pick(seen[0]!));
     expect(seen[1]!.authorization).toBe(`token ${TOKEN}`);
     expect(seen[1]!['user-agent']).toMatch(/^svc-bridge octokit-rest\.js\//);
@@ -60,12 +73,17 @@ describe('the sweep reads', () => {
         response.writeHead(301, { location: `${base}${request.url!.replace('/widget/', '/gadget/')}` });
         return response.end();
       }
-      if (request.url!.startsWith('/repos/acme/gadget/pulls')) return json(response, 200, [{ number: 3, state: 'closed', html_url: 'https://github.example/acme/gadget/pull/3' }]);
+      if (request.url!.startsWith('/repos/acme/gadget/pulls'))
+        return json(response, 200, [
+          { number: 3, state: 'closed', html_url: 'https://github.example/acme/gadget/pull/3' },
+        ]);
       json(response, 200, issue);
     });
     const provider = new GitHubProvider({ token: TOKEN, baseUrl: base });
     expect(await provider.readIssue(repo, 7)).toEqual(issue);
-    expect(await provider.pullsForBranch(repo, 'b')).toEqual([{ number: 3, state: 'closed', url: 'https://github.example/acme/gadget/pull/3' }]);
+    expect(await provider.pullsForBranch(repo, 'b')).toEqual([
+      { number: 3, state: 'closed', url: 'https://github.example/acme/gadget/pull/3' },
+    ]);
     expect(paths.filter((path) => path.includes('/gadget/'))).toHaveLength(2);
   });
 
@@ -80,8 +98,11 @@ describe('the sweep reads', () => {
   it('a 409 ends a list as octokit.paginate does; other failures are the forge status with its message', async () => {
     let answer = 409;
     const base = await serve((request, response) => {
-      if (request.url!.includes('page=2')) return json(response, answer, { message: answer === 409 ? 'Git Repository is empty.' : 'Validation Failed' });
-      json(response, 200, [{ number: 1, state: 'open', html_url: 'u' }], { link: `<${base}/repos/acme/widget/pulls?head=acme%3Ab&state=all&per_page=100&page=2>; rel="next"` });
+      if (request.url!.includes('page=2'))
+        return json(response, answer, { message: answer === 409 ? 'Git Repository is empty.' : 'Validation Failed' });
+      json(response, 200, [{ number: 1, state: 'open', html_url: 'u' }], {
+        link: `<${base}/repos/acme/widget/pulls?head=acme%3Ab&state=all&per_page=100&page=2>; rel="next"`,
+      });
     });
     const provider = new GitHubProvider({ token: TOKEN, baseUrl: base });
     expect(await provider.pullsForBranch(repo, 'b')).toEqual([{ number: 1, state: 'open', url: 'u' }]);
@@ -122,7 +143,9 @@ describe('the transport', () => {
   });
 
   it('gives Octokit a real Response with its body in memory; writes go to the fallback', async () => {
-    const base = await serve((_request, response) => json(response, 200, { ok: true }, { 'x-ratelimit-remaining': '10' }));
+    const base = await serve((_request, response) =>
+      json(response, 200, { ok: true }, { 'x-ratelimit-remaining': '10' }),
+    );
     const fallen: string[] = [];
     const fetch = new GitHubTransport().fetch(async (input, init) => {
       fallen.push(`${init?.method} ${String(input)}`);

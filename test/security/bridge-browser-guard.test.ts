@@ -23,7 +23,9 @@ function upgradeStatus(url: string, path: string, headers: Record<string, string
         'Connection: Upgrade',
         'Sec-WebSocket-Version: 13',
         'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
-        ...Object.entries(headers).filter(([key]) => key !== 'host').map(([key, value]) => `${key}: ${value}`),
+        ...Object.entries(headers)
+          .filter(([key]) => key !== 'host')
+          .map(([key, value]) => `${key}: ${value}`),
         '',
         '',
       ];
@@ -50,7 +52,12 @@ beforeAll(async () => {
   root = await makeTempRoot();
   secure = await startAuthBridge(root);
   token = await secure.login(ADMIN.username, ADMIN.password);
-  insecure = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'insecure'), logger: pino({ level: 'silent' }) });
+  insecure = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'insecure'),
+    logger: pino({ level: 'silent' }),
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -65,9 +72,21 @@ describe('the bridge against browsers', () => {
       [secure.bridge.url, { authorization: `Bearer ${token}` }],
       [insecure.url, {}],
     ] as const) {
-      const reply = await call(url, 'POST', '/repos', { name: 'csrf', url: 'https://example.com/x.git' }, { ...headers, origin: 'http://evil.example' });
+      const reply = await call(
+        url,
+        'POST',
+        '/repos',
+        { name: 'csrf', url: 'https://example.com/x.git' },
+        { ...headers, origin: 'http://evil.example' },
+      );
       expect(reply.status).toBe(403);
-      const crossSite = await call(url, 'POST', '/repos', { name: 'csrf', url: 'https://example.com/x.git' }, { ...headers, 'sec-fetch-site': 'cross-site' });
+      const crossSite = await call(
+        url,
+        'POST',
+        '/repos',
+        { name: 'csrf', url: 'https://example.com/x.git' },
+        { ...headers, 'sec-fetch-site': 'cross-site' },
+      );
       expect(crossSite.status).toBe(403);
       expect((await call(url, 'GET', '/repos', undefined, headers)).body).toEqual([]);
     }
@@ -75,12 +94,18 @@ describe('the bridge against browsers', () => {
 
   it('refuses a foreign Origin on a WebSocket upgrade before any 101, with a valid ticket or none', async () => {
     const { ticket } = (await secure.as(token, 'POST', '/auth/ws-ticket')).body;
-    expect(await upgradeStatus(secure.bridge.url, `/events?ticket=${ticket}`, { origin: 'http://evil.example' })).toMatch(/^HTTP\/1.1 403/);
+    expect(
+      await upgradeStatus(secure.bridge.url, `/events?ticket=${ticket}`, { origin: 'http://evil.example' }),
+    ).toMatch(/^HTTP\/1.1 403/);
     expect(await upgradeStatus(insecure.url, '/events', { origin: 'http://evil.example' })).toMatch(/^HTTP\/1.1 403/);
     expect(await upgradeStatus(insecure.url, '/workspaces/r/n/terminal', { origin: 'null' })).toMatch(/^HTTP\/1.1 403/);
     // The refused upgrade did not spend the ticket's chance to be refused for its own reasons: it is
     // still single-use and now works from the bridge's own origin.
-    expect(await upgradeStatus(secure.bridge.url, `/events?ticket=${ticket}`, { origin: new URL(secure.bridge.publicUrl).origin })).toMatch(/^HTTP\/1.1 101/);
+    expect(
+      await upgradeStatus(secure.bridge.url, `/events?ticket=${ticket}`, {
+        origin: new URL(secure.bridge.publicUrl).origin,
+      }),
+    ).toMatch(/^HTTP\/1.1 101/);
   });
 
   it('accepts its own public origin', async () => {
@@ -91,10 +116,19 @@ describe('the bridge against browsers', () => {
 
   it('refuses a rebinding Host while authentication is off, and needs no Host check while it is on', async () => {
     expect((await rawCall(insecure.url, 'GET', '/repos', { host: 'rebind.evil.example:4800' })).status).toBe(421);
-    expect(await upgradeStatus(insecure.url, '/events', { host: 'rebind.evil.example:4800' })).toMatch(/^HTTP\/1.1 421/);
+    expect(await upgradeStatus(insecure.url, '/events', { host: 'rebind.evil.example:4800' })).toMatch(
+      /^HTTP\/1.1 421/,
+    );
     expect((await rawCall(insecure.url, 'GET', '/repos', { host: '127.0.0.1:4800' })).status).toBe(200);
     expect((await rawCall(insecure.url, 'GET', '/repos', { host: 'localhost:4800' })).status).toBe(200);
-    expect((await rawCall(secure.bridge.url, 'GET', '/repos', { host: 'bridge.example.com', authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(
+      (
+        await rawCall(secure.bridge.url, 'GET', '/repos', {
+          host: 'bridge.example.com',
+          authorization: `Bearer ${token}`,
+        })
+      ).status,
+    ).toBe(200);
     expect((await rawCall(secure.bridge.url, 'GET', '/repos', { host: 'bridge.example.com' })).status).toBe(401);
   });
 });

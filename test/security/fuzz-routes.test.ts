@@ -28,7 +28,11 @@ beforeAll(async () => {
     branchProbe: { stallSeconds: 1, deadlineMs: 1000 },
     allowLocalRepos: false,
   });
-  await fetch(`${bridge.url}/ships`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: ship.url }) });
+  await fetch(`${bridge.url}/ships`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: ship.url }),
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -59,20 +63,24 @@ interface Sent {
 
 function requestFor(route: RouteInfo): fc.Arbitrary<Sent> {
   const names = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-  return fc.record({
-    params: fc.tuple(...names.map(() => hostileString())),
-    query: route.schema?.querystring ? arbitraryFor(route.schema.querystring) : fc.constant(undefined),
-    body: route.schema?.body ? arbitraryFor(route.schema.body) : fc.constant(undefined),
-  }).map(({ params, query, body }) => {
-    let index = 0;
-    let path = route.url.replace(/:(\w+)/g, () => encodePart(params[index++] as string) || '%20');
-    if (query && typeof query === 'object' && !Array.isArray(query)) {
-      const search = new URLSearchParams();
-      for (const [key, value] of Object.entries(query)) for (const item of [value].flat()) search.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
-      if (search.size) path += `?${search}`;
-    }
-    return { method: route.method, path, body: route.method === 'GET' ? undefined : body };
-  });
+  return fc
+    .record({
+      params: fc.tuple(...names.map(() => hostileString())),
+      query: route.schema?.querystring ? arbitraryFor(route.schema.querystring) : fc.constant(undefined),
+      body: route.schema?.body ? arbitraryFor(route.schema.body) : fc.constant(undefined),
+    })
+    .map(({ params, query, body }) => {
+      let index = 0;
+      let path = route.url.replace(/:(\w+)/g, () => encodePart(params[index++] as string) || '%20');
+      if (query && typeof query === 'object' && !Array.isArray(query)) {
+        const search = new URLSearchParams();
+        for (const [key, value] of Object.entries(query))
+          for (const item of [value].flat())
+            search.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
+        if (search.size) path += `?${search}`;
+      }
+      return { method: route.method, path, body: route.method === 'GET' ? undefined : body };
+    });
 }
 
 async function send(base: string, sent: Sent): Promise<{ status: number; body: unknown }> {
@@ -81,7 +89,11 @@ async function send(base: string, sent: Sent): Promise<{ status: number; body: u
 }
 
 const errorShaped = (body: unknown) =>
-  !!body && typeof body === 'object' && (typeof (body as { error?: unknown }).error === 'string' || (typeof (body as { message?: unknown }).message === 'string' && Array.isArray((body as { issues?: unknown }).issues)));
+  !!body &&
+  typeof body === 'object' &&
+  (typeof (body as { error?: unknown }).error === 'string' ||
+    (typeof (body as { message?: unknown }).message === 'string' &&
+      Array.isArray((body as { issues?: unknown }).issues)));
 
 /**
  * The 5xx answers the spec and DESIGN name for input a fuzzer can produce: a clone that fails (500 on
@@ -91,9 +103,12 @@ const errorShaped = (body: unknown) =>
  */
 function specifiedServerError(route: RouteInfo, answer: { status: number; body: unknown }) {
   const message = String((answer.body as { error?: string } | undefined)?.error);
-  if (route.url.startsWith('/repos/:name/') && answer.status === 501) return /^provider ".*" is not supported yet$/s.test(message);
-  if (route.method === 'POST' && route.url === '/workspaces') return answer.status === 500 && /^git clone of /.test(message);
-  if (route.method === 'GET' && route.url === '/repos/:name/branches') return answer.status === 502 && /^could not list branches for repo "/.test(message);
+  if (route.url.startsWith('/repos/:name/') && answer.status === 501)
+    return /^provider ".*" is not supported yet$/s.test(message);
+  if (route.method === 'POST' && route.url === '/workspaces')
+    return answer.status === 500 && /^git clone of /.test(message);
+  if (route.method === 'GET' && route.url === '/repos/:name/branches')
+    return answer.status === 502 && /^could not list branches for repo "/.test(message);
   return false;
 }
 
@@ -116,8 +131,12 @@ function fuzz(target: () => { base: string; routes: readonly RouteInfo[] }, skip
       await fc.assert(
         fc.asyncProperty(requestFor(route), async (sent) => {
           const answer = await send(base, sent);
-          if (answer.status >= 500 && !specifiedServerError(route, answer)) throw new Error(`${sent.method} ${sent.path} ${JSON.stringify(sent.body)} → ${answer.status} ${JSON.stringify(answer.body)}`);
-          if (answer.status >= 400 && !errorShaped(answer.body)) throw new Error(`${sent.method} ${sent.path} → ${answer.status} with body ${JSON.stringify(answer.body)}`);
+          if (answer.status >= 500 && !specifiedServerError(route, answer))
+            throw new Error(
+              `${sent.method} ${sent.path} ${JSON.stringify(sent.body)} → ${answer.status} ${JSON.stringify(answer.body)}`,
+            );
+          if (answer.status >= 400 && !errorShaped(answer.body))
+            throw new Error(`${sent.method} ${sent.path} → ${answer.status} with body ${JSON.stringify(answer.body)}`);
         }),
         { numRuns: runsFor(route) },
       );
@@ -126,19 +145,42 @@ function fuzz(target: () => { base: string; routes: readonly RouteInfo[] }, skip
 }
 
 // WebSocket routes and the armory push (which would fetch from whatever URL it is given) are fuzzed elsewhere.
-const notHttp = (route: RouteInfo) => route.url.endsWith('/terminal') || route.url === '/events' || route.url.endsWith('/mcp') || route.url === '/armory/sync';
+const notHttp = (route: RouteInfo) =>
+  route.url.endsWith('/terminal') ||
+  route.url === '/events' ||
+  route.url.endsWith('/mcp') ||
+  route.url === '/armory/sync';
 
 describe('fuzzing every route', () => {
-  it('on the ship', fuzz(() => ({ base: ship.url, routes: ship.ship.routeCatalog }), notHttp), 120_000);
+  it(
+    'on the ship',
+    fuzz(() => ({ base: ship.url, routes: ship.ship.routeCatalog }), notHttp),
+    120_000,
+  );
   // The GUI's static files and redirects (bridge/http/gui.ts) take no input: test/web covers them.
   const gui = (route: RouteInfo) => route.url === '/' || route.url === '/ui' || route.url.startsWith('/ui/');
-  it('on the bridge', fuzz(() => ({ base: bridge.url, routes: bridge.routeCatalog }), (route) => notHttp(route) || gui(route) || route.url === '/ships'), 120_000);
+  it(
+    'on the bridge',
+    fuzz(
+      () => ({ base: bridge.url, routes: bridge.routeCatalog }),
+      (route) => notHttp(route) || gui(route) || route.url === '/ships',
+    ),
+    120_000,
+  );
 });
 
 describe('regressions found by fuzzing', () => {
   it('a NUL in a login name is an unknown user, and a NUL bound for the database is a 400', async () => {
-    expect(await send(bridge.url, { method: 'POST', path: '/auth/login', body: { username: '\u0000', password: '' } })).toMatchObject({ status: 401 });
-    expect(await send(bridge.url, { method: 'POST', path: '/repos', body: { name: 'nul', url: 'https://example.com/a\u0000b.git' } })).toMatchObject({
+    expect(
+      await send(bridge.url, { method: 'POST', path: '/auth/login', body: { username: '\u0000', password: '' } }),
+    ).toMatchObject({ status: 401 });
+    expect(
+      await send(bridge.url, {
+        method: 'POST',
+        path: '/repos',
+        body: { name: 'nul', url: 'https://example.com/a\u0000b.git' },
+      }),
+    ).toMatchObject({
       status: 400,
     });
   });

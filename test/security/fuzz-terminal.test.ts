@@ -19,13 +19,41 @@ type Sent = { binary: true; bytes: Uint8Array } | { binary: false; text: string 
 const safeInput = fc.string({ maxLength: 30 }).map((text) => text.replace(/[\u0000-\u001f\u007f]/g, ''));
 const size = (max: number) => fc.oneof(fc.integer({ min: 1, max }), fc.constantFrom(0, -1, max + 1, 1.5, 2 ** 40));
 const message: fc.Arbitrary<Sent> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('init'), cols: size(TERMINAL_MAX_COLS), rows: size(TERMINAL_MAX_ROWS) }).map((m) => ({ binary: false as const, text: JSON.stringify(m) })) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('input'), data: safeInput }).map((m) => ({ binary: false as const, text: JSON.stringify(m) })) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('resize'), cols: size(300), rows: size(100) }).map((m) => ({ binary: false as const, text: JSON.stringify(m) })) },
-  { weight: 2, arbitrary: fc.record({ type: fc.constant('ack'), seq: fc.oneof(fc.nat(), fc.constant(-1)) }).map((m) => ({ binary: false as const, text: JSON.stringify(m) })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ type: fc.constant('init'), cols: size(TERMINAL_MAX_COLS), rows: size(TERMINAL_MAX_ROWS) })
+      .map((m) => ({ binary: false as const, text: JSON.stringify(m) })),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ type: fc.constant('input'), data: safeInput })
+      .map((m) => ({ binary: false as const, text: JSON.stringify(m) })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ type: fc.constant('resize'), cols: size(300), rows: size(100) })
+      .map((m) => ({ binary: false as const, text: JSON.stringify(m) })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ type: fc.constant('ack'), seq: fc.oneof(fc.nat(), fc.constant(-1)) })
+      .map((m) => ({ binary: false as const, text: JSON.stringify(m) })),
+  },
   { weight: 1, arbitrary: fc.constant({ binary: false as const, text: '{"type":"resync"}' }) },
-  { weight: 1, arbitrary: fc.oneof(fc.constantFrom('{', 'null', '[]', '{"type":"nope"}', '"init"', '{"type":"init"}'), fc.json()).map((text) => ({ binary: false as const, text })) },
-  { weight: 1, arbitrary: fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) => ({ binary: true as const, bytes })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(fc.constantFrom('{', 'null', '[]', '{"type":"nope"}', '"init"', '{"type":"init"}'), fc.json())
+      .map((text) => ({ binary: false as const, text })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) => ({ binary: true as const, bytes })),
+  },
 );
 
 /** The close code the spec's table gives for the first offending message, or null if none offends. */

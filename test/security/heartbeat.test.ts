@@ -15,7 +15,13 @@ let bridge: Bridge;
 beforeAll(async () => {
   root = await makeTempRoot();
   ship = await startTestShip(root, { heartbeatMs: 100 });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), heartbeatMs: 100 });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+    heartbeatMs: 100,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -34,7 +40,10 @@ function open(url: string, autoPong: boolean): Promise<{ socket: WebSocket; clos
 }
 
 describe('the heartbeat', () => {
-  for (const [name, url] of [['ship', () => ship.url], ['bridge', () => bridge.url]] as const) {
+  for (const [name, url] of [
+    ['ship', () => ship.url],
+    ['bridge', () => bridge.url],
+  ] as const) {
     it(`terminates a ${name} peer that stops answering pings, and keeps a live one`, async () => {
       const dead = await open(url(), false);
       const live = await open(url(), true);

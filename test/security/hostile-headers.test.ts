@@ -39,7 +39,9 @@ function rawStatus(url: string, head: string): Promise<string> {
       }
     });
     socket.on('end', () => resolve(answer ? answer.split('\r\n')[0]! : 'closed'));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(answer || 'closed') : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? resolve(answer || 'closed') : reject(error),
+    );
   });
 }
 
@@ -58,14 +60,20 @@ describe('hostile request heads', () => {
 
   it('refuses a request without Host', async () => {
     for (const target of targets()) {
-      expect(await rawStatus(target.url, `GET /workspaces HTTP/1.1\r\nAuthorization: ${target.auth}\r\n\r\n`), target.name).toMatch(/^HTTP\/1\.1 400/);
+      expect(
+        await rawStatus(target.url, `GET /workspaces HTTP/1.1\r\nAuthorization: ${target.auth}\r\n\r\n`),
+        target.name,
+      ).toMatch(/^HTTP\/1\.1 400/);
     }
   });
 
   it('survives 2,000 headers', async () => {
     for (const target of targets()) {
       const many = Array.from({ length: 2000 }, (_, i) => `X-H${i}: ${i}`).join('\r\n');
-      const status = await rawStatus(target.url, `GET /workspaces HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${target.auth}\r\n${many}\r\n\r\n`);
+      const status = await rawStatus(
+        target.url,
+        `GET /workspaces HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${target.auth}\r\n${many}\r\n\r\n`,
+      );
       expect(status, target.name).toMatch(/^HTTP\/1\.1 (200|431)/);
     }
     // Still serving.
@@ -75,10 +83,20 @@ describe('hostile request heads', () => {
   it('never upgrades a malformed handshake', async () => {
     for (const target of targets()) {
       const base = `GET /events HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${target.auth}\r\nSec-WebSocket-Version: 13\r\n`;
-      const withoutConnection = await rawStatus(target.url, `${base}Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
-      const badKey = await rawStatus(target.url, `${base}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: not-a-key\r\n\r\n`);
-      const nullOrigin = await rawStatus(target.url, `${base}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: null\r\n\r\n`);
-      for (const status of [withoutConnection, badKey, nullOrigin]) expect(status, target.name).not.toMatch(/^HTTP\/1\.1 101/);
+      const withoutConnection = await rawStatus(
+        target.url,
+        `${base}Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      const badKey = await rawStatus(
+        target.url,
+        `${base}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: not-a-key\r\n\r\n`,
+      );
+      const nullOrigin = await rawStatus(
+        target.url,
+        `${base}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nOrigin: null\r\n\r\n`,
+      );
+      for (const status of [withoutConnection, badKey, nullOrigin])
+        expect(status, target.name).not.toMatch(/^HTTP\/1\.1 101/);
       expect(nullOrigin, target.name).toMatch(/^HTTP\/1\.1 403/);
     }
   });

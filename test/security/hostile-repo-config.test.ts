@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeRemote } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 
-const HOOKS = ['post-checkout', 'reference-transaction', 'pre-commit', 'post-merge', 'post-index-change', 'pre-auto-gc'];
+const HOOKS = [
+  'post-checkout',
+  'reference-transaction',
+  'pre-commit',
+  'post-merge',
+  'post-index-change',
+  'pre-auto-gc',
+];
 const TOOLS = ['fsmonitor', 'extdiff', 'textconv', 'clean', 'smudge', 'process', 'hidden-clean'];
 
 let root: string;
@@ -37,7 +44,9 @@ beforeAll(async () => {
 
   const remote = makeRemote(root);
   ship = await startTestShip(root);
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'h', name: 'w', branch: 'main' })).status).toBe(201);
+  expect(
+    (await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'h', name: 'w', branch: 'main' })).status,
+  ).toBe(201);
   dir = join(ship.ship.fleetDirectory, 'h', 'w');
   for (const hook of HOOKS) sentinelScript(join(dir, '.git', 'hooks', hook));
   const set = (key: string, value: string) => git(dir, 'config', key, value);
@@ -72,7 +81,15 @@ describe('a workspace whose config would run code', () => {
     const active = await call(ship.url, 'GET', workspace());
     expect(active.body).toMatchObject({ state: 'active' });
     expect(active.body.diff.added).toBeGreaterThan(0);
-    for (const query of ['', '?staged=true', '?stat=true', '?nameOnly=true', '?range=HEAD', '?paths=README.md', '?includeUntracked=true']) {
+    for (const query of [
+      '',
+      '?staged=true',
+      '?stat=true',
+      '?nameOnly=true',
+      '?range=HEAD',
+      '?paths=README.md',
+      '?includeUntracked=true',
+    ]) {
       expect((await call(ship.url, 'GET', workspace(`/diff${query}`))).status).toBe(200);
     }
     expect((await call(ship.url, 'POST', workspace('/branch'), { branch: 'other' })).status).toBe(200);
@@ -84,6 +101,8 @@ describe('a workspace whose config would run code', () => {
     // Armed: the same workspace under plain git runs the fsmonitor, the filters and the drivers.
     execFileSync('git', ['status', '--porcelain'], { cwd: dir });
     execFileSync('git', ['diff'], { cwd: dir });
-    expect(readdirSync(ran).sort()).toEqual(expect.arrayContaining(['extdiff', 'fsmonitor', 'hidden-clean', 'process']));
+    expect(readdirSync(ran).sort()).toEqual(
+      expect.arrayContaining(['extdiff', 'fsmonitor', 'hidden-clean', 'process']),
+    );
   });
 });

@@ -28,7 +28,14 @@ function login(from: string, username: string, password: string): Promise<{ stat
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: hostname === 'localhost' ? '127.0.0.1' : hostname, port, path: '/auth/login', method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: hostname === 'localhost' ? '127.0.0.1' : hostname,
+        port,
+        path: '/auth/login',
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started }));

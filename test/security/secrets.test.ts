@@ -44,7 +44,17 @@ beforeAll(async () => {
   bridgeUrl = `http://localhost:${ports.bridge}`;
   writeFileSync(
     join(root, 'svc.yaml'),
-    ['bridge:', `  port: ${ports.bridge}`, 'ships:', '  s1:', '    source: local', `    port: ${ports.ship}`, '    shipToken: secrets:SHIP', '    bridgeToken: ${BRIDGE_TOKEN}', ''].join('\n'),
+    [
+      'bridge:',
+      `  port: ${ports.bridge}`,
+      'ships:',
+      '  s1:',
+      '    source: local',
+      `    port: ${ports.ship}`,
+      '    shipToken: secrets:SHIP',
+      '    bridgeToken: ${BRIDGE_TOKEN}',
+      '',
+    ].join('\n'),
   );
   writeFileSync(join(root, 'svc.secrets'), `SHIP=${SENTINEL.shipToken}\n`);
   launch = startCli(['launch', '--config-path', join(root, 'svc.yaml')], {
@@ -80,19 +90,32 @@ describe('secrets under a full run', () => {
     expect((await api(token, 'POST', '/repos', { name: 'app', url: remote.url })).status).toBe(201);
     const mcp: string[] = [];
     for (const name of ['one', 'two']) {
-      expect((await api(token, 'POST', '/workspaces', { ship: 's1', repoName: 'app', name, branch: 'main' })).status).toBe(201);
+      expect(
+        (await api(token, 'POST', '/workspaces', { ship: 's1', repoName: 'app', name, branch: 'main' })).status,
+      ).toBe(201);
       expect((await api(token, 'POST', path('app', name, '/activate'))).status).toBe(200);
       const ticket = await call(bridgeUrl, 'POST', '/auth/ws-ticket', undefined, { authorization: `Bearer ${token}` });
       issued.push(ticket.body.ticket);
-      const terminal = await connectTerminal(`${bridgeUrl.replace(/^http/, 'ws')}${path('app', name, '/terminal')}?ticket=${ticket.body.ticket}`, { cols: 200, rows: 20 });
+      const terminal = await connectTerminal(
+        `${bridgeUrl.replace(/^http/, 'ws')}${path('app', name, '/terminal')}?ticket=${ticket.body.ticket}`,
+        { cols: 200, rows: 20 },
+      );
       await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
       terminal.input("env | grep -E '^SVC_|SENTINEL' | sort | sed 's/^/ENV:/'; echo END-OF-ENV\r");
       await terminal.until((screen) => /^END-OF-ENV/m.test(screen.text()));
-      const lines = terminal.screen.text().split('\n').filter((line) => line.startsWith('ENV:')).map((line) => line.slice(4).trim());
+      const lines = terminal.screen
+        .text()
+        .split('\n')
+        .filter((line) => line.startsWith('ENV:'))
+        .map((line) => line.slice(4).trim());
       await terminal.close();
       expect(lines.filter((line) => line.startsWith('SVC_MCP_TOKEN='))).toHaveLength(1);
       expect(lines.join('\n')).not.toContain('SENTINEL');
-      expect(lines.map((line) => line.split('=')[0]).sort()).toEqual(['SVC_MCP_TOKEN', 'SVC_SHIP_URL', 'SVC_WORKSPACE']);
+      expect(lines.map((line) => line.split('=')[0]).sort()).toEqual([
+        'SVC_MCP_TOKEN',
+        'SVC_SHIP_URL',
+        'SVC_WORKSPACE',
+      ]);
       mcp.push(lines.find((line) => line.startsWith('SVC_MCP_TOKEN='))!.slice('SVC_MCP_TOKEN='.length));
     }
     expect(mcp[0]).not.toBe(mcp[1]);

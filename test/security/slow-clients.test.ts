@@ -16,7 +16,14 @@ import { insecureBridge } from '../helpers/bridge.js';
 // One pending upgrade per address: every WebSocket here must stop counting once its handshake is done.
 // Keep-alive far beyond the idle limit, so a socket closed well before it was closed by the idle limit
 // however long a loaded machine takes to answer the pipelined requests first.
-const limits: Partial<HttpLimits> = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, idleSocketTimeoutMs: 1500, keepAliveTimeoutMs: 60_000, timeoutCheckIntervalMs: 100, pendingUpgradesPerAddress: 1 };
+const limits: Partial<HttpLimits> = {
+  headersTimeoutMs: 1000,
+  requestTimeoutMs: 2000,
+  idleSocketTimeoutMs: 1500,
+  keepAliveTimeoutMs: 60_000,
+  timeoutCheckIntervalMs: 100,
+  pendingUpgradesPerAddress: 1,
+};
 
 let root: string;
 let ship: TestShip;
@@ -25,7 +32,13 @@ let bridge: Bridge;
 beforeAll(async () => {
   root = await makeTempRoot();
   ship = await startTestShip(root, { httpLimits: limits });
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), logger: pino({ level: 'silent' }), httpLimits: limits });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    logger: pino({ level: 'silent' }),
+    httpLimits: limits,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -72,7 +85,13 @@ const servers = [
 
 describe('slow and never-reading clients', () => {
   it('the production limits are the ones docs/security.md H15 and H16 name', () => {
-    expect(HTTP_LIMITS).toMatchObject({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 2048, pendingUpgradesPerAddress: 32 });
+    expect(HTTP_LIMITS).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 2048,
+      pendingUpgradesPerAddress: 32,
+    });
     expect(HTTP_LIMITS.timeoutCheckIntervalMs).toBeLessThanOrEqual(1000);
     // A socket silent for longer than the longest route is dead; a clone in progress is not.
     expect(HTTP_LIMITS.idleSocketTimeoutMs).toBeGreaterThan(CLONE_LIMITS.timeoutMs);
@@ -100,7 +119,9 @@ describe('slow and never-reading clients', () => {
 
     it(`${name}: a body that trickles in is cut off with 408 at the request deadline`, async () => {
       const client = await rawClient(url());
-      client.socket.write('POST /repos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+      client.socket.write(
+        'POST /repos HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+      );
       trickle(client.socket, ' '.repeat(998), 50);
       const ms = await client.closed;
       expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
@@ -151,7 +172,11 @@ describe('pending WebSocket upgrades per address', () => {
       const held: WebSocket[] = [];
       for (let i = 0; i < 5; i++) {
         const socket = new WebSocket(url().replace(/^http/, 'ws') + '/events');
-        await new Promise((resolve, reject) => socket.once('message', resolve).once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`))));
+        await new Promise((resolve, reject) =>
+          socket
+            .once('message', resolve)
+            .once('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`))),
+        );
         held.push(socket);
       }
       for (const socket of held) socket.close();

@@ -63,12 +63,16 @@ function substitute(world: World, line: string): string {
 function runLines(world: World, cwd: string, lines: string[]): Promise<string> {
   const script = `${PRELUDE}set -euo pipefail\n${lines.map((line) => substitute(world, line)).join('\n')}\n`;
   return new Promise((resolveRun, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd, env: { ...process.env, ...world.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd,
+      env: { ...process.env, ...world.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    if (process.env.SVC_TEST_REPORT) console.info(`README script: ${lines.join(" ; ")}`);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    if (process.env.SVC_TEST_REPORT) console.info(`README script: ${lines.join(' ; ')}`);
     child.on('exit', (code) => {
       clearTimeout(timer);
       if (code === 0) resolveRun(out);
@@ -125,9 +129,23 @@ async function stopServer(child: ChildProcess): Promise<void> {
  * Runs a line in a pty: answers each prompt in turn the moment it appears, then (for `attach`) waits for
  * `detachAfter` on the screen and types Ctrl-]. Resolves with the exit code and everything shown.
  */
-function runInPty(world: World, cwd: string, line: string, dialog: Array<[string, string]>, detachAfter?: string): Promise<{ code: number; shown: string }> {
-  const env = Object.fromEntries(Object.entries({ ...process.env, ...world.env, LANG: 'C.UTF-8' }).filter(([, v]) => v !== undefined)) as Record<string, string>;
-  const pty = spawnPty('bash', ['-c', `${PRELUDE}${substitute(world, line)}`], { name: 'xterm-256color', cols: 120, rows: 30, cwd, env });
+function runInPty(
+  world: World,
+  cwd: string,
+  line: string,
+  dialog: Array<[string, string]>,
+  detachAfter?: string,
+): Promise<{ code: number; shown: string }> {
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, ...world.env, LANG: 'C.UTF-8' }).filter(([, v]) => v !== undefined),
+  ) as Record<string, string>;
+  const pty = spawnPty('bash', ['-c', `${PRELUDE}${substitute(world, line)}`], {
+    name: 'xterm-256color',
+    cols: 120,
+    rows: 30,
+    cwd,
+    env,
+  });
   let shown = '';
   let consumed = 0;
   const queue = [...dialog];
@@ -167,9 +185,18 @@ async function runBlock(world: World, cwd: string, lines: string[]): Promise<voi
     if (process.env.SVC_TEST_REPORT) console.info(`README: ${line}`);
     let dialog: Array<[string, string]> | null = null;
     let detachAfter: string | undefined;
-    if (/\bsvc login\b/.test(line)) dialog = [['Username: ', ADMIN.user], ['Password: ', ADMIN.password]];
-    else if (/\bsvc users add\b/.test(line)) dialog = [['New password: ', 'alice-password'], ['Confirm password: ', 'alice-password']];
-    else if (/\bsvc client( --\S+ \S+)* ships add\b/.test(line)) dialog = [['Ship token (blank: register without credentials): ', '']];
+    if (/\bsvc login\b/.test(line))
+      dialog = [
+        ['Username: ', ADMIN.user],
+        ['Password: ', ADMIN.password],
+      ];
+    else if (/\bsvc users add\b/.test(line))
+      dialog = [
+        ['New password: ', 'alice-password'],
+        ['Confirm password: ', 'alice-password'],
+      ];
+    else if (/\bsvc client( --\S+ \S+)* ships add\b/.test(line))
+      dialog = [['Ship token (blank: register without credentials): ', '']];
     else if (/\battach\b/.test(line)) {
       dialog = [];
       detachAfter = 'bash-'; // the session's shell prompt (TEST_SESSION_COMMAND)
@@ -228,7 +255,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const { child } of servers) await stopServer(child).catch(() => undefined);
-  for (const fleet of [join(world.root, 'launch/.svc/fleet'), join(world.root, 'init/.svc/fleet'), join(world.root, 'parts/fleet')]) {
+  for (const fleet of [
+    join(world.root, 'launch/.svc/fleet'),
+    join(world.root, 'init/.svc/fleet'),
+    join(world.root, 'parts/fleet'),
+  ]) {
     await killFleetTmux(fleet).catch(() => undefined);
   }
   await world.forge.stop();

@@ -36,7 +36,9 @@ describe('agent status', () => {
       body: { error: 'workspace not active: ag/one' },
     });
     await call(ship.url, 'POST', path('ag', 'one', '/activate'));
-    expect(await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), { state: 'building', description: 'x' })).toMatchObject({
+    expect(
+      await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), { state: 'building', description: 'x' }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'agent not initialized: ag/one' },
     });
@@ -53,20 +55,30 @@ describe('agent status', () => {
     expect(created.body).toMatchObject({ state: 'idle', ...init });
     expect(created.body.description).toMatch(/^Created session at \d{4}-\d\d-\d\dT/);
 
-    const updated = await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), { state: 'verifying', description: 'running tests' });
+    const updated = await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), {
+      state: 'verifying',
+      description: 'running tests',
+    });
     expect(updated.body).toEqual({ state: 'verifying', description: 'running tests', ...init });
     expect((await call(ship.url, 'GET', path('ag', 'one', '/agent/status'))).body).toEqual(updated.body);
     expect((await call(ship.url, 'GET', path('ag', 'one'))).body.agent).toEqual(updated.body);
-    expect((await call(ship.url, 'GET', '/workspaces')).body.find((w: any) => w.name === 'one').agent).toEqual(updated.body);
+    expect((await call(ship.url, 'GET', '/workspaces')).body.find((w: any) => w.name === 'one').agent).toEqual(
+      updated.body,
+    );
 
     const [, first, second] = await events.waitFor(3);
     expect(first).toMatchObject({ type: 'workspace.agent_status_changed', workspace: { agent: { state: 'idle' } } });
-    expect(second).toMatchObject({ type: 'workspace.agent_status_changed', workspace: { agent: { state: 'verifying' } } });
+    expect(second).toMatchObject({
+      type: 'workspace.agent_status_changed',
+      workspace: { agent: { state: 'verifying' } },
+    });
     await events.close();
   });
 
   it('rejects unknown states and missing fields with 422', async () => {
-    expect((await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), { state: 'sleeping', description: '' })).status).toBe(422);
+    expect(
+      (await call(ship.url, 'POST', path('ag', 'one', '/agent/status'), { state: 'sleeping', description: '' })).status,
+    ).toBe(422);
     expect((await call(ship.url, 'POST', path('ag', 'one', '/agent/init'), { model: 'm' })).status).toBe(422);
   });
 
@@ -122,13 +134,24 @@ describe('event stream with and without permessage-deflate (issue #18)', () => {
       else expect(events.extensionsHeader).toBeUndefined();
       await events.waitFor((text) => text.startsWith('{"type":"sync"'));
       // A description of 4,000 characters makes one event well over the bar; a short one stays under it.
-      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`).join(' ').slice(0, 4000);
+      const long = Array.from({ length: 400 }, (_, i) => `step ${String(i).padStart(4, '0')}`)
+        .join(' ')
+        .slice(0, 4000);
       for (const description of [long, 'short']) {
-        expect((await call(ship.url, 'POST', path('ag', name, '/agent/status'), { state: 'building', description })).status).toBe(200);
+        expect(
+          (await call(ship.url, 'POST', path('ag', name, '/agent/status'), { state: 'building', description })).status,
+        ).toBe(200);
       }
-      const ofState = (description: string) => events.waitFor((text) => text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description);
+      const ofState = (description: string) =>
+        events.waitFor(
+          (text) =>
+            text.includes('agent_status_changed') && JSON.parse(text).workspace.agent?.description === description,
+        );
       const [large, small] = [await ofState(long), await ofState('short')];
-      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({ name, agent: { state: 'building', description: long, ...init } });
+      expect(JSON.parse(events.texts[large]!).workspace).toMatchObject({
+        name,
+        agent: { state: 'building', description: long, ...init },
+      });
       expect(events.wire[large]!.compressed).toBe(deflate);
       expect(events.texts[small]!.length).toBeLessThan(1024);
       expect(events.wire[small]!.compressed).toBe(false);
@@ -141,7 +164,11 @@ describe('event stream with and without permessage-deflate (issue #18)', () => {
 
 describe('event stream with and without permessage-deflate (issue #18), any offer', () => {
   it('accepts an offer that limits the server window (9 bits) or context takeover: deflate is negotiated whenever offered', async () => {
-    for (const offer of [{ serverMaxWindowBits: 9 }, { serverNoContextTakeover: true, clientNoContextTakeover: true }, { clientMaxWindowBits: 10 }]) {
+    for (const offer of [
+      { serverMaxWindowBits: 9 },
+      { serverNoContextTakeover: true, clientNoContextTakeover: true },
+      { clientMaxWindowBits: 10 },
+    ]) {
       const socket = new WebSocket(`${ship.url.replace(/^http/, 'ws')}/events`, { perMessageDeflate: offer });
       const first = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
       await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));

@@ -31,8 +31,10 @@ afterAll(async () => {
 });
 
 const agentEvents = () => events.events.filter((event) => event.type === 'workspace.agent_status_changed');
-const report = (state: string, description: string) => call(ship.url, 'POST', path('st', 'one', '/agent/status'), { state, description });
-const typeInPane = (keys: string) => ship.ship.tmux.run(['send-keys', '-t', `=${sessionName('st', 'one')}:`, keys, 'Enter']);
+const report = (state: string, description: string) =>
+  call(ship.url, 'POST', path('st', 'one', '/agent/status'), { state, description });
+const typeInPane = (keys: string) =>
+  ship.ship.tmux.run(['send-keys', '-t', `=${sessionName('st', 'one')}:`, keys, 'Enter']);
 
 async function nextAgentEvent(count: number): Promise<any> {
   const deadline = Date.now() + 10_000;
@@ -65,7 +67,13 @@ it('building goes stale without output, once; output clears it, once; a report c
   // Quiet again: stale again; then a report clears it with its own one event.
   expect(await nextAgentEvent(4)).toMatchObject({ stale: true });
   const reported = await report('verifying', 'running tests');
-  expect(reported.body).toEqual({ state: 'verifying', description: 'running tests', model: 'm', provider: 'p', harness: 'h' });
+  expect(reported.body).toEqual({
+    state: 'verifying',
+    description: 'running tests',
+    model: 'm',
+    provider: 'p',
+    harness: 'h',
+  });
   expect(await nextAgentEvent(5)).toEqual(reported.body);
   // Whatever follows is the next staleness, never a second event for the report.
   expect(await nextAgentEvent(6)).toMatchObject({ state: 'verifying', stale: true });
@@ -78,12 +86,23 @@ it('idle and awaiting never go stale; awaiting carries the question', async () =
   const question = 'Push to main or open a pull request?';
   expect((await report('awaiting', question)).body).toMatchObject({ state: 'awaiting', description: question });
   await sleep(3 * STALE_MS);
-  expect(agentEvents().slice(before).map((event) => event.workspace.agent)).toEqual([
+  expect(
+    agentEvents()
+      .slice(before)
+      .map((event) => event.workspace.agent),
+  ).toEqual([
     expect.objectContaining({ state: 'idle', description: 'done' }),
     expect.objectContaining({ state: 'awaiting', description: question }),
   ]);
-  expect(agentEvents().slice(before).every((event) => event.workspace.agent.stale === undefined)).toBe(true);
-  expect((await call(ship.url, 'GET', path('st', 'one'))).body.agent).toMatchObject({ state: 'awaiting', description: question });
+  expect(
+    agentEvents()
+      .slice(before)
+      .every((event) => event.workspace.agent.stale === undefined),
+  ).toBe(true);
+  expect((await call(ship.url, 'GET', path('st', 'one'))).body.agent).toMatchObject({
+    state: 'awaiting',
+    description: question,
+  });
 });
 
 it("the shell's exit clears the status and the workspace is inactive", async () => {

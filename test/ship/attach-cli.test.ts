@@ -79,7 +79,12 @@ describe('svc client attach', () => {
   it('attaches through a bridge with --bridge-url', async () => {
     const { startBridge } = await import('../../bridge/server.js');
     const { pino } = await import('pino');
-    const bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: `${fx.root}/bridge`, logger: pino({ level: 'silent' }) });
+    const bridge = await startBridge({
+      ...insecureBridge,
+      port: 0,
+      dataDirectory: `${fx.root}/bridge`,
+      logger: pino({ level: 'silent' }),
+    });
     try {
       expect((await call(bridge.url, 'POST', '/ships', { url: fx.ship.url })).status).toBe(201);
       const cli = attachCli('a', ['--bridge-url', bridge.url]);
@@ -100,7 +105,13 @@ describe('svc client attach', () => {
     cli.pty.resize(100, 30);
     cli.view.resize(100, 30);
     for (let i = 0; i < 100; i++) {
-      const pane = await fx.ship.ship.tmux.run(['display-message', '-p', '-t', `=${sessionName('cli', 'b')}:`, '#{pane_width}x#{pane_height}']);
+      const pane = await fx.ship.ship.tmux.run([
+        'display-message',
+        '-p',
+        '-t',
+        `=${sessionName('cli', 'b')}:`,
+        '#{pane_width}x#{pane_height}',
+      ]);
       if (pane.stdout.trim() === '100x30') break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -112,7 +123,7 @@ describe('svc client attach', () => {
     cli.view.dispose();
   });
 
-  it('never passes the workspace\'s OSC, DCS or title sequences to the user\'s terminal, and exits with the shell\'s code', async () => {
+  it("never passes the workspace's OSC, DCS or title sequences to the user's terminal, and exits with the shell's code", async () => {
     const cli = attachCli('c');
     const titles: string[] = [];
     cli.view.onTitleChange((title) => titles.push(title));

@@ -19,7 +19,10 @@ beforeAll(async () => {
   ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN, fleetDirectory: `${root}/fleet-auth` });
   open = await startTestShip(root, { fleetDirectory: `${root}/fleet-open` });
   for (const name of ['a', 'b']) {
-    expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name, branch: 'main' }, auth)).status).toBe(201);
+    expect(
+      (await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name, branch: 'main' }, auth))
+        .status,
+    ).toBe(201);
     expect((await call(ship.url, 'POST', path('r', name, '/activate'), undefined, auth)).status).toBe(200);
   }
 });
@@ -29,7 +32,8 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-const mcpToken = async (name: string) => (await ship.ship.tmux.sessionVariables(sessionName('r', name))).SVC_MCP_TOKEN ?? null;
+const mcpToken = async (name: string) =>
+  (await ship.ship.tmux.sessionVariables(sessionName('r', name))).SVC_MCP_TOKEN ?? null;
 
 describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
   it('refuses every route without a credential or with a wrong one: 401, unknown paths included', async () => {
@@ -41,7 +45,10 @@ describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
       ['POST', '/agent/credentials'],
       ['GET', '/no/such/route'],
     ] as const) {
-      expect(await call(ship.url, method, url)).toMatchObject({ status: 401, body: { error: 'authentication required' } });
+      expect(await call(ship.url, method, url)).toMatchObject({
+        status: 401,
+        body: { error: 'authentication required' },
+      });
       expect((await call(ship.url, method, url, undefined, { authorization: 'Bearer wrong' })).status).toBe(401);
       expect((await call(ship.url, method, url, undefined, { authorization: BRIDGE_TOKEN })).status).toBe(401);
     }
@@ -51,9 +58,12 @@ describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
 
   it('accepts the bridge token on every route, with any case of "Bearer"', async () => {
     expect((await call(ship.url, 'GET', '/workspaces', undefined, auth)).status).toBe(200);
-    expect((await call(ship.url, 'GET', '/workspaces', undefined, { authorization: `bearer ${BRIDGE_TOKEN}` })).status).toBe(200);
     expect(
-      (await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl: 'http://localhost:4800', token: 't' }, auth)).body,
+      (await call(ship.url, 'GET', '/workspaces', undefined, { authorization: `bearer ${BRIDGE_TOKEN}` })).status,
+    ).toBe(200);
+    expect(
+      (await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl: 'http://localhost:4800', token: 't' }, auth))
+        .body,
     ).toEqual({ ok: true });
   });
 
@@ -77,14 +87,18 @@ describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
     expect((await call(ship.url, 'POST', path('r', 'b', '/mcp'), undefined, bearerA)).status).toBe(401);
     expect((await call(ship.url, 'GET', path('r', 'a'), undefined, bearerA)).status).toBe(401);
     expect((await call(ship.url, 'GET', '/workspaces', undefined, bearerA)).status).toBe(401);
-    expect((await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl: 'x', token: 'y' }, bearerA)).status).toBe(401);
+    expect((await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl: 'x', token: 'y' }, bearerA)).status).toBe(
+      401,
+    );
     expect((await call(ship.url, 'GET', path('r', 'a', '/mcp/extra'), undefined, bearerA)).status).toBe(401);
   });
 
   it('deactivation unbinds the token at once', async () => {
     const tokenB = (await mcpToken('b'))!;
     await call(ship.url, 'POST', path('r', 'b', '/deactivate'), undefined, auth);
-    expect((await call(ship.url, 'POST', path('r', 'b', '/mcp'), undefined, { authorization: `Bearer ${tokenB}` })).status).toBe(401);
+    expect(
+      (await call(ship.url, 'POST', path('r', 'b', '/mcp'), undefined, { authorization: `Bearer ${tokenB}` })).status,
+    ).toBe(401);
     await call(ship.url, 'POST', path('r', 'b', '/activate'), undefined, auth);
     const fresh = await mcpToken('b');
     expect(fresh).not.toBe(tokenB);
@@ -93,11 +107,20 @@ describe('ship authentication (SVC_BRIDGE_TOKEN set)', () => {
 
 describe('browser guards', () => {
   it('refuses a foreign Origin and a cross-site fetch with 403, before anything runs', async () => {
-    await call(open.url, 'POST', '/workspaces', { url: 'file:///nonexistent', repoName: 'x', name: 'y', branch: 'main' });
-    const evil = await call(open.url, 'POST', path('x', 'y', '/activate'), undefined, { origin: 'http://evil.example' });
+    await call(open.url, 'POST', '/workspaces', {
+      url: 'file:///nonexistent',
+      repoName: 'x',
+      name: 'y',
+      branch: 'main',
+    });
+    const evil = await call(open.url, 'POST', path('x', 'y', '/activate'), undefined, {
+      origin: 'http://evil.example',
+    });
     expect(evil.status).toBe(403);
     expect((await call(open.url, 'GET', '/workspaces', undefined, { origin: 'null' })).status).toBe(403);
-    expect((await call(open.url, 'GET', '/workspaces', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await call(open.url, 'GET', '/workspaces', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(
+      403,
+    );
     const own = new URL(open.url);
     expect((await call(open.url, 'GET', '/workspaces', undefined, { origin: `http://${own.host}` })).status).toBe(200);
   });

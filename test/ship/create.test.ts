@@ -9,14 +9,20 @@ import { shipFixture } from '../helpers/fixture.js';
 const fx = shipFixture();
 const fleet = () => fx.ship.ship.fleetDirectory;
 
-
 const create = (body: Record<string, unknown>) => call(fx.ship.url, 'POST', '/workspaces', body);
 
 describe('POST /workspaces', () => {
   it('clones a remote branch and answers 201 with an inactive summary', async () => {
     const reply = await create({ url: fx.remote.url, repoName: 'app', name: 'feat', branch: 'feature' });
     expect(reply.status).toBe(201);
-    expect(reply.body).toEqual({ repoName: 'app', name: 'feat', branch: 'feature', active: false, agent: null, branchCreated: false });
+    expect(reply.body).toEqual({
+      repoName: 'app',
+      name: 'feat',
+      branch: 'feature',
+      active: false,
+      agent: null,
+      branchCreated: false,
+    });
     const dir = join(fleet(), 'app', 'feat');
     expect(existsSync(join(dir, 'feature.txt'))).toBe(true);
     expect(git(dir, 'rev-parse', '--abbrev-ref', '@{upstream}').trim()).toBe('origin/feature');
@@ -70,12 +76,17 @@ describe('POST /workspaces', () => {
     expect(existsSync(join(fleet(), 'bad'))).toBe(false);
   });
 
-  it.each(['a..b', 'x.lock', 'has space', '-b', '--orphan=x', 'a@{1}'])('refuses a branch git cannot create (%j) with 400 and leaves nothing', async (branch) => {
-    const reply = await create({ url: fx.remote.url, repoName: 'badbranch', name: 'b', branch });
-    expect(reply.status).toBe(400);
-    expect(reply.body.error).toMatch(new RegExp(`^could not create branch "${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `));
-    expect(existsSync(join(fleet(), 'badbranch', 'b'))).toBe(false);
-  });
+  it.each(['a..b', 'x.lock', 'has space', '-b', '--orphan=x', 'a@{1}'])(
+    'refuses a branch git cannot create (%j) with 400 and leaves nothing',
+    async (branch) => {
+      const reply = await create({ url: fx.remote.url, repoName: 'badbranch', name: 'b', branch });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatch(
+        new RegExp(`^could not create branch "${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}": `),
+      );
+      expect(existsSync(join(fleet(), 'badbranch', 'b'))).toBe(false);
+    },
+  );
 
   it('refuses a new branch on a remote whose HEAD resolves to no commit, and removes the destination', async () => {
     const empty = makeEmptyRemote(fx.root);
@@ -87,21 +98,32 @@ describe('POST /workspaces', () => {
     expect(retry.status).toBe(201);
   });
 
-  it('answers 400 with git\'s message for a URL with no repository behind it, and removes the destination', async () => {
+  it("answers 400 with git's message for a URL with no repository behind it, and removes the destination", async () => {
     const missing = await create({ url: `file://${fx.root}/missing.git`, repoName: 'gone', name: 'g', branch: 'main' });
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: fatal: '.*missing\.git' does not appear to be a git repository /);
+    expect(missing.body.error).toMatch(
+      /^git clone of file:\/\/.*missing\.git failed: fatal: '.*missing\.git' does not appear to be a git repository /,
+    );
     expect(existsSync(join(fleet(), 'gone'))).toBe(false);
     mkdirSync(join(fx.root, 'plain-directory'), { recursive: true });
     const notGit = await create({ url: join(fx.root, 'plain-directory'), repoName: 'gone', name: 'g', branch: 'main' });
     expect(notGit.status).toBe(400);
-    expect(notGit.body).toEqual({ error: `git clone of ${fx.root}/plain-directory failed: fatal: repository '${fx.root}/plain-directory' does not exist` });
-    const unresolvable = await create({ url: 'https://no-such-host.invalid/org/repo.git', repoName: 'gone', name: 'g', branch: 'main' });
+    expect(notGit.body).toEqual({
+      error: `git clone of ${fx.root}/plain-directory failed: fatal: repository '${fx.root}/plain-directory' does not exist`,
+    });
+    const unresolvable = await create({
+      url: 'https://no-such-host.invalid/org/repo.git',
+      repoName: 'gone',
+      name: 'g',
+      branch: 'main',
+    });
     expect(unresolvable.status).toBe(400);
-    expect(unresolvable.body.error).toMatch(/^git clone of https:\/\/no-such-host\.invalid\/org\/repo\.git failed: .*Could not resolve host: no-such-host\.invalid/);
+    expect(unresolvable.body.error).toMatch(
+      /^git clone of https:\/\/no-such-host\.invalid\/org\/repo\.git failed: .*Could not resolve host: no-such-host\.invalid/,
+    );
   });
 
-  it('keeps 500 for a clone that fails on the ship\'s side of the transfer (nothing answers the port)', async () => {
+  it("keeps 500 for a clone that fails on the ship's side of the transfer (nothing answers the port)", async () => {
     const reply = await create({ url: 'http://127.0.0.1:1/x.git', repoName: 'refused', name: 'r', branch: 'main' });
     expect(reply.status).toBe(500);
     expect(reply.body.error).toMatch(/^git clone of http:\/\/127\.0\.0\.1:1\/x\.git failed: .*Failed to connect/);
@@ -109,7 +131,12 @@ describe('POST /workspaces', () => {
   });
 
   it('redacts credentials of the clone url in errors', async () => {
-    const reply = await create({ url: 'http://user:s3cret@127.0.0.1:1/x.git', repoName: 'cred', name: 'c', branch: 'main' });
+    const reply = await create({
+      url: 'http://user:s3cret@127.0.0.1:1/x.git',
+      repoName: 'cred',
+      name: 'c',
+      branch: 'main',
+    });
     expect(reply.status).toBe(500);
     expect(reply.text).not.toContain('s3cret');
     expect(reply.text).toContain('***@');
@@ -134,7 +161,11 @@ describe('POST /workspaces', () => {
     const reply = await create(body);
     expect(reply.status).toBe(422);
     expect(reply.body.error).toBeUndefined();
-    expect(reply.body.issues.some((issue: { part: string; path: string }) => issue.part === 'body' && issue.path === pointer)).toBe(true);
+    expect(
+      reply.body.issues.some(
+        (issue: { part: string; path: string }) => issue.part === 'body' && issue.path === pointer,
+      ),
+    ).toBe(true);
     expect(typeof reply.body.message).toBe('string');
   });
 
@@ -171,9 +202,16 @@ describe('POST /workspaces', () => {
     rmSync(trash, { recursive: true, force: true });
     writeFileSync(trash, 'not a directory');
     try {
-      const reply = await create({ url: `file://${fx.root}/missing.git`, repoName: 'stuck', name: 's', branch: 'main' });
+      const reply = await create({
+        url: `file://${fx.root}/missing.git`,
+        repoName: 'stuck',
+        name: 's',
+        branch: 'main',
+      });
       expect(reply.status).toBe(500);
-      expect(reply.body.error).toMatch(/^git clone of file:\/\/.*missing\.git failed: .*; the destination .*\/stuck\/s could not be removed: /);
+      expect(reply.body.error).toMatch(
+        /^git clone of file:\/\/.*missing\.git failed: .*; the destination .*\/stuck\/s could not be removed: /,
+      );
     } finally {
       rmSync(trash, { force: true });
     }
@@ -186,7 +224,11 @@ describe('POST /workspaces', () => {
     symlinkSync(canary, join(fleet(), 'linked'));
     const created = await create({ url: fx.remote.url, repoName: 'linked', name: 'x', branch: 'main' });
     expect(created).toMatchObject({ status: 400, body: { error: 'path escaping the fleet directory: linked/x' } });
-    for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/activate']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/activate'],
+    ] as const) {
       expect(await call(fx.ship.url, method, path('linked', 'victim', suffix))).toMatchObject({
         status: 400,
         body: { error: 'path escaping the fleet directory: linked/victim' },
@@ -198,10 +240,15 @@ describe('POST /workspaces', () => {
 
   it('refuses local clone URLs on a ship started with --no-local-repos', async () => {
     const { startTestShip } = await import('../helpers/ship.js');
-    const strict = await startTestShip(fx.root, { fleetDirectory: join(fx.root, 'fleet-strict'), allowLocalRepos: false });
+    const strict = await startTestShip(fx.root, {
+      fleetDirectory: join(fx.root, 'fleet-strict'),
+      allowLocalRepos: false,
+    });
     try {
       for (const url of [fx.remote.url, fx.remote.bare]) {
-        expect(await call(strict.url, 'POST', '/workspaces', { url, repoName: 'r', name: 'n', branch: 'main' })).toMatchObject({
+        expect(
+          await call(strict.url, 'POST', '/workspaces', { url, repoName: 'r', name: 'n', branch: 'main' }),
+        ).toMatchObject({
           status: 400,
           body: { error: 'invalid workspace create request: local repositories are not allowed on this server' },
         });

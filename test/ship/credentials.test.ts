@@ -55,14 +55,19 @@ describe('clone URL credentials', () => {
   it('splits credentials out of http(s) URLs only', () => {
     const split = splitUrlCredentials('https://u%40x:p%2Fw@host/r.git');
     expect(split.url).toBe('https://host/r.git');
-    expect(split.env).toMatchObject({ SVC_GIT_USERNAME: 'u@x', SVC_GIT_PASSWORD: 'p/w', GIT_CONFIG_KEY_0: 'credential.helper', GIT_CONFIG_VALUE_0: '' });
+    expect(split.env).toMatchObject({
+      SVC_GIT_USERNAME: 'u@x',
+      SVC_GIT_PASSWORD: 'p/w',
+      GIT_CONFIG_KEY_0: 'credential.helper',
+      GIT_CONFIG_VALUE_0: '',
+    });
     expect(JSON.stringify(split.env)).not.toMatch(/GIT_CONFIG_VALUE_1":"[^"]*p\/w/);
     expect(splitUrlCredentials('https://host/r.git').env).toEqual({});
     expect(splitUrlCredentials('ssh://git@host/r.git').env).toEqual({});
     expect(splitUrlCredentials('git@host:r.git').env).toEqual({});
   });
 
-  it('are written back as the clone\'s origin URL, in a config file only its owner reads', async () => {
+  it("are written back as the clone's origin URL, in a config file only its owner reads", async () => {
     const { git, makeRemote } = await import('../helpers/git-fixtures.js');
     const remote = makeRemote(root, 'persist');
     const work = `${root}/persist-clone`;

@@ -47,7 +47,10 @@ const diffOf = async (via: Via, name: string) => {
  * then knows it from its own answer, not from the ship's event, which may come later).
  */
 async function activeWorkspace(via: Via, name: string): Promise<string> {
-  const request = via === 'ship' ? { url: remote.url, repoName: 'live', name, branch: 'main' } : { ship: 'live', repoName: 'live', name, branch: 'main' };
+  const request =
+    via === 'ship'
+      ? { url: remote.url, repoName: 'live', name, branch: 'main' }
+      : { ship: 'live', repoName: 'live', name, branch: 'main' };
   expect((await call(base(via), 'POST', '/workspaces', request)).status).toBe(201);
   expect((await call(base(via), 'POST', path('live', name, '/activate'))).status).toBe(200);
   return join(ship.ship.fleetDirectory, 'live', name);
@@ -98,12 +101,17 @@ describe('status of a real `svc ship` process right after an edit', () => {
   });
 
   it('shows the edit in the next read', async () => {
-    if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
     fleet = join(root, 'process-fleet');
-    const started = spawn(process.execPath, [CLI, 'ship', '--port', '0', '--name', 'live-proc', '--fleet-directory', fleet], {
-      env: { ...process.env, SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = spawn(
+      process.execPath,
+      [CLI, 'ship', '--port', '0', '--name', 'live-proc', '--fleet-directory', fleet],
+      {
+        env: { ...process.env, SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = started;
     let output = '';
     started.stderr!.on('data', (chunk) => (output += chunk));
@@ -119,7 +127,9 @@ describe('status of a real `svc ship` process right after an edit', () => {
       });
       started.once('exit', (code) => reject(new Error(`ship exited with ${code}: ${output}`)));
     });
-    expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'p', name: 'w', branch: 'main' })).status).toBe(201);
+    expect(
+      (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'p', name: 'w', branch: 'main' })).status,
+    ).toBe(201);
     expect((await call(url, 'POST', path('p', 'w', '/activate'))).status).toBe(200);
     const dir = join(fleet, 'p', 'w');
     expect((await call(url, 'GET', path('p', 'w'))).body.diff).toEqual({ added: 0, removed: 0, commits: 0 });

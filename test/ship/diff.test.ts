@@ -34,7 +34,8 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-const gitDiff = (...args: string[]) => execFileSync('git', ['diff', '--no-color', ...args], { cwd: dir, encoding: 'utf8' });
+const gitDiff = (...args: string[]) =>
+  execFileSync('git', ['diff', '--no-color', ...args], { cwd: dir, encoding: 'utf8' });
 
 describe('GET /workspaces/:repo/:name/diff', () => {
   it('with no options is exactly `git diff` (working tree against the index), as text/plain', async () => {
@@ -90,8 +91,12 @@ describe('GET /workspaces/:repo/:name/diff', () => {
       'diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+alpha\n+beta\n',
     );
     expect(appended).toContain('+++ b/no-newline.txt\n@@ -0,0 +1 @@\n+tail\n\\ No newline at end of file\n');
-    expect(appended).toContain('diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nBinary files /dev/null and b/blob.bin differ\n');
-    expect(appended).toContain('diff --git a/outward-link b/outward-link\nnew file mode 120000\n--- /dev/null\n+++ b/outward-link\n@@ -0,0 +1 @@\n+/etc/hostname\n');
+    expect(appended).toContain(
+      'diff --git a/blob.bin b/blob.bin\nnew file mode 100644\nBinary files /dev/null and b/blob.bin differ\n',
+    );
+    expect(appended).toContain(
+      'diff --git a/outward-link b/outward-link\nnew file mode 120000\n--- /dev/null\n+++ b/outward-link\n@@ -0,0 +1 @@\n+/etc/hostname\n',
+    );
     expect(appended).not.toContain('pipe');
     // The synthesized patch applies with git itself.
     const names = (await diff('?includeUntracked=true&nameOnly=true')).text;

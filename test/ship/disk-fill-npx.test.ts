@@ -33,7 +33,10 @@ describe.skipIf(!canMount)('a ship whose fleet volume fills up', () => {
     fleet = join(volume, 'fleet');
     const port = await freePort();
     url = `http://localhost:${port}`;
-    ship = startNpx(['ship', '--port', String(port), '--name', 'filling', '--fleet-directory', fleet, '--max-disk-fill', '0.5'], { SVC_BRIDGE_TOKEN: TOKEN, HOME: root });
+    ship = startNpx(
+      ['ship', '--port', String(port), '--name', 'filling', '--fleet-directory', fleet, '--max-disk-fill', '0.5'],
+      { SVC_BRIDGE_TOKEN: TOKEN, HOME: root },
+    );
     await ship.waitFor('ship listening', 60_000);
   }, 90_000);
 
@@ -55,17 +58,29 @@ describe.skipIf(!canMount)('a ship whose fleet volume fills up', () => {
       const reply = await call(url, 'GET', '/readyz');
       return reply.status === 503 ? reply : null;
     }, '/readyz to fail on a 75% full volume');
-    expect(full.body).toEqual({ ok: false, failing: 'fleet-volume', error: expect.stringMatching(/^the fleet volume is 7\d% full, over the ship's limit of 50% \(--max-disk-fill\)$/) });
+    expect(full.body).toEqual({
+      ok: false,
+      failing: 'fleet-volume',
+      error: expect.stringMatching(/^the fleet volume is 7\d% full, over the ship's limit of 50% \(--max-disk-fill\)$/),
+    });
     // The routes behind the token keep serving: unready is for the kubelet and the operator, not a shutdown.
     expect((await call(url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
 
     rmSync(filler);
-    await until(async () => (await call(url, 'GET', '/readyz')).status === 200, '/readyz to pass once the filler is gone');
+    await until(
+      async () => (await call(url, 'GET', '/readyz')).status === 200,
+      '/readyz to pass once the filler is gone',
+    );
   }, 30_000);
 
   it('refuses a fill level given as a percentage at start', async () => {
-    const run = await runNpx(['ship', '--port', String(await freePort()), '--fleet-directory', join(root, 'refused'), '--max-disk-fill', '90'], { HOME: root });
+    const run = await runNpx(
+      ['ship', '--port', String(await freePort()), '--fleet-directory', join(root, 'refused'), '--max-disk-fill', '90'],
+      { HOME: root },
+    );
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain("option '--max-disk-fill <fraction>' argument '90' is invalid. must be a fraction above 0 and at most 1 (e.g. 0.9)");
+    expect(run.stderr).toContain(
+      "option '--max-disk-fill <fraction>' argument '90' is invalid. must be a fraction above 0 and at most 1 (e.g. 0.9)",
+    );
   }, 60_000);
 });

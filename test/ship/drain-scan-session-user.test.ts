@@ -41,15 +41,22 @@ afterAll(async () => {
   await removeRoot(root);
 });
 
-it('finds the session user\'s unpushed work: git runs as that user, so its ownership check passes', async () => {
+it("finds the session user's unpushed work: git runs as that user, so its ownership check passes", async () => {
   const report = await reportDrain({ fleetDirectory: fleet, timeoutMs: 20_000, logger, sessionUser: user });
   expect(report.scanned).toBe(1);
   expect(report.workspaces).toEqual([
-    { repo: 'app', name: 'w1', unpushedBranches: [{ branch: 'main', commits: 1 }], uncommittedFiles: 1, untrackedFiles: 0, stashes: 0 },
+    {
+      repo: 'app',
+      name: 'w1',
+      unpushedBranches: [{ branch: 'main', commits: 1 }],
+      uncommittedFiles: 1,
+      untrackedFiles: 0,
+      stashes: 0,
+    },
   ]);
 }, 30_000);
 
-it('as the holder (no session user) git refuses the user\'s workspace: reported as not scanned, never as clean', async () => {
+it("as the holder (no session user) git refuses the user's workspace: reported as not scanned, never as clean", async () => {
   const report = await reportDrain({ fleetDirectory: fleet, timeoutMs: 20_000, logger });
   expect(report.workspaces).toHaveLength(1);
   expect(report.workspaces[0]!.scanError).toMatch(/dubious ownership/);

@@ -11,10 +11,11 @@ import { sample } from '../helpers/metrics.js';
 const fx = shipFixture();
 let counter = 0;
 
-
 async function workspace(branch = 'main'): Promise<{ name: string; dir: string }> {
   const name = `w${++counter}`;
-  expect((await call(fx.ship.url, 'POST', '/workspaces', { url: fx.remote.url, repoName: 'g', name, branch })).status).toBe(201);
+  expect(
+    (await call(fx.ship.url, 'POST', '/workspaces', { url: fx.remote.url, repoName: 'g', name, branch })).status,
+  ).toBe(201);
   return { name, dir: join(fx.ship.ship.fleetDirectory, 'g', name) };
 }
 const guardedDelete = (name: string) => call(fx.ship.url, 'DELETE', path('g', name, '?force=false'));
@@ -32,7 +33,13 @@ describe('guarded delete (force=false)', () => {
     const { name } = await workspace();
     const spawns = async () => {
       const text = (await call(fx.ship.url, 'GET', '/metrics')).text;
-      return ['status', 'for-each-ref', 'rev-list', 'symbolic-ref', 'rev-parse', 'stash'].reduce((sum, command) => sum + (sample(text, 'svc_ship_git_spawns_total', { command, result: 'ok' }) ?? 0) + (sample(text, 'svc_ship_git_spawns_total', { command, result: 'failed' }) ?? 0), 0);
+      return ['status', 'for-each-ref', 'rev-list', 'symbolic-ref', 'rev-parse', 'stash'].reduce(
+        (sum, command) =>
+          sum +
+          (sample(text, 'svc_ship_git_spawns_total', { command, result: 'ok' }) ?? 0) +
+          (sample(text, 'svc_ship_git_spawns_total', { command, result: 'failed' }) ?? 0),
+        0,
+      );
     };
     const before = await spawns();
     expect(await guardedDelete(name)).toMatchObject({ status: 200 });
@@ -61,7 +68,9 @@ describe('guarded delete (force=false)', () => {
     git(dir, 'commit', '--quiet', '-m', 'a');
     git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'b');
     git(dir, 'switch', '--quiet', 'main');
-    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}2 commits on branch local-only not on any remote` });
+    expect((await guardedDelete(name)).body).toEqual({
+      error: `${prefix(name)}2 commits on branch local-only not on any remote`,
+    });
   });
 
   it('refuses a stash', async () => {
@@ -74,7 +83,9 @@ describe('guarded delete (force=false)', () => {
   it('refuses commits made on a detached HEAD', async () => {
     const { name, dir } = await workspace('v1.0');
     git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'detached work');
-    expect((await guardedDelete(name)).body).toEqual({ error: `${prefix(name)}1 commit on the detached HEAD not on any remote or branch` });
+    expect((await guardedDelete(name)).body).toEqual({
+      error: `${prefix(name)}1 commit on the detached HEAD not on any remote or branch`,
+    });
   });
 
   it('names every finding together', async () => {
@@ -97,7 +108,9 @@ describe('guarded delete (force=false)', () => {
     writeFileSync(join(dir, '.git', 'index'), 'corrupt');
     const reply = await guardedDelete(name);
     expect(reply.status).toBe(409);
-    expect(reply.body.error).toMatch(new RegExp(`^${prefix(name).replace(/[/]/g, '\\/')}the working tree could not be checked \\(`));
+    expect(reply.body.error).toMatch(
+      new RegExp(`^${prefix(name).replace(/[/]/g, '\\/')}the working tree could not be checked \\(`),
+    );
     expect(existsSync(dir)).toBe(true);
   });
 

@@ -5,7 +5,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlClientsOf, endProcesses, endProcessesUsing, isRunning, processesUsing } from '../../ship/processes/leftover-processes.js';
+import {
+  controlClientsOf,
+  endProcesses,
+  endProcessesUsing,
+  isRunning,
+  processesUsing,
+} from '../../ship/processes/leftover-processes.js';
 import { signalGroupOf } from '../helpers/process-group.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 
@@ -24,9 +30,14 @@ afterAll(async () => {
 
 /** A group leader named by `path` (its $0) with a child of its own, like a git clone and its index-pack. */
 function leaderWithHelper(path: string): { leader: ChildProcess; helperPid: Promise<number> } {
-  const leader = spawn('sh', ['-c', 'sleep 30 & echo $!; wait', path], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  const leader = spawn('sh', ['-c', 'sleep 30 & echo $!; wait', path], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   started.push(leader);
-  const helperPid = new Promise<number>((resolve) => leader.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  const helperPid = new Promise<number>((resolve) =>
+    leader.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+  );
   return { leader, helperPid };
 }
 
@@ -52,8 +63,20 @@ describe('leftover processes', () => {
   it('finds the control clients on its own tmux socket, not those on another', async () => {
     const sockets = [`svc-test-leftover-${process.pid}`, `svc-test-other-${process.pid}`];
     const clients = sockets.map((socket) => {
-      execFileSync('tmux', ['-L', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keeper', 'exec tail -f /dev/null']);
-      const client = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', '=keeper'], { stdio: ['pipe', 'pipe', 'ignore'] });
+      execFileSync('tmux', [
+        '-L',
+        socket,
+        '-f',
+        '/dev/null',
+        'new-session',
+        '-d',
+        '-s',
+        'keeper',
+        'exec tail -f /dev/null',
+      ]);
+      const client = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', '=keeper'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
       started.push(client);
       return client;
     });

@@ -12,7 +12,6 @@ import { sessionName } from '../../ship/sessions/session-names.js';
 
 const fx = shipFixture();
 
-
 const create = async (repoName: string, name: string, branch = 'main') => {
   const reply = await call(fx.ship.url, 'POST', '/workspaces', { url: fx.remote.url, repoName, name, branch });
   expect(reply.status).toBe(201);
@@ -30,7 +29,10 @@ describe('workspace lifecycle', () => {
 
     await create('flow', 'w');
     expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/activate'))).body).toEqual({ ok: true });
-    expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/branch'), { branch: 'feature' })).body).toEqual({ ok: true, branchCreated: false });
+    expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/branch'), { branch: 'feature' })).body).toEqual({
+      ok: true,
+      branchCreated: false,
+    });
     expect((await call(fx.ship.url, 'POST', path('flow', 'w', '/deactivate'))).body).toEqual({ ok: true });
     expect((await call(fx.ship.url, 'DELETE', path('flow', 'w'))).body).toEqual({ ok: true });
 
@@ -71,11 +73,17 @@ describe('workspace lifecycle', () => {
       { repoName: 'list', name: 'a', branch: 'main', active: false, agent: null },
       { repoName: 'list', name: 'b', branch: 'main', active: true, agent: null },
     ]);
-    const active = (await call(fx.ship.url, 'GET', '/workspaces?active=true')).body.filter((w: any) => w.repoName === 'list');
+    const active = (await call(fx.ship.url, 'GET', '/workspaces?active=true')).body.filter(
+      (w: any) => w.repoName === 'list',
+    );
     expect(active.map((w: any) => w.name)).toEqual(['b']);
-    const inactive = (await call(fx.ship.url, 'GET', '/workspaces?active=false')).body.filter((w: any) => w.repoName === 'list');
+    const inactive = (await call(fx.ship.url, 'GET', '/workspaces?active=false')).body.filter(
+      (w: any) => w.repoName === 'list',
+    );
     expect(inactive.map((w: any) => w.name)).toEqual(['a']);
-    const unfiltered = (await call(fx.ship.url, 'GET', '/workspaces?active=yes')).body.filter((w: any) => w.repoName === 'list');
+    const unfiltered = (await call(fx.ship.url, 'GET', '/workspaces?active=yes')).body.filter(
+      (w: any) => w.repoName === 'list',
+    );
     expect(unfiltered.map((w: any) => w.name)).toEqual(['a', 'b']);
     expect((await call(fx.ship.url, 'GET', path('list', 'not-git'))).status).toBe(404);
   });
@@ -112,7 +120,11 @@ describe('workspace lifecycle', () => {
     });
     // Read live (diff-numbers-readings.ts): an edit shows in the very next status.
     writeFileSync(join(dir, 'feature.txt'), 'changed\nadded line\nthird\nfourth\n');
-    expect((await call(fx.ship.url, 'GET', path('status', 's'))).body.diff).toEqual({ added: 2, removed: 0, commits: 1 });
+    expect((await call(fx.ship.url, 'GET', path('status', 's'))).body.diff).toEqual({
+      added: 2,
+      removed: 0,
+      commits: 1,
+    });
   });
 
   it('counts commits ahead as 0 for a branch with no upstream', async () => {
@@ -224,12 +236,21 @@ describe('workspace lifecycle', () => {
     await create('br', 'b');
     const dir = join(fx.ship.ship.fleetDirectory, 'br', 'b');
     const { git } = await import('../helpers/git-fixtures.js');
-    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'other' })).body).toEqual({ ok: true, branchCreated: false });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'other' })).body).toEqual({
+      ok: true,
+      branchCreated: false,
+    });
     expect(git(dir, 'rev-parse', '--abbrev-ref', '@{upstream}').trim()).toBe('origin/other');
-    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'mine' })).body).toEqual({ ok: true, branchCreated: true });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'mine' })).body).toEqual({
+      ok: true,
+      branchCreated: true,
+    });
     expect(git(dir, 'branch', '--show-current').trim()).toBe('mine');
     expect(git(dir, 'rev-parse', 'HEAD').trim()).toBe(git(dir, 'rev-parse', 'other').trim());
-    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'main' })).body).toEqual({ ok: true, branchCreated: false });
+    expect((await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: 'main' })).body).toEqual({
+      ok: true,
+      branchCreated: false,
+    });
     expect((await call(fx.ship.url, 'GET', path('br', 'b'))).body.branch).toBe('main');
     const refused = await call(fx.ship.url, 'POST', path('br', 'b', '/branch'), { branch: '--orphan=x' });
     expect(refused.status).toBe(400);
@@ -261,13 +282,21 @@ describe('workspace lifecycle', () => {
     await call(fx.ship.url, 'POST', path('reap', 'r', '/activate'));
     const session = sessionName('reap', 'r');
     const marker = `reap-${process.pid}-${Date.now()}`;
-    await fx.ship.ship.tmux.run(['send-keys', '-t', `=${session}:`, `(exec -a ${marker}-bg sleep 600) & while :; do sleep 0.2; done`, 'Enter']);
+    await fx.ship.ship.tmux.run([
+      'send-keys',
+      '-t',
+      `=${session}:`,
+      `(exec -a ${marker}-bg sleep 600) & while :; do sleep 0.2; done`,
+      'Enter',
+    ]);
     const [leader] = await fx.ship.ship.tmux.panePids(session);
     const { processesInSessions } = await import('../../ship/sessions/process-reaper.js');
-    for (let i = 0; i < 50 && processesInSessions(new Set([leader!])).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && processesInSessions(new Set([leader!])).length < 3; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(processesInSessions(new Set([leader!])).length).toBeGreaterThanOrEqual(3);
     await call(fx.ship.url, 'POST', path('reap', 'r', '/deactivate'));
-    for (let i = 0; i < 60 && processesInSessions(new Set([leader!])).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 60 && processesInSessions(new Set([leader!])).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(processesInSessions(new Set([leader!]))).toEqual([]);
   });
 

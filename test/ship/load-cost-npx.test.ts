@@ -21,7 +21,8 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
 
 const gitRuns = async () => {
   let total = 0;
-  for (const command of ['diff', 'rev-list', 'ls-files']) total += await metric('svc_ship_git_spawns_total', { command, result: 'ok' });
+  for (const command of ['diff', 'rev-list', 'ls-files'])
+    total += await metric('svc_ship_git_spawns_total', { command, result: 'ok' });
   return total;
 };
 
@@ -46,7 +47,11 @@ it('reads the status of an untouched active workspace without running git, and s
 }, 30_000);
 
 it('sends a client that asks for snapshots a thousand times a second at most ten a second', async () => {
-  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'term'), { cols: 80, rows: 24, perMessageDeflate: true });
+  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'term'), {
+    cols: 80,
+    rows: 24,
+    perMessageDeflate: true,
+  });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
   expect(terminal.socket.extensions).toContain('permessage-deflate');
   const gridsBefore = terminal.frames.filter((frame) => frame.type === 'grid').length;

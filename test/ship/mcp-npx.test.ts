@@ -31,7 +31,11 @@ const BRIDGE_TOKEN = 'sentinel-bridge-token-mcp-npx-7';
 const auth = { authorization: `Bearer ${BRIDGE_TOKEN}` };
 const INIT = { model: 'm', provider: 'p', harness: 'h' };
 /** What agent_init answers: idle, described by when it started. */
-const initialised = () => ({ state: 'idle', ...INIT, description: expect.stringMatching(/^Created session at \d{4}-\d\d-\d\dT/) });
+const initialised = () => ({
+  state: 'idle',
+  ...INIT,
+  description: expect.stringMatching(/^Created session at \d{4}-\d\d-\d\dT/),
+});
 const SESSION = sessionName('app', 'w1');
 
 let root: string;
@@ -43,7 +47,9 @@ let tmux: Tmux;
 let ship: NpxProcess | undefined;
 
 async function startShip(): Promise<NpxProcess> {
-  const started = startNpx(['ship', '--port', String(port), '--name', 'mcp-npx', '--fleet-directory', fleet], { SVC_BRIDGE_TOKEN: BRIDGE_TOKEN });
+  const started = startNpx(['ship', '--port', String(port), '--name', 'mcp-npx', '--fleet-directory', fleet], {
+    SVC_BRIDGE_TOKEN: BRIDGE_TOKEN,
+  });
   await started.waitFor('ship listening', 60_000);
   return started;
 }
@@ -53,7 +59,11 @@ const sessionToken = async () => (await tmux.sessionVariables(SESSION)).SVC_MCP_
 
 async function mcpClient(token: string): Promise<Client> {
   const client = new Client({ name: 'agent', version: '0.0.1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url + path('app', 'w1', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url + path('app', 'w1', '/mcp')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }
 
@@ -61,8 +71,17 @@ async function mcpClient(token: string): Promise<Client> {
 async function initializeWith(token: string) {
   const response = await fetch(url + path('app', 'w1', '/mcp'), {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    }),
   });
   return { status: response.status, body: await response.text() };
 }
@@ -75,7 +94,12 @@ function childrenOf(parent: number, marker: string): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z' && Number(ppid) === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(marker)) found.push(Number(entry));
+      if (
+        state !== 'Z' &&
+        Number(ppid) === parent &&
+        readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(marker)
+      )
+        found.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -101,7 +125,9 @@ async function shipProcesses(): Promise<{ svc: number; helper: number; control: 
       if (svc.length !== 1) return null;
       const helper = childrenOf(svc[0]!, HELPER_MARKER);
       const control = processesMatching(`tmux -L ${socket} -C attach-session`);
-      return helper.length === 1 && control.length === 1 ? { svc: svc[0]!, helper: helper[0]!, control: control[0]! } : null;
+      return helper.length === 1 && control.length === 1
+        ? { svc: svc[0]!, helper: helper[0]!, control: control[0]! }
+        : null;
     },
     'the ship, its spawn helper and its tmux control client',
     15_000,
@@ -117,7 +143,10 @@ beforeAll(async () => {
   socket = tmuxSocketFor(realpathSync(fleet));
   tmux = new Tmux(socket);
   const remote = makeRemote(root);
-  expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth)).status).toBe(201);
+  expect(
+    (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth))
+      .status,
+  ).toBe(201);
   expect((await call(url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
 }, 90_000);
 afterAll(async () => {
@@ -144,55 +173,75 @@ const STOPS: Array<[string, (stopped: NpxProcess, svcPid: number) => Promise<voi
   ],
 ];
 
-it.each(STOPS)('%s: nothing of the ship stays; the session and its token carry over; status is gone; re-activation voids the token', async (_stop, stop) => {
-  const token = await sessionToken();
-  expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  const agent = await mcpClient(token);
-  expect((await agent.callTool({ name: 'agent_init', arguments: INIT })).structuredContent).toEqual(initialised());
-  expect((await agent.callTool({ name: 'agent_status', arguments: { state: 'building', description: 'compiling' } })).structuredContent).toEqual({
-    ...INIT,
-    state: 'building',
-    description: 'compiling',
-  });
-  await agent.close();
+it.each(STOPS)(
+  '%s: nothing of the ship stays; the session and its token carry over; status is gone; re-activation voids the token',
+  async (_stop, stop) => {
+    const token = await sessionToken();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const agent = await mcpClient(token);
+    expect((await agent.callTool({ name: 'agent_init', arguments: INIT })).structuredContent).toEqual(initialised());
+    expect(
+      (await agent.callTool({ name: 'agent_status', arguments: { state: 'building', description: 'compiling' } }))
+        .structuredContent,
+    ).toEqual({
+      ...INIT,
+      state: 'building',
+      description: 'compiling',
+    });
+    await agent.close();
 
-  const before = await shipProcesses();
-  await stop(ship!, before.svc);
-  ship = undefined;
-  await until(
-    async () => processesMatching('svc', 'ship', fleet).length === 0 && !alive(before.helper) && processesMatching(`tmux -L ${socket} -C`).length === 0,
-    `the stopped ship's processes to end (svc: ${processesMatching('svc', 'ship', fleet)}, helper ${before.helper}, control client ${before.control})`,
-    10_000,
-  );
-  // The tmux server is not the ship's: the session, and with it the agent and its token, live on.
-  expect((await tmux.listSessions()).has(SESSION)).toBe(true);
+    const before = await shipProcesses();
+    await stop(ship!, before.svc);
+    ship = undefined;
+    await until(
+      async () =>
+        processesMatching('svc', 'ship', fleet).length === 0 &&
+        !alive(before.helper) &&
+        processesMatching(`tmux -L ${socket} -C`).length === 0,
+      `the stopped ship's processes to end (svc: ${processesMatching('svc', 'ship', fleet)}, helper ${before.helper}, control client ${before.control})`,
+      10_000,
+    );
+    // The tmux server is not the ship's: the session, and with it the agent and its token, live on.
+    expect((await tmux.listSessions()).has(SESSION)).toBe(true);
 
-  ship = await startShip();
-  const after = await shipProcesses();
-  expect(after.svc).not.toBe(before.svc);
-  const adopted = await call(url, 'GET', path('app', 'w1'), undefined, auth);
-  expect(adopted.status).toBe(200);
-  expect(adopted.body).toMatchObject({ repoName: 'app', name: 'w1', state: 'active', agent: null });
-  expect(await sessionToken()).toBe(token);
+    ship = await startShip();
+    const after = await shipProcesses();
+    expect(after.svc).not.toBe(before.svc);
+    const adopted = await call(url, 'GET', path('app', 'w1'), undefined, auth);
+    expect(adopted.status).toBe(200);
+    expect(adopted.body).toMatchObject({ repoName: 'app', name: 'w1', state: 'active', agent: null });
+    expect(await sessionToken()).toBe(token);
 
-  // The agent in the adopted session: same token, no status until it initialises again.
-  const again = await mcpClient(token);
-  expect((await again.callTool({ name: 'agent_status_get', arguments: {} })).structuredContent).toEqual({ agent: null });
-  const uninitialised = await again.callTool({ name: 'agent_status', arguments: { state: 'building', description: 'resuming' } });
-  expect(uninitialised.isError).toBe(true);
-  expect(uninitialised.content).toEqual([{ type: 'text', text: 'agent not initialized: app/w1' }]);
-  const reinitialised = (await again.callTool({ name: 'agent_init', arguments: INIT })).structuredContent;
-  expect(reinitialised).toEqual(initialised());
-  await again.close();
-  expect((await call(url, 'GET', path('app', 'w1', '/agent/status'), undefined, auth)).body).toEqual(reinitialised);
+    // The agent in the adopted session: same token, no status until it initialises again.
+    const again = await mcpClient(token);
+    expect((await again.callTool({ name: 'agent_status_get', arguments: {} })).structuredContent).toEqual({
+      agent: null,
+    });
+    const uninitialised = await again.callTool({
+      name: 'agent_status',
+      arguments: { state: 'building', description: 'resuming' },
+    });
+    expect(uninitialised.isError).toBe(true);
+    expect(uninitialised.content).toEqual([{ type: 'text', text: 'agent not initialized: app/w1' }]);
+    const reinitialised = (await again.callTool({ name: 'agent_init', arguments: INIT })).structuredContent;
+    expect(reinitialised).toEqual(initialised());
+    await again.close();
+    expect((await call(url, 'GET', path('app', 'w1', '/agent/status'), undefined, auth)).body).toEqual(reinitialised);
 
-  // A fresh activation mints a new token; the old one is refused from then on.
-  expect((await call(url, 'POST', path('app', 'w1', '/deactivate'), undefined, auth)).status).toBe(200);
-  expect((await call(url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
-  const fresh = await sessionToken();
-  expect(fresh).not.toBe(token);
-  expect(await initializeWith(token)).toEqual({ status: 401, body: JSON.stringify({ error: 'authentication required' }) });
-  const renewed = await mcpClient(fresh);
-  expect((await renewed.callTool({ name: 'agent_status_get', arguments: {} })).structuredContent).toEqual({ agent: null });
-  await renewed.close();
-}, 120_000);
+    // A fresh activation mints a new token; the old one is refused from then on.
+    expect((await call(url, 'POST', path('app', 'w1', '/deactivate'), undefined, auth)).status).toBe(200);
+    expect((await call(url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
+    const fresh = await sessionToken();
+    expect(fresh).not.toBe(token);
+    expect(await initializeWith(token)).toEqual({
+      status: 401,
+      body: JSON.stringify({ error: 'authentication required' }),
+    });
+    const renewed = await mcpClient(fresh);
+    expect((await renewed.callTool({ name: 'agent_status_get', arguments: {} })).structuredContent).toEqual({
+      agent: null,
+    });
+    await renewed.close();
+  },
+  120_000,
+);

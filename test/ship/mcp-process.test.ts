@@ -37,32 +37,62 @@ afterAll(async () => {
 
 it('an agent in a workspace of `svc ship` reports status over MCP with its session token; /events carries it', async () => {
   const remote = makeRemote(root);
-  expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth)).status).toBe(201);
+  expect(
+    (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth))
+      .status,
+  ).toBe(201);
   expect((await call(url, 'POST', path('app', 'w1', '/activate'), undefined, auth)).status).toBe(200);
 
-  const line = execFileSync('tmux', ['-L', tmuxSocketFor(realpathSync(fleet)), 'show-environment', '-t', `=${sessionName('app', 'w1')}`, 'SVC_MCP_TOKEN'], {
-    encoding: 'utf8',
-  }).trim();
+  const line = execFileSync(
+    'tmux',
+    [
+      '-L',
+      tmuxSocketFor(realpathSync(fleet)),
+      'show-environment',
+      '-t',
+      `=${sessionName('app', 'w1')}`,
+      'SVC_MCP_TOKEN',
+    ],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
   const token = line.replace(/^SVC_MCP_TOKEN=/, '');
   expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
   const events = await connectEvents(url, auth);
   await events.waitFor(1);
   const client = new Client({ name: 'agent', version: '0.0.1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url + path('app', 'w1', '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url + path('app', 'w1', '/mcp')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   expect(client.getServerVersion()?.name).toBe('svc-agent');
   const init = { model: 'm', provider: 'p', harness: 'h' };
-  expect((await client.callTool({ name: 'agent_init', arguments: init })).structuredContent).toMatchObject({ state: 'idle', ...init });
+  expect((await client.callTool({ name: 'agent_init', arguments: init })).structuredContent).toMatchObject({
+    state: 'idle',
+    ...init,
+  });
   const update = { state: 'building', description: 'compiling', link: 'https://forge.test/pr/1' };
-  expect((await client.callTool({ name: 'agent_status', arguments: update })).structuredContent).toEqual({ ...init, ...update });
+  expect((await client.callTool({ name: 'agent_status', arguments: update })).structuredContent).toEqual({
+    ...init,
+    ...update,
+  });
   const repo = await client.callTool({ name: 'repo_info', arguments: {} });
   expect(repo.isError).toBe(true);
   expect(JSON.stringify(repo.content)).toContain('no bridge has connected to this ship yet');
   await client.close();
 
   const [, first, second] = await events.waitFor(3);
-  expect(first).toMatchObject({ type: 'workspace.agent_status_changed', workspace: { repoName: 'app', name: 'w1', agent: { state: 'idle' } } });
-  expect(second).toMatchObject({ type: 'workspace.agent_status_changed', workspace: { agent: { ...init, ...update } } });
+  expect(first).toMatchObject({
+    type: 'workspace.agent_status_changed',
+    workspace: { repoName: 'app', name: 'w1', agent: { state: 'idle' } },
+  });
+  expect(second).toMatchObject({
+    type: 'workspace.agent_status_changed',
+    workspace: { agent: { ...init, ...update } },
+  });
   await events.close();
   expect(ship!.output()).not.toContain(token);
 }, 60_000);

@@ -21,8 +21,19 @@ const AGENT_TOKEN = 'sentinel-agent-token-mcp-9876543210';
 const bridgeAuth = { authorization: `Bearer ${BRIDGE_TOKEN}` };
 const init = { model: 'claude-x', provider: 'anthropic', harness: 'claude-code' };
 const TOOLS = [
-  'agent_init', 'agent_status', 'agent_status_get', 'repo_info', 'repo_issue_list', 'repo_issue_view', 'repo_issue_comment',
-  'repo_pr_list', 'repo_pr_view', 'repo_pr_comment', 'repo_pr_review', 'repo_checks', 'repo_failed_logs',
+  'agent_init',
+  'agent_status',
+  'agent_status_get',
+  'repo_info',
+  'repo_issue_list',
+  'repo_issue_view',
+  'repo_issue_comment',
+  'repo_pr_list',
+  'repo_pr_view',
+  'repo_pr_comment',
+  'repo_pr_review',
+  'repo_checks',
+  'repo_failed_logs',
 ];
 
 let root: string;
@@ -43,13 +54,19 @@ const mcpToken = async (name: string) => {
 const mcpUrl = (name: string) => new URL(ship.url + path('r', name, '/mcp'));
 
 /** The SDK client over HTTP; `sse` makes each POST ask for an event stream first (the SDK lists JSON first). */
-async function connect(name: string, token: string | null, options: { sse?: boolean; contentTypes?: string[] } = {}): Promise<Client> {
+async function connect(
+  name: string,
+  token: string | null,
+  options: { sse?: boolean; contentTypes?: string[] } = {},
+): Promise<Client> {
   const client = new Client({ name: 'svc-test', version: '0.0.1' });
   const fetchFn: typeof fetch = async (input, requestInit) => {
     const headers = new Headers(requestInit?.headers);
     if (options.sse && requestInit?.method === 'POST') headers.set('accept', 'text/event-stream, application/json');
     const response = await fetch(input, { ...requestInit, headers });
-    options.contentTypes?.push(`${requestInit?.method} ${response.status} ${response.headers.get('content-type') ?? ''}`);
+    options.contentTypes?.push(
+      `${requestInit?.method} ${response.status} ${response.headers.get('content-type') ?? ''}`,
+    );
     return response;
   };
   const transport = new StreamableHTTPClientTransport(mcpUrl(name), {
@@ -61,12 +78,20 @@ async function connect(name: string, token: string | null, options: { sse?: bool
 }
 
 async function tool(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: any };
+  return (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: Array<{ type: string; text: string }>;
+    structuredContent?: any;
+  };
 }
 const text = (result: { content: Array<{ text: string }> }) => result.content.map((c) => c.text).join('\n');
 
 const rpc = (method: string, params: unknown = {}, id = 1) => ({ jsonrpc: '2.0', id, method, params });
-const INITIALIZE = rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
+const INITIALIZE = rpc('initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'raw', version: '0' },
+});
 
 async function readBody(request: IncomingMessage): Promise<any> {
   const chunks: Buffer[] = [];
@@ -76,21 +101,82 @@ async function readBody(request: IncomingMessage): Promise<any> {
 }
 
 // The bridge's /repos routes as docs/architecture.md §8 describes them, for repo `r`.
-const issue = { number: 7, title: 'Crash on start', state: 'open', author: 'ann', url: 'https://forge.test/r/issues/7', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' };
-const pull = { ...issue, number: 8, title: 'Fix crash', url: 'https://forge.test/r/pull/8', draft: false, baseBranch: 'main', headBranch: 'fix' };
-const posted = { id: 99, author: 'svc-agent', body: 'on it', url: 'https://forge.test/r/issues/7#c99', createdAt: '2026-01-03T00:00:00Z' };
+const issue = {
+  number: 7,
+  title: 'Crash on start',
+  state: 'open',
+  author: 'ann',
+  url: 'https://forge.test/r/issues/7',
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-02T00:00:00Z',
+};
+const pull = {
+  ...issue,
+  number: 8,
+  title: 'Fix crash',
+  url: 'https://forge.test/r/pull/8',
+  draft: false,
+  baseBranch: 'main',
+  headBranch: 'fix',
+};
+const posted = {
+  id: 99,
+  author: 'svc-agent',
+  body: 'on it',
+  url: 'https://forge.test/r/issues/7#c99',
+  createdAt: '2026-01-03T00:00:00Z',
+};
 const answers: Record<string, [number, unknown]> = {
-  'GET /repos/r/info': [200, { name: 'r', fullName: 'org/r', description: null, url: 'https://forge.test/org/r', defaultBranch: 'main', private: true, stars: 3, openIssues: 1 }],
+  'GET /repos/r/info': [
+    200,
+    {
+      name: 'r',
+      fullName: 'org/r',
+      description: null,
+      url: 'https://forge.test/org/r',
+      defaultBranch: 'main',
+      private: true,
+      stars: 3,
+      openIssues: 1,
+    },
+  ],
   'GET /repos/r/issues?state=all': [200, [issue]],
   'GET /repos/r/issues': [200, [issue]],
   'GET /repos/r/issues/7': [200, { ...issue, body: 'it crashes', comments: [posted] }],
   'GET /repos/r/issues/404': [404, { error: 'Not Found' }],
   'POST /repos/r/issues/7/comments': [201, posted],
   'GET /repos/r/pulls': [200, [pull]],
-  'GET /repos/r/pulls/8': [200, { ...pull, body: 'fixes #7', merged: false, mergeable: true, additions: 3, deletions: 1, changedFiles: 1, headSha: 'abc123' }],
+  'GET /repos/r/pulls/8': [
+    200,
+    {
+      ...pull,
+      body: 'fixes #7',
+      merged: false,
+      mergeable: true,
+      additions: 3,
+      deletions: 1,
+      changedFiles: 1,
+      headSha: 'abc123',
+    },
+  ],
   'POST /repos/r/pulls/8/comments': [201, { ...posted, url: 'https://forge.test/r/pull/8#c99' }],
-  'POST /repos/r/pulls/8/reviews': [201, { id: 5, state: 'APPROVED', author: 'svc-agent', body: null, url: 'https://forge.test/r/pull/8#r5' }],
-  'GET /repos/r/checks?ref=fix': [200, [{ name: 'test', status: 'completed', conclusion: 'failure', detailsUrl: 'https://ci.test/1', startedAt: '2026-01-01T00:00:00Z', completedAt: '2026-01-01T00:01:00Z' }]],
+  'POST /repos/r/pulls/8/reviews': [
+    201,
+    { id: 5, state: 'APPROVED', author: 'svc-agent', body: null, url: 'https://forge.test/r/pull/8#r5' },
+  ],
+  'GET /repos/r/checks?ref=fix': [
+    200,
+    [
+      {
+        name: 'test',
+        status: 'completed',
+        conclusion: 'failure',
+        detailsUrl: 'https://ci.test/1',
+        startedAt: '2026-01-01T00:00:00Z',
+        completedAt: '2026-01-01T00:01:00Z',
+      },
+    ],
+  ],
   'GET /repos/r/checks/logs?pr=8': [200, [{ workflow: 'ci', job: 'test', jobId: 11, log: 'FAIL x.test.ts' }]],
 };
 
@@ -100,18 +186,37 @@ beforeAll(async () => {
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
   ship = await startTestShip(root, { bridgeToken: BRIDGE_TOKEN, logger });
   for (const name of ['a', 'b', 'cold']) {
-    expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name, branch: 'main' }, bridgeAuth)).status).toBe(201);
-    if (name !== 'cold') expect((await call(ship.url, 'POST', path('r', name, '/activate'), undefined, bridgeAuth)).status).toBe(200);
+    expect(
+      (
+        await call(
+          ship.url,
+          'POST',
+          '/workspaces',
+          { url: remote.url, repoName: 'r', name, branch: 'main' },
+          bridgeAuth,
+        )
+      ).status,
+    ).toBe(201);
+    if (name !== 'cold')
+      expect((await call(ship.url, 'POST', path('r', name, '/activate'), undefined, bridgeAuth)).status).toBe(200);
   }
   bridge = createServer(async (request, response) => {
     const body = await readBody(request);
     bridgeSeen.push({ method: request.method!, url: request.url!, authorization: request.headers.authorization, body });
-    const send = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    if (request.headers.authorization !== `Bearer ${AGENT_TOKEN}` || bridgeMode === 'rotated') return send(401, { error: 'authentication required' });
+    const send = (status: number, value: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    if (request.headers.authorization !== `Bearer ${AGENT_TOKEN}` || bridgeMode === 'rotated')
+      return send(401, { error: 'authentication required' });
     if (bridgeMode === 'odd') return send(200, { surprise: true });
-    if (bridgeMode === 'missing') return send(404, { error: `route not found: ${request.method} ${request.url!.split('?')[0]}` });
+    if (bridgeMode === 'missing')
+      return send(404, { error: `route not found: ${request.method} ${request.url!.split('?')[0]}` });
     const answer = answers[`${request.method} ${request.url}`];
-    if (!answer) return send(404, { message: `Route ${request.method}:${request.url} not found`, error: 'Not Found', statusCode: 404 });
+    if (!answer)
+      return send(404, {
+        message: `Route ${request.method}:${request.url} not found`,
+        error: 'Not Found',
+        statusCode: 404,
+      });
     send(...answer);
   });
   await new Promise<void>((resolve) => bridge.listen(0, '127.0.0.1', resolve));
@@ -129,7 +234,12 @@ describe('MCP endpoint: tools and schemas', () => {
     const client = await connect('a', await mcpToken('a'));
     expect(client.getServerVersion()?.name).toBe('svc-agent');
     const instructions = client.getInstructions() ?? '';
-    for (const phrase of ['agent_init once', 'agent_status at every phase change', 'awaiting before you ask a human', 'idle when you are done']) {
+    for (const phrase of [
+      'agent_init once',
+      'agent_status at every phase change',
+      'awaiting before you ask a human',
+      'idle when you are done',
+    ]) {
       expect(instructions).toContain(phrase);
     }
     const { tools } = await client.listTools();
@@ -148,7 +258,16 @@ describe('MCP endpoint: tools and schemas', () => {
     expect(byName.agent_status!.inputSchema.required).toEqual(['state', 'description']);
     expect(Object.keys(byName.agent_status!.inputSchema.properties!)).toEqual(['state', 'description', 'link']);
     expect(byName.repo_pr_review!.inputSchema.required).toEqual(['number', 'event']);
-    expect(Object.keys(byName.repo_info!.outputSchema!.properties!)).toEqual(['name', 'fullName', 'description', 'url', 'defaultBranch', 'private', 'stars', 'openIssues']);
+    expect(Object.keys(byName.repo_info!.outputSchema!.properties!)).toEqual([
+      'name',
+      'fullName',
+      'description',
+      'url',
+      'defaultBranch',
+      'private',
+      'stars',
+      'openIssues',
+    ]);
     await client.close();
   });
 
@@ -162,10 +281,15 @@ describe('MCP endpoint: tools and schemas', () => {
       { state: 'sleeping', description: 'x' },
       { state: 'idle' },
     ];
-    for (const sample of samples) expect(update.safeParse(sample).success, JSON.stringify(sample)).toBe(Value.Check(UpdateAgentStatusRequest, sample));
+    for (const sample of samples)
+      expect(update.safeParse(sample).success, JSON.stringify(sample)).toBe(
+        Value.Check(UpdateAgentStatusRequest, sample),
+      );
     const status = { state: 'idle', description: 'd', ...init };
     expect(agentStatusSchema.safeParse(status).success).toBe(Value.Check(AgentStatus, status));
-    expect(agentStatusSchema.safeParse({ ...status, link: 'http://x/y' }).success).toBe(Value.Check(AgentStatus, { ...status, link: 'http://x/y' }));
+    expect(agentStatusSchema.safeParse({ ...status, link: 'http://x/y' }).success).toBe(
+      Value.Check(AgentStatus, { ...status, link: 'http://x/y' }),
+    );
   });
 });
 
@@ -216,7 +340,10 @@ describe('MCP endpoint: agent tools', () => {
 
   it('refuses a bad link or state as a tool-call error, and init of an inactive workspace as a tool error', async () => {
     const client = await connect('a', await mcpToken('a'));
-    for (const args of [{ state: 'idle', description: 'd', link: 'javascript:alert(1)' }, { state: 'sleeping', description: 'd' }]) {
+    for (const args of [
+      { state: 'idle', description: 'd', link: 'javascript:alert(1)' },
+      { state: 'sleeping', description: 'd' },
+    ]) {
       const result = await tool(client, 'agent_status', args);
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/Input validation error/);
@@ -229,27 +356,56 @@ describe('MCP endpoint: agent tools', () => {
   });
 
   it('the HTTP route takes the link too', async () => {
-    const reply = await call(ship.url, 'POST', path('r', 'a', '/agent/status'), { state: 'building', description: 'b', link: 'https://ci.test/run/1' }, bridgeAuth);
+    const reply = await call(
+      ship.url,
+      'POST',
+      path('r', 'a', '/agent/status'),
+      { state: 'building', description: 'b', link: 'https://ci.test/run/1' },
+      bridgeAuth,
+    );
     expect(reply.body).toEqual({ ...init, state: 'building', description: 'b', link: 'https://ci.test/run/1' });
-    expect((await call(ship.url, 'POST', path('r', 'a', '/agent/status'), { state: 'building', description: 'b', link: 'file:///etc/passwd' }, bridgeAuth)).status).toBe(422);
+    expect(
+      (
+        await call(
+          ship.url,
+          'POST',
+          path('r', 'a', '/agent/status'),
+          { state: 'building', description: 'b', link: 'file:///etc/passwd' },
+          bridgeAuth,
+        )
+      ).status,
+    ).toBe(422);
   });
 });
 
 describe('MCP endpoint: HTTP', () => {
   it('answers JSON by default and an event stream when the Accept header asks for it first', async () => {
     const base = { ...bridgeAuth, 'content-type': 'application/json' };
-    const json = await fetch(mcpUrl('a'), { method: 'POST', headers: { ...base, accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
+    const json = await fetch(mcpUrl('a'), {
+      method: 'POST',
+      headers: { ...base, accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(json.status).toBe(200);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
     expect(json.headers.get('mcp-session-id')).toBeNull();
     expect(((await json.json()) as any).result.serverInfo.name).toBe('svc-agent');
 
-    const sse = await fetch(mcpUrl('a'), { method: 'POST', headers: { ...base, accept: 'text/event-stream, application/json' }, body: JSON.stringify(rpc('tools/list')) });
+    const sse = await fetch(mcpUrl('a'), {
+      method: 'POST',
+      headers: { ...base, accept: 'text/event-stream, application/json' },
+      body: JSON.stringify(rpc('tools/list')),
+    });
     expect(sse.status).toBe(200);
     expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const stream = await sse.text();
     expect(stream).toMatch(/^event: message\ndata: /m);
-    const payload = JSON.parse(stream.split('\n').find((line) => line.startsWith('data: '))!.slice(6));
+    const payload = JSON.parse(
+      stream
+        .split('\n')
+        .find((line) => line.startsWith('data: '))!
+        .slice(6),
+    );
     expect(payload.result.tools).toHaveLength(13);
 
     // The SDK client over event streams, end to end.
@@ -262,17 +418,27 @@ describe('MCP endpoint: HTTP', () => {
 
   it('GET and DELETE answer 405 (Allow: POST); a missing workspace is 404 {error}; invalid identifiers 400', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const reply = await call(ship.url, method, path('r', 'a', '/mcp'), undefined, { authorization: `Bearer ${await mcpToken('a')}` });
+      const reply = await call(ship.url, method, path('r', 'a', '/mcp'), undefined, {
+        authorization: `Bearer ${await mcpToken('a')}`,
+      });
       expect(reply.status).toBe(405);
       expect(reply.headers.get('allow')).toBe('POST');
       expect(reply.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     }
     for (const method of ['GET', 'POST', 'DELETE']) {
-      expect(await call(ship.url, method, path('r', 'nope', '/mcp'), method === 'POST' ? INITIALIZE : undefined, bridgeAuth)).toMatchObject({
+      expect(
+        await call(ship.url, method, path('r', 'nope', '/mcp'), method === 'POST' ? INITIALIZE : undefined, bridgeAuth),
+      ).toMatchObject({
         status: 404,
         body: { error: 'workspace not found: r/nope' },
       });
-      const invalid = await call(ship.url, method, path('r', 'x/y', '/mcp'), method === 'POST' ? INITIALIZE : undefined, bridgeAuth);
+      const invalid = await call(
+        ship.url,
+        method,
+        path('r', 'x/y', '/mcp'),
+        method === 'POST' ? INITIALIZE : undefined,
+        bridgeAuth,
+      );
       expect(invalid.status).toBe(400);
       expect(invalid.body.error).toMatch(/^invalid workspace identifier/);
     }
@@ -300,12 +466,24 @@ describe('MCP endpoint: HTTP', () => {
     await client.close();
     // Stale after delete: the token of a deleted workspace is 401 (not 404) even once the name is re-created.
     const remote = makeRemote(root, 'gone-remote');
-    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' }, bridgeAuth);
+    await call(
+      ship.url,
+      'POST',
+      '/workspaces',
+      { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' },
+      bridgeAuth,
+    );
     await call(ship.url, 'POST', path('r', 'gone', '/activate'), undefined, bridgeAuth);
     const goneToken = await mcpToken('gone');
     expect((await call(ship.url, 'DELETE', path('r', 'gone'), undefined, bridgeAuth)).status).toBe(200);
     await expect(connect('gone', goneToken)).rejects.toThrow(/401|authentication required/i);
-    await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' }, bridgeAuth);
+    await call(
+      ship.url,
+      'POST',
+      '/workspaces',
+      { url: remote.url, repoName: 'r', name: 'gone', branch: 'main' },
+      bridgeAuth,
+    );
     await call(ship.url, 'POST', path('r', 'gone', '/activate'), undefined, bridgeAuth);
     await expect(connect('gone', goneToken)).rejects.toThrow(/401|authentication required/i);
   });
@@ -330,14 +508,18 @@ describe('MCP endpoint: repository tools', () => {
     for (const [name, args] of calls) {
       const result = await tool(client, name, args);
       expect(result.isError, name).toBe(true);
-      expect(text(result)).toMatch(/^no bridge has connected to this ship yet, so repository tools have no credentials/);
+      expect(text(result)).toMatch(
+        /^no bridge has connected to this ship yet, so repository tools have no credentials/,
+      );
     }
     expect((await tool(client, 'agent_status_get')).isError).toBeFalsy();
     await client.close();
   });
 
   it('call the bridge /repos/r/… routes as ship-agent and return structured content with a one-line summary', async () => {
-    expect((await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl, token: AGENT_TOKEN }, bridgeAuth)).status).toBe(200);
+    expect(
+      (await call(ship.url, 'POST', '/agent/credentials', { bridgeUrl, token: AGENT_TOKEN }, bridgeAuth)).status,
+    ).toBe(200);
     bridgeMode = 'serve';
     bridgeSeen.length = 0;
     const client = await connect('a', await mcpToken('a'));
@@ -351,8 +533,16 @@ describe('MCP endpoint: repository tools', () => {
     }
     expect(bridgeSeen.every((seen) => seen.authorization === `Bearer ${AGENT_TOKEN}`)).toBe(true);
     expect(bridgeSeen.map((seen) => `${seen.method} ${seen.url}`)).toEqual([
-      'GET /repos/r/info', 'GET /repos/r/issues', 'GET /repos/r/issues/7', 'POST /repos/r/issues/7/comments', 'GET /repos/r/pulls',
-      'GET /repos/r/pulls/8', 'POST /repos/r/pulls/8/comments', 'POST /repos/r/pulls/8/reviews', 'GET /repos/r/checks?ref=fix', 'GET /repos/r/checks/logs?pr=8',
+      'GET /repos/r/info',
+      'GET /repos/r/issues',
+      'GET /repos/r/issues/7',
+      'POST /repos/r/issues/7/comments',
+      'GET /repos/r/pulls',
+      'GET /repos/r/pulls/8',
+      'POST /repos/r/pulls/8/comments',
+      'POST /repos/r/pulls/8/reviews',
+      'GET /repos/r/checks?ref=fix',
+      'GET /repos/r/checks/logs?pr=8',
     ]);
     expect(bridgeSeen[3]!.body).toEqual({ body: 'on it' });
     expect(bridgeSeen[7]!.body).toEqual({ event: 'APPROVE' });
@@ -366,13 +556,18 @@ describe('MCP endpoint: repository tools', () => {
     expect(results.repo_pr_view.structuredContent.headSha).toBe('abc123');
     expect(results.repo_pr_review.structuredContent.state).toBe('APPROVED');
     expect(text(results.repo_checks)).toBe('1 check: 1 failed, 0 not completed');
-    expect(results.repo_failed_logs.structuredContent).toEqual({ jobs: [{ workflow: 'ci', job: 'test', jobId: 11, log: 'FAIL x.test.ts' }] });
+    expect(results.repo_failed_logs.structuredContent).toEqual({
+      jobs: [{ workflow: 'ci', job: 'test', jobId: 11, log: 'FAIL x.test.ts' }],
+    });
     expect(text(await tool(client, 'repo_issue_list', { state: 'all' }))).toBe('1 all issue');
 
     // Checks need exactly one of ref and pr; a forge's own 404 passes through with its message.
     expect(text(await tool(client, 'repo_checks', {}))).toBe('checks require a ref or pr');
     expect(text(await tool(client, 'repo_checks', { ref: 'x', pr: 1 }))).toBe('give a ref or a pr, not both');
-    expect(await tool(client, 'repo_issue_view', { number: 404 })).toMatchObject({ isError: true, content: [{ text: 'Not Found' }] });
+    expect(await tool(client, 'repo_issue_view', { number: 404 })).toMatchObject({
+      isError: true,
+      content: [{ text: 'Not Found' }],
+    });
     await client.close();
   });
 
@@ -382,7 +577,11 @@ describe('MCP endpoint: repository tools', () => {
     for (const [name, args] of calls) {
       const result = await tool(client, name, args);
       expect(result.isError, name).toBe(true);
-      expect(text(result)).toMatch(new RegExp(`^the bridge at http://127\\.0\\.0\\.1:\\d+ does not serve (GET|POST) /repos/:name/\\S+ yet \\(it answered 404\\)`));
+      expect(text(result)).toMatch(
+        new RegExp(
+          `^the bridge at http://127\\.0\\.0\\.1:\\d+ does not serve (GET|POST) /repos/:name/\\S+ yet \\(it answered 404\\)`,
+        ),
+      );
     }
     bridgeMode = 'rotated';
     const result = await tool(client, 'repo_info');
@@ -392,7 +591,9 @@ describe('MCP endpoint: repository tools', () => {
     bridgeMode = 'odd';
     const odd = await tool(client, 'repo_issue_list');
     expect(odd.isError).toBe(true);
-    expect(text(odd)).toMatch(/^the bridge at http:\/\/127\.0\.0\.1:\d+ answered GET \/repos\/:name\/issues with an unexpected shape: /);
+    expect(text(odd)).toMatch(
+      /^the bridge at http:\/\/127\.0\.0\.1:\d+ answered GET \/repos\/:name\/issues with an unexpected shape: /,
+    );
     bridgeMode = 'serve';
     await client.close();
   });
@@ -401,8 +602,14 @@ describe('MCP endpoint: repository tools', () => {
 describe('MCP endpoint: guards and secrets', () => {
   it('the Origin guard sits in front of it: a foreign Origin or cross-site fetch is 403, even with a valid token', async () => {
     const headers = { authorization: `Bearer ${await mcpToken('a')}`, accept: 'application/json, text/event-stream' };
-    expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, origin: 'https://evil.example' })).status).toBe(403);
-    expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(
+      (await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, origin: 'https://evil.example' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, { ...headers, 'sec-fetch-site': 'cross-site' }))
+        .status,
+    ).toBe(403);
     expect((await call(ship.url, 'POST', path('r', 'a', '/mcp'), INITIALIZE, headers)).status).toBe(200);
   });
 

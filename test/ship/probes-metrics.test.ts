@@ -36,7 +36,11 @@ beforeAll(async () => {
   remote = makeRemote(root);
   fleet = join(root, 'fleet');
   const [port, metricsPort] = [await freePort(), await freePort()];
-  ship = await startShipCli(fleet, port, 'probed', { SVC_BRIDGE_TOKEN: TOKEN, SVC_METRICS_PORT: String(metricsPort), SVC_LOG_LEVEL: 'info' });
+  ship = await startShipCli(fleet, port, 'probed', {
+    SVC_BRIDGE_TOKEN: TOKEN,
+    SVC_METRICS_PORT: String(metricsPort),
+    SVC_LOG_LEVEL: 'info',
+  });
   url = `http://localhost:${port}`;
   metricsUrl = `http://localhost:${metricsPort}`;
 }, 60_000);
@@ -48,18 +52,37 @@ afterAll(async () => {
 });
 
 describe('ship probes and metrics', () => {
-  it('answers /healthz and /readyz without a credential, with a kubelet\'s Host (the pod IP) and no Origin', async () => {
+  it("answers /healthz and /readyz without a credential, with a kubelet's Host (the pod IP) and no Origin", async () => {
     expect(await call(url, 'GET', '/healthz')).toMatchObject({ status: 200, body: { ok: true } });
     expect(await call(url, 'GET', '/readyz')).toMatchObject({ status: 200, body: { ok: true } });
     // fetch sends its own Host; a kubelet's is the pod IP and port.
-    expect(await rawCall(url, 'GET', '/readyz', { host: '10.1.2.3:4700' })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await rawCall(url, 'GET', '/readyz', { host: '10.1.2.3:4700' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     // The other routes still need the token, /metrics among them.
-    expect(await call(url, 'GET', '/workspaces')).toMatchObject({ status: 401, body: { error: 'authentication required' } });
-    expect(await call(url, 'GET', '/metrics')).toMatchObject({ status: 401, body: { error: 'authentication required' } });
+    expect(await call(url, 'GET', '/workspaces')).toMatchObject({
+      status: 401,
+      body: { error: 'authentication required' },
+    });
+    expect(await call(url, 'GET', '/metrics')).toMatchObject({
+      status: 401,
+      body: { error: 'authentication required' },
+    });
   });
 
   it('counts requests by route pattern, git, terminal frames and resyncs, sockets and workspaces, never by name', async () => {
-    expect((await call(url, 'POST', '/workspaces', { url: remote.url, repoName: REPO, name: WORKSPACE, branch: 'main' }, auth)).status).toBe(201);
+    expect(
+      (
+        await call(
+          url,
+          'POST',
+          '/workspaces',
+          { url: remote.url, repoName: REPO, name: WORKSPACE, branch: 'main' },
+          auth,
+        )
+      ).status,
+    ).toBe(201);
     expect((await call(url, 'GET', path(REPO, WORKSPACE), undefined, auth)).status).toBe(200);
     expect((await call(url, 'POST', path(REPO, WORKSPACE, '/activate'), undefined, auth)).status).toBe(200);
     expect((await call(url, 'GET', `/no/such/${WORKSPACE}`, undefined, auth)).status).toBe(404);
@@ -101,17 +124,33 @@ describe('ship probes and metrics', () => {
 
   it('serves only /metrics on the metrics port, without a credential, behind the Host and Origin guard', async () => {
     const text = await expectMetricsPortOnly(metricsUrl, ['/healthz', '/readyz', '/', '/workspaces']);
-    expect(sample(text, 'svc_ship_http_request_duration_seconds_count', { method: 'POST', route: '/workspaces', status: '201' })).toBe(1);
+    expect(
+      sample(text, 'svc_ship_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/workspaces',
+        status: '201',
+      }),
+    ).toBe(1);
   });
 
-  it('is unready naming tmux while its server\'s socket is gone, and ready again once tmux recreates it', async () => {
+  it("is unready naming tmux while its server's socket is gone, and ready again once tmux recreates it", async () => {
     const socketName = tmuxSocketFor(realpathSync(fleet));
-    const [socketPath, pid] = execFileSync('tmux', ['-L', socketName, 'display-message', '-p', '-t', '=svc-control', '#{socket_path} #{pid}'], { encoding: 'utf8' }).trim().split(' ');
+    const [socketPath, pid] = execFileSync(
+      'tmux',
+      ['-L', socketName, 'display-message', '-p', '-t', '=svc-control', '#{socket_path} #{pid}'],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split(' ');
     rmSync(socketPath!);
     try {
       const reply = await call(url, 'GET', '/readyz');
       expect(reply.status).toBe(503);
-      expect(reply.body).toEqual({ ok: false, failing: 'tmux', error: expect.stringMatching(/^the tmux server does not answer: /) });
+      expect(reply.body).toEqual({
+        ok: false,
+        failing: 'tmux',
+        error: expect.stringMatching(/^the tmux server does not answer: /),
+      });
       // Alive all along: only readiness changed.
       expect(await call(url, 'GET', '/healthz')).toMatchObject({ status: 200, body: { ok: true } });
     } finally {
@@ -128,7 +167,10 @@ describe('ship probes and metrics', () => {
     renameSync(real, aside);
     writeFileSync(real, 'not a directory\n');
     try {
-      expect(await call(url, 'GET', '/readyz')).toMatchObject({ status: 503, body: { ok: false, failing: 'fleet-directory', error: 'the fleet directory is not writable (ENOTDIR)' } });
+      expect(await call(url, 'GET', '/readyz')).toMatchObject({
+        status: 503,
+        body: { ok: false, failing: 'fleet-directory', error: 'the fleet directory is not writable (ENOTDIR)' },
+      });
     } finally {
       rmSync(real);
       renameSync(aside, real);

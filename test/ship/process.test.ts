@@ -25,10 +25,19 @@ interface Running {
 }
 
 async function startProcess(extraArgs: string[] = []): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'ship', '--port', '0', '--name', 'proc-ship', '--fleet-directory', fleet, ...extraArgs], {
-    env: { ...process.env, SVC_BRIDGE_TOKEN: TOKEN, SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'ship', '--port', '0', '--name', 'proc-ship', '--fleet-directory', fleet, ...extraArgs],
+    {
+      env: {
+        ...process.env,
+        SVC_BRIDGE_TOKEN: TOKEN,
+        SVC_SESSION_COMMAND: TEST_SESSION_COMMAND,
+        SVC_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk) => (err += chunk));
@@ -51,7 +60,8 @@ async function startProcess(extraArgs: string[] = []): Promise<Running> {
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
-  if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+  if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js')))
+    throw new Error('run `npm run build` first (npm test does)');
   root = await makeTempRoot();
   remote = makeRemote(root);
   fleet = join(root, 'fleet');
@@ -68,9 +78,22 @@ describe('svc ship as a process', () => {
     expect(discovery).toEqual({ port: Number(new URL(first.url).port) });
 
     expect((await call(first.url, 'GET', '/workspaces')).status).toBe(401);
-    expect((await call(first.url, 'POST', '/workspaces', { url: remote.url, repoName: 'p', name: 'w', branch: 'main' }, auth)).status).toBe(201);
+    expect(
+      (
+        await call(
+          first.url,
+          'POST',
+          '/workspaces',
+          { url: remote.url, repoName: 'p', name: 'w', branch: 'main' },
+          auth,
+        )
+      ).status,
+    ).toBe(201);
     expect((await call(first.url, 'POST', path('p', 'w', '/activate'), undefined, auth)).status).toBe(200);
-    expect((await call(first.url, 'POST', path('p', 'w', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }, auth)).status).toBe(200);
+    expect(
+      (await call(first.url, 'POST', path('p', 'w', '/agent/init'), { model: 'm', provider: 'p', harness: 'h' }, auth))
+        .status,
+    ).toBe(200);
     const tmux = new Tmux(tmuxSocketFor(fleet));
     const token = (await tmux.sessionVariables(sessionName('p', 'w'))).SVC_MCP_TOKEN;
 
@@ -82,8 +105,12 @@ describe('svc ship as a process', () => {
     const status = await call(second.url, 'GET', path('p', 'w'), undefined, auth);
     expect(status.body).toMatchObject({ state: 'active', ship: 'proc-ship', agent: null });
     // The adopted session's MCP token still reaches its /mcp route (past the guard), and nothing else.
-    expect((await call(second.url, 'POST', path('p', 'w', '/mcp'), undefined, { authorization: `Bearer ${token}` })).status).not.toBe(401);
-    expect((await call(second.url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` })).status).toBe(401);
+    expect(
+      (await call(second.url, 'POST', path('p', 'w', '/mcp'), undefined, { authorization: `Bearer ${token}` })).status,
+    ).not.toBe(401);
+    expect((await call(second.url, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` })).status).toBe(
+      401,
+    );
 
     expect((await call(second.url, 'POST', path('p', 'w', '/deactivate'), undefined, auth)).status).toBe(200);
     second.child.kill('SIGINT');
@@ -99,15 +126,21 @@ describe('svc ship as a process', () => {
   });
 
   it('warns at start when SVC_BRIDGE_TOKEN is unset', async () => {
-    const child = spawn(process.execPath, [CLI, 'ship', '--port', '0', '--fleet-directory', join(root, 'open-fleet'), '--name', 'open'], {
-      env: { ...process.env, SVC_BRIDGE_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'ship', '--port', '0', '--fleet-directory', join(root, 'open-fleet'), '--name', 'open'],
+      {
+        env: { ...process.env, SVC_BRIDGE_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
-    await new Promise<void>((resolve) => child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('ship listening')) resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      child.stdout!.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('ship listening')) resolve();
+      }),
+    );
     expect(out).toContain('SVC_BRIDGE_TOKEN is not set');
     child.kill('SIGTERM');
     await new Promise((resolve) => child.on('exit', resolve));

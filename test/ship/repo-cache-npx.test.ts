@@ -29,9 +29,15 @@ let http: GitHttpRemote;
 let bridgeFleet: NpxFleet;
 let url: string;
 
-const inWorkspace = (name: string, ...args: string[]) => execFileSync('git', ['-C', join(fleet, 'demo', name), ...args], { encoding: 'utf8' }).trim();
-const fsck = (name: string) => execFileSync('git', ['-C', join(fleet, 'demo', name), 'fsck', '--full', '--strict'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const create = (name: string, branch = 'main', cloneUrl = http.url(USER), repoName = 'demo') => call(url, 'POST', '/workspaces', { url: cloneUrl, repoName, name, branch });
+const inWorkspace = (name: string, ...args: string[]) =>
+  execFileSync('git', ['-C', join(fleet, 'demo', name), ...args], { encoding: 'utf8' }).trim();
+const fsck = (name: string) =>
+  execFileSync('git', ['-C', join(fleet, 'demo', name), 'fsck', '--full', '--strict'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+const create = (name: string, branch = 'main', cloneUrl = http.url(USER), repoName = 'demo') =>
+  call(url, 'POST', '/workspaces', { url: cloneUrl, repoName, name, branch });
 
 beforeAll(async () => {
   root = await makeTempRoot('svc-test-repo-cache-');
@@ -63,7 +69,9 @@ it('makes an independent clone from the cache: the remote as origin, its current
   fsck('one');
   // Its objects are hard links to the cache's, not copies.
   const objects = join(fleet, 'demo', 'one', '.git', 'objects');
-  const files = readdirSync(objects, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && !/info|\.idx$|\.rev$/.test(join(entry.parentPath, entry.name)));
+  const files = readdirSync(objects, { recursive: true, withFileTypes: true }).filter(
+    (entry) => entry.isFile() && !/info|\.idx$|\.rev$/.test(join(entry.parentPath, entry.name)),
+  );
   expect(files.length).toBeGreaterThan(0);
   expect(files.every((entry) => statSync(join(entry.parentPath, entry.name)).nlink >= 2)).toBe(true);
 
@@ -115,7 +123,9 @@ it('authenticates every create: a wrong password fails with the cache warm, as a
   const wrong = await create('intruder', 'main', http.url({ username: USER.username, password: 'wrong-password' }));
   expect(wrong.status).toBe(500);
   // What a plain clone answers: the clone-failure message, credentials redacted, git's own reason.
-  expect(wrong.body.error).toMatch(/^git clone of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/widget\.git failed: fatal: Authentication failed for 'http:\/\/127\.0\.0\.1:\d+\/widget\.git\/'$/);
+  expect(wrong.body.error).toMatch(
+    /^git clone of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/widget\.git failed: fatal: Authentication failed for 'http:\/\/127\.0\.0\.1:\d+\/widget\.git\/'$/,
+  );
   expect(wrong.text).not.toContain('wrong-password');
   expect(existsSync(join(fleet, 'demo', 'intruder'))).toBe(false);
   const none = await create('anonymous', 'main', http.url());
@@ -128,7 +138,15 @@ it('ten creates at once through the bridge all succeed and the pack crosses the 
   http.log.length = 0;
   const names = Array.from({ length: 10 }, (_, index) => `many-${index}`);
   const answers = await Promise.all(
-    names.map((name) => call(bridgeFleet.bridgeUrl, 'POST', '/workspaces', { ship: 'cache-ship', repoName: 'demo', name, branch: 'main' }, { authorization: `Bearer ${bridgeFleet.token}` })),
+    names.map((name) =>
+      call(
+        bridgeFleet.bridgeUrl,
+        'POST',
+        '/workspaces',
+        { ship: 'cache-ship', repoName: 'demo', name, branch: 'main' },
+        { authorization: `Bearer ${bridgeFleet.token}` },
+      ),
+    ),
   );
   expect(answers.map((answer) => answer.status)).toEqual(names.map(() => 201));
   expect(http.packTransfers(32 * 1024)).toHaveLength(1);
@@ -139,7 +157,9 @@ it('a repo named like the cache directory creates and lists normally; the guarde
   const repoName = basename(cacheRoot);
   expect((await create('alike', 'main', http.url(USER), repoName)).status).toBe(201);
   const listed = await call(url, 'GET', '/workspaces');
-  expect(listed.body.map((workspace: { repoName: string; name: string }) => `${workspace.repoName}/${workspace.name}`)).toContain(`${repoName}/alike`);
+  expect(
+    listed.body.map((workspace: { repoName: string; name: string }) => `${workspace.repoName}/${workspace.name}`),
+  ).toContain(`${repoName}/alike`);
   expect(existsSync(join(fleet, repoName, 'alike', '.git'))).toBe(true);
 
   const dir = join(fleet, 'demo', 'one');
@@ -156,13 +176,30 @@ it('a cache the ship cannot write only costs the speed-up: the create goes on as
   writeFileSync(blocked, 'a file where the cache directory would go\n');
   const blockedFleet = join(root, 'blocked', 'fleet');
   const port = await freePort();
-  const other = startNpx(['ship', '--port', String(port), '--name', 'blocked-ship', '--fleet-directory', blockedFleet, '--repo-cache', join(blocked, 'cache')]);
+  const other = startNpx([
+    'ship',
+    '--port',
+    String(port),
+    '--name',
+    'blocked-ship',
+    '--fleet-directory',
+    blockedFleet,
+    '--repo-cache',
+    join(blocked, 'cache'),
+  ]);
   try {
     await other.waitFor('ship listening', 60_000);
-    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'plain', branch: 'feature' });
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', {
+      url: http.url(USER),
+      repoName: 'demo',
+      name: 'plain',
+      branch: 'feature',
+    });
     expect(created.status).toBe(201);
     const dir = join(blockedFleet, 'demo', 'plain');
-    expect(execFileSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'feature@{upstream}'], { encoding: 'utf8' }).trim()).toBe('origin/feature');
+    expect(
+      execFileSync('git', ['-C', dir, 'rev-parse', '--abbrev-ref', 'feature@{upstream}'], { encoding: 'utf8' }).trim(),
+    ).toBe('origin/feature');
     execFileSync('git', ['-C', dir, 'fsck', '--full'], { stdio: 'ignore' });
   } finally {
     await other.terminateThenKill();
@@ -186,14 +223,36 @@ it('removes a cache no create has used for --repo-cache-max-idle; its workspaces
   const home = join(root, 'idle', 'home');
   mkdirSync(home, { recursive: true });
   const port = await freePort();
-  const idle = startNpx(['ship', '--port', String(port), '--name', 'idle-ship', '--fleet-directory', idleFleet, '--repo-cache-max-idle', '1500ms'], { HOME: home });
+  const idle = startNpx(
+    [
+      'ship',
+      '--port',
+      String(port),
+      '--name',
+      'idle-ship',
+      '--fleet-directory',
+      idleFleet,
+      '--repo-cache-max-idle',
+      '1500ms',
+    ],
+    { HOME: home },
+  );
   try {
     await idle.waitFor('ship listening', 60_000);
-    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', { url: http.url(USER), repoName: 'demo', name: 'kept', branch: 'main' });
+    const created = await call(`http://127.0.0.1:${port}`, 'POST', '/workspaces', {
+      url: http.url(USER),
+      repoName: 'demo',
+      name: 'kept',
+      branch: 'main',
+    });
     expect(created.status).toBe(201);
     const caches = `${idleFleet}.repo-cache`;
     expect(readdirSync(caches).filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
-    await until(async () => readdirSync(caches).filter((entry) => entry.endsWith('.git')).length === 0, 'the unused cache removed', 15_000);
+    await until(
+      async () => readdirSync(caches).filter((entry) => entry.endsWith('.git')).length === 0,
+      'the unused cache removed',
+      15_000,
+    );
     execFileSync('git', ['-C', join(idleFleet, 'demo', 'kept'), 'fsck', '--full'], { stdio: 'ignore' });
   } finally {
     await idle.terminateThenKill();
@@ -228,7 +287,9 @@ it('a ship SIGKILLed mid-fill leaves no half cache: started again, the create su
     expect(caches.filter((entry) => entry.endsWith('.git'))).toHaveLength(1);
     expect(caches.filter((entry) => !entry.endsWith('.git'))).toEqual([]);
     execFileSync('git', ['-C', join(crashCaches, caches[0]!), 'fsck', '--full', '--strict'], { stdio: 'ignore' });
-    execFileSync('git', ['-C', join(crashFleet, 'demo', 'after-crash'), 'fsck', '--full', '--strict'], { stdio: 'ignore' });
+    execFileSync('git', ['-C', join(crashFleet, 'demo', 'after-crash'), 'fsck', '--full', '--strict'], {
+      stdio: 'ignore',
+    });
   } finally {
     await restarted.terminateThenKill();
     await killFleetTmux(crashFleet);

@@ -39,14 +39,20 @@ async function paneText(tmux: Tmux, session: string): Promise<string> {
 
 /** A workspace created and activated through `base` (ship or bridge), whose shell then runs `cat`. */
 async function catWorkspace(base: string, name: string): Promise<string> {
-  const body = base === bridge.url ? { ship: 'sender', repoName: 'app', name, branch: 'main' } : { url: remote.url, repoName: 'app', name, branch: 'main' };
+  const body =
+    base === bridge.url
+      ? { ship: 'sender', repoName: 'app', name, branch: 'main' }
+      : { url: remote.url, repoName: 'app', name, branch: 'main' };
   expect((await call(base, 'POST', '/workspaces', body)).status).toBe(201);
   expect((await call(base, 'POST', path('app', name, '/activate'))).status).toBe(200);
   const session = sessionName('app', name);
   const tmux = ship.ship.tmux;
   // The shell is ready for input once it has drawn its prompt.
   await until(async () => /[$#] ?$/.test(await paneText(tmux, session)), 'the shell prompt');
-  expect(await call(base, 'POST', path('app', name, '/input'), { text: 'cat' })).toMatchObject({ status: 200, body: { ok: true } });
+  expect(await call(base, 'POST', path('app', name, '/input'), { text: 'cat' })).toMatchObject({
+    status: 200,
+    body: { ok: true },
+  });
   await until(async () => {
     const result = await tmux.run(['display-message', '-p', '-t', `=${session}:`, '#{pane_current_command}']);
     return result.stdout.trim() === 'cat';
@@ -59,19 +65,32 @@ async function catWorkspace(base: string, name: string): Promise<string> {
 describe('POST /workspaces/:repo/:name/input', () => {
   it('types the text into the session and presses Enter: cat reads it back', async () => {
     const session = await catWorkspace(ship.url, 'echo');
-    expect(await call(ship.url, 'POST', path('app', 'echo', '/input'), { text: 'hello from send' })).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await call(ship.url, 'POST', path('app', 'echo', '/input'), { text: 'hello from send' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
     // The terminal echoes the line, then cat prints it.
-    await until(async () => (await paneText(ship.ship.tmux, session)).endsWith('hello from send\nhello from send'), 'the echoed line');
+    await until(
+      async () => (await paneText(ship.ship.tmux, session)).endsWith('hello from send\nhello from send'),
+      'the echoed line',
+    );
   });
 
   it('with enter false leaves the line unsent until an empty send presses Enter', async () => {
     const session = await catWorkspace(ship.url, 'partial');
-    expect((await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: 'half a line', enter: false })).status).toBe(200);
+    expect(
+      (await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: 'half a line', enter: false })).status,
+    ).toBe(200);
     await until(async () => (await paneText(ship.ship.tmux, session)).endsWith('cat\nhalf a line'), 'the typed text');
     await new Promise((r) => setTimeout(r, 200));
     expect(await paneText(ship.ship.tmux, session)).toMatch(/cat\nhalf a line$/);
-    expect((await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: '', enter: true })).status).toBe(200);
-    await until(async () => (await paneText(ship.ship.tmux, session)).endsWith('half a line\nhalf a line'), 'the line sent');
+    expect((await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: '', enter: true })).status).toBe(
+      200,
+    );
+    await until(
+      async () => (await paneText(ship.ship.tmux, session)).endsWith('half a line\nhalf a line'),
+      'the line sent',
+    );
   });
 
   it('delivers control sequences, tmux separators and formats as text; the tmux server lives and runs nothing', async () => {
@@ -95,15 +114,35 @@ describe('POST /workspaces/:repo/:name/input', () => {
   });
 
   it('answers 404, 400 inactive, 400 invalid identifier, and 422 over the cap; a cap-sized escaped body fits', async () => {
-    expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'idle', branch: 'main' })).status).toBe(201);
-    expect(await call(ship.url, 'POST', path('app', 'nope', '/input'), { text: 'x' })).toMatchObject({ status: 404, body: { error: 'workspace not found: app/nope' } });
-    expect(await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 'x' })).toMatchObject({ status: 400, body: { error: 'workspace not active: app/idle' } });
+    expect(
+      (await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'idle', branch: 'main' }))
+        .status,
+    ).toBe(201);
+    expect(await call(ship.url, 'POST', path('app', 'nope', '/input'), { text: 'x' })).toMatchObject({
+      status: 404,
+      body: { error: 'workspace not found: app/nope' },
+    });
+    expect(await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 'x' })).toMatchObject({
+      status: 400,
+      body: { error: 'workspace not active: app/idle' },
+    });
     expect((await call(ship.url, 'POST', path('app', 'a\u0001', '/input'), { text: 'x' })).status).toBe(400);
-    expect((await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 'a'.repeat(TERMINAL_INPUT_MAX_BYTES + 1) })).status).toBe(422);
-    expect((await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 'é'.repeat(TERMINAL_INPUT_MAX_BYTES / 2 + 1) })).status).toBe(422);
+    expect(
+      (await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 'a'.repeat(TERMINAL_INPUT_MAX_BYTES + 1) }))
+        .status,
+    ).toBe(422);
+    expect(
+      (
+        await call(ship.url, 'POST', path('app', 'idle', '/input'), {
+          text: 'é'.repeat(TERMINAL_INPUT_MAX_BYTES / 2 + 1),
+        })
+      ).status,
+    ).toBe(422);
     expect((await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: 5 })).status).toBe(422);
     // Every byte a control character: 6 bytes of JSON each, still within the route's body limit.
-    const escaped = await call(ship.url, 'POST', path('app', 'idle', '/input'), { text: '\x01'.repeat(TERMINAL_INPUT_MAX_BYTES) });
+    const escaped = await call(ship.url, 'POST', path('app', 'idle', '/input'), {
+      text: '\x01'.repeat(TERMINAL_INPUT_MAX_BYTES),
+    });
     expect(escaped).toMatchObject({ status: 400, body: { error: 'workspace not active: app/idle' } });
   });
 });
@@ -111,16 +150,43 @@ describe('POST /workspaces/:repo/:name/input', () => {
 describe('POST /workspaces/:repo/:name/input through the bridge', () => {
   it('routes to the owning ship: cat reads the text back', async () => {
     const session = await catWorkspace(bridge.url, 'routed');
-    expect(await call(bridge.url, 'POST', path('app', 'routed', '/input'), { text: 'via the bridge' })).toMatchObject({ status: 200, body: { ok: true } });
-    await until(async () => (await paneText(ship.ship.tmux, session)).endsWith('via the bridge\nvia the bridge'), 'the echoed line');
+    expect(await call(bridge.url, 'POST', path('app', 'routed', '/input'), { text: 'via the bridge' })).toMatchObject({
+      status: 200,
+      body: { ok: true },
+    });
+    await until(
+      async () => (await paneText(ship.ship.tmux, session)).endsWith('via the bridge\nvia the bridge'),
+      'the echoed line',
+    );
   });
 
-  it('passes the ship\'s errors through and checks the cap itself', async () => {
-    expect((await call(bridge.url, 'POST', '/workspaces', { ship: 'sender', repoName: 'app', name: 'resting', branch: 'main' })).status).toBe(201);
-    expect(await call(bridge.url, 'POST', path('app', 'resting', '/input'), { text: 'x' })).toMatchObject({ status: 400, body: { error: 'workspace not active: app/resting' } });
+  it("passes the ship's errors through and checks the cap itself", async () => {
+    expect(
+      (
+        await call(bridge.url, 'POST', '/workspaces', {
+          ship: 'sender',
+          repoName: 'app',
+          name: 'resting',
+          branch: 'main',
+        })
+      ).status,
+    ).toBe(201);
+    expect(await call(bridge.url, 'POST', path('app', 'resting', '/input'), { text: 'x' })).toMatchObject({
+      status: 400,
+      body: { error: 'workspace not active: app/resting' },
+    });
     expect((await call(bridge.url, 'POST', path('app', 'missing', '/input'), { text: 'x' })).status).toBe(404);
-    expect((await call(bridge.url, 'POST', path('app', 'resting', '/input'), { text: 'a'.repeat(TERMINAL_INPUT_MAX_BYTES + 1) })).status).toBe(422);
-    const escaped = await call(bridge.url, 'POST', path('app', 'resting', '/input'), { text: '\x1b'.repeat(TERMINAL_INPUT_MAX_BYTES), enter: false });
+    expect(
+      (
+        await call(bridge.url, 'POST', path('app', 'resting', '/input'), {
+          text: 'a'.repeat(TERMINAL_INPUT_MAX_BYTES + 1),
+        })
+      ).status,
+    ).toBe(422);
+    const escaped = await call(bridge.url, 'POST', path('app', 'resting', '/input'), {
+      text: '\x1b'.repeat(TERMINAL_INPUT_MAX_BYTES),
+      enter: false,
+    });
     expect(escaped).toMatchObject({ status: 400, body: { error: 'workspace not active: app/resting' } });
   });
 });

@@ -18,7 +18,12 @@ const fleet = useNpxShip('agents', ['w1'], {
 
 it('gives a session the variables SVC_SESSION_ENV names, and never the ship token', async () => {
   // The ship's token pair is a ship's to present; it is not among what a session may see.
-  const terminal = await connectTerminal(`${terminalUrl(fleet.url, 'app', 'w1')}`, { cols: 100, rows: 20, perMessageDeflate: true, headers: { authorization: `Bearer ${BRIDGE_TOKEN}` } });
+  const terminal = await connectTerminal(`${terminalUrl(fleet.url, 'app', 'w1')}`, {
+    cols: 100,
+    rows: 20,
+    perMessageDeflate: true,
+    headers: { authorization: `Bearer ${BRIDGE_TOKEN}` },
+  });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
   terminal.input('echo "key=[$MODEL_KEY] bridge=[${SVC_BRIDGE_TOKEN:-none}] unset=[${HTTPS_PROXY_FOR_TEST-unset}]"\r');
   await terminal.until((screen) => screen.text().includes('key=[model'));
@@ -26,8 +31,13 @@ it('gives a session the variables SVC_SESSION_ENV names, and never the ship toke
   await terminal.close();
 }, 30_000);
 
-it('refuses to start when SVC_SESSION_ENV names one of the ship\'s own variables', async () => {
-  const run = await runNpx(['ship', '--port', String(await freePort()), '--fleet-directory', `${fleet.root}/refused`], { SVC_SESSION_ENV: 'MODEL_KEY,SVC_BRIDGE_TOKEN', HOME: fleet.root });
+it("refuses to start when SVC_SESSION_ENV names one of the ship's own variables", async () => {
+  const run = await runNpx(['ship', '--port', String(await freePort()), '--fleet-directory', `${fleet.root}/refused`], {
+    SVC_SESSION_ENV: 'MODEL_KEY,SVC_BRIDGE_TOKEN',
+    HOME: fleet.root,
+  });
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain("svc: SVC_SESSION_ENV names SVC_BRIDGE_TOKEN: the ship's own SVC_* variables (its tokens and settings) never reach a session");
+  expect(run.stderr).toContain(
+    "svc: SVC_SESSION_ENV names SVC_BRIDGE_TOKEN: the ship's own SVC_* variables (its tokens and settings) never reach a session",
+  );
 }, 60_000);

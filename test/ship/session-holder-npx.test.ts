@@ -41,10 +41,18 @@ interface Started {
 let root = '';
 const running: Started[] = [];
 
-async function startShip(fleetDirectory: string, flags: string[] = [], env: Record<string, string> = {}): Promise<Started> {
+async function startShip(
+  fleetDirectory: string,
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Started> {
   const container = makeContainer('ship');
   const port = await freePort();
-  const process = startNpx(['ship', '--port', String(port), '--name', 'node-1', '--fleet-directory', fleetDirectory, ...flags], { HOME: root, ...env }, container);
+  const process = startNpx(
+    ['ship', '--port', String(port), '--name', 'node-1', '--fleet-directory', fleetDirectory, ...flags],
+    { HOME: root, ...env },
+    container,
+  );
   const started = { process, container, url: `http://127.0.0.1:${port}` };
   running.push(started);
   await process.waitFor('ship listening', 90_000);
@@ -63,7 +71,12 @@ async function startHolder(fleetDirectory: string): Promise<Started> {
 /** Creates and activates app/<name> from a fresh remote. */
 async function activeWorkspace(ship: Started, name: string): Promise<void> {
   const remote = makeRemote(root, `remote-${Math.random().toString(36).slice(2, 8)}`);
-  const created = await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name, branch: 'main' });
+  const created = await call(ship.url, 'POST', '/workspaces', {
+    url: remote.url,
+    repoName: 'app',
+    name,
+    branch: 'main',
+  });
   expect(created.status).toBe(201);
   expect((await call(ship.url, 'POST', path('app', name, '/activate'))).status).toBe(200);
 }
@@ -71,12 +84,24 @@ async function activeWorkspace(ship: Started, name: string): Promise<void> {
 /** Runs `command` in the workspace's shell and returns what it printed between the markers. */
 async function inShell(ship: Started, name: string, command: string): Promise<string> {
   // One terminal per session: the ship answers `exit 1` until the previous one's close has come through.
-  const terminal = await until(async () => {
-    const opened = await connectTerminal(terminalUrl(ship.url, 'app', name), { cols: 120, rows: 20, perMessageDeflate: true });
-    const prompt = await Promise.race([opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true), opened.exit.then(() => false)]);
-    if (!prompt) await opened.close();
-    return prompt && opened;
-  }, `a terminal on app/${name}`, 20_000, 200);
+  const terminal = await until(
+    async () => {
+      const opened = await connectTerminal(terminalUrl(ship.url, 'app', name), {
+        cols: 120,
+        rows: 20,
+        perMessageDeflate: true,
+      });
+      const prompt = await Promise.race([
+        opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true),
+        opened.exit.then(() => false),
+      ]);
+      if (!prompt) await opened.close();
+      return prompt && opened;
+    },
+    `a terminal on app/${name}`,
+    20_000,
+    200,
+  );
   try {
     const marker = `m${Math.random().toString(36).slice(2, 8)}`;
     // The typed line splits the marker, so only the output matches it.
@@ -92,7 +117,7 @@ async function inShell(ship: Started, name: string, command: string): Promise<st
   }
 }
 
-describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () => {
+describe.skipIf(unavailable !== null)("sessions and the ship's container", () => {
   beforeAll(async () => {
     root = await makeTempRoot();
   });
@@ -103,7 +128,7 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     if (root) await removeRoot(root);
   });
 
-  it('without a holder, stopping the ship\'s container ends its sessions', async () => {
+  it("without a holder, stopping the ship's container ends its sessions", async () => {
     const fleet = join(root, 'plain');
     const ship = await startShip(fleet);
     await activeWorkspace(ship, 'w1');
@@ -111,7 +136,7 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     expect(alive(shell)).toBe(true);
 
     await ship.container.kill();
-    await until(async () => !alive(shell), 'the shell to end with the ship\'s container');
+    await until(async () => !alive(shell), "the shell to end with the ship's container");
     const again = await startShip(fleet);
     const workspace = await call<{ state: string }>(again.url, 'GET', path('app', 'w1'));
     expect(workspace.body.state).toBe('inactive');
@@ -145,7 +170,11 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     expect(Number(await inShell(second, 'w1', 'echo $$'))).toBe(shell);
 
     expect((await call(second.url, 'DELETE', path('app', 'w1'))).status).toBe(200);
-    await until(async () => !alive(shell) && !alive(job), 'the deleted workspace\'s shell and its left-behind job to end', 15_000);
+    await until(
+      async () => !alive(shell) && !alive(job),
+      "the deleted workspace's shell and its left-behind job to end",
+      15_000,
+    );
 
     // The holder stopped deliberately: every session ends with it, and it exits cleanly.
     await activeWorkspace(second, 'w2');
@@ -153,9 +182,12 @@ describe.skipIf(unavailable !== null)('sessions and the ship\'s container', () =
     holder.process.signalGroup('SIGTERM');
     await holder.process.waitFor('session holder stopping: every session ends');
     // Everything the holder ran, its tmux server and the sessions' shells, ends by itself.
-    await until(async () => holder.container.pids().length === 0, 'the holder\'s container to empty on its own');
+    await until(async () => holder.container.pids().length === 0, "the holder's container to empty on its own");
     expect(alive(other)).toBe(false);
-    await until(async () => (await call<{ state: string }>(second.url, 'GET', path('app', 'w2'))).body.state === 'inactive', 'w2 to be inactive');
+    await until(
+      async () => (await call<{ state: string }>(second.url, 'GET', path('app', 'w2'))).body.state === 'inactive',
+      'w2 to be inactive',
+    );
     // A ship whose holder is gone still stops at once on SIGTERM.
     second.process.signalGroup('SIGTERM');
     await second.process.waitFor('ship stopping');

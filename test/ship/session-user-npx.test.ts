@@ -34,15 +34,34 @@ beforeAll(async () => {
   const remote = makeRemote(root, 'app');
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  ship = startNpx(['ship', '--port', String(port), '--name', 'separate', '--fleet-directory', fleetDirectory, '--session-user', `${SESSION_UID}:${SESSION_UID}`], {
-    SVC_BRIDGE_TOKEN: BRIDGE_TOKEN,
-    HOME: join(root, 'ship-home'),
-    SVC_SESSION_COMMAND: '/bin/sh',
-    // The session user's socket directory goes where that user can reach it (the run's own is the root's).
-    TMUX_TMPDIR: root,
-  });
+  ship = startNpx(
+    [
+      'ship',
+      '--port',
+      String(port),
+      '--name',
+      'separate',
+      '--fleet-directory',
+      fleetDirectory,
+      '--session-user',
+      `${SESSION_UID}:${SESSION_UID}`,
+    ],
+    {
+      SVC_BRIDGE_TOKEN: BRIDGE_TOKEN,
+      HOME: join(root, 'ship-home'),
+      SVC_SESSION_COMMAND: '/bin/sh',
+      // The session user's socket directory goes where that user can reach it (the run's own is the root's).
+      TMUX_TMPDIR: root,
+    },
+  );
   await ship.waitFor('ship listening', 60_000);
-  const created = await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' }, auth);
+  const created = await call(
+    url,
+    'POST',
+    '/workspaces',
+    { url: remote.url, repoName: 'app', name: 'w1', branch: 'main' },
+    auth,
+  );
   expect(created.status, created.text).toBe(201);
   const activated = await call(url, 'POST', path('app', 'w1', '/activate'), undefined, auth);
   expect(activated.status, activated.text).toBe(200);
@@ -62,7 +81,9 @@ const socketPath = () => join(root, `tmux-${SESSION_UID}`, tmuxSocketFor(realpat
 
 /** The uid a process runs as (the real one, from /proc/<pid>/status). */
 function uidOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('Uid:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('Uid:'))!;
   return Number(line.split(/\s+/)[1]);
 }
 
@@ -74,8 +95,10 @@ async function typeInSession(command: string): Promise<void> {
 
 const workspace = () => join(fleetDirectory, 'app', 'w1');
 
-it('runs the session shell as the session user, which can read neither the ship\'s environment nor its state', async () => {
-  const panes = execFileSync('tmux', ['-S', socketPath(), 'list-panes', '-a', '-F', '#{session_name} #{pane_pid}'], { encoding: 'utf8' })
+it("runs the session shell as the session user, which can read neither the ship's environment nor its state", async () => {
+  const panes = execFileSync('tmux', ['-S', socketPath(), 'list-panes', '-a', '-F', '#{session_name} #{pane_pid}'], {
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((line) => line.startsWith('svc-') || /^[0-9a-z]/.test(line))
     .filter(Boolean);
@@ -84,7 +107,9 @@ it('runs the session shell as the session user, which can read neither the ship\
   expect(uidOf(shells[0]!)).toBe(SESSION_UID);
 
   // The process holding the ship's token: its environment is the one read as root here.
-  const holders = processesMatching('ship', '--session-user').filter((pid) => readFileSync(`/proc/${pid}/environ`, 'utf8').includes(BRIDGE_TOKEN));
+  const holders = processesMatching('ship', '--session-user').filter((pid) =>
+    readFileSync(`/proc/${pid}/environ`, 'utf8').includes(BRIDGE_TOKEN),
+  );
   expect(holders.length).toBeGreaterThan(0);
   const shipPid = holders[0]!;
   const state = join(fleetDirectory, '.svc-ship');
@@ -96,10 +121,16 @@ it('runs the session shell as the session user, which can read neither the ship\
     'echo "uid=$(id -u)"',
   ].join('; ');
   await typeInSession(`(${probes}) > probe.txt; echo agent-made > agent-file.txt; echo changed >> README.md`);
-  const probed = await until(async () => {
-    const text = existsSync(join(workspace(), 'probe.txt')) ? readFileSync(join(workspace(), 'probe.txt'), 'utf8') : '';
-    return text.includes('uid=') && existsSync(join(workspace(), 'agent-file.txt')) ? text : null;
-  }, 'the session wrote its probe', 15_000);
+  const probed = await until(
+    async () => {
+      const text = existsSync(join(workspace(), 'probe.txt'))
+        ? readFileSync(join(workspace(), 'probe.txt'), 'utf8')
+        : '';
+      return text.includes('uid=') && existsSync(join(workspace(), 'agent-file.txt')) ? text : null;
+    },
+    'the session wrote its probe',
+    15_000,
+  );
   expect(probed).toContain(`uid=${SESSION_UID}`);
   for (const what of ['environ', 'state', 'home', 'fleet']) expect(probed).toMatch(new RegExp(`${what}=[1-9]`));
   // What the agent made is its own, and the clone the ship made was handed over.

@@ -60,7 +60,13 @@ describe.each([
 
   it('passes exactly the given environment and directory, and carries large output whole', async () => {
     const dir = realpathSync(tmpdir());
-    const result = await spawner.run({ command: 'env', args: [], env: { PATH, ONLY: 'this' }, cwd: dir, detached: false });
+    const result = await spawner.run({
+      command: 'env',
+      args: [],
+      env: { PATH, ONLY: 'this' },
+      cwd: dir,
+      detached: false,
+    });
     expect(result.stdout.toString().trim().split('\n').sort()).toEqual([`ONLY=this`, `PATH=${PATH}`]);
     expect((await spawner.run(sh('pwd', { cwd: dir }))).stdout.toString()).toBe(`${dir}\n`);
     const big = await spawner.run(sh('head -c 3000000 /dev/zero'));
@@ -68,7 +74,9 @@ describe.each([
   });
 
   it('rejects a command that cannot start, with its error code', async () => {
-    await expect(spawner.run({ command: 'no-such-command-svc', args: [], env: { PATH }, detached: true })).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(
+      spawner.run({ command: 'no-such-command-svc', args: [], env: { PATH }, detached: true }),
+    ).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('kills the whole process group at the timeout', async () => {
@@ -102,7 +110,9 @@ describe('SpawnHelper when its helper dies', () => {
       await until(async () => existsSync(marker) && readProc(first, 'stat') !== null, 'the sleeper to start');
       const sleeper = Number((await import('node:fs')).readFileSync(marker, 'utf8'));
       process.kill(first, 'SIGKILL');
-      await expect(running).rejects.toThrow('sh sleeper failed: the spawn helper ended (killed by SIGKILL) while it ran');
+      await expect(running).rejects.toThrow(
+        'sh sleeper failed: the spawn helper ended (killed by SIGKILL) while it ran',
+      );
       await until(async () => !isRunning(sleeper), 'the orphaned sleeper to be killed with its group');
       expect(problems).toEqual(['the spawn helper ended (killed by SIGKILL); the next command starts a new one']);
       expect((await helper.run(sh('echo again'))).stdout.toString()).toBe('again\n');
@@ -149,10 +159,15 @@ describe('a helper whose parent is SIGKILLed', () => {
       void helper.run({ command: 'sh', args: ['-c', 'sleep 30 & echo $! >&2; wait'], env: { PATH: process.env.PATH }, detached: true });
       process.stdout.write(helper.pid + '\\n');
       setInterval(() => undefined, 1000);`;
-    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     parent.stdout!.on('data', (chunk) => (out += chunk));
-    const helper = await until(async () => (out.includes('\n') ? Number(out.trim()) : null), 'the parent to start its helper');
+    const helper = await until(
+      async () => (out.includes('\n') ? Number(out.trim()) : null),
+      'the parent to start its helper',
+    );
     // The sleeper's group is led by `sh`; find it as the helper's child.
     const group = await until(async () => {
       const children = procPids().filter((pid) => {
@@ -187,11 +202,16 @@ describe('the helper of a real `svc ship`', () => {
   });
 
   it('exits when the ship is killed with SIGKILL', async () => {
-    if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js'))) throw new Error('run `npm run build` first (npm test does)');
-    const ship = spawn(process.execPath, [CLI, 'ship', '--port', '0', '--name', 'helper-ship', '--fleet-directory', join(root, 'fleet')], {
-      env: { ...process.env, SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
+    if (!existsSync(resolve(import.meta.dirname, '../../dist/cli/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
+    const ship = spawn(
+      process.execPath,
+      [CLI, 'ship', '--port', '0', '--name', 'helper-ship', '--fleet-directory', join(root, 'fleet')],
+      {
+        env: { ...process.env, SVC_BRIDGE_TOKEN: '', SVC_SESSION_COMMAND: TEST_SESSION_COMMAND, SVC_LOG_LEVEL: 'warn' },
+        stdio: 'ignore',
+      },
+    );
     const exited = new Promise((done) => ship.once('exit', done));
     const [helper] = await until(async () => {
       const found = helpersOf(ship.pid!);

@@ -18,9 +18,12 @@ const pipeProcesses = () =>
         return false;
       }
     });
-const resources = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout').length;
+const resources = () =>
+  process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout').length;
 const tmuxClients = async () =>
-  (await fx.ship.ship.tmux.run(['list-clients', '-F', '#{client_control_mode} #{session_name}'])).stdout.split('\n').filter((line) => line.startsWith('0 ')).length;
+  (await fx.ship.ship.tmux.run(['list-clients', '-F', '#{client_control_mode} #{session_name}'])).stdout
+    .split('\n')
+    .filter((line) => line.startsWith('0 ')).length;
 
 describe('terminal churn', () => {
   it('100 connect/disconnect cycles leave no pty, emulator, guard, timer or tmux client behind', async () => {
@@ -36,7 +39,8 @@ describe('terminal churn', () => {
       if (i % 10 === 0) client.input('echo x\r');
       await client.close();
     }
-    for (let i = 0; i < 50 && (fx.ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && (fx.ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(fx.ship.ship.terminals.size).toBe(0);
     expect(await tmuxClients()).toBe(0);
     // No pane is still piped, and no pipe process is left.
@@ -68,12 +72,14 @@ describe('terminal churn', () => {
     await client.close();
   }, 20_000);
 
-  it('hostile escape sequences in one workspace never stall another workspace\'s terminal', async () => {
+  it("hostile escape sequences in one workspace never stall another workspace's terminal", async () => {
     const hostile = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'hostile'));
     const victim = await connectTerminal(terminalUrl(fx.ship.url, 'c', 'victim'));
     await hostile.waitForFrames(1);
     await victim.until((screen) => /[$#] ?$/m.test(screen.text()));
-    hostile.input("for i in 1 2 3 4 5; do printf 'a\\033[100000000b\\033[1;40r\\033[100000000L\\033[2000000000b'; done; echo hostile-done\r");
+    hostile.input(
+      "for i in 1 2 3 4 5; do printf 'a\\033[100000000b\\033[1;40r\\033[100000000L\\033[2000000000b'; done; echo hostile-done\r",
+    );
     const latencies: number[] = [];
     for (let i = 0; i < 20; i++) {
       const marker = `k${i}x`;

@@ -16,8 +16,15 @@ const fleet = useNpxShip('flood', ['w1']);
 function colouredLines(lines: number): string {
   const out: string[] = [];
   for (let i = 1; i <= lines; i++) {
-    const colour = i % 3 === 0 ? `\x1b[3${i % 8}m` : i % 3 === 1 ? `\x1b[38;5;${i % 256}m` : `\x1b[38;2;${i % 256};${(i * 7) % 256};${(i * 13) % 256}m`;
-    out.push(`${colour}${String(i).padStart(8, '0')} alpha beta γάμμα delta 漢字 epsilon zeta eta theta\x1b[0m ${'-'.repeat(i % 30)}`);
+    const colour =
+      i % 3 === 0
+        ? `\x1b[3${i % 8}m`
+        : i % 3 === 1
+          ? `\x1b[38;5;${i % 256}m`
+          : `\x1b[38;2;${i % 256};${(i * 7) % 256};${(i * 13) % 256}m`;
+    out.push(
+      `${colour}${String(i).padStart(8, '0')} alpha beta γάμμα delta 漢字 epsilon zeta eta theta\x1b[0m ${'-'.repeat(i % 30)}`,
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -25,7 +32,11 @@ function colouredLines(lines: number): string {
 it('draws an 8 MB flood at most once per coalescing interval, and its last screen exactly', async () => {
   const file = join(fleet.root, 'flood.txt');
   writeFileSync(file, colouredLines(120_000));
-  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'w1'), { cols: 100, rows: 30, perMessageDeflate: true });
+  const terminal = await connectTerminal(terminalUrl(fleet.url, 'app', 'w1'), {
+    cols: 100,
+    rows: 30,
+    perMessageDeflate: true,
+  });
   await terminal.until((screen) => /[$#] ?$/m.test(screen.text()));
   // The spec's rule for terminals: deflate is negotiated when the client offers it.
   expect(terminal.socket.extensions).toContain('permessage-deflate');
@@ -41,7 +52,10 @@ it('draws an 8 MB flood at most once per coalescing interval, and its last scree
   // followed a 2 ms gap, the same flood came as 55–64 frames in ~700 ms here, against a bound of 38.
   const frames = terminal.frames.length - framesBefore;
   expect(frames).toBeLessThanOrEqual(16 + Math.ceil(Math.max(0, elapsedMs - 250) / 50) + 12);
-  const lines = terminal.screen.text().split('\n').map((line) => line.trimEnd());
+  const lines = terminal.screen
+    .text()
+    .split('\n')
+    .map((line) => line.trimEnd());
   const done = lines.indexOf('flood-42');
   const words = 'alpha beta γάμμα delta 漢字 epsilon zeta eta theta';
   expect(lines.slice(done - 2, done)).toEqual([`00119999 ${words} ${'-'.repeat(29)}`, `00120000 ${words}`]);
@@ -50,5 +64,7 @@ it('draws an 8 MB flood at most once per coalescing interval, and its last scree
 
 it("keeps tmux's own default history of 2,000 lines on the ship's server (10,000 cost tmux ~10 % on a flood)", () => {
   const socket = tmuxSocketFor(realpathSync(fleet.fleetDirectory));
-  expect(execFileSync('tmux', ['-L', socket, 'show-options', '-gv', 'history-limit'], { encoding: 'utf8' }).trim()).toBe('2000');
+  expect(
+    execFileSync('tmux', ['-L', socket, 'show-options', '-gv', 'history-limit'], { encoding: 'utf8' }).trim(),
+  ).toBe('2000');
 });

@@ -27,7 +27,9 @@ afterAll(async () => {
 
 async function activeWorkspace(): Promise<string> {
   const name = `t${++counter}`;
-  expect((await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'term', name, branch: 'main' })).status).toBe(201);
+  expect(
+    (await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'term', name, branch: 'main' })).status,
+  ).toBe(201);
   expect((await call(ship.url, 'POST', path('term', name, '/activate'))).status).toBe(200);
   return name;
 }
@@ -35,11 +37,15 @@ async function activeWorkspace(): Promise<string> {
 const open = (name: string, options = {}) => connectTerminal(terminalUrl(ship.url, 'term', name), options);
 const prompt = (client: TerminalClient) => client.until((screen) => /[$#] ?$/m.test(screen.text()));
 
-function rawSocket(name: string): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }>; messages: string[] }> {
+function rawSocket(
+  name: string,
+): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }>; messages: string[] }> {
   const socket = new WebSocket(terminalUrl(ship.url, 'term', name));
   const messages: string[] = [];
   socket.on('message', (data) => messages.push(data.toString()));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve({ socket, closed, messages }));
     socket.once('error', reject);
@@ -98,7 +104,9 @@ describe('terminal', () => {
     const allowed = 2 + Math.ceil((elapsed + 300) / 100);
     const connection = [...ship.ship.terminals].find((terminal) => terminal.seeds > 0)!;
     expect(connection.seeds).toBeLessThanOrEqual(Math.min(allowed, 40));
-    expect(client.frames.filter((f) => f.type === 'grid').length - before).toBeLessThanOrEqual(Math.min(allowed, 40) + 1);
+    expect(client.frames.filter((f) => f.type === 'grid').length - before).toBeLessThanOrEqual(
+      Math.min(allowed, 40) + 1,
+    );
     expect(client.screen.cols).toBe(111);
     client.input('echo still-alive-$((1+1))\r');
     await client.until((screen) => screen.text().includes('still-alive-2'));
@@ -318,7 +326,11 @@ describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', (
     const capture = await ship.ship.tmux.run(['capture-pane', '-p', '-t', target]);
     const cursor = await ship.ship.tmux.run(['display-message', '-p', '-t', target, '#{cursor_x} #{cursor_y}']);
     const [x, y] = cursor.stdout.trim().split(' ').map(Number);
-    const text = capture.stdout.replace(/\n$/, '').split('\n').map((row) => row.replace(/\s+$/, '')).join('\n');
+    const text = capture.stdout
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((row) => row.replace(/\s+$/, ''))
+      .join('\n');
     return { text, cursor: { x: x!, y: y! } };
   }
 
@@ -330,7 +342,13 @@ describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', (
     await Promise.all([prompt(a), prompt(b)]);
     // The client's 80 columns are the pane's by the time the first screen arrives (a resize sent while tmux
     // was still attaching the control client used to be lost: the pane stayed 120 wide).
-    const paneWidth = await ship.ship.tmux.run(['display-message', '-p', '-t', `=${sessionName('term', hostile)}:`, '#{pane_width}']);
+    const paneWidth = await ship.ship.tmux.run([
+      'display-message',
+      '-p',
+      '-t',
+      `=${sessionName('term', hostile)}:`,
+      '#{pane_width}',
+    ]);
     expect(paneWidth.stdout.trim()).toBe('80');
     // Two seconds of H11's sequences (REP, and IL in a full-screen region), each of which would hold an
     // unclamped emulator for seconds, then the issue's printf on a cleared screen.
@@ -345,7 +363,7 @@ describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', (
       typed += key;
       const started = Date.now();
       b.input(key);
-      await b.until((screen) => new RegExp(`[$#] ${typed}$`, "m").test(screen.text()), 10_000);
+      await b.until((screen) => new RegExp(`[$#] ${typed}$`, 'm').test(screen.text()), 10_000);
       echoMs.push(Date.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -374,14 +392,38 @@ describe('terminal close codes', () => {
 
   it.each([
     ['a non-init first message', [{ type: 'input', data: 'x' }]],
-    ['a second init', [{ type: 'init', cols: 80, rows: 24 }, { type: 'init', cols: 80, rows: 24 }]],
+    [
+      'a second init',
+      [
+        { type: 'init', cols: 80, rows: 24 },
+        { type: 'init', cols: 80, rows: 24 },
+      ],
+    ],
     ['an unknown type', [{ type: 'init', cols: 80, rows: 24 }, { type: 'dance' }]],
     ['cols out of bounds', [{ type: 'init', cols: 0, rows: 24 }]],
     ['rows out of bounds', [{ type: 'init', cols: 80, rows: 513 }]],
     ['non-integer cols', [{ type: 'init', cols: 80.5, rows: 24 }]],
-    ['a resize out of bounds', [{ type: 'init', cols: 80, rows: 24 }, { type: 'resize', cols: 1025, rows: 24 }]],
-    ['a negative ack', [{ type: 'init', cols: 80, rows: 24 }, { type: 'ack', seq: -1 }]],
-    ['input over 256 KiB', [{ type: 'init', cols: 80, rows: 24 }, { type: 'input', data: 'é'.repeat(128 * 1024 + 1) }]],
+    [
+      'a resize out of bounds',
+      [
+        { type: 'init', cols: 80, rows: 24 },
+        { type: 'resize', cols: 1025, rows: 24 },
+      ],
+    ],
+    [
+      'a negative ack',
+      [
+        { type: 'init', cols: 80, rows: 24 },
+        { type: 'ack', seq: -1 },
+      ],
+    ],
+    [
+      'input over 256 KiB',
+      [
+        { type: 'init', cols: 80, rows: 24 },
+        { type: 'input', data: 'é'.repeat(128 * 1024 + 1) },
+      ],
+    ],
   ])('closes 1008 "Invalid terminal message" for %s', async (_label, messages) => {
     const name = await activeWorkspace();
     const { socket, closed } = await rawSocket(name);

@@ -13,7 +13,13 @@ it('a second session of the same name is a duplicate-session failure; other fail
   await tmux.newSession('svc-errors-one', '/', {});
   const again = await tmux.newSession('svc-errors-one', '/', {}).catch((error: unknown) => error);
   expect(again).toBeInstanceOf(TmuxCommandFailed);
-  expect(again).toMatchObject({ kind: 'duplicate-session', message: 'tmux new-session failed: duplicate session: svc-errors-one' });
-  expect(new TmuxCommandFailed('kill-session', 1, "can't find session: x\n")).toMatchObject({ kind: 'failed', message: "tmux kill-session failed: can't find session: x" });
+  expect(again).toMatchObject({
+    kind: 'duplicate-session',
+    message: 'tmux new-session failed: duplicate session: svc-errors-one',
+  });
+  expect(new TmuxCommandFailed('kill-session', 1, "can't find session: x\n")).toMatchObject({
+    kind: 'failed',
+    message: "tmux kill-session failed: can't find session: x",
+  });
   expect(new TmuxCommandFailed('list-sessions', 1, '').message).toBe('tmux list-sessions failed: exit code 1');
 });

@@ -3,17 +3,37 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentState } from '../../protocol/agent.js';
 import type { BridgeWorkspaceEvent, BridgeWorkspaceSummary } from '../../protocol/bridge.js';
-import { attentionEntries, newlyAwaiting, trackHistory, withBridgeHistory, type AgentHistories } from '../../web/src/state/attention.js';
+import {
+  attentionEntries,
+  newlyAwaiting,
+  trackHistory,
+  withBridgeHistory,
+  type AgentHistories,
+} from '../../web/src/state/attention.js';
 import { applyEvent, EMPTY_LIST, type WorkspaceList } from '../../web/src/state/workspace-list.js';
 
-const workspace = (name: string, state: AgentState | null, extra: Partial<BridgeWorkspaceSummary> = {}, stale?: string): BridgeWorkspaceSummary => ({
+const workspace = (
+  name: string,
+  state: AgentState | null,
+  extra: Partial<BridgeWorkspaceSummary> = {},
+  stale?: string,
+): BridgeWorkspaceSummary => ({
   repoName: 'app',
   name,
   branch: 'main',
   active: true,
   ship: 's1',
   ephemeral: null,
-  agent: state ? { state, description: `${name} ${state}`, model: 'm', provider: 'p', harness: 'h', ...(stale ? { stale: true, quietSince: stale } : {}) } : null,
+  agent: state
+    ? {
+        state,
+        description: `${name} ${state}`,
+        model: 'm',
+        provider: 'p',
+        harness: 'h',
+        ...(stale ? { stale: true, quietSince: stale } : {}),
+      }
+    : null,
   ...extra,
 });
 
@@ -27,18 +47,40 @@ function replay(events: BridgeWorkspaceEvent[]): { list: WorkspaceList; historie
   return { list, histories };
 }
 
-const sync = (at: string, ...workspaces: BridgeWorkspaceSummary[]): BridgeWorkspaceEvent => ({ type: 'sync', at, workspaces });
-const change = (at: string, value: BridgeWorkspaceSummary, type: BridgeWorkspaceEvent['type'] = 'workspace.agent_status_changed', reason?: 'session-ended') =>
-  ({ type, at, workspace: value, ...(reason ? { reason } : {}) }) as BridgeWorkspaceEvent;
+const sync = (at: string, ...workspaces: BridgeWorkspaceSummary[]): BridgeWorkspaceEvent => ({
+  type: 'sync',
+  at,
+  workspaces,
+});
+const change = (
+  at: string,
+  value: BridgeWorkspaceSummary,
+  type: BridgeWorkspaceEvent['type'] = 'workspace.agent_status_changed',
+  reason?: 'session-ended',
+) => ({ type, at, workspace: value, ...(reason ? { reason } : {}) }) as BridgeWorkspaceEvent;
 
 describe('attention entries', () => {
   it('lists questions first, then stale, ended and finished agents, oldest first within each, and nobody else', () => {
     const { list, histories } = replay([
-      sync('2026-01-01T10:00:00Z', workspace('q-late', 'building'), workspace('q-early', 'planning'), workspace('busy', 'building'), workspace('done', 'verifying'), workspace('idle', 'idle'), workspace('gone', 'building'), workspace('st', 'building')),
+      sync(
+        '2026-01-01T10:00:00Z',
+        workspace('q-late', 'building'),
+        workspace('q-early', 'planning'),
+        workspace('busy', 'building'),
+        workspace('done', 'verifying'),
+        workspace('idle', 'idle'),
+        workspace('gone', 'building'),
+        workspace('st', 'building'),
+      ),
       change('2026-01-01T10:05:00Z', workspace('q-early', 'awaiting')),
       change('2026-01-01T10:07:00Z', workspace('q-late', 'awaiting')),
       change('2026-01-01T10:08:00Z', workspace('done', 'idle')),
-      change('2026-01-01T10:09:00Z', workspace('gone', null, { active: false }), 'workspace.deactivated', 'session-ended'),
+      change(
+        '2026-01-01T10:09:00Z',
+        workspace('gone', null, { active: false }),
+        'workspace.deactivated',
+        'session-ended',
+      ),
       change('2026-01-01T10:10:00Z', workspace('st', 'building', {}, '2026-01-01T09:50:00Z')),
     ]);
     const entries = attentionEntries(list, histories);
@@ -56,7 +98,9 @@ describe('attention entries', () => {
       sync('2026-01-01T10:00:00Z', workspace('asks', 'awaiting'), workspace('stopped', 'building')),
       change('2026-01-01T10:01:00Z', workspace('stopped', null, { active: false }), 'workspace.deactivated'),
     ]);
-    expect(attentionEntries(list, histories).map((entry) => [entry.key, entry.since, entry.atLeast])).toEqual([['app/asks', '2026-01-01T10:00:00Z', true]]);
+    expect(attentionEntries(list, histories).map((entry) => [entry.key, entry.since, entry.atLeast])).toEqual([
+      ['app/asks', '2026-01-01T10:00:00Z', true],
+    ]);
   });
 
   it('a later sync keeps what the stream showed; activating again ends an exit; an answer that moves the agent ends the question', () => {
@@ -81,7 +125,10 @@ describe('attention entries', () => {
   });
 
   it('a dismissed finished turn stays away until the next one', () => {
-    const first = replay([sync('2026-01-01T10:00:00Z', workspace('d', 'building')), change('2026-01-01T10:01:00Z', workspace('d', 'idle'))]);
+    const first = replay([
+      sync('2026-01-01T10:00:00Z', workspace('d', 'building')),
+      change('2026-01-01T10:01:00Z', workspace('d', 'idle')),
+    ]);
     const dismissed = new Map([['app/d', '2026-01-01T10:01:00Z']]);
     expect(attentionEntries(first.list, first.histories, dismissed)).toEqual([]);
     const again = replay([
@@ -90,9 +137,14 @@ describe('attention entries', () => {
       change('2026-01-01T10:02:00Z', workspace('d', 'building')),
       change('2026-01-01T10:03:00Z', workspace('d', 'idle')),
     ]);
-    expect(attentionEntries(again.list, again.histories, dismissed).map((entry) => entry.since)).toEqual(['2026-01-01T10:03:00Z']);
+    expect(attentionEntries(again.list, again.histories, dismissed).map((entry) => entry.since)).toEqual([
+      '2026-01-01T10:03:00Z',
+    ]);
     // A question cannot be dismissed: it leaves when the agent moves on.
-    const asks = replay([sync('2026-01-01T10:00:00Z', workspace('q', 'building')), change('2026-01-01T10:01:00Z', workspace('q', 'awaiting'))]);
+    const asks = replay([
+      sync('2026-01-01T10:00:00Z', workspace('q', 'building')),
+      change('2026-01-01T10:01:00Z', workspace('q', 'awaiting')),
+    ]);
     expect(attentionEntries(asks.list, asks.histories, new Map([['app/q', '2026-01-01T10:01:00Z']]))).toHaveLength(1);
   });
 
@@ -106,7 +158,12 @@ describe('attention entries', () => {
 
   it("takes the bridge's memory where the page has only its first sight of an agent in the same state", () => {
     const { histories } = replay([
-      sync('2026-01-01T10:00:00Z', workspace('done', 'idle'), workspace('moved', 'building'), workspace('seen', 'building')),
+      sync(
+        '2026-01-01T10:00:00Z',
+        workspace('done', 'idle'),
+        workspace('moved', 'building'),
+        workspace('seen', 'building'),
+      ),
       change('2026-01-01T10:01:00Z', workspace('seen', 'awaiting')),
     ]);
     const remembered = { seenChange: true, finishedWork: true, sessionEnded: false, since: '2026-01-01T09:00:00Z' };

@@ -10,8 +10,19 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export async function accessibilityViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+            options: object,
+          ): Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
     return result.violations
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`));
@@ -31,15 +42,25 @@ export function headingOnes(page: Page): Promise<string[]> {
 export async function duplicateNames(page: Page): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(() => {
-    const axe = (window as unknown as { axe: { setup(node: Node): void; teardown(): void; commons: { text: { accessibleText(element: Element): string } } } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          setup(node: Node): void;
+          teardown(): void;
+          commons: { text: { accessibleText(element: Element): string } };
+        };
+      }
+    ).axe;
     axe.setup(document);
     try {
       const dialog = document.querySelector('dialog[open]');
       const scope: ParentNode = dialog ?? document;
-      const selector = 'a[href], button, input:not([type="hidden"]), select, textarea, [role="option"], meter, [tabindex]:not([tabindex="-1"])';
+      const selector =
+        'a[href], button, input:not([type="hidden"]), select, textarea, [role="option"], meter, [tabindex]:not([tabindex="-1"])';
       const seen = new Map<string, number>();
       for (const element of Array.from(scope.querySelectorAll(selector))) {
-        if (!(element as HTMLElement).checkVisibility?.({ checkVisibilityCSS: true }) || element.closest('[hidden]')) continue;
+        if (!(element as HTMLElement).checkVisibility?.({ checkVisibilityCSS: true }) || element.closest('[hidden]'))
+          continue;
         const region = dialog ? 'dialog' : element.closest('nav[aria-label="main"]') ? 'navigation' : 'main';
         const role = element.getAttribute('role') ?? element.tagName.toLowerCase();
         const name = axe.commons.text.accessibleText(element).trim().replace(/\s+/g, ' ');

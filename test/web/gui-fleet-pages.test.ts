@@ -39,8 +39,14 @@ describe.skipIf(!found)('fleet pages', () => {
     // Generate: 43 base64url characters each, a different pair; Copy puts each on the clipboard.
     const shipField = form.locator('input[name="shipToken"]');
     const bridgeField = form.locator('input[name="bridgeToken"]');
-    await form.locator('.token-field', { has: page.locator('input[name="shipToken"]') }).getByRole('button', { name: 'Generate' }).click();
-    await form.locator('.token-field', { has: page.locator('input[name="bridgeToken"]') }).getByRole('button', { name: 'Generate' }).click();
+    await form
+      .locator('.token-field', { has: page.locator('input[name="shipToken"]') })
+      .getByRole('button', { name: 'Generate' })
+      .click();
+    await form
+      .locator('.token-field', { has: page.locator('input[name="bridgeToken"]') })
+      .getByRole('button', { name: 'Generate' })
+      .click();
     const shipToken = await shipField.inputValue();
     const bridgeToken = await bridgeField.inputValue();
     for (const token of [shipToken, bridgeToken]) expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -53,7 +59,10 @@ describe.skipIf(!found)('fleet pages', () => {
 
     // A real ship that requires the bridge token and presents the ship token.
     extraFleet = join(gui.root, 'fleet-tokened');
-    extra = startNpx(['ship', '--port', '0', '--name', 'tokened', '--fleet-directory', extraFleet], { SVC_BRIDGE_TOKEN: bridgeToken, SVC_SHIP_TOKEN: shipToken });
+    extra = startNpx(['ship', '--port', '0', '--name', 'tokened', '--fleet-directory', extraFleet], {
+      SVC_BRIDGE_TOKEN: bridgeToken,
+      SVC_SHIP_TOKEN: shipToken,
+    });
     await extra.waitFor('ship listening', 60_000);
     const { port } = JSON.parse(readFileSync(join(extraFleet, 'atlas.json'), 'utf8')) as { port: number };
     const shipUrl = `http://localhost:${port}`;
@@ -63,7 +72,9 @@ describe.skipIf(!found)('fleet pages', () => {
     await form.getByLabel('URL').fill(shipUrl);
     await bridgeField.fill('');
     await form.getByRole('button', { name: 'Register' }).click();
-    await eventually(() => form.getByRole('alert').textContent()).toBe('a ship is registered with both a shipToken and a bridgeToken, or neither');
+    await eventually(() => form.getByRole('alert').textContent()).toBe(
+      'a ship is registered with both a shipToken and a bridgeToken, or neither',
+    );
 
     await bridgeField.fill(bridgeToken);
     await form.getByRole('button', { name: 'Register' }).click();
@@ -74,11 +85,18 @@ describe.skipIf(!found)('fleet pages', () => {
     const ships = (await gui.api('GET', '/ships')).body as Array<{ name: string; status: string }>;
     expect(ships.find((ship) => ship.name === 'tokened')).toMatchObject({ status: 'online' });
     // The ship token works: the ship pulled the bridge's armory with it.
-    await until(async () => {
-      const states = (await gui.api('GET', '/armory/ships')).body as Array<{ ship: string; state: { revision: string | null; lastError: string | null } | null }>;
-      const state = states.find((entry) => entry.ship === 'tokened')?.state;
-      return state?.revision && state.lastError === null ? state : null;
-    }, 'the tokened ship synced the armory', 15_000);
+    await until(
+      async () => {
+        const states = (await gui.api('GET', '/armory/ships')).body as Array<{
+          ship: string;
+          state: { revision: string | null; lastError: string | null } | null;
+        }>;
+        const state = states.find((entry) => entry.ship === 'tokened')?.state;
+        return state?.revision && state.lastError === null ? state : null;
+      },
+      'the tokened ship synced the armory',
+      15_000,
+    );
     expect(watch.dialogs).toEqual([]);
   }, 150_000);
 
@@ -93,7 +111,14 @@ describe.skipIf(!found)('fleet pages', () => {
 
     await extra!.terminateThenKill();
     extra = undefined;
-    await until(async () => ((await gui.api('GET', '/ships')).body as Array<{ name: string; status: string }>).some((s) => s.name === 'tokened' && s.status === 'offline'), 'tokened offline', 15_000);
+    await until(
+      async () =>
+        ((await gui.api('GET', '/ships')).body as Array<{ name: string; status: string }>).some(
+          (s) => s.name === 'tokened' && s.status === 'offline',
+        ),
+      'tokened offline',
+      15_000,
+    );
     await page.goto(`${gui.fleet.bridgeUrl}/ui/resources`);
     const online = page.locator('tr[data-ship="main-ship"]');
     await eventually(() => online.locator('td').nth(2).textContent(), 10_000).toMatch(/^\d+% of \d+ cores$/);
@@ -106,7 +131,9 @@ describe.skipIf(!found)('fleet pages', () => {
     expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain('Remove ship tokened?');
     await row.getByRole('button', { name: 'Yes, remove' }).click();
     await eventually(() => row.count(), 10_000).toBe(0);
-    expect(((await gui.api('GET', '/ships')).body as Array<{ name: string }>).map((s) => s.name)).toEqual(['main-ship']);
+    expect(((await gui.api('GET', '/ships')).body as Array<{ name: string }>).map((s) => s.name)).toEqual([
+      'main-ship',
+    ]);
   }, 90_000);
 
   it('adds a repo with a provider, lists its branches, and removes it', async () => {
@@ -120,10 +147,16 @@ describe.skipIf(!found)('fleet pages', () => {
     await form.getByRole('button', { name: 'Add' }).click();
     const row = page.locator('tr[data-repo="second"]');
     await row.waitFor();
-    expect((await gui.api('GET', '/repos')).body).toContainEqual({ name: 'second', url: gui.remote.url, provider: 'custom' });
+    expect((await gui.api('GET', '/repos')).body).toContainEqual({
+      name: 'second',
+      url: gui.remote.url,
+      provider: 'custom',
+    });
     await row.getByRole('button', { name: 'Branches' }).click();
     const branches = page.getByLabel('branches');
-    await eventually(() => branches.locator('li').evaluateAll((items) => items.map((li) => li.textContent?.split(' ')[0]))).toEqual(['feature', 'main', 'other']);
+    await eventually(() =>
+      branches.locator('li').evaluateAll((items) => items.map((li) => li.textContent?.split(' ')[0])),
+    ).toEqual(['feature', 'main', 'other']);
 
     // The bridge's refusal of a duplicate, as written.
     await form.getByLabel('Name').fill('second');
@@ -149,11 +182,29 @@ describe.skipIf(!found)('fleet pages', () => {
     await form.getByRole('button', { name: 'Add' }).click();
     const mia = admin.page.locator('tr[data-user="mia"]');
     await mia.waitFor();
-    expect(((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find((u) => u.username === 'mia')).toMatchObject({ role: 'member' });
+    expect(
+      ((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find(
+        (u) => u.username === 'mia',
+      ),
+    ).toMatchObject({ role: 'member' });
     await mia.getByLabel('role of mia').selectOption('admin');
-    await until(async () => ((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find((u) => u.username === 'mia')?.role === 'admin', 'mia admin', 5000);
+    await until(
+      async () =>
+        ((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find(
+          (u) => u.username === 'mia',
+        )?.role === 'admin',
+      'mia admin',
+      5000,
+    );
     await mia.getByLabel('role of mia').selectOption('member');
-    await until(async () => ((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find((u) => u.username === 'mia')?.role === 'member', 'mia member', 5000);
+    await until(
+      async () =>
+        ((await gui.api('GET', '/users')).body as Array<{ username: string; role: string }>).find(
+          (u) => u.username === 'mia',
+        )?.role === 'member',
+      'mia member',
+      5000,
+    );
 
     const member = await gui.open();
     await gui.signIn(member.page, 'mia', 'mia-password-1');
@@ -165,7 +216,9 @@ describe.skipIf(!found)('fleet pages', () => {
     expect(await member.page.getByRole('form', { name: 'new ship' }).count()).toBe(0);
     expect(await member.page.getByRole('button', { name: 'Remove' }).count()).toBe(0);
     await member.page.goto(`${gui.fleet.bridgeUrl}/ui/users`);
-    await eventually(() => member.page.getByRole('alert').first().textContent()).toBe('this endpoint requires an admin');
+    await eventually(() => member.page.getByRole('alert').first().textContent()).toBe(
+      'this endpoint requires an admin',
+    );
 
     await member.page.goto(`${gui.fleet.bridgeUrl}/ui/account`);
     const change = member.page.getByRole('form', { name: 'change password' });
@@ -173,12 +226,19 @@ describe.skipIf(!found)('fleet pages', () => {
     await change.getByLabel('Repeat').fill('mia-new-password-2');
     await change.getByRole('button', { name: 'Change password' }).click();
     await member.page.getByRole('form', { name: 'sign in' }).waitFor({ timeout: 10_000 });
-    expect((await call(gui.fleet.bridgeUrl, 'POST', '/auth/login', { username: 'mia', password: 'mia-password-1' })).status).toBe(401);
-    expect((await call(gui.fleet.bridgeUrl, 'POST', '/auth/login', { username: 'mia', password: 'mia-new-password-2' })).status).toBe(200);
+    expect(
+      (await call(gui.fleet.bridgeUrl, 'POST', '/auth/login', { username: 'mia', password: 'mia-password-1' })).status,
+    ).toBe(401);
+    expect(
+      (await call(gui.fleet.bridgeUrl, 'POST', '/auth/login', { username: 'mia', password: 'mia-new-password-2' }))
+        .status,
+    ).toBe(200);
 
     await mia.getByRole('button', { name: 'Remove' }).click();
     await mia.getByRole('button', { name: 'Yes, remove' }).click();
     await eventually(() => mia.count()).toBe(0);
-    expect(((await gui.api('GET', '/users')).body as Array<{ username: string }>).map((u) => u.username)).not.toContain('mia');
+    expect(((await gui.api('GET', '/users')).body as Array<{ username: string }>).map((u) => u.username)).not.toContain(
+      'mia',
+    );
   }, 90_000);
 });

@@ -23,7 +23,10 @@ export interface GuiFleet {
 }
 
 /** `prepare` runs in the temp root before the processes start and may give them extra environment. */
-export async function startGuiFleet(ship: string, prepare?: (root: string, remote: RemoteFixture) => Promise<NpxFleetEnv>): Promise<GuiFleet> {
+export async function startGuiFleet(
+  ship: string,
+  prepare?: (root: string, remote: RemoteFixture) => Promise<NpxFleetEnv>,
+): Promise<GuiFleet> {
   const root = await makeTempRoot();
   const remote = makeRemote(root);
   let fleet: NpxFleet | undefined;
@@ -46,7 +49,8 @@ export async function startGuiFleet(ship: string, prepare?: (root: string, remot
     fleet: started,
     remote,
     browser: chromium,
-    api: (method, path, body, token = started.token) => call(started.bridgeUrl, method, path, body, { authorization: `Bearer ${token}` }),
+    api: (method, path, body, token = started.token) =>
+      call(started.bridgeUrl, method, path, body, { authorization: `Bearer ${token}` }),
     async open(path = '/ui/') {
       const context = await chromium.newContext({ viewport: { width: 1280, height: 800 } });
       contexts.push(context);
@@ -81,4 +85,6 @@ export function eventually<T>(read: () => T | Promise<T>, timeoutMs = 15_000) {
 
 /** A terminal page's xterm.js rows in view, as the user sees them: one string per row, trailing blanks trimmed. */
 export const screenRows = (page: Page) =>
-  page.locator('.xterm-rows > div').evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
+  page
+    .locator('.xterm-rows > div')
+    .evaluateAll((rows) => rows.map((row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));

@@ -33,22 +33,43 @@ beforeAll(async () => {
     };
   });
   for (const name of [IMG_NAME, BIDI_NAME]) {
-    expect((await gui.api('POST', '/workspaces', { ship: 'hostile-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'hostile-ship', repoName: 'demo', name, branch: 'main' })).status,
+    ).toBe(201);
   }
   // The agent reports through the workspace's own (open) ship.
   expect((await gui.api('POST', `${path('demo', IMG_NAME)}/activate`)).status).toBe(200);
   const ship = gui.fleet.shipUrl;
-  expect((await call(ship, 'POST', `${path('demo', IMG_NAME)}/agent/init`, { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
-  expect((await call(ship, 'POST', `${path('demo', IMG_NAME)}/agent/status`, { state: 'building', description: DESCRIPTION })).status).toBe(200);
+  expect(
+    (await call(ship, 'POST', `${path('demo', IMG_NAME)}/agent/init`, { model: 'm', provider: 'p', harness: 'h' }))
+      .status,
+  ).toBe(200);
+  expect(
+    (
+      await call(ship, 'POST', `${path('demo', IMG_NAME)}/agent/status`, {
+        state: 'building',
+        description: DESCRIPTION,
+      })
+    ).status,
+  ).toBe(200);
 
   // An ephemeral workspace whose pull request the forge reports with a `javascript:` URL.
   expect((await gui.api('POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);
   const issue = fake!.addIssue({ title: 'Hostile pull' });
-  const created = await gui.api('POST', '/workspaces', { ship: 'hostile-ship', repoName: 'widget', name: 'eph', issueNumber: issue.number, ephemeral: true });
+  const created = await gui.api('POST', '/workspaces', {
+    ship: 'hostile-ship',
+    repoName: 'widget',
+    name: 'eph',
+    issueNumber: issue.number,
+    ephemeral: true,
+  });
   expect(created.status).toBe(201);
   fake!.addPull({ title: 'x', head: created.body.branch, htmlUrl: HOSTILE_PR });
   expect((await gui.api('POST', '/workspaces/sweep')).status).toBe(200);
-  expect((await gui.api('GET', path('widget', 'eph'))).body.ephemeral.pullRequest).toMatchObject({ state: 'open', url: HOSTILE_PR });
+  expect((await gui.api('GET', path('widget', 'eph'))).body.ephemeral.pullRequest).toMatchObject({
+    state: 'open',
+    url: HOSTILE_PR,
+  });
 }, 180_000);
 afterAll(async () => {
   await gui?.stop();
@@ -60,7 +81,9 @@ const injected = (page: Page) =>
   page.evaluate(() => ({
     scripts: document.scripts.length,
     images: document.querySelectorAll('main img, main script, main iframe').length,
-    javascriptLinks: Array.from(document.querySelectorAll('a')).filter((a) => !/^https?:/.test(a.href)).map((a) => a.href),
+    javascriptLinks: Array.from(document.querySelectorAll('a'))
+      .filter((a) => !/^https?:/.test(a.href))
+      .map((a) => a.href),
   }));
 
 describe.skipIf(!found)('hostile strings in the GUI', () => {
@@ -85,7 +108,9 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     // The javascript: pull request is text.
     const eph = page.locator('tr[data-key="widget/eph"]');
     const pull = eph.locator('.pull-request');
-    expect(await pull.textContent()).toMatch(new RegExp(`^PR #\\d+ \\(${HOSTILE_PR.replace(/[().]/g, '\\$&')}\\) \\(open\\)$`));
+    expect(await pull.textContent()).toMatch(
+      new RegExp(`^PR #\\d+ \\(${HOSTILE_PR.replace(/[().]/g, '\\$&')}\\) \\(open\\)$`),
+    );
     expect(await pull.locator('a').count()).toBe(0);
 
     // The detail views of the hostile names route and render too.
@@ -120,6 +145,9 @@ describe.skipIf(!found)('hostile strings in the GUI', () => {
     await form.getByRole('button', { name: 'Create' }).click();
     await eventually(() => page.getByTestId('branch').textContent(), 15_000).toBe(`${issue.number}-add-dark-mode`);
     expect(await page.locator('.ephemeral').textContent()).toBe(`issue #${issue.number}, watching`);
-    expect((await gui.api('GET', path('widget', 'dark'))).body.ephemeral).toMatchObject({ issueNumber: issue.number, cleanup: 'watching' });
+    expect((await gui.api('GET', path('widget', 'dark'))).body.ephemeral).toMatchObject({
+      issueNumber: issue.number,
+      cleanup: 'watching',
+    });
   }, 60_000);
 });

@@ -29,15 +29,24 @@ beforeAll(async () => {
   if (!found) return;
   gui = await startGuiFleet('inbox-ship');
   for (const name of ['asker', 'builder', 'shell']) {
-    expect((await gui.api('POST', '/workspaces', { ship: 'inbox-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'inbox-ship', repoName: 'demo', name, branch: 'main' })).status,
+    ).toBe(201);
     expect((await gui.api('POST', `/workspaces/demo/${name}/activate`)).status).toBe(200);
   }
   const tmux = new Tmux(tmuxSocketFor(realpathSync(gui.fleet.fleetDirectory)));
   for (const name of ['asker', 'builder']) {
     const token = (await tmux.sessionVariables(sessionName('demo', name))).SVC_MCP_TOKEN!;
     const client = new Client({ name: 'agent', version: '0.0.1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gui.fleet.shipUrl + path('demo', name, '/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    await client.callTool({ name: 'agent_init', arguments: { model: 'opus-5', provider: 'anthropic', harness: 'claude-code' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(gui.fleet.shipUrl + path('demo', name, '/mcp')), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    await client.callTool({
+      name: 'agent_init',
+      arguments: { model: 'opus-5', provider: 'anthropic', harness: 'claude-code' },
+    });
     agents.set(name, client);
   }
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -47,7 +56,8 @@ afterAll(async () => {
   await gui?.stop();
 });
 
-const report = (name: string, state: string, description: string) => agents.get(name)!.callTool({ name: 'agent_status', arguments: { state, description } });
+const report = (name: string, state: string, description: string) =>
+  agents.get(name)!.callTool({ name: 'agent_status', arguments: { state, description } });
 
 /** Records every Notification the page constructs (installed before the page's scripts). */
 async function recordNotifications(page: Page): Promise<void> {
@@ -66,7 +76,8 @@ async function recordNotifications(page: Page): Promise<void> {
     window.Notification = Recorded as typeof Notification;
   });
 }
-const notifications = (page: Page) => page.evaluate(() => (window as unknown as { __notifications?: unknown[] }).__notifications ?? []);
+const notifications = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __notifications?: unknown[] }).__notifications ?? []);
 const entry = (page: Page, key: string) => page.locator(`ol.inbox > li[data-key="${key}"]`);
 
 describe.skipIf(!found)('the inbox', () => {
@@ -140,7 +151,9 @@ describe.skipIf(!found)('the inbox', () => {
     await report('builder', 'building', 'compiling');
     await report('builder', 'idle', 'Done: the parser handles tabs now.');
     await report('asker', 'awaiting', 'Which base branch?');
-    await eventually(() => page.locator('ol.inbox > li').evaluateAll((items) => items.map((item) => item.getAttribute('data-key')))).toEqual(['demo/asker', 'demo/builder']);
+    await eventually(() =>
+      page.locator('ol.inbox > li').evaluateAll((items) => items.map((item) => item.getAttribute('data-key'))),
+    ).toEqual(['demo/asker', 'demo/builder']);
     const selected = () => page.locator('ol.inbox > li[aria-current="true"]').getAttribute('data-key');
     expect(await selected()).toBe('demo/asker');
     await page.keyboard.press('j');
@@ -190,12 +203,18 @@ describe.skipIf(!found)('the inbox', () => {
     writeFileSync(join(directory, 'src', 'app.txt'), 'one\nTWO\nthree\n');
     await report('builder', 'verifying', 'two files edited');
     const fileList = page.getByRole('navigation', { name: 'changed files' });
-    await eventually(() => fileList.locator('li').allTextContents(), 8_000).toEqual(['README.md +1 −0', 'src/app.txt +1 −1']);
+    await eventually(() => fileList.locator('li').allTextContents(), 8_000).toEqual([
+      'README.md +1 −0',
+      'src/app.txt +1 −1',
+    ]);
 
     // A comment on a line of each file.
     const readme = page.getByRole('region', { name: 'diff of README.md' });
     await readme.locator('.diff-code-insert', { hasText: 'second line' }).click();
-    await readme.getByRole('form', { name: 'comment on README.md' }).getByRole('textbox').fill('Say which release this is.');
+    await readme
+      .getByRole('form', { name: 'comment on README.md' })
+      .getByRole('textbox')
+      .fill('Say which release this is.');
     await readme.getByRole('button', { name: 'Add comment' }).click();
     const app = page.getByRole('region', { name: 'diff of src/app.txt' });
     await app.locator('.diff-code-insert', { hasText: 'TWO' }).first().click();
@@ -244,7 +263,13 @@ describe.skipIf(!found)('the inbox', () => {
     const overview = page.getByRole('region', { name: 'fleet overview' });
     await eventually(() => overview.getByTestId('ships-online').textContent()).toBe('1 online');
     await eventually(() => overview.getByTestId('active-sessions').textContent()).toBe('2 active of 3');
-    expect(await overview.getByTestId('agents-per-state').locator('.badge').allTextContents()).toEqual(['idle 0', 'planning 0', 'building 0', 'verifying 1', 'awaiting 1']);
+    expect(await overview.getByTestId('agents-per-state').locator('.badge').allTextContents()).toEqual([
+      'idle 0',
+      'planning 0',
+      'building 0',
+      'verifying 1',
+      'awaiting 1',
+    ]);
     const grid = overview.getByRole('table', { name: 'workspaces per repo and ship' });
     expect(await grid.locator('thead th').allTextContents()).toEqual(['Repo', 'inbox-ship']);
     expect(await grid.locator('tbody tr').first().locator('th, td').allTextContents()).toEqual(['demo', '2/31 asks']);
@@ -262,8 +287,22 @@ describe.skipIf(!found)('the inbox', () => {
     expect(history.status).toBe(200);
     expect(history.body.workspaces).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ repoName: 'demo', name: 'builder', state: 'idle', seenChange: true, finishedWork: true, sessionEnded: false }),
-        expect.objectContaining({ repoName: 'demo', name: 'shell', state: null, seenChange: true, finishedWork: false, sessionEnded: true }),
+        expect.objectContaining({
+          repoName: 'demo',
+          name: 'builder',
+          state: 'idle',
+          seenChange: true,
+          finishedWork: true,
+          sessionEnded: false,
+        }),
+        expect.objectContaining({
+          repoName: 'demo',
+          name: 'shell',
+          state: null,
+          seenChange: true,
+          finishedWork: false,
+          sessionEnded: true,
+        }),
       ]),
     );
     const { page } = await gui.open('/ui/');
@@ -283,13 +322,26 @@ describe.skipIf(!found)('the inbox', () => {
     await gui.signIn(page);
     await page.setViewportSize({ width: 390, height: 844 });
     const wide: string[] = [];
-    for (const path of ['/ui/', '/ui/workspaces', '/ui/workspaces/new', '/ui/workspaces/demo/builder', '/ui/workspaces/demo/asker/terminal', '/ui/ships', '/ui/repos', '/ui/resources', '/ui/armory', '/ui/users', '/ui/account']) {
+    for (const path of [
+      '/ui/',
+      '/ui/workspaces',
+      '/ui/workspaces/new',
+      '/ui/workspaces/demo/builder',
+      '/ui/workspaces/demo/asker/terminal',
+      '/ui/ships',
+      '/ui/repos',
+      '/ui/resources',
+      '/ui/armory',
+      '/ui/users',
+      '/ui/account',
+    ]) {
       await page.goto(gui.fleet.bridgeUrl + path);
       await page.getByRole('navigation', { name: 'main' }).waitFor();
       await page.waitForLoadState('networkidle');
       const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
       if (!fits) wide.push(`${path}: ${await page.evaluate(() => document.documentElement.scrollWidth)} px`);
-      if (path === '/ui/workspaces') await page.screenshot({ path: join(ARTIFACTS, 'workspaces-phone.png'), fullPage: true });
+      if (path === '/ui/workspaces')
+        await page.screenshot({ path: join(ARTIFACTS, 'workspaces-phone.png'), fullPage: true });
     }
     expect(wide).toEqual([]);
   }, 120_000);

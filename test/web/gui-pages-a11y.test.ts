@@ -38,18 +38,52 @@ beforeAll(async () => {
     putArmoryFile(armory, 'plugins/lint/bin/run', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0xff, 0xfe, 0x00]), 0o755);
     putArmoryFile(armory, 'dotfiles/gitconfig', '[user]\n\tname = agent\n');
     putArmoryFile(armory, 'dotfile-map.json', JSON.stringify({ gitconfig: '~/.gitconfig' }));
-    return { bridge: { SVC_GITHUB_API_URL: fake.url, SVC_GITHUB_TOKEN: TOKEN }, ship: { HOME: cloneHome(root, remote.bare, GITHUB_URL) } };
+    return {
+      bridge: { SVC_GITHUB_API_URL: fake.url, SVC_GITHUB_TOKEN: TOKEN },
+      ship: { HOME: cloneHome(root, remote.bare, GITHUB_URL) },
+    };
   });
   expect((await gui.api('POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);
-  expect((await gui.api('POST', '/users', { username: MEMBER.username, email: 'mia@example.com', password: MEMBER.password, role: 'member' })).status).toBe(201);
-  expect((await gui.api('POST', '/workspaces', { ship: 'a11y-ship', repoName: 'demo', name: 'asking', branch: 'main' })).status).toBe(201);
-  expect((await gui.api('POST', '/workspaces', { ship: 'a11y-ship', repoName: 'demo', name: 'resting', branch: 'feature' })).status).toBe(201);
+  expect(
+    (
+      await gui.api('POST', '/users', {
+        username: MEMBER.username,
+        email: 'mia@example.com',
+        password: MEMBER.password,
+        role: 'member',
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (await gui.api('POST', '/workspaces', { ship: 'a11y-ship', repoName: 'demo', name: 'asking', branch: 'main' }))
+      .status,
+  ).toBe(201);
+  expect(
+    (await gui.api('POST', '/workspaces', { ship: 'a11y-ship', repoName: 'demo', name: 'resting', branch: 'feature' }))
+      .status,
+  ).toBe(201);
   expect((await gui.api('POST', `${path('demo', 'asking')}/activate`)).status).toBe(200);
   const ship = gui.fleet.shipUrl;
-  expect((await call(ship, 'POST', `${path('demo', 'asking')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
-  expect((await call(ship, 'POST', `${path('demo', 'asking')}/agent/status`, { state: 'awaiting', description: 'Which database?' })).status).toBe(200);
+  expect(
+    (await call(ship, 'POST', `${path('demo', 'asking')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' }))
+      .status,
+  ).toBe(200);
+  expect(
+    (
+      await call(ship, 'POST', `${path('demo', 'asking')}/agent/status`, {
+        state: 'awaiting',
+        description: 'Which database?',
+      })
+    ).status,
+  ).toBe(200);
   // The ship has no ship token, so its pull is refused: the armory page shows that error in full.
-  await until(async () => ((await gui.api('GET', '/armory/ships')).body as Array<{ state: { lastError: string | null } | null }>)[0]?.state?.lastError ?? null, 'the ship tried the armory', 20_000);
+  await until(
+    async () =>
+      ((await gui.api('GET', '/armory/ships')).body as Array<{ state: { lastError: string | null } | null }>)[0]?.state
+        ?.lastError ?? null,
+    'the ship tried the armory',
+    20_000,
+  );
 }, 180_000);
 afterAll(async () => {
   await gui?.stop();
@@ -67,7 +101,11 @@ interface Check {
 const heading = (page: Page) => page.locator('main h1').waitFor();
 const CHECKS: Check[] = [
   { name: 'inbox', path: '/ui/', ready: async (page) => void (await page.locator('ol.inbox li').first().waitFor()) },
-  { name: 'workspaces', path: '/ui/workspaces', ready: async (page) => void (await page.locator('tr[data-key="demo/resting"]').waitFor()) },
+  {
+    name: 'workspaces',
+    path: '/ui/workspaces',
+    ready: async (page) => void (await page.locator('tr[data-key="demo/resting"]').waitFor()),
+  },
   {
     name: 'new-workspace',
     path: '/ui/workspaces/new',
@@ -87,14 +125,37 @@ const CHECKS: Check[] = [
       const form = page.getByRole('form', { name: 'create workspace' });
       await form.getByLabel('Repo').selectOption('demo');
       await form.getByRole('combobox', { name: 'Branch' }).click();
-      await eventually(() => form.getByRole('listbox', { name: 'Branch suggestions' }).getByRole('option').count()).toBe(3);
+      await eventually(() =>
+        form.getByRole('listbox', { name: 'Branch suggestions' }).getByRole('option').count(),
+      ).toBe(3);
     },
   },
-  { name: 'workspace', path: '/ui/workspaces/demo/asking', ready: async (page) => void (await page.getByTestId('agent-description').waitFor()) },
-  { name: 'terminal', path: '/ui/workspaces/demo/asking/terminal', ready: async (page) => void (await eventually(() => page.getByTestId('terminal-status').textContent()).toBe('Connected.')) },
-  { name: 'ships', path: '/ui/ships', ready: async (page) => void (await page.locator('tr[data-ship="a11y-ship"] meter').first().waitFor()) },
-  { name: 'repos', path: '/ui/repos', ready: async (page) => void (await page.locator('tr[data-repo="widget"]').waitFor()) },
-  { name: 'resources', path: '/ui/resources', ready: async (page) => void (await page.locator('tr[data-ship="a11y-ship"] meter').first().waitFor()) },
+  {
+    name: 'workspace',
+    path: '/ui/workspaces/demo/asking',
+    ready: async (page) => void (await page.getByTestId('agent-description').waitFor()),
+  },
+  {
+    name: 'terminal',
+    path: '/ui/workspaces/demo/asking/terminal',
+    ready: async (page) =>
+      void (await eventually(() => page.getByTestId('terminal-status').textContent()).toBe('Connected.')),
+  },
+  {
+    name: 'ships',
+    path: '/ui/ships',
+    ready: async (page) => void (await page.locator('tr[data-ship="a11y-ship"] meter').first().waitFor()),
+  },
+  {
+    name: 'repos',
+    path: '/ui/repos',
+    ready: async (page) => void (await page.locator('tr[data-repo="widget"]').waitFor()),
+  },
+  {
+    name: 'resources',
+    path: '/ui/resources',
+    ready: async (page) => void (await page.locator('tr[data-ship="a11y-ship"] meter').first().waitFor()),
+  },
   {
     name: 'armory',
     path: '/ui/armory',
@@ -105,8 +166,16 @@ const CHECKS: Check[] = [
     },
   },
   { name: 'users', path: '/ui/users', ready: heading, adminOnly: true },
-  { name: 'users-refused', path: '/ui/users', ready: async (page) => void (await page.getByRole('alert').first().waitFor()) },
-  { name: 'account', path: '/ui/account', ready: async (page) => void (await page.getByRole('form', { name: 'change email' }).waitFor()) },
+  {
+    name: 'users-refused',
+    path: '/ui/users',
+    ready: async (page) => void (await page.getByRole('alert').first().waitFor()),
+  },
+  {
+    name: 'account',
+    path: '/ui/account',
+    ready: async (page) => void (await page.getByRole('form', { name: 'change email' }).waitFor()),
+  },
   { name: 'not-found', path: '/ui/nowhere', ready: heading },
 ];
 
@@ -120,7 +189,8 @@ const backgroundLightness = (page: Page) =>
 async function checkPage(page: Page, label: string, scheme: 'light' | 'dark'): Promise<string[]> {
   const problems: string[] = [];
   const lightness = await backgroundLightness(page);
-  if ((scheme === 'dark') !== lightness < 128) problems.push(`${label}: a ${scheme} scheme drawn on a background of lightness ${lightness}`);
+  if ((scheme === 'dark') !== lightness < 128)
+    problems.push(`${label}: a ${scheme} scheme drawn on a background of lightness ${lightness}`);
   const ones = await headingOnes(page);
   if (ones.length !== 1) problems.push(`${label}: ${ones.length} <h1> (${ones.join(' | ')})`);
   for (const duplicate of await duplicateNames(page)) problems.push(`${label}: duplicate name ${duplicate}`);

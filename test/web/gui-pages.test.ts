@@ -38,7 +38,11 @@ let armedFleet = '';
 
 interface ArmoryShip {
   ship: string;
-  state: { revision: string | null; lastError: string | null; install: { conflicts: string[]; warnings: string[] } | null } | null;
+  state: {
+    revision: string | null;
+    lastError: string | null;
+    install: { conflicts: string[]; warnings: string[] } | null;
+  } | null;
 }
 
 beforeAll(async () => {
@@ -51,7 +55,10 @@ beforeAll(async () => {
     putArmoryFile(armory, 'dotfiles/gitconfig', '[user]\n\tname = agent\n');
     // ~/.gitconfig exists on the ship (its clone redirects): a conflict; `missing` is not there: a warning.
     putArmoryFile(armory, 'dotfile-map.json', JSON.stringify({ gitconfig: '~/.gitconfig', missing: '~/.missing' }));
-    return { bridge: { SVC_GITHUB_API_URL: fake.url, SVC_GITHUB_TOKEN: TOKEN }, ship: { HOME: cloneHome(root, remote.bare, GITHUB_URL) } };
+    return {
+      bridge: { SVC_GITHUB_API_URL: fake.url, SVC_GITHUB_TOKEN: TOKEN },
+      ship: { HOME: cloneHome(root, remote.bare, GITHUB_URL) },
+    };
   });
   expect((await gui.api('POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(201);
 
@@ -66,11 +73,17 @@ beforeAll(async () => {
   });
   await armed.waitFor('ship listening', 60_000);
   const { port } = JSON.parse(readFileSync(join(armedFleet, 'atlas.json'), 'utf8')) as { port: number };
-  expect((await gui.api('POST', '/ships', { url: `http://localhost:${port}`, shipToken, bridgeToken })).status).toBe(201);
-  await until(async () => {
-    const ships = (await gui.api('GET', '/armory/ships')).body as ArmoryShip[];
-    return ships.find((entry) => entry.ship === 'armed')?.state?.install ? true : null;
-  }, 'the armed ship installed the armory', 20_000);
+  expect((await gui.api('POST', '/ships', { url: `http://localhost:${port}`, shipToken, bridgeToken })).status).toBe(
+    201,
+  );
+  await until(
+    async () => {
+      const ships = (await gui.api('GET', '/armory/ships')).body as ArmoryShip[];
+      return ships.find((entry) => entry.ship === 'armed')?.state?.install ? true : null;
+    },
+    'the armed ship installed the armory',
+    20_000,
+  );
 }, 180_000);
 afterAll(async () => {
   await armed?.terminateThenKill();
@@ -79,8 +92,14 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const activeName = (page: Page) => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? document.activeElement?.tagName ?? null);
-const focusedText = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? null);
+const activeName = (page: Page) =>
+  page.evaluate(
+    () => (document.activeElement as HTMLInputElement | null)?.name ?? document.activeElement?.tagName ?? null,
+  );
+const focusedText = (page: Page) =>
+  page.evaluate(
+    () => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? null,
+  );
 
 describe.skipIf(!found)('the pages of issue #31', () => {
   it('creates a workspace from an open issue on the branch it previewed, checking the name as typed', async () => {
@@ -111,7 +130,9 @@ describe.skipIf(!found)('the pages of issue #31', () => {
 
     await form.getByRole('radio', { name: 'an issue' }).check();
     const issues = form.locator('label.issue');
-    await eventually(() => issues.evaluateAll((labels) => labels.map((label) => label.getAttribute('data-issue')))).toEqual(['3', '1']);
+    await eventually(() =>
+      issues.evaluateAll((labels) => labels.map((label) => label.getAttribute('data-issue'))),
+    ).toEqual(['3', '1']);
     expect(await issues.first().textContent()).toBe('#3 Crash on empty config: "null" key! by carol');
     await form.getByLabel('Search issues').fill('dark');
     await eventually(() => issues.allTextContents()).toEqual(['#1 Add dark mode by alice']);
@@ -125,7 +146,10 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     await form.getByRole('button', { name: 'Create' }).click();
     await eventually(() => page.getByTestId('branch').textContent(), 20_000).toBe(preview);
     expect(new URL(page.url()).pathname).toBe('/ui/workspaces/widget/from%20issue');
-    expect((await gui.api('GET', '/workspaces/widget/from%20issue')).body).toMatchObject({ branch: preview, ship: 'main-ship' });
+    expect((await gui.api('GET', '/workspaces/widget/from%20issue')).body).toMatchObject({
+      branch: preview,
+      ship: 'main-ship',
+    });
     expect(watch.pageErrors).toEqual([]);
   }, 90_000);
 
@@ -177,7 +201,10 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     expect(armedState.install!.conflicts.length).toBeGreaterThan(0);
     expect(armedState.install!.warnings.length).toBeGreaterThan(0);
     expect(mainState.lastError).toBeTruthy();
-    const manifest = (await gui.api('GET', '/armory')).body as { revision: string; entries: Array<{ path: string; sha256: string }> };
+    const manifest = (await gui.api('GET', '/armory')).body as {
+      revision: string;
+      entries: Array<{ path: string; sha256: string }>;
+    };
 
     await page.goto(`${gui.fleet.bridgeUrl}/ui/armory`);
     const armedRow = page.locator('tr[data-ship="armed"]');
@@ -194,11 +221,17 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     await files.getByRole('button', { name: 'lint/bin/run' }).click();
     const sha = createHash('sha256').update(BINARY).digest('hex');
     expect(manifest.entries.find((entry) => entry.path === 'plugins/lint/bin/run')!.sha256).toBe(sha);
-    await eventually(() => page.getByTestId('file-binary').textContent()).toBe(`Binary file: ${BINARY.length} bytes, sha256 ${sha}`);
+    await eventually(() => page.getByTestId('file-binary').textContent()).toBe(
+      `Binary file: ${BINARY.length} bytes, sha256 ${sha}`,
+    );
     await page.getByLabel('Filter files').fill('git');
     await eventually(() => files.getByRole('button').allTextContents()).toEqual(['gitconfig']);
     const map = page.getByRole('region', { name: 'dotfile map' });
-    expect(await map.locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td')).map((td) => td.textContent)))).toEqual([
+    expect(
+      await map
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td')).map((td) => td.textContent))),
+    ).toEqual([
       ['gitconfig', '~/.gitconfig'],
       ['missing', '~/.missing'],
     ]);
@@ -232,7 +265,9 @@ describe.skipIf(!found)('the pages of issue #31', () => {
 
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/new`);
     const ship = page.getByRole('form', { name: 'create workspace' }).getByLabel('Ship');
-    await eventually(() => ship.locator('option[value="armed"]').textContent()).toBe('armed (offline: cannot be chosen)');
+    await eventually(() => ship.locator('option[value="armed"]').textContent()).toBe(
+      'armed (offline: cannot be chosen)',
+    );
     expect(await ship.locator('option[value="armed"]').isDisabled()).toBe(true);
     expect(await ship.locator('option[value="main-ship"]').isDisabled()).toBe(false);
   }, 90_000);
@@ -278,13 +313,24 @@ describe.skipIf(!found)('the pages of issue #31', () => {
   }, 60_000);
 
   it('lets a member change their own email', async () => {
-    expect((await gui.api('POST', '/users', { username: 'mia', email: 'mia@example.com', password: 'mia-password-1', role: 'member' })).status).toBe(201);
+    expect(
+      (
+        await gui.api('POST', '/users', {
+          username: 'mia',
+          email: 'mia@example.com',
+          password: 'mia-password-1',
+          role: 'member',
+        })
+      ).status,
+    ).toBe(201);
     const { page } = await gui.open();
     await gui.signIn(page, 'mia', 'mia-password-1');
     await page.goto(`${gui.fleet.bridgeUrl}/ui/account`);
     const form = page.getByRole('form', { name: 'change email' });
     await form.getByLabel('New email').fill('not-an-email@');
-    await form.getByLabel('New email').evaluate((input: HTMLInputElement) => input.form?.setAttribute('novalidate', ''));
+    await form
+      .getByLabel('New email')
+      .evaluate((input: HTMLInputElement) => input.form?.setAttribute('novalidate', ''));
     await form.getByRole('button', { name: 'Change email' }).click();
     await eventually(() => form.getByRole('alert').textContent()).toMatch(/email/);
     await form.getByLabel('New email').fill('mia@new.example.com');
@@ -296,7 +342,10 @@ describe.skipIf(!found)('the pages of issue #31', () => {
   }, 60_000);
 
   it('reaches pages and workspace actions from the command palette, lists the shortcuts on ?, and puts focus back after a confirmation', async () => {
-    expect((await gui.api('POST', '/workspaces', { ship: 'main-ship', repoName: 'demo', name: 'palette', branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'main-ship', repoName: 'demo', name: 'palette', branch: 'main' }))
+        .status,
+    ).toBe(201);
     const { page } = await gui.open();
     await gui.signIn(page);
     const palette = page.getByRole('dialog', { name: 'Command palette' });
@@ -315,7 +364,11 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     await command.fill('activate demo/palette');
     await eventually(() => palette.getByRole('option').allTextContents()).toEqual(['Activate demo/palette Workspace']);
     await command.press('Enter');
-    await until(async () => (await gui.api('GET', '/workspaces/demo/palette')).body.state === 'active', 'activated from the palette', 15_000);
+    await until(
+      async () => (await gui.api('GET', '/workspaces/demo/palette')).body.state === 'active',
+      'activated from the palette',
+      15_000,
+    );
     await eventually(() => palette.count()).toBe(0);
 
     // Switch branch: the workspace page opens with its branch field focused.
@@ -337,7 +390,10 @@ describe.skipIf(!found)('the pages of issue #31', () => {
     expect((await gui.api('GET', '/workspaces/demo/palette')).status).toBe(404);
 
     // In the terminal Ctrl+K belongs to the shell; Ctrl+Shift+K opens the palette there.
-    expect((await gui.api('POST', '/workspaces', { ship: 'main-ship', repoName: 'demo', name: 'term', branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'main-ship', repoName: 'demo', name: 'term', branch: 'main' }))
+        .status,
+    ).toBe(201);
     expect((await gui.api('POST', '/workspaces/demo/term/activate')).status).toBe(200);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/term/terminal`);
     await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toBe('Connected.');

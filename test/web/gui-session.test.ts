@@ -16,7 +16,8 @@ afterAll(async () => {
   await gui?.stop();
 });
 
-const storedToken = (page: import('playwright-core').Page) => page.evaluate(() => window.localStorage.getItem('svc.bridge.token'));
+const storedToken = (page: import('playwright-core').Page) =>
+  page.evaluate(() => window.localStorage.getItem('svc.bridge.token'));
 
 describe.skipIf(!found)('the GUI session', () => {
   it('gates, logs in, and shows a workspace created and then activated through the API, live', async () => {
@@ -33,7 +34,12 @@ describe.skipIf(!found)('the GUI session', () => {
     await eventually(() => form.getByRole('alert').textContent()).toBe('invalid username or password');
     expect(await storedToken(page)).toBeNull();
 
-    const created = await gui.api('POST', '/workspaces', { ship: 'session-ship', repoName: 'demo', name: 'live-one', branch: 'feature' });
+    const created = await gui.api('POST', '/workspaces', {
+      ship: 'session-ship',
+      repoName: 'demo',
+      name: 'live-one',
+      branch: 'feature',
+    });
     expect(created.status).toBe(201);
     await gui.signIn(page);
     const token = await storedToken(page);

@@ -13,7 +13,8 @@ import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
 import { call, makeTempRoot, rawCall, removeRoot } from '../helpers/ship.js';
 
 const WEB = resolve(import.meta.dirname, '../../dist/web');
-const CSP = "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 let root: string;
 let bridge: NpxProcess;
 let url: string;
@@ -62,7 +63,10 @@ describe('the GUI on a bridge process', () => {
     expect(index).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(index).not.toMatch(/<style|style=/);
     for (const path of ['/workspaces', '/ships', '/users', '/events', '/ui-not-the-gui']) {
-      expect(await call(url, 'GET', path), path).toMatchObject({ status: 401, body: { error: 'authentication required' } });
+      expect(await call(url, 'GET', path), path).toMatchObject({
+        status: 401,
+        body: { error: 'authentication required' },
+      });
     }
   });
 
@@ -74,7 +78,9 @@ describe('the GUI on a bridge process', () => {
       const reply = await call(url, 'GET', `/ui/assets/${name}`);
       expect(reply.status, name).toBe(200);
       expect(reply.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-      expect(reply.headers.get('content-type')).toMatch(name.endsWith('.js') ? /^application\/javascript/ : name.endsWith('.css') ? /^text\/css/ : /./);
+      expect(reply.headers.get('content-type')).toMatch(
+        name.endsWith('.js') ? /^application\/javascript/ : name.endsWith('.css') ? /^text\/css/ : /./,
+      );
       expect(reply.text).toBe(readFileSync(join(WEB, 'assets', name), 'utf8'));
       expectGuiHeaders(reply.headers);
     }
@@ -85,7 +91,12 @@ describe('the GUI on a bridge process', () => {
 
   it('never serves a file outside the build, whatever the path says', async () => {
     const index = readFileSync(join(WEB, 'index.html'), 'utf8');
-    for (const path of ['/ui/../package.json', '/ui/%2e%2e/%2e%2e/package.json', '/ui/..%2Fpackage.json', '/ui/assets/../../bridge-data/db']) {
+    for (const path of [
+      '/ui/../package.json',
+      '/ui/%2e%2e/%2e%2e/package.json',
+      '/ui/..%2Fpackage.json',
+      '/ui/assets/../../bridge-data/db',
+    ]) {
       const reply = await rawCall(url, 'GET', path);
       if (reply.status === 200) expect(reply.text, path).toBe(index);
       else expect(reply.status, path).toBeGreaterThanOrEqual(400);
@@ -93,24 +104,28 @@ describe('the GUI on a bridge process', () => {
     }
   });
 
-  it.skipIf(!chromiumAvailable('test/web/gui-static'))('runs in Chromium under its CSP with no violation, the event socket included', async () => {
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      const watch = await watchPage(page, url);
-      const response = await page.goto(`${url}/`);
-      expect(page.url()).toBe(`${url}/ui/`);
-      expect(response?.headers()['content-security-policy']).toBe(CSP);
-      await page.getByRole('form', { name: 'sign in' }).waitFor();
-      await page.getByLabel('Username').fill(FLEET_ADMIN.username);
-      await page.getByLabel('Password').fill(FLEET_ADMIN.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await eventually(() => page.getByTestId('live').textContent(), 10_000).toBe('live');
-      expect(await watch.cspViolations()).toEqual([]);
-      expect(watch.pageErrors).toEqual([]);
-      expect(watch.foreignRequests).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+  it.skipIf(!chromiumAvailable('test/web/gui-static'))(
+    'runs in Chromium under its CSP with no violation, the event socket included',
+    async () => {
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const watch = await watchPage(page, url);
+        const response = await page.goto(`${url}/`);
+        expect(page.url()).toBe(`${url}/ui/`);
+        expect(response?.headers()['content-security-policy']).toBe(CSP);
+        await page.getByRole('form', { name: 'sign in' }).waitFor();
+        await page.getByLabel('Username').fill(FLEET_ADMIN.username);
+        await page.getByLabel('Password').fill(FLEET_ADMIN.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await eventually(() => page.getByTestId('live').textContent(), 10_000).toBe('live');
+        expect(await watch.cspViolations()).toEqual([]);
+        expect(watch.pageErrors).toEqual([]);
+        expect(watch.foreignRequests).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
 });

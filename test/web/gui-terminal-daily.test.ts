@@ -17,7 +17,9 @@ beforeAll(async () => {
   if (!found) return;
   gui = await startGuiFleet('daily-ship');
   for (const name of WORKSPACES) {
-    expect((await gui.api('POST', '/workspaces', { ship: 'daily-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'daily-ship', repoName: 'demo', name, branch: 'main' })).status,
+    ).toBe(201);
     expect((await gui.api('POST', `/workspaces/demo/${name}/activate`)).status).toBe(200);
   }
 }, 180_000);
@@ -51,7 +53,8 @@ async function typeLine(page: Page, line: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-const showsRow = (page: Page, row: string, timeoutMs = 10_000) => eventually(() => screenRows(page), timeoutMs).toContain(row);
+const showsRow = (page: Page, row: string, timeoutMs = 10_000) =>
+  eventually(() => screenRows(page), timeoutMs).toContain(row);
 
 describe.skipIf(!found)('the GUI terminal, day to day', () => {
   it('reconnects by itself across a bridge restart, and what was typed meanwhile arrives once, in order', async () => {
@@ -98,7 +101,12 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
     await eventually(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`copy-${t}`);
     // The selection shows: its cells carry the selection's colours (styles the CSP would block as markup).
     const selectedBackground = () =>
-      row.evaluate((element) => Array.from(element.querySelectorAll('span')).map((span) => getComputedStyle(span).backgroundColor).find((colour) => colour !== 'rgba(0, 0, 0, 0)') ?? null);
+      row.evaluate(
+        (element) =>
+          Array.from(element.querySelectorAll('span'))
+            .map((span) => getComputedStyle(span).backgroundColor)
+            .find((colour) => colour !== 'rgba(0, 0, 0, 0)') ?? null,
+      );
     await eventually(selectedBackground).not.toBeNull();
 
     // Ctrl+C without a selection interrupts the shell's foreground command.
@@ -144,7 +152,11 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
 
   it('follows the system colour scheme, also while it is open', async () => {
     const { page, watch } = await openTerminal('scheme');
-    const background = () => page.locator('.xterm-scrollable-element').first().evaluate((element) => getComputedStyle(element).backgroundColor);
+    const background = () =>
+      page
+        .locator('.xterm-scrollable-element')
+        .first()
+        .evaluate((element) => getComputedStyle(element).backgroundColor);
     await page.emulateMedia({ colorScheme: 'light' });
     await eventually(background).toBe('rgb(255, 255, 255)');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -153,7 +165,9 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
     const t = tag();
     await typeLine(page, `echo scheme-${t}`);
     await showsRow(page, `scheme-${t}`);
-    const text = await page.locator('.xterm-rows > div', { hasText: new RegExp(`^scheme-${t}\\s*$`) }).evaluate((row) => getComputedStyle(row).color);
+    const text = await page
+      .locator('.xterm-rows > div', { hasText: new RegExp(`^scheme-${t}\\s*$`) })
+      .evaluate((row) => getComputedStyle(row).color);
     expect(text).toBe('rgb(230, 231, 234)');
     await clean(watch);
   }, 60_000);

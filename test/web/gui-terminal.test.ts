@@ -15,7 +15,9 @@ beforeAll(async () => {
   if (!found) return;
   gui = await startGuiFleet('term-ship');
   for (const name of ['term', 'exits']) {
-    expect((await gui.api('POST', '/workspaces', { ship: 'term-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+    expect(
+      (await gui.api('POST', '/workspaces', { ship: 'term-ship', repoName: 'demo', name, branch: 'main' })).status,
+    ).toBe(201);
     expect((await gui.api('POST', `/workspaces/demo/${name}/activate`)).status).toBe(200);
   }
 }, 180_000);
@@ -103,7 +105,9 @@ describe.skipIf(!found)('the terminal in the GUI', () => {
     const { page } = await gui.open();
     await openTerminal(page, 'exits');
     await typeLine(page, 'exit 3');
-    await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toMatch(/^The shell exited \(code \d+\)\. Reconnect$/);
+    await eventually(() => page.getByTestId('terminal-status').textContent(), 15_000).toMatch(
+      /^The shell exited \(code \d+\)\. Reconnect$/,
+    );
     const status = await gui.api('GET', '/workspaces/demo/exits');
     expect(status.body.state).toBe('inactive');
   }, 60_000);

@@ -12,7 +12,13 @@ let bridge: Bridge;
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  bridge = await startBridge({ ...insecureBridge, port: 0, dataDirectory: join(root, 'bridge'), webDirectory: join(root, 'no-web'), logger: pino({ level: 'silent' }) });
+  bridge = await startBridge({
+    ...insecureBridge,
+    port: 0,
+    dataDirectory: join(root, 'bridge'),
+    webDirectory: join(root, 'no-web'),
+    logger: pino({ level: 'silent' }),
+  });
 }, 60_000);
 afterAll(async () => {
   await bridge?.close();
@@ -22,7 +28,10 @@ afterAll(async () => {
 describe('a bridge without a GUI build', () => {
   it('answers /ui/ with 503 and how to build it, and the API as usual', async () => {
     const reply = await call(bridge.url, 'GET', '/ui/workspaces');
-    expect(reply).toMatchObject({ status: 503, body: { error: 'the GUI is not built: run `npm run build` in the checkout' } });
+    expect(reply).toMatchObject({
+      status: 503,
+      body: { error: 'the GUI is not built: run `npm run build` in the checkout' },
+    });
     expect(reply.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect((await call(bridge.url, 'GET', '/ships')).status).toBe(200);
   });

@@ -20,7 +20,8 @@ afterAll(async () => {
   await gui?.stop();
 });
 
-const headOf = (directory: string) => execFileSync('git', ['-C', directory, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
+const headOf = (directory: string) =>
+  execFileSync('git', ['-C', directory, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
 
 describe.skipIf(!found)('workspaces in the GUI', () => {
   it('creates, activates, switches branch, shows the diff, and deletes, as the disk and the API see it', async () => {
@@ -34,7 +35,9 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await form.getByLabel('Ship').selectOption('ws-ship');
     await form.getByLabel('Repo').selectOption('demo');
     await form.getByRole('combobox', { name: 'Branch' }).click();
-    await eventually(() => form.getByRole('listbox', { name: 'Branch suggestions' }).getByRole('option').allTextContents()).toEqual(['feature', 'main', 'other']);
+    await eventually(() =>
+      form.getByRole('listbox', { name: 'Branch suggestions' }).getByRole('option').allTextContents(),
+    ).toEqual(['feature', 'main', 'other']);
     await form.getByLabel('Name').fill('from-gui');
     await form.getByRole('combobox', { name: 'Branch' }).fill('feature');
     await form.getByRole('button', { name: 'Create' }).click();
@@ -44,7 +47,11 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     expect(await page.getByTestId('branch').textContent()).toBe('feature');
     expect(existsSync(join(directory, '.git'))).toBe(true);
     expect(headOf(directory)).toBe('feature');
-    expect((await gui.api('GET', '/workspaces/demo/from-gui')).body).toMatchObject({ state: 'inactive', branch: 'feature', ship: 'ws-ship' });
+    expect((await gui.api('GET', '/workspaces/demo/from-gui')).body).toMatchObject({
+      state: 'inactive',
+      branch: 'feature',
+      ship: 'ws-ship',
+    });
 
     // Activate.
     await page.getByRole('button', { name: 'Activate' }).click();
@@ -64,7 +71,9 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const fileList = page.getByRole('navigation', { name: 'changed files' });
     await eventually(() => fileList.locator('li').allTextContents(), 25_000).toEqual(['README.md +1 −0']);
     const readme = page.getByRole('region', { name: 'diff of README.md' });
-    expect(await readme.locator('.diff-code-insert').allTextContents()).toEqual(['a line from the GUI test <b>not bold</b>']);
+    expect(await readme.locator('.diff-code-insert').allTextContents()).toEqual([
+      'a line from the GUI test <b>not bold</b>',
+    ]);
     expect(await readme.locator('b').count()).toBe(0);
     // The spec's options as controls: untracked files, paths, staged.
     writeFileSync(join(directory, 'notes.md'), 'new file\n');
@@ -85,7 +94,12 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await eventually(() => fileList.locator('li').allTextContents()).toEqual(['README.md +1 −0']);
 
     // A failing action shows the bridge's own message.
-    const duplicate = await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name: 'from-gui', branch: 'main' });
+    const duplicate = await gui.api('POST', '/workspaces', {
+      ship: 'ws-ship',
+      repoName: 'demo',
+      name: 'from-gui',
+      branch: 'main',
+    });
     expect(duplicate.status).toBe(409);
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/new`);
     const again = page.getByRole('form', { name: 'create workspace' });
@@ -100,7 +114,9 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     await page.getByRole('navigation', { name: 'main' }).getByRole('link', { name: 'Workspaces' }).click();
     const row = page.locator('tr[data-key="demo/from-gui"]');
     await row.getByRole('button', { name: 'Delete' }).click();
-    expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain('Delete demo/from-gui and its directory?');
+    expect(await row.getByRole('group', { name: 'confirm' }).textContent()).toContain(
+      'Delete demo/from-gui and its directory?',
+    );
     await row.getByRole('button', { name: 'Cancel' }).click();
     expect(existsSync(directory)).toBe(true);
     await row.getByRole('button', { name: 'Delete' }).click();
@@ -114,12 +130,15 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
 
   it('filters the list and deactivates from it', async () => {
     for (const name of ['alpha-one', 'beta-two']) {
-      expect((await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name, branch: 'main' })).status).toBe(201);
+      expect(
+        (await gui.api('POST', '/workspaces', { ship: 'ws-ship', repoName: 'demo', name, branch: 'main' })).status,
+      ).toBe(201);
     }
     expect((await gui.api('POST', '/workspaces/demo/beta-two/activate')).status).toBe(200);
     const { page } = await gui.open('/ui/workspaces');
     await gui.signIn(page);
-    const keys = () => page.locator('table.workspaces tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
+    const keys = () =>
+      page.locator('table.workspaces tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key')));
     await eventually(keys).toEqual(['demo/alpha-one', 'demo/beta-two']);
     await page.getByLabel('Show').selectOption('active');
     await eventually(keys).toEqual(['demo/beta-two']);
@@ -139,7 +158,9 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/activate')).status).toBe(200);
     // The page fetches the bridge's agent histories once after its event stream's first sync; wait for that so
     // what is recorded below is only what the live updates cause.
-    const historyFetched = page.waitForResponse((response) => new URL(response.url()).pathname === '/workspaces/agent-history');
+    const historyFetched = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/workspaces/agent-history',
+    );
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
     await eventually(() => page.getByTestId('state').textContent()).toBe('active');
     await historyFetched;
@@ -154,8 +175,18 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/branch', { branch: 'other' })).status).toBe(200);
     await eventually(() => page.getByTestId('branch').textContent(), 10_000).toBe('other');
     const ship = gui.fleet.shipUrl;
-    expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' })).status).toBe(200);
-    expect((await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/status`, { state: 'building', description: 'compiling, seen live' })).status).toBe(200);
+    expect(
+      (await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/init`, { model: 'm', provider: 'p', harness: 'h' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await call(ship, 'POST', `${path('demo', 'alpha-one')}/agent/status`, {
+          state: 'building',
+          description: 'compiling, seen live',
+        })
+      ).status,
+    ).toBe(200);
     const agent = page.getByRole('region', { name: 'agent' });
     await eventually(() => agent.getByTestId('agent-description').textContent(), 10_000).toBe('compiling, seen live');
     expect(await agent.locator('.badge').first().textContent()).toBe('building');

@@ -175,7 +175,11 @@ describe('the reconnecting terminal', () => {
 });
 
 describe('terminal keys and paste', () => {
-  const key = (key: string, mods: Partial<Record<'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey', boolean>> = {}, code = '') => ({
+  const key = (
+    key: string,
+    mods: Partial<Record<'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey', boolean>> = {},
+    code = '',
+  ) => ({
     key,
     code: code || (key.length === 1 ? `Key${key.toUpperCase()}` : key),
     ctrlKey: false,

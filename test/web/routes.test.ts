@@ -20,7 +20,17 @@ describe('client routes', () => {
   });
 
   it('maps the fixed pages and refuses unknown paths', () => {
-    for (const page of ['inbox', 'workspaces', 'ships', 'repos', 'resources', 'armory', 'users', 'account', 'new-workspace'] as const) {
+    for (const page of [
+      'inbox',
+      'workspaces',
+      'ships',
+      'repos',
+      'resources',
+      'armory',
+      'users',
+      'account',
+      'new-workspace',
+    ] as const) {
       expect(parseRoute(pathOf({ page }))).toEqual({ page });
     }
     expect(parseRoute('/ui/')).toEqual({ page: 'inbox' });

@@ -14,7 +14,15 @@ const row = (text: string, cols = 8): Cell[] => [...text.padEnd(cols)].map((t): 
 
 function screenOf(lines: string[], extra: Partial<GridFrame> = {}): TerminalScreen {
   const screen = new TerminalScreen();
-  screen.apply({ type: 'grid', seq: 0, cols: 8, rows: lines.length, cursor: { x: 0, y: 0, visible: true }, cells: lines.map((line) => row(line)), ...extra });
+  screen.apply({
+    type: 'grid',
+    seq: 0,
+    cols: 8,
+    rows: lines.length,
+    cursor: { x: 0, y: 0, visible: true },
+    cells: lines.map((line) => row(line)),
+    ...extra,
+  });
   return screen;
 }
 

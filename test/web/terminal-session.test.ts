@@ -9,21 +9,51 @@ import { TerminalSession } from '../../web/src/terminal/terminal-session.js';
 import { ScriptedSocket } from './scripted-socket.js';
 
 const cursor = { x: 0, y: 0, visible: true };
-const grid = (seq: number, text: string): GridFrame => ({ type: 'grid', seq, cols: 4, rows: 1, cursor, cells: [[...text].map((t): Cell => ({ t }))] });
-const patch = (seq: number, col: number, t: string): PatchFrame => ({ type: 'patch', seq, cols: 4, rows: 1, cursor, runs: [[0, col, [{ t }]]] });
+const grid = (seq: number, text: string): GridFrame => ({
+  type: 'grid',
+  seq,
+  cols: 4,
+  rows: 1,
+  cursor,
+  cells: [[...text].map((t): Cell => ({ t }))],
+});
+const patch = (seq: number, col: number, t: string): PatchFrame => ({
+  type: 'patch',
+  seq,
+  cols: 4,
+  rows: 1,
+  cursor,
+  runs: [[0, col, [{ t }]]],
+});
 
 function session() {
   const socket = new ScriptedSocket();
-  const seen = { screens: [] as string[], scrolled: [] as string[][], exits: [] as [number, boolean][], closes: [] as [number, string][] };
-  const terminal: TerminalSession = new TerminalSession(socket, { cols: 90, rows: 30 }, {
-    screen: (screen, scrolled, seq) => {
-      seen.screens.push(screen.text());
-      seen.scrolled.push(scrolled.map((row) => row.map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' '))).join('').trimEnd()));
-      terminal.ack(seq);
+  const seen = {
+    screens: [] as string[],
+    scrolled: [] as string[][],
+    exits: [] as [number, boolean][],
+    closes: [] as [number, string][],
+  };
+  const terminal: TerminalSession = new TerminalSession(
+    socket,
+    { cols: 90, rows: 30 },
+    {
+      screen: (screen, scrolled, seq) => {
+        seen.screens.push(screen.text());
+        seen.scrolled.push(
+          scrolled.map((row) =>
+            row
+              .map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' ')))
+              .join('')
+              .trimEnd(),
+          ),
+        );
+        terminal.ack(seq);
+      },
+      exit: (code, before) => seen.exits.push([code, before]),
+      closed: (code, reason) => seen.closes.push([code, reason]),
     },
-    exit: (code, before) => seen.exits.push([code, before]),
-    closed: (code, reason) => seen.closes.push([code, reason]),
-  });
+  );
   return { socket, terminal, seen };
 }
 
@@ -44,7 +74,12 @@ describe('the GUI terminal session', () => {
     socket.frame(patch(3, 2, 'Y'));
     socket.frame(patch(4, 3, 'Z'));
     socket.frame(grid(5, 'wxyz'));
-    expect(socket.sent.slice(1)).toEqual([{ type: 'ack', seq: 0 }, { type: 'ack', seq: 1 }, { type: 'resync' }, { type: 'ack', seq: 5 }]);
+    expect(socket.sent.slice(1)).toEqual([
+      { type: 'ack', seq: 0 },
+      { type: 'ack', seq: 1 },
+      { type: 'resync' },
+      { type: 'ack', seq: 5 },
+    ]);
     expect(seen.screens).toEqual(['abcd', 'aXcd', 'wxyz']);
   });
 
@@ -55,7 +90,10 @@ describe('the GUI terminal session', () => {
     terminal.input('');
     terminal.resize({ cols: 90, rows: 30 });
     terminal.resize({ cols: 100, rows: 20 });
-    expect(socket.sent.slice(1)).toEqual([{ type: 'input', data: 'ls\r' }, { type: 'resize', cols: 100, rows: 20 }]);
+    expect(socket.sent.slice(1)).toEqual([
+      { type: 'input', data: 'ls\r' },
+      { type: 'resize', cols: 100, rows: 20 },
+    ]);
   });
 
   it('tells a refused socket (exit 1 before any frame) from a shell exit, and reports the close', () => {
@@ -76,12 +114,24 @@ describe('the GUI terminal session', () => {
     const { socket, seen } = session();
     socket.open();
     const rows = (...lines: string[]): GridFrame => ({
-      type: 'grid', seq: 0, cols: 3, rows: lines.length, cursor,
+      type: 'grid',
+      seq: 0,
+      cols: 3,
+      rows: lines.length,
+      cursor,
       cells: lines.map((line) => [...line.padEnd(3)].map((t): Cell => (t === ' ' ? 0 : { t }))),
     });
     const scrollBy = (seq: number, lines: string[]): PatchFrame => ({
-      type: 'patch', seq, cols: 3, rows: lines.length, cursor,
-      runs: lines.map((line, row): [number, number, Cell[]] => [row, 0, [...line.padEnd(3)].map((t): Cell => (t === ' ' ? 0 : { t }))]),
+      type: 'patch',
+      seq,
+      cols: 3,
+      rows: lines.length,
+      cursor,
+      runs: lines.map((line, row): [number, number, Cell[]] => [
+        row,
+        0,
+        [...line.padEnd(3)].map((t): Cell => (t === ' ' ? 0 : { t })),
+      ]),
     });
     socket.frame(rows('a', 'b', 'c', '$'));
     socket.frame(scrollBy(1, ['c', '$', 'd', '$']));
@@ -109,8 +159,12 @@ describe('terminal messages', () => {
     expect(OPEN_ELSEWHERE).toBe("This workspace's terminal is open elsewhere.");
     expect(exitMessage(1, false)).toBe('The shell exited (code 1).');
     expect(exitMessage(0, true)).toBe('The shell exited (code 0).');
-    expect(closeMessage(1008, 'Invalid terminal message')).toBe('The terminal was closed: Invalid terminal message (1008).');
-    expect(closeMessage(1009, 'Terminal buffer limit exceeded')).toBe('The terminal was closed: Terminal buffer limit exceeded (1009).');
+    expect(closeMessage(1008, 'Invalid terminal message')).toBe(
+      'The terminal was closed: Invalid terminal message (1008).',
+    );
+    expect(closeMessage(1009, 'Terminal buffer limit exceeded')).toBe(
+      'The terminal was closed: Terminal buffer limit exceeded (1009).',
+    );
     expect(closeMessage(1011, '')).toBe('The terminal was closed: no reason given (1011).');
     expect(closeMessage(1006, '')).toBe('The connection to the bridge was lost (1006).');
     expect(closeMessage(1000, 'bye')).toBeNull();

@@ -49,7 +49,20 @@ describe('safe links', () => {
   });
 
   it('refuses every other scheme, relative and unparseable URLs', () => {
-    for (const url of ['javascript:alert(1)', ' JavaScript:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>', 'vbscript:x', 'file:///etc/passwd', '//evil.example/x', '/ui/ships', 'not a url', '', null, undefined]) {
+    for (const url of [
+      'javascript:alert(1)',
+      ' JavaScript:alert(1)',
+      'java\tscript:alert(1)',
+      'data:text/html,<script>',
+      'vbscript:x',
+      'file:///etc/passwd',
+      '//evil.example/x',
+      '/ui/ships',
+      'not a url',
+      '',
+      null,
+      undefined,
+    ]) {
       expect(safeHref(url), String(url)).toBeNull();
     }
   });

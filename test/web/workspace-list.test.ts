@@ -2,7 +2,14 @@
 // filters, and frames that are not bridge events are ignored.
 import { describe, expect, it } from 'vitest';
 import type { BridgeWorkspaceSummary } from '../../protocol/bridge.js';
-import { applyEvent, EMPTY_LIST, filterWorkspaces, keyOf, parseEvent, type WorkspaceList } from '../../web/src/state/workspace-list.js';
+import {
+  applyEvent,
+  EMPTY_LIST,
+  filterWorkspaces,
+  keyOf,
+  parseEvent,
+  type WorkspaceList,
+} from '../../web/src/state/workspace-list.js';
 
 const ws = (repoName: string, name: string, extra: Partial<BridgeWorkspaceSummary> = {}): BridgeWorkspaceSummary => ({
   repoName,
@@ -33,7 +40,11 @@ describe('the workspace list reducer', () => {
     list = applyEvent(list, { type: 'workspace.activated', at, workspace: ws('r', 'a', { active: true }) });
     list = applyEvent(list, { type: 'workspace.branch_changed', at, workspace: ws('r', 'b', { branch: 'feature' }) });
     const agent = { state: 'building' as const, description: 'compiling', model: 'm', provider: 'p', harness: 'h' };
-    list = applyEvent(list, { type: 'workspace.agent_status_changed', at, workspace: ws('r', 'a', { active: true, agent }) });
+    list = applyEvent(list, {
+      type: 'workspace.agent_status_changed',
+      at,
+      workspace: ws('r', 'a', { active: true, agent }),
+    });
     expect(list.byKey.get('r/a')).toMatchObject({ active: true, agent });
     expect(list.byKey.get('r/b')?.branch).toBe('feature');
     const before = list;
@@ -43,7 +54,11 @@ describe('the workspace list reducer', () => {
   });
 
   it('keys by repo and name (identifiers hold no /), so NFC and NFD spellings stay apart', () => {
-    const list = applyEvent(EMPTY_LIST, { type: 'sync', at, workspaces: [ws('café', 'x'), ws('cafe\u0301', 'x'), ws('café', 'y')] });
+    const list = applyEvent(EMPTY_LIST, {
+      type: 'sync',
+      at,
+      workspaces: [ws('café', 'x'), ws('cafe\u0301', 'x'), ws('café', 'y')],
+    });
     expect(list.byKey.size).toBe(3);
     expect(keyOf(ws('café', 'x'))).not.toBe(keyOf(ws('cafe\u0301', 'x')));
   });
@@ -56,7 +71,10 @@ describe('the workspace list reducer', () => {
         ws('zeta', 'one', { active: true }),
         ws('alpha', 'two', { ship: 'Bravo' }),
         ws('alpha', 'one', { branch: 'fix-login' }),
-        ws('beta', 'x', { active: true, agent: { state: 'idle', description: 'Waiting for REVIEW', model: '', provider: '', harness: '' } }),
+        ws('beta', 'x', {
+          active: true,
+          agent: { state: 'idle', description: 'Waiting for REVIEW', model: '', provider: '', harness: '' },
+        }),
       ],
     });
     const names = (filter: Parameters<typeof filterWorkspaces>[1]) => filterWorkspaces(list, filter).map(keyOf);
@@ -70,9 +88,22 @@ describe('the workspace list reducer', () => {
   });
 
   it('parses bridge frames and ignores anything else', () => {
-    expect(parseEvent(JSON.stringify({ type: 'sync', at, workspaces: [] }))).toEqual({ type: 'sync', at, workspaces: [] });
-    expect(parseEvent(JSON.stringify({ type: 'workspace.created', at, workspace: ws('r', 'a') }))?.type).toBe('workspace.created');
-    for (const junk of ['not json', '42', 'null', JSON.stringify({ type: 'sync' }), JSON.stringify({ type: 'workspace.created' }), JSON.stringify({ type: 'other', workspace: {} })]) {
+    expect(parseEvent(JSON.stringify({ type: 'sync', at, workspaces: [] }))).toEqual({
+      type: 'sync',
+      at,
+      workspaces: [],
+    });
+    expect(parseEvent(JSON.stringify({ type: 'workspace.created', at, workspace: ws('r', 'a') }))?.type).toBe(
+      'workspace.created',
+    );
+    for (const junk of [
+      'not json',
+      '42',
+      'null',
+      JSON.stringify({ type: 'sync' }),
+      JSON.stringify({ type: 'workspace.created' }),
+      JSON.stringify({ type: 'other', workspace: {} }),
+    ]) {
       expect(parseEvent(junk)).toBeNull();
     }
     expect(parseEvent(new ArrayBuffer(2))).toBeNull();

@@ -28,7 +28,9 @@ import { newQueryClient } from './state/query-client.js';
 import { useSession, useViewer } from './state/session.js';
 
 // xterm.js is most of the bundle: loaded when a terminal is first opened.
-const TerminalPage = lazy(() => import('./pages/terminal-page.js').then((module) => ({ default: module.TerminalPage })));
+const TerminalPage = lazy(() =>
+  import('./pages/terminal-page.js').then((module) => ({ default: module.TerminalPage })),
+);
 
 export function App() {
   const { state, retry } = useSession();
@@ -136,7 +138,12 @@ function Frame() {
         <Link to={{ page: 'armory' }}>Armory</Link>
         {isAdmin && <Link to={{ page: 'users' }}>Users</Link>}
         <span className="spacer" />
-        <button type="button" onClick={keyboard.openPalette} aria-keyshortcuts="Control+K Meta+K" title="Command palette (Ctrl+K); ? lists the shortcuts">
+        <button
+          type="button"
+          onClick={keyboard.openPalette}
+          aria-keyshortcuts="Control+K Meta+K"
+          title="Command palette (Ctrl+K); ? lists the shortcuts"
+        >
           Commands <kbd>Ctrl K</kbd>
         </button>
         <Link to={{ page: 'account' }}>

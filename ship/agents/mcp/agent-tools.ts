@@ -9,10 +9,17 @@ const line = (status: AgentStatus) => `${status.state}: ${status.description.spl
 export const agentTools: AnyTool[] = [
   defineTool({
     name: 'agent_init',
-    description: 'Call once when your session starts, before any agent_status: registers your model, provider and harness and sets the status to idle.',
+    description:
+      'Call once when your session starts, before any agent_status: registers your model, provider and harness and sets the status to idle.',
     input: agentInitInput,
     output: agentStatusShape,
-    annotations: { title: 'Start agent status', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    annotations: {
+      title: 'Start agent status',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
     async run(args, context) {
       const status = await context.service.agentInit(context.repo, context.name, args);
       return { result: status, summary: `Agent initialized (${status.harness}, ${status.model}): ${line(status)}` };
@@ -24,7 +31,13 @@ export const agentTools: AnyTool[] = [
       'Call at every phase change (planning, building, verifying), with state awaiting before you ask a human anything, and idle when you are done.',
     input: agentStatusInput,
     output: agentStatusShape,
-    annotations: { title: 'Report agent status', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Report agent status',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     async run(args, context) {
       const status = await context.service.agentUpdate(context.repo, context.name, args);
       return { result: status, summary: `Status set to ${line(status)}` };

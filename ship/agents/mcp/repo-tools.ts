@@ -45,23 +45,34 @@ export async function callBridge<T>(context: ToolContext, call: BridgeCall<T>): 
   const route = `${call.method} /repos/:name${call.path}`;
   let url: URL;
   try {
-    url = new URL(`repos/${encodeURIComponent(context.repo)}${call.path}`, credentials.bridgeUrl.endsWith('/') ? credentials.bridgeUrl : `${credentials.bridgeUrl}/`);
+    url = new URL(
+      `repos/${encodeURIComponent(context.repo)}${call.path}`,
+      credentials.bridgeUrl.endsWith('/') ? credentials.bridgeUrl : `${credentials.bridgeUrl}/`,
+    );
   } catch {
     throw new Error(`the bridge URL pushed to this ship is not a URL: ${redactUrlCredentials(credentials.bridgeUrl)}`);
   }
-  for (const [key, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+  for (const [key, value] of Object.entries(call.query ?? {}))
+    if (value !== undefined) url.searchParams.set(key, String(value));
   const where = redactUrlCredentials(url.origin);
   let response: Response;
   try {
     response = await fetch(url, {
       method: call.method,
-      headers: { authorization: `Bearer ${credentials.token}`, accept: 'application/json', ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${credentials.token}`,
+        accept: 'application/json',
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       redirect: 'error',
       signal: AbortSignal.timeout(context.bridgeTimeoutMs),
     });
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${context.bridgeTimeoutMs} ms` : ((error as Error).cause as Error | undefined)?.message ?? messageOf(error);
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${context.bridgeTimeoutMs} ms`
+        : (((error as Error).cause as Error | undefined)?.message ?? messageOf(error));
     throw new Error(`could not reach the bridge at ${where} for ${route}: ${reason}`);
   }
   const text = await response.text();
@@ -73,17 +84,25 @@ export async function callBridge<T>(context: ToolContext, call: BridgeCall<T>): 
   }
   if (response.ok) {
     const parsed = call.shape.safeParse(body);
-    if (!parsed.success) throw new Error(`the bridge at ${where} answered ${route} with an unexpected shape: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `the bridge at ${where} answered ${route} with an unexpected shape: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+      );
     return parsed.data;
   }
-  const message = typeof (body as { error?: unknown } | null)?.error === 'string' ? (body as { error: string }).error : null;
+  const message =
+    typeof (body as { error?: unknown } | null)?.error === 'string' ? (body as { error: string }).error : null;
   // The bridge's guard refuses a credential with exactly this; a forge's own 401 (its token) passes through with its message.
   if (response.status === 401 && (message === null || message === 'authentication required')) {
-    throw new Error(`the bridge at ${where} refused this ship's agent credential (401): it was rotated or revoked; it comes back when the bridge reconnects and pushes a new one`);
+    throw new Error(
+      `the bridge at ${where} refused this ship's agent credential (401): it was rotated or revoked; it comes back when the bridge reconnects and pushes a new one`,
+    );
   }
   // The bridge's own "no such route" (or any 404 that is not a forge's {error}) means it predates the /repos routes.
   if (response.status === 404 && (message === null || message.startsWith('route not found'))) {
-    throw new Error(`the bridge at ${where} does not serve ${route} yet (it answered 404): repository tools need a bridge with forge support`);
+    throw new Error(
+      `the bridge at ${where} does not serve ${route} yet (it answered 404): repository tools need a bridge with forge support`,
+    );
   }
   throw new Error(message ?? `the bridge at ${where} answered ${response.status} to ${route}`);
 }
@@ -112,12 +131,18 @@ export const repoTools: AnyTool[] = [
   }),
   defineTool({
     name: 'repo_issue_list',
-    description: "Call to list this repository's issues (open unless you ask for closed or all); pull requests are not included.",
+    description:
+      "Call to list this repository's issues (open unless you ask for closed or all); pull requests are not included.",
     input: stateInput,
     output: issueListOutput,
     annotations: { title: 'List issues', ...reading },
     async run(args, context) {
-      const issues = await callBridge(context, { shape: issueList, method: 'GET', path: '/issues', query: { state: args.state } });
+      const issues = await callBridge(context, {
+        shape: issueList,
+        method: 'GET',
+        path: '/issues',
+        query: { state: args.state },
+      });
       return { result: { issues }, summary: `${plural(issues.length, `${args.state ?? 'open'} issue`)}` };
     },
   }),
@@ -128,8 +153,15 @@ export const repoTools: AnyTool[] = [
     output: issueView,
     annotations: { title: 'View issue', ...reading },
     async run(args, context) {
-      const issue = await callBridge(context, { shape: z.object(issueView), method: 'GET', path: `/issues/${args.number}` });
-      return { result: issue, summary: `#${issue.number} ${issue.title} (${plural(issue.comments.length, 'comment')})` };
+      const issue = await callBridge(context, {
+        shape: z.object(issueView),
+        method: 'GET',
+        path: `/issues/${args.number}`,
+      });
+      return {
+        result: issue,
+        summary: `#${issue.number} ${issue.title} (${plural(issue.comments.length, 'comment')})`,
+      };
     },
   }),
   defineTool({
@@ -139,7 +171,12 @@ export const repoTools: AnyTool[] = [
     output: comment,
     annotations: { title: 'Comment on issue', ...writing },
     async run(args, context) {
-      const posted = await callBridge(context, { shape: z.object(comment), method: 'POST', path: `/issues/${args.number}/comments`, body: { body: args.body } });
+      const posted = await callBridge(context, {
+        shape: z.object(comment),
+        method: 'POST',
+        path: `/issues/${args.number}/comments`,
+        body: { body: args.body },
+      });
       return { result: posted, summary: `Commented on issue #${args.number}: ${posted.url}` };
     },
   }),
@@ -150,7 +187,12 @@ export const repoTools: AnyTool[] = [
     output: pullListOutput,
     annotations: { title: 'List pull requests', ...reading },
     async run(args, context) {
-      const pulls = await callBridge(context, { shape: pullList, method: 'GET', path: '/pulls', query: { state: args.state } });
+      const pulls = await callBridge(context, {
+        shape: pullList,
+        method: 'GET',
+        path: '/pulls',
+        query: { state: args.state },
+      });
       return { result: { pulls }, summary: `${plural(pulls.length, `${args.state ?? 'open'} pull request`)}` };
     },
   }),
@@ -161,7 +203,11 @@ export const repoTools: AnyTool[] = [
     output: pullView,
     annotations: { title: 'View pull request', ...reading },
     async run(args, context) {
-      const pull = await callBridge(context, { shape: z.object(pullView), method: 'GET', path: `/pulls/${args.number}` });
+      const pull = await callBridge(context, {
+        shape: z.object(pullView),
+        method: 'GET',
+        path: `/pulls/${args.number}`,
+      });
       return { result: pull, summary: `PR #${pull.number} ${pull.title} (${pull.headBranch} -> ${pull.baseBranch})` };
     },
   }),
@@ -172,19 +218,30 @@ export const repoTools: AnyTool[] = [
     output: comment,
     annotations: { title: 'Comment on pull request', ...writing },
     async run(args, context) {
-      const posted = await callBridge(context, { shape: z.object(comment), method: 'POST', path: `/pulls/${args.number}/comments`, body: { body: args.body } });
+      const posted = await callBridge(context, {
+        shape: z.object(comment),
+        method: 'POST',
+        path: `/pulls/${args.number}/comments`,
+        body: { body: args.body },
+      });
       return { result: posted, summary: `Commented on PR #${args.number}: ${posted.url}` };
     },
   }),
   defineTool({
     name: 'repo_pr_review',
-    description: 'Call to submit a review on a pull request: APPROVE, REQUEST_CHANGES or COMMENT, with an optional body.',
+    description:
+      'Call to submit a review on a pull request: APPROVE, REQUEST_CHANGES or COMMENT, with an optional body.',
     input: reviewInput,
     output: review,
     annotations: { title: 'Review pull request', ...writing },
     async run(args, context) {
       const body = args.body === undefined ? { event: args.event } : { event: args.event, body: args.body };
-      const posted = await callBridge(context, { shape: z.object(review), method: 'POST', path: `/pulls/${args.number}/reviews`, body });
+      const posted = await callBridge(context, {
+        shape: z.object(review),
+        method: 'POST',
+        path: `/pulls/${args.number}/reviews`,
+        body,
+      });
       return { result: posted, summary: `Reviewed PR #${args.number} (${posted.state}): ${posted.url}` };
     },
   }),
@@ -195,21 +252,40 @@ export const repoTools: AnyTool[] = [
     output: checksOutput,
     annotations: { title: 'CI checks', ...reading },
     async run(args, context) {
-      const checks = await callBridge(context, { shape: checkList, method: 'GET', path: '/checks', query: onlyOne(args) });
+      const checks = await callBridge(context, {
+        shape: checkList,
+        method: 'GET',
+        path: '/checks',
+        query: onlyOne(args),
+      });
       const failed = checks.filter((c) => c.conclusion === 'failure' || c.conclusion === 'timed_out').length;
       const pending = checks.filter((c) => c.status !== 'completed').length;
-      return { result: { checks }, summary: `${plural(checks.length, 'check')}: ${failed} failed, ${pending} not completed` };
+      return {
+        result: { checks },
+        summary: `${plural(checks.length, 'check')}: ${failed} failed, ${pending} not completed`,
+      };
     },
   }),
   defineTool({
     name: 'repo_failed_logs',
-    description: 'Call when checks failed to read the logs of the failed CI jobs of a ref or a pull request (give exactly one).',
+    description:
+      'Call when checks failed to read the logs of the failed CI jobs of a ref or a pull request (give exactly one).',
     input: refOrPrInput,
     output: failedLogsOutput,
     annotations: { title: 'Failed CI logs', ...reading },
     async run(args, context) {
-      const jobs = await callBridge(context, { shape: failedJobList, method: 'GET', path: '/checks/logs', query: onlyOne(args) });
-      return { result: { jobs }, summary: jobs.length ? `${plural(jobs.length, 'failed job')}: ${jobs.map((j) => j.job).join(', ')}` : 'No failed jobs' };
+      const jobs = await callBridge(context, {
+        shape: failedJobList,
+        method: 'GET',
+        path: '/checks/logs',
+        query: onlyOne(args),
+      });
+      return {
+        result: { jobs },
+        summary: jobs.length
+          ? `${plural(jobs.length, 'failed job')}: ${jobs.map((j) => j.job).join(', ')}`
+          : 'No failed jobs',
+      };
     },
   }),
 ];

@@ -41,7 +41,9 @@ export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredenti
       return reply
         .code(405)
         .header('allow', 'POST')
-        .send(jsonRpcError(`Method not allowed: this stateless MCP endpoint has no sessions; send requests with POST.`));
+        .send(
+          jsonRpcError(`Method not allowed: this stateless MCP endpoint has no sessions; send requests with POST.`),
+        );
     };
     app.get('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
     app.delete('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
@@ -49,7 +51,13 @@ export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredenti
     app.post('/workspaces/:repo/:name/mcp', { schema }, async (request, reply) => {
       const { repo, name } = request.params;
       await service.agentStatus(repo, name); // 404 before any MCP processing
-      const server = buildMcpServer({ repo, name, service, credentials, bridgeTimeoutMs: options.bridgeTimeoutMs ?? MCP_BRIDGE_TIMEOUT_MS });
+      const server = buildMcpServer({
+        repo,
+        name,
+        service,
+        credentials,
+        bridgeTimeoutMs: options.bridgeTimeoutMs ?? MCP_BRIDGE_TIMEOUT_MS,
+      });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: !prefersEventStream(request.headers.accept),
@@ -66,7 +74,9 @@ export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredenti
         request.log.error({ err: error }, 'MCP request failed');
         if (!reply.raw.headersSent) {
           reply.raw.writeHead(500, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+          reply.raw.end(
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }),
+          );
         } else reply.raw.end();
       }
     });

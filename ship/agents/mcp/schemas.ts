@@ -18,7 +18,10 @@ export const agentStatusShape = {
   provider: z.string(),
   harness: z.string(),
   link: agentLink.optional(),
-  stale: z.boolean().optional().describe('set by the ship: no pane output for its stale time while planning, building or verifying'),
+  stale: z
+    .boolean()
+    .optional()
+    .describe('set by the ship: no pane output for its stale time while planning, building or verifying'),
   quietSince: z.string().optional().describe('with stale: the last pane output or report the ship knew of (ISO 8601)'),
 };
 export const agentStatus = z.object(agentStatusShape);
@@ -29,7 +32,9 @@ export const agentInitInput = {
   harness: z.string().describe('the agent program, e.g. claude-code, codex'),
 };
 export const agentStatusInput = {
-  state: agentState.describe('idle (done or waiting for work), planning, building, verifying, awaiting (needs a human)'),
+  state: agentState.describe(
+    'idle (done or waiting for work), planning, building, verifying, awaiting (needs a human)',
+  ),
   description: z.string().describe('one line a human reads: what you are doing now, or what you need'),
   link: agentLink.optional(),
 };
@@ -60,7 +65,13 @@ const issueSummary = {
   createdAt: z.string(),
   updatedAt: z.string(),
 };
-export const comment = { id: z.number(), author: nullableString, body: z.string(), url: z.string(), createdAt: z.string() };
+export const comment = {
+  id: z.number(),
+  author: nullableString,
+  body: z.string(),
+  url: z.string(),
+  createdAt: z.string(),
+};
 const pullSummary = { ...issueSummary, draft: z.boolean(), baseBranch: z.string(), headBranch: z.string() };
 
 export const issueList = z.array(z.object(issueSummary));
@@ -78,7 +89,13 @@ export const pullView = {
   changedFiles: z.number(),
   headSha: z.string(),
 };
-export const review = { id: z.number(), state: z.string(), author: nullableString, body: nullableString, url: z.string() };
+export const review = {
+  id: z.number(),
+  state: z.string(),
+  author: nullableString,
+  body: nullableString,
+  url: z.string(),
+};
 const check = {
   name: z.string(),
   status: z.string(),
@@ -89,7 +106,9 @@ const check = {
 };
 export const checkList = z.array(z.object(check));
 export const checksOutput = { checks: checkList };
-export const failedJobList = z.array(z.object({ workflow: z.string(), job: z.string(), jobId: z.number(), log: z.string() }));
+export const failedJobList = z.array(
+  z.object({ workflow: z.string(), job: z.string(), jobId: z.number(), log: z.string() }),
+);
 export const failedLogsOutput = { jobs: failedJobList };
 
 export const stateInput = { state };

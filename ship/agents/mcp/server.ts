@@ -45,18 +45,33 @@ function schemasOf(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
 export function buildMcpServer(context: ToolContext, tools: readonly AnyTool[] = MCP_TOOLS): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: SVC_VERSION },
-    { instructions: MCP_INSTRUCTIONS, capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: sharedValidator },
+    {
+      instructions: MCP_INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: sharedValidator,
+    },
   );
   for (const tool of tools) {
     server.registerTool(
       tool.name,
-      { description: tool.description, inputSchema: schemasOf(tool).input, outputSchema: schemasOf(tool).output, annotations: tool.annotations },
+      {
+        description: tool.description,
+        inputSchema: schemasOf(tool).input,
+        outputSchema: schemasOf(tool).output,
+        annotations: tool.annotations,
+      },
       async (args: Record<string, unknown>) => {
         try {
           const { result, summary } = await tool.run(args as never, context);
-          return { content: [{ type: 'text' as const, text: summary }], structuredContent: result as Record<string, unknown> };
+          return {
+            content: [{ type: 'text' as const, text: summary }],
+            structuredContent: result as Record<string, unknown>,
+          };
         } catch (error) {
-          return { content: [{ type: 'text' as const, text: error instanceof Error ? error.message : String(error) }], isError: true };
+          return {
+            content: [{ type: 'text' as const, text: error instanceof Error ? error.message : String(error) }],
+            isError: true,
+          };
         }
       },
     );

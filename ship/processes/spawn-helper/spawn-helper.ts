@@ -101,7 +101,14 @@ export class SpawnHelper implements Spawner {
         if (this.calls.has(id)) this.send(helper, { kill: id });
       };
       abort?.addEventListener('abort', onAbort);
-      this.calls.set(id, { request, resolve, reject, pid: null, helper, stopListening: () => abort?.removeEventListener('abort', onAbort) });
+      this.calls.set(id, {
+        request,
+        resolve,
+        reject,
+        pid: null,
+        helper,
+        stopListening: () => abort?.removeEventListener('abort', onAbort),
+      });
       this.holdOpen();
       this.send(helper, { id, request });
       if (abort?.aborted) onAbort();
@@ -181,7 +188,9 @@ export class SpawnHelper implements Spawner {
     const now = (this.options.now ?? Date.now)();
     this.deaths = [...this.deaths.filter((at) => now - at < DEATH_WINDOW_MS), now];
     if (this.deaths.length >= DEATHS_BEFORE_FALLBACK) {
-      this.giveUp(`the spawn helper ended ${this.deaths.length} times in a minute (last: ${how}); the ship spawns directly from now on`);
+      this.giveUp(
+        `the spawn helper ended ${this.deaths.length} times in a minute (last: ${how}); the ship spawns directly from now on`,
+      );
     } else {
       this.options.onProblem?.(`the spawn helper ended (${how}); the next command starts a new one`);
     }

@@ -23,7 +23,32 @@ type Node =
 
 type Token = { type: 'num' | 'str' | 'ident' | 'op'; value: string | number };
 
-const OPERATORS = ['&&', '||', '==', '!=', '<=', '>=', '<', '>', '!', '?', ':', '+', '-', '*', '/', '%', '.', ',', '(', ')', '[', ']', '{', '}'];
+const OPERATORS = [
+  '&&',
+  '||',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '<',
+  '>',
+  '!',
+  '?',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '.',
+  ',',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+];
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -40,7 +65,11 @@ function tokenize(text: string): Token[] {
       at += number[0].length;
       continue;
     }
-    if (char === '"' || char === "'" || ((char === 'r' || char === 'R') && (text[at + 1] === '"' || text[at + 1] === "'"))) {
+    if (
+      char === '"' ||
+      char === "'" ||
+      ((char === 'r' || char === 'R') && (text[at + 1] === '"' || text[at + 1] === "'"))
+    ) {
       const raw = char === 'r' || char === 'R';
       const quote = text[raw ? at + 1 : at]!;
       if (text.startsWith(quote.repeat(3), raw ? at + 1 : at)) throw new CelUnsupported('triple-quoted strings');
@@ -49,7 +78,9 @@ function tokenize(text: string): Token[] {
       while (index < text.length && text[index] !== quote) {
         if (text[index] === '\\' && !raw) {
           const next = text[index + 1]!;
-          value += ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' } as Record<string, string>)[next] ?? `\\${next}`;
+          value +=
+            ({ n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"' } as Record<string, string>)[next] ??
+            `\\${next}`;
           index += 2;
         } else {
           value += text[index++];
@@ -107,7 +138,13 @@ class Parser {
     return { kind: 'ternary', condition, then, otherwise: this.ternary() };
   }
 
-  private static readonly LEVELS = [['||'], ['&&'], ['==', '!=', '<', '<=', '>', '>=', 'in'], ['+', '-'], ['*', '/', '%']];
+  private static readonly LEVELS = [
+    ['||'],
+    ['&&'],
+    ['==', '!=', '<', '<=', '>', '>=', 'in'],
+    ['+', '-'],
+    ['*', '/', '%'],
+  ];
 
   private binary(level: number): Node {
     if (level >= Parser.LEVELS.length) return this.unary();
@@ -141,7 +178,9 @@ class Parser {
       if (this.take('.')) {
         const token = this.tokens[this.at++];
         if (token?.type !== 'ident') throw new CelUnsupported('expected a field name');
-        node = this.take('(') ? { kind: 'call', name: String(token.value), target: node, args: this.args(')') } : { kind: 'select', target: node, field: String(token.value) };
+        node = this.take('(')
+          ? { kind: 'call', name: String(token.value), target: node, args: this.args(')') }
+          : { kind: 'select', target: node, field: String(token.value) };
       } else if (this.take('[')) {
         node = { kind: 'index', target: node, index: this.ternary() };
         this.expect(']');
@@ -188,7 +227,8 @@ export function parseCel(expression: string): Node {
 }
 
 type Scope = Record<string, unknown>;
-const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 const equal = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 function select(target: unknown, field: string): unknown {
@@ -212,11 +252,16 @@ function macro(name: string, target: unknown, args: Node[], scope: Scope): unkno
   if (!items) throw new CelError(`no such overload: ${name}`);
   const run = (item: unknown) => evaluate(args[1]!, { ...scope, [variable]: item });
   switch (name) {
-    case 'all': return items.every((item) => run(item) === true);
-    case 'exists': return items.some((item) => run(item) === true);
-    case 'exists_one': return items.filter((item) => run(item) === true).length === 1;
-    case 'map': return items.map(run);
-    case 'filter': return items.filter((item) => run(item) === true);
+    case 'all':
+      return items.every((item) => run(item) === true);
+    case 'exists':
+      return items.some((item) => run(item) === true);
+    case 'exists_one':
+      return items.filter((item) => run(item) === true).length === 1;
+    case 'map':
+      return items.map(run);
+    case 'filter':
+      return items.filter((item) => run(item) === true);
   }
   throw new CelUnsupported(name);
 }
@@ -224,11 +269,13 @@ function macro(name: string, target: unknown, args: Node[], scope: Scope): unkno
 function call(node: Extract<Node, { kind: 'call' }>, scope: Scope): unknown {
   if (node.name === 'has' && !node.target) {
     const argument = node.args[0];
-    if (node.args.length !== 1 || argument?.kind !== 'select') throw new CelUnsupported('has() takes a field selection');
+    if (node.args.length !== 1 || argument?.kind !== 'select')
+      throw new CelUnsupported('has() takes a field selection');
     const target = evaluate(argument.target, scope);
     return isMap(target) && argument.field in target;
   }
-  if (node.target && ['all', 'exists', 'exists_one', 'map', 'filter'].includes(node.name)) return macro(node.name, evaluate(node.target, scope), node.args, scope);
+  if (node.target && ['all', 'exists', 'exists_one', 'map', 'filter'].includes(node.name))
+    return macro(node.name, evaluate(node.target, scope), node.args, scope);
   const receiver = node.target ? evaluate(node.target, scope) : undefined;
   const args = node.args.map((arg) => evaluate(arg, scope));
   const text = (value: unknown) => {
@@ -236,18 +283,30 @@ function call(node: Extract<Node, { kind: 'call' }>, scope: Scope): unknown {
     return value;
   };
   switch (node.name) {
-    case 'size': return size(node.target ? receiver : args[0]);
-    case 'startsWith': return text(receiver).startsWith(text(args[0]));
-    case 'endsWith': return text(receiver).endsWith(text(args[0]));
-    case 'contains': return text(receiver).includes(text(args[0]));
-    case 'matches': return new RegExp(text(args[0]), 'u').test(text(receiver));
-    case 'lowerAscii': return text(receiver).toLowerCase();
-    case 'upperAscii': return text(receiver).toUpperCase();
-    case 'trim': return text(receiver).trim();
-    case 'int': return Math.trunc(Number(args[0]));
-    case 'double': return Number(args[0]);
-    case 'string': return args[0] instanceof Uint8Array ? Buffer.from(args[0]).toString('utf8') : String(args[0]);
-    case 'bytes': return new Uint8Array(Buffer.from(text(args[0]), 'utf8'));
+    case 'size':
+      return size(node.target ? receiver : args[0]);
+    case 'startsWith':
+      return text(receiver).startsWith(text(args[0]));
+    case 'endsWith':
+      return text(receiver).endsWith(text(args[0]));
+    case 'contains':
+      return text(receiver).includes(text(args[0]));
+    case 'matches':
+      return new RegExp(text(args[0]), 'u').test(text(receiver));
+    case 'lowerAscii':
+      return text(receiver).toLowerCase();
+    case 'upperAscii':
+      return text(receiver).toUpperCase();
+    case 'trim':
+      return text(receiver).trim();
+    case 'int':
+      return Math.trunc(Number(args[0]));
+    case 'double':
+      return Number(args[0]);
+    case 'string':
+      return args[0] instanceof Uint8Array ? Buffer.from(args[0]).toString('utf8') : String(args[0]);
+    case 'bytes':
+      return new Uint8Array(Buffer.from(text(args[0]), 'utf8'));
   }
   throw new CelUnsupported(`function ${node.name}`);
 }
@@ -256,18 +315,25 @@ function arithmetic(op: string, left: unknown, right: unknown): unknown {
   if (op === '+' && typeof left === 'string' && typeof right === 'string') return left + right;
   if (op === '+' && Array.isArray(left) && Array.isArray(right)) return [...left, ...right];
   if (typeof left !== 'number' || typeof right !== 'number') throw new CelError(`no such overload: ${op}`);
-  if ((op === '/' || op === '%') && right === 0) throw new CelError(op === '/' ? 'division by zero' : 'modulus by zero');
+  if ((op === '/' || op === '%') && right === 0)
+    throw new CelError(op === '/' ? 'division by zero' : 'modulus by zero');
   switch (op) {
-    case '+': return left + right;
-    case '-': return left - right;
-    case '*': return left * right;
-    case '/': return Number.isInteger(left) && Number.isInteger(right) ? Math.trunc(left / right) : left / right;
-    default: return left % right;
+    case '+':
+      return left + right;
+    case '-':
+      return left - right;
+    case '*':
+      return left * right;
+    case '/':
+      return Number.isInteger(left) && Number.isInteger(right) ? Math.trunc(left / right) : left / right;
+    default:
+      return left % right;
   }
 }
 
 function compare(op: string, left: unknown, right: unknown): boolean {
-  if (typeof left !== typeof right || (typeof left !== 'number' && typeof left !== 'string')) throw new CelError(`no such overload: ${op}`);
+  if (typeof left !== typeof right || (typeof left !== 'number' && typeof left !== 'string'))
+    throw new CelError(`no such overload: ${op}`);
   const a = left as number | string;
   const b = right as number | string;
   return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
@@ -276,11 +342,13 @@ function compare(op: string, left: unknown, right: unknown): boolean {
 /** A CEL value, or CelError for a runtime error (absorbed by && and || where CEL absorbs it). */
 export function evaluate(node: Node, scope: Scope): unknown {
   switch (node.kind) {
-    case 'literal': return node.value;
+    case 'literal':
+      return node.value;
     case 'ident':
       if (!(node.name in scope)) throw new CelUnsupported(`identifier ${node.name}`);
       return scope[node.name];
-    case 'select': return select(evaluate(node.target, scope), node.field);
+    case 'select':
+      return select(evaluate(node.target, scope), node.field);
     case 'index': {
       const target = evaluate(node.target, scope);
       const index = evaluate(node.index, scope);
@@ -290,9 +358,14 @@ export function evaluate(node: Node, scope: Scope): unknown {
       }
       return select(target, String(index));
     }
-    case 'call': return call(node, scope);
-    case 'list': return node.items.map((item) => evaluate(item, scope));
-    case 'map': return Object.fromEntries(node.entries.map(([key, value]) => [String(evaluate(key, scope)), evaluate(value, scope)]));
+    case 'call':
+      return call(node, scope);
+    case 'list':
+      return node.items.map((item) => evaluate(item, scope));
+    case 'map':
+      return Object.fromEntries(
+        node.entries.map(([key, value]) => [String(evaluate(key, scope)), evaluate(value, scope)]),
+      );
     case 'unary': {
       const value = evaluate(node.operand, scope);
       if (node.op === '!') {
@@ -331,14 +404,21 @@ export function evaluate(node: Node, scope: Scope): unknown {
       const left = evaluate(node.left, scope);
       const right = evaluate(node.right, scope);
       switch (node.op) {
-        case '==': return equal(left, right);
-        case '!=': return !equal(left, right);
+        case '==':
+          return equal(left, right);
+        case '!=':
+          return !equal(left, right);
         case 'in':
           if (Array.isArray(right)) return right.some((item) => equal(item, left));
           if (isMap(right)) return String(left) in right;
           throw new CelError('no such overload: in');
-        case '<': case '<=': case '>': case '>=': return compare(node.op, left, right);
-        default: return arithmetic(node.op, left, right);
+        case '<':
+        case '<=':
+        case '>':
+        case '>=':
+          return compare(node.op, left, right);
+        default:
+          return arithmetic(node.op, left, right);
       }
     }
   }

@@ -16,20 +16,60 @@ import type { StructuralSchema } from './schema.js';
 import type { ObjectStore } from './store.js';
 
 type Json = Record<string, unknown>;
-interface CrdVersion { name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: StructuralSchema }; subresources?: { status?: unknown }; additionalPrinterColumns?: Json[] }
-interface CrdSpec { group: string; scope: string; names: { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] }; versions: CrdVersion[] }
+interface CrdVersion {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  schema?: { openAPIV3Schema?: StructuralSchema };
+  subresources?: { status?: unknown };
+  additionalPrinterColumns?: Json[];
+}
+interface CrdSpec {
+  group: string;
+  scope: string;
+  names: {
+    plural: string;
+    singular?: string;
+    kind: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
+  versions: CrdVersion[];
+}
 
 const CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
 
 /** The apiextensions.k8s.io/v1 resource itself: cluster-scoped, status subresource, validated as a CRD. */
 export const CRD_RESOURCE: ResourceType = {
   validate: (object) => validateCrd(object),
-  group: 'apiextensions.k8s.io', versions: ['v1'], plural: 'customresourcedefinitions', singular: 'customresourcedefinition', kind: 'CustomResourceDefinition', listKind: 'CustomResourceDefinitionList',
-  namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'], statusSubresource: true, tracksGeneration: true, returnDeletedObject: true, createOnUpdate: false,
-  strategicMergePatch: false, fieldSelectors: [], finalizersOnDelete: [CLEANUP],
-  columns: () => [NAME_COLUMN, { name: 'Created At', type: 'date', description: 'The time the CRD was created.', priority: 0, cell: (object) => object.metadata.creationTimestamp }],
+  group: 'apiextensions.k8s.io',
+  versions: ['v1'],
+  plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  statusSubresource: true,
+  tracksGeneration: true,
+  returnDeletedObject: true,
+  createOnUpdate: false,
+  strategicMergePatch: false,
+  fieldSelectors: [],
+  finalizersOnDelete: [CLEANUP],
+  columns: () => [
+    NAME_COLUMN,
+    {
+      name: 'Created At',
+      type: 'date',
+      description: 'The time the CRD was created.',
+      priority: 0,
+      cell: (object) => object.metadata.creationTimestamp,
+    },
+  ],
 };
-
 
 function specOf(crd: KubeObject): CrdSpec {
   return crd.spec as CrdSpec;
@@ -42,20 +82,38 @@ export function validateCrd(crd: KubeObject): StatusCause[] {
   if (!spec.group) required('spec.group');
   if (!spec.names?.plural) required('spec.names.plural');
   if (!spec.names?.kind) required('spec.names.kind');
-  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') causes.push({ reason: 'FieldValueNotSupported', field: 'spec.scope', message: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"` });
+  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster')
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      field: 'spec.scope',
+      message: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"`,
+    });
   if (spec.group && spec.names?.plural && crd.metadata.name !== `${spec.names.plural}.${spec.group}`) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'metadata.name', message: `Invalid value: ${JSON.stringify(crd.metadata.name)}: must be spec.names.plural+"."+spec.group` });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'metadata.name',
+      message: `Invalid value: ${JSON.stringify(crd.metadata.name)}: must be spec.names.plural+"."+spec.group`,
+    });
   }
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
   if (versions.length === 0) required('spec.versions');
   if (versions.length > 0 && versions.filter((version) => version.storage).length !== 1) {
-    causes.push({ reason: 'FieldValueInvalid', field: 'spec.versions', message: 'Invalid value: must have exactly one version marked as storage version' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.versions',
+      message: 'Invalid value: must have exactly one version marked as storage version',
+    });
   }
   versions.forEach((version, index) => {
     if (!version.name) required(`spec.versions[${index}].name`);
     const schema = version.schema?.openAPIV3Schema;
     if (!schema) required(`spec.versions[${index}].schema.openAPIV3Schema`);
-    else if (schema.type !== 'object') causes.push({ reason: 'FieldValueInvalid', field: `spec.versions[${index}].schema.openAPIV3Schema.type`, message: 'Invalid value: must be object at the root' });
+    else if (schema.type !== 'object')
+      causes.push({
+        reason: 'FieldValueInvalid',
+        field: `spec.versions[${index}].schema.openAPIV3Schema.type`,
+        message: 'Invalid value: must be object at the root',
+      });
   });
   return causes;
 }
@@ -68,11 +126,22 @@ export function resourceFromCrd(crd: KubeObject): ResourceType {
   const ordered = [...served].sort((a, b) => Number(b === storage) - Number(a === storage));
   const byName = new Map(spec.versions.map((version) => [version.name, version]));
   return {
-    group: spec.group, versions: ordered.map((version) => version.name), plural: spec.names.plural, singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
-    kind: spec.names.kind, listKind: spec.names.listKind ?? `${spec.names.kind}List`, namespaced: spec.scope === 'Namespaced',
-    shortNames: spec.names.shortNames ?? [], categories: spec.names.categories ?? [],
-    statusSubresource: storage.subresources?.status !== undefined, tracksGeneration: true, returnDeletedObject: true, createOnUpdate: false, strategicMergePatch: false,
-    fieldSelectors: [], crdName: crd.metadata.name,
+    group: spec.group,
+    versions: ordered.map((version) => version.name),
+    plural: spec.names.plural,
+    singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
+    kind: spec.names.kind,
+    listKind: spec.names.listKind ?? `${spec.names.kind}List`,
+    namespaced: spec.scope === 'Namespaced',
+    shortNames: spec.names.shortNames ?? [],
+    categories: spec.names.categories ?? [],
+    statusSubresource: storage.subresources?.status !== undefined,
+    tracksGeneration: true,
+    returnDeletedObject: true,
+    createOnUpdate: false,
+    strategicMergePatch: false,
+    fieldSelectors: [],
+    crdName: crd.metadata.name,
     columns: (version) => printerColumns(byName.get(version)?.additionalPrinterColumns),
     schema: (version) => byName.get(version)?.schema?.openAPIV3Schema,
   };
@@ -90,9 +159,11 @@ export class CrdController {
     private readonly registry: ResourceRegistry,
     private readonly now: () => number,
   ) {
-    this.unsubscribe = store.subscribe({ deliver: (event) => {
-      if (event.key === resourceKey(CRD_RESOURCE) || this.deletingCrdOwns(event.key)) this.schedule();
-    } });
+    this.unsubscribe = store.subscribe({
+      deliver: (event) => {
+        if (event.key === resourceKey(CRD_RESOURCE) || this.deletingCrdOwns(event.key)) this.schedule();
+      },
+    });
   }
 
   stop(): void {
@@ -102,7 +173,10 @@ export class CrdController {
 
   private deletingCrdOwns(key: string): boolean {
     const crd = this.registry.byKey(key)?.crdName;
-    return crd !== undefined && this.store.get(resourceKey(CRD_RESOURCE), undefined, crd)?.metadata.deletionTimestamp !== undefined;
+    return (
+      crd !== undefined &&
+      this.store.get(resourceKey(CRD_RESOURCE), undefined, crd)?.metadata.deletionTimestamp !== undefined
+    );
   }
 
   private schedule(): void {
@@ -140,17 +214,35 @@ export class CrdController {
     const established = conditions.some((condition) => condition.type === 'Established' && condition.status === 'True');
     if (established && JSON.stringify(status.acceptedNames) === JSON.stringify(spec.names)) return;
     const now = timestamp(this.now());
-    const condition = (type: string, reason: string, message: string) => ({ type, status: 'True', lastTransitionTime: now, reason, message });
+    const condition = (type: string, reason: string, message: string) => ({
+      type,
+      status: 'True',
+      lastTransitionTime: now,
+      reason,
+      message,
+    });
     const storage = spec.versions.find((version) => version.storage)?.name ?? resource.versions[0]!;
     const storedVersions = [...new Set([...((status.storedVersions as string[] | undefined) ?? []), storage])];
-    this.write(() => this.lifecycle.update(CRD_RESOURCE, 'v1', undefined, crd.metadata.name, {
-      ...crd,
-      status: {
-        conditions: [condition('NamesAccepted', 'NoConflicts', 'no conflicts found'), condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted')],
-        acceptedNames: spec.names,
-        storedVersions,
-      },
-    }, 'status'));
+    this.write(() =>
+      this.lifecycle.update(
+        CRD_RESOURCE,
+        'v1',
+        undefined,
+        crd.metadata.name,
+        {
+          ...crd,
+          status: {
+            conditions: [
+              condition('NamesAccepted', 'NoConflicts', 'no conflicts found'),
+              condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted'),
+            ],
+            acceptedNames: spec.names,
+            storedVersions,
+          },
+        },
+        'status',
+      ),
+    );
   }
 
   /** Deletes the CRD's instances; once none is left, drops the cleanup finalizer so the CRD goes. */
@@ -159,11 +251,29 @@ export class CrdController {
     const instances = this.store.list(key);
     for (const instance of instances) {
       if (instance.metadata.deletionTimestamp) continue;
-      this.write(() => this.lifecycle.delete(resource, resource.versions[0]!, instance.metadata.namespace, instance.metadata.name, { propagationPolicy: 'Background' }));
+      this.write(() =>
+        this.lifecycle.delete(resource, resource.versions[0]!, instance.metadata.namespace, instance.metadata.name, {
+          propagationPolicy: 'Background',
+        }),
+      );
     }
     if (instances.length > 0 || !crd.metadata.finalizers?.includes(CLEANUP)) return;
-    this.write(() => this.lifecycle.patch(CRD_RESOURCE, 'v1', undefined, crd.metadata.name, 'application/merge-patch+json',
-      { metadata: { finalizers: crd.metadata.finalizers!.filter((finalizer) => finalizer !== CLEANUP), resourceVersion: crd.metadata.resourceVersion } }, undefined));
+    this.write(() =>
+      this.lifecycle.patch(
+        CRD_RESOURCE,
+        'v1',
+        undefined,
+        crd.metadata.name,
+        'application/merge-patch+json',
+        {
+          metadata: {
+            finalizers: crd.metadata.finalizers!.filter((finalizer) => finalizer !== CLEANUP),
+            resourceVersion: crd.metadata.resourceVersion,
+          },
+        },
+        undefined,
+      ),
+    );
   }
 
   private write(action: () => unknown): void {
@@ -180,7 +290,9 @@ export function readCrdFiles(directory: string): KubeObject[] {
   let entries: string[];
   try {
     if (!statSync(directory).isDirectory()) return [];
-    entries = readdirSync(directory).filter((name) => /\.ya?ml$/.test(name)).sort();
+    entries = readdirSync(directory)
+      .filter((name) => /\.ya?ml$/.test(name))
+      .sort();
   } catch {
     return [];
   }

@@ -14,7 +14,11 @@ import { apiVersionOf, type ResourceType } from './resources.js';
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export function apiVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupDocument(name: string, versions: string[]): Record<string, unknown> {
@@ -23,7 +27,11 @@ function groupDocument(name: string, versions: string[]): Record<string, unknown
 }
 
 export function apiGroupList(registry: ResourceRegistry): Record<string, unknown> {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: registry.groups().map((group) => groupDocument(group.name, group.versions)) };
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: registry.groups().map((group) => groupDocument(group.name, group.versions)),
+  };
 }
 
 export function apiGroup(registry: ResourceRegistry, name: string): Record<string, unknown> | undefined {
@@ -31,7 +39,11 @@ export function apiGroup(registry: ResourceRegistry, name: string): Record<strin
   return group && { kind: 'APIGroup', apiVersion: 'v1', ...groupDocument(group.name, group.versions) };
 }
 
-export function apiResourceList(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
+export function apiResourceList(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   const resources = registry.in(group, version);
   if (resources.length === 0) return undefined;
   return {
@@ -40,11 +52,25 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     groupVersion: apiVersionOf(group, version),
     resources: resources.flatMap((resource) => [
       {
-        name: resource.plural, singularName: resource.singular, namespaced: resource.namespaced, kind: resource.kind, verbs: VERBS,
+        name: resource.plural,
+        singularName: resource.singular,
+        namespaced: resource.namespaced,
+        kind: resource.kind,
+        verbs: VERBS,
         ...(resource.shortNames.length > 0 ? { shortNames: resource.shortNames } : {}),
         ...(resource.categories.length > 0 ? { categories: resource.categories } : {}),
       },
-      ...(resource.statusSubresource ? [{ name: `${resource.plural}/status`, singularName: '', namespaced: resource.namespaced, kind: resource.kind, verbs: ['get', 'patch', 'update'] }] : []),
+      ...(resource.statusSubresource
+        ? [
+            {
+              name: `${resource.plural}/status`,
+              singularName: '',
+              namespaced: resource.namespaced,
+              kind: resource.kind,
+              verbs: ['get', 'patch', 'update'],
+            },
+          ]
+        : []),
     ]),
   };
 }
@@ -58,7 +84,12 @@ function definitionName(resource: ResourceType, version: string): string {
 }
 
 const query = (name: string) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } });
-const pathParameter = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', uniqueItems: true } });
+const pathParameter = (name: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string', uniqueItems: true },
+});
 
 function operations(resource: ResourceType, version: string): Record<string, unknown> {
   const gvk = { group: resource.group, version, kind: resource.kind };
@@ -68,26 +99,46 @@ function operations(resource: ResourceType, version: string): Record<string, unk
   const base = `${prefix(resource.group, version)}${scope}/${resource.plural}`;
   const scopeParameters = resource.namespaced ? [pathParameter('namespace')] : [];
   const writeParameters = [query('dryRun'), query('fieldManager'), query('fieldValidation')];
-  const operation = (action: string, extra: Record<string, unknown> = {}) => ({ 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk, responses: ok, ...extra });
+  const operation = (action: string, extra: Record<string, unknown> = {}) => ({
+    'x-kubernetes-action': action,
+    'x-kubernetes-group-version-kind': gvk,
+    responses: ok,
+    ...extra,
+  });
   const item = {
     parameters: [pathParameter('name'), ...scopeParameters],
     get: operation('get'),
     put: operation('put', { parameters: writeParameters, requestBody: { content: { '*/*': { schema: ref } } } }),
     patch: operation('patch', {
       parameters: [...writeParameters, query('force')],
-      requestBody: { content: Object.fromEntries(acceptedPatchTypes(resource).filter((type) => !type.includes('strategic')).map((type) => [type, { schema: { type: 'object' } }])) },
+      requestBody: {
+        content: Object.fromEntries(
+          acceptedPatchTypes(resource)
+            .filter((type) => !type.includes('strategic'))
+            .map((type) => [type, { schema: { type: 'object' } }]),
+        ),
+      },
     }),
     delete: operation('delete'),
   };
   const paths: Record<string, unknown> = {
-    [base]: { parameters: scopeParameters, get: operation('list'), post: operation('post', { parameters: writeParameters, requestBody: { content: { '*/*': { schema: ref } } } }), delete: operation('deletecollection') },
+    [base]: {
+      parameters: scopeParameters,
+      get: operation('list'),
+      post: operation('post', { parameters: writeParameters, requestBody: { content: { '*/*': { schema: ref } } } }),
+      delete: operation('deletecollection'),
+    },
     [`${base}/{name}`]: item,
   };
   if (resource.statusSubresource) paths[`${base}/{name}/status`] = { ...item, delete: undefined };
   return paths;
 }
 
-export function openApiDocument(registry: ResourceRegistry, group: string, version: string): Record<string, unknown> | undefined {
+export function openApiDocument(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   const resources = registry.in(group, version);
   if (resources.length === 0) return undefined;
   const schemas: Record<string, unknown> = {};
@@ -107,7 +158,10 @@ export function openApiDocument(registry: ResourceRegistry, group: string, versi
 
 export function openApiRoot(registry: ResourceRegistry): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
-  const groupVersions = [{ group: '', version: 'v1' }, ...registry.groups().flatMap((group) => group.versions.map((version) => ({ group: group.name, version })))];
+  const groupVersions = [
+    { group: '', version: 'v1' },
+    ...registry.groups().flatMap((group) => group.versions.map((version) => ({ group: group.name, version }))),
+  ];
   for (const { group, version } of groupVersions) {
     const document = openApiDocument(registry, group, version);
     if (!document) continue;

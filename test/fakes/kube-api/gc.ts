@@ -61,13 +61,26 @@ export class GarbageCollector {
         for (const reference of references) dependentsOf.set(reference.uid, (dependentsOf.get(reference.uid) ?? 0) + 1);
         const owners = references.map((reference) => this.owner(object, reference.uid));
         const living = owners.filter((owner): owner is KubeObject => owner !== undefined);
-        const foregroundOwner = living.some((owner) => owner.metadata.deletionTimestamp && owner.metadata.finalizers?.includes('foregroundDeletion'));
+        const foregroundOwner = living.some(
+          (owner) => owner.metadata.deletionTimestamp && owner.metadata.finalizers?.includes('foregroundDeletion'),
+        );
         this.attempt(() => {
           if (living.length === 0 || foregroundOwner) {
-            if (!object.metadata.deletionTimestamp) this.lifecycle.delete(resource, resource.versions[0]!, object.metadata.namespace, object.metadata.name, { propagationPolicy: 'Background' });
+            if (!object.metadata.deletionTimestamp)
+              this.lifecycle.delete(resource, resource.versions[0]!, object.metadata.namespace, object.metadata.name, {
+                propagationPolicy: 'Background',
+              });
           } else if (living.length < references.length) {
             const kept = references.filter((_, index) => owners[index] !== undefined);
-            this.lifecycle.patch(resource, resource.versions[0]!, object.metadata.namespace, object.metadata.name, 'application/merge-patch+json', { metadata: { ownerReferences: kept } }, undefined);
+            this.lifecycle.patch(
+              resource,
+              resource.versions[0]!,
+              object.metadata.namespace,
+              object.metadata.name,
+              'application/merge-patch+json',
+              { metadata: { ownerReferences: kept } },
+              undefined,
+            );
           }
         });
       }
@@ -77,9 +90,28 @@ export class GarbageCollector {
       if (!resource) continue;
       for (const object of this.store.list(key)) {
         const finalizers = object.metadata.finalizers ?? [];
-        if (!object.metadata.deletionTimestamp || !finalizers.includes('foregroundDeletion') || dependentsOf.has(object.metadata.uid)) continue;
-        this.attempt(() => this.lifecycle.patch(resource, resource.versions[0]!, object.metadata.namespace, object.metadata.name, 'application/merge-patch+json',
-          { metadata: { finalizers: finalizers.filter((finalizer) => finalizer !== 'foregroundDeletion'), resourceVersion: object.metadata.resourceVersion } }, undefined));
+        if (
+          !object.metadata.deletionTimestamp ||
+          !finalizers.includes('foregroundDeletion') ||
+          dependentsOf.has(object.metadata.uid)
+        )
+          continue;
+        this.attempt(() =>
+          this.lifecycle.patch(
+            resource,
+            resource.versions[0]!,
+            object.metadata.namespace,
+            object.metadata.name,
+            'application/merge-patch+json',
+            {
+              metadata: {
+                finalizers: finalizers.filter((finalizer) => finalizer !== 'foregroundDeletion'),
+                resourceVersion: object.metadata.resourceVersion,
+              },
+            },
+            undefined,
+          ),
+        );
       }
     }
   }
@@ -92,8 +124,17 @@ export class GarbageCollector {
       for (const object of this.store.list(key)) {
         const references = object.metadata.ownerReferences ?? [];
         if (!references.some((reference) => reference.uid === uid)) continue;
-        this.attempt(() => this.lifecycle.patch(resource, resource.versions[0]!, object.metadata.namespace, object.metadata.name, 'application/merge-patch+json',
-          { metadata: { ownerReferences: references.filter((reference) => reference.uid !== uid) } }, undefined));
+        this.attempt(() =>
+          this.lifecycle.patch(
+            resource,
+            resource.versions[0]!,
+            object.metadata.namespace,
+            object.metadata.name,
+            'application/merge-patch+json',
+            { metadata: { ownerReferences: references.filter((reference) => reference.uid !== uid) } },
+            undefined,
+          ),
+        );
       }
     }
   }

@@ -5,7 +5,13 @@
 // lifecycle.ts; this file only translates HTTP to them and their results back.
 import type { ServerResponse } from 'node:http';
 import { errors } from './errors.js';
-import { acceptedPatchTypes, type DeleteOptions, type FieldValidation, type Lifecycle, type WriteOptions } from './lifecycle.js';
+import {
+  acceptedPatchTypes,
+  type DeleteOptions,
+  type FieldValidation,
+  type Lifecycle,
+  type WriteOptions,
+} from './lifecycle.js';
 import type { ResourceRegistry } from './registry.js';
 import { apiVersionOf, resourceKey, type KubeObject, type ResourceType } from './resources.js';
 import { parseFieldSelector, parseLabelSelector } from './selectors.js';
@@ -13,9 +19,20 @@ import type { ObjectStore } from './store.js';
 import { toPartial, toPartialList, toTable, type IncludeObject, type Rendering } from './table.js';
 import type { WatchRequest } from './watch.js';
 
-export interface ResourcePath { group: string; version: string; namespace: string | undefined; plural: string; name: string | undefined; subresource: string | undefined }
+export interface ResourcePath {
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  plural: string;
+  name: string | undefined;
+  subresource: string | undefined;
+}
 
-export interface Answer { status: number; body: unknown; headers?: Record<string, string | string[]> }
+export interface Answer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string | string[]>;
+}
 
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
   const segments = pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -23,7 +40,8 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
   let version: string;
   let rest: string[];
   if (segments[0] === 'api' && segments.length >= 3) [group, version, rest] = ['', segments[1]!, segments.slice(2)];
-  else if (segments[0] === 'apis' && segments.length >= 4) [group, version, rest] = [segments[1]!, segments[2]!, segments.slice(3)];
+  else if (segments[0] === 'apis' && segments.length >= 4)
+    [group, version, rest] = [segments[1]!, segments[2]!, segments.slice(3)];
   else return undefined;
   let namespace: string | undefined;
   if (rest[0] === 'namespaces' && rest.length >= 3) {
@@ -34,7 +52,9 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
   return { group, version, namespace, plural: rest[0]!, name: rest[1], subresource: rest[2] };
 }
 
-export interface HandlerSettings { now: () => number }
+export interface HandlerSettings {
+  now: () => number;
+}
 
 /** What a request carries besides its path: parsed query, body, content type and Accept rendering. */
 export interface ResourceRequest {
@@ -56,7 +76,10 @@ function warningHeaders(warnings: string[]): Record<string, string[]> | undefine
 
 function writeOptions(query: URLSearchParams): WriteOptions {
   const validation = query.get('fieldValidation');
-  if (validation !== null && !['Strict', 'Warn', 'Ignore'].includes(validation)) throw errors.badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(validation)}`);
+  if (validation !== null && !['Strict', 'Warn', 'Ignore'].includes(validation))
+    throw errors.badRequest(
+      `fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(validation)}`,
+    );
   return { dryRun: query.getAll('dryRun').includes('All'), fieldValidation: (validation ?? 'Warn') as FieldValidation };
 }
 
@@ -73,7 +96,8 @@ export class ResourceHandlers {
     const resource = this.registry.lookup(path.group, path.version, path.plural);
     if (!resource) throw errors.pathNotFound();
     if (path.namespace !== undefined && !resource.namespaced) throw errors.pathNotFound();
-    if (path.subresource !== undefined && (path.subresource !== 'status' || !resource.statusSubresource)) throw errors.pathNotFound();
+    if (path.subresource !== undefined && (path.subresource !== 'status' || !resource.statusSubresource))
+      throw errors.pathNotFound();
     return resource;
   }
 
@@ -96,46 +120,95 @@ export class ResourceHandlers {
     const subresource = path.subresource as 'status' | undefined;
     if (subresource && !['get', 'update', 'patch'].includes(verb)) throw errors.methodNotAllowed(verb, resource);
     switch (verb) {
-      case 'list': return this.list(resource, path, query, request.rendering);
+      case 'list':
+        return this.list(resource, path, query, request.rendering);
       case 'watch': {
-        this.startWatch({
-          resource, version: path.version, namespace: scoped,
-          labels: parseLabelSelector(query.get('labelSelector')), fields: parseFieldSelector(query.get('fieldSelector'), resource),
-          resourceVersion: query.get('resourceVersion') ?? undefined,
-          allowBookmarks: query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1',
-          sendInitialEvents: query.has('sendInitialEvents') ? query.get('sendInitialEvents') === 'true' : undefined,
-          timeoutSeconds: query.has('timeoutSeconds') ? Number(query.get('timeoutSeconds')) : undefined,
-          rendering: request.rendering,
-        }, response);
+        this.startWatch(
+          {
+            resource,
+            version: path.version,
+            namespace: scoped,
+            labels: parseLabelSelector(query.get('labelSelector')),
+            fields: parseFieldSelector(query.get('fieldSelector'), resource),
+            resourceVersion: query.get('resourceVersion') ?? undefined,
+            allowBookmarks: query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1',
+            sendInitialEvents: query.has('sendInitialEvents') ? query.get('sendInitialEvents') === 'true' : undefined,
+            timeoutSeconds: query.has('timeoutSeconds') ? Number(query.get('timeoutSeconds')) : undefined,
+            rendering: request.rendering,
+          },
+          response,
+        );
         return 'streaming';
       }
       case 'get': {
         const object = this.store.get(resourceKey(resource), scoped, path.name!);
         if (!object) throw errors.notFound(resource, path.name!);
-        return { status: 200, body: this.render(resource, path.version, [this.lifecycle.output(object, resource, path.version)], request.rendering, query, { resourceVersion: object.metadata.resourceVersion }, true) };
+        return {
+          status: 200,
+          body: this.render(
+            resource,
+            path.version,
+            [this.lifecycle.output(object, resource, path.version)],
+            request.rendering,
+            query,
+            { resourceVersion: object.metadata.resourceVersion },
+            true,
+          ),
+        };
       }
       case 'create': {
         const result = this.lifecycle.create(resource, path.version, scoped, request.body, writeOptions(query));
         return { status: 201, body: result.object, headers: warningHeaders(result.warnings) };
       }
       case 'update': {
-        const result = this.lifecycle.update(resource, path.version, scoped, path.name!, request.body, subresource, writeOptions(query));
+        const result = this.lifecycle.update(
+          resource,
+          path.version,
+          scoped,
+          path.name!,
+          request.body,
+          subresource,
+          writeOptions(query),
+        );
         return { status: result.created ? 201 : 200, body: result.object, headers: warningHeaders(result.warnings) };
       }
       case 'patch': {
-        if (!acceptedPatchTypes(resource).includes(request.contentType)) throw errors.unsupportedMediaType(acceptedPatchTypes(resource));
-        const result = this.lifecycle.patch(resource, path.version, scoped, path.name!, request.contentType, request.body, subresource, writeOptions(query));
+        if (!acceptedPatchTypes(resource).includes(request.contentType))
+          throw errors.unsupportedMediaType(acceptedPatchTypes(resource));
+        const result = this.lifecycle.patch(
+          resource,
+          path.version,
+          scoped,
+          path.name!,
+          request.contentType,
+          request.body,
+          subresource,
+          writeOptions(query),
+        );
         return { status: 200, body: result.object, headers: warningHeaders(result.warnings) };
       }
       case 'delete': {
         const result = this.lifecycle.delete(resource, path.version, scoped, path.name!, this.deleteOptions(request));
-        if (result.gone && !resource.returnDeletedObject) return { status: 200, body: this.success(resource, result.object) };
+        if (result.gone && !resource.returnDeletedObject)
+          return { status: 200, body: this.success(resource, result.object) };
         return { status: 200, body: result.object };
       }
       case 'deletecollection': {
         const options = this.deleteOptions(request);
-        const deleted = this.matching(resource, path, query).map((object) => this.lifecycle.delete(resource, path.version, object.metadata.namespace, object.metadata.name, options).object);
-        return { status: 200, body: { kind: resource.listKind, apiVersion: apiVersionOf(resource.group, path.version), metadata: { resourceVersion: String(this.store.currentRv()) }, items: deleted } };
+        const deleted = this.matching(resource, path, query).map(
+          (object) =>
+            this.lifecycle.delete(resource, path.version, object.metadata.namespace, object.metadata.name, options)
+              .object,
+        );
+        return {
+          status: 200,
+          body: {
+            kind: resource.listKind,
+            apiVersion: apiVersionOf(resource.group, path.version),
+            metadata: { resourceVersion: String(this.store.currentRv()) },
+            items: deleted,
+          },
+        };
       }
       default:
         throw errors.methodNotAllowed(verb, resource);
@@ -143,21 +216,37 @@ export class ResourceHandlers {
   }
 
   private success(resource: ResourceType, object: KubeObject): Record<string, unknown> {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: object.metadata.name, ...(resource.group ? { group: resource.group } : {}), kind: resource.plural, uid: object.metadata.uid } };
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: {
+        name: object.metadata.name,
+        ...(resource.group ? { group: resource.group } : {}),
+        kind: resource.plural,
+        uid: object.metadata.uid,
+      },
+    };
   }
 
   private deleteOptions(request: ResourceRequest): DeleteOptions {
-    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as DeleteOptions & { dryRun?: unknown };
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as DeleteOptions & {
+      dryRun?: unknown;
+    };
     const policy = request.query.get('propagationPolicy') ?? body.propagationPolicy;
     if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-      throw errors.unprocessable(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+      throw errors.unprocessable(
+        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+      );
     }
     const orphan = request.query.get('orphanDependents');
     return {
       propagationPolicy: policy as DeleteOptions['propagationPolicy'],
       orphanDependents: orphan !== null ? orphan === 'true' : body.orphanDependents,
       preconditions: body.preconditions,
-      dryRun: request.query.getAll('dryRun').includes('All') || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
+      dryRun:
+        request.query.getAll('dryRun').includes('All') || (Array.isArray(body.dryRun) && body.dryRun.includes('All')),
     };
   }
 
@@ -179,7 +268,9 @@ export class ResourceHandlers {
         throw errors.badRequest('continue key is not valid: illegal base64 data');
       }
       if (parsed.rv < this.store.compactedRv) {
-        throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw errors.gone(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
       listRv = parsed.rv;
       items = items.filter((object) => `${object.metadata.namespace ?? ''}/${object.metadata.name}` > parsed.after);
@@ -196,12 +287,21 @@ export class ResourceHandlers {
     return { status: 200, body: this.render(resource, path.version, served, rendering, query, metadata, false) };
   }
 
-  private render(resource: ResourceType, version: string, objects: KubeObject[], rendering: Rendering, query: URLSearchParams, metadata: Record<string, unknown>, single: boolean): unknown {
+  private render(
+    resource: ResourceType,
+    version: string,
+    objects: KubeObject[],
+    rendering: Rendering,
+    query: URLSearchParams,
+    metadata: Record<string, unknown>,
+    single: boolean,
+  ): unknown {
     if (rendering.as === 'Table') {
       const include = (query.get('includeObject') ?? 'Metadata') as IncludeObject;
       return toTable(resource, version, rendering.version, objects, include, this.settings.now(), metadata);
     }
-    if (rendering.as === 'PartialObjectMetadata') return single ? toPartial(objects[0]!, rendering.version) : toPartialList(objects, rendering.version, metadata);
+    if (rendering.as === 'PartialObjectMetadata')
+      return single ? toPartial(objects[0]!, rendering.version) : toPartialList(objects, rendering.version, metadata);
     if (single) return objects[0];
     return { kind: resource.listKind, apiVersion: apiVersionOf(resource.group, version), metadata, items: objects };
   }

@@ -19,5 +19,14 @@
 // accepted), version conversion between CRD versions, RBAC beyond the authorize hook, pod graceful
 // termination (pods go at once), events.k8s.io/v1, aggregated discovery and /openapi/v2, list/set
 // uniqueness of x-kubernetes-list-type, CEL beyond the subset in cel.ts.
-export { COMMITTED_CRDS, FakeKubeApi, startFakeKubeApi, type BoundToken, type FakeKubeApiOptions, type InjectedFault, type RequestAttributes, type SeenRequest } from './server.js';
+export {
+  COMMITTED_CRDS,
+  FakeKubeApi,
+  startFakeKubeApi,
+  type BoundToken,
+  type FakeKubeApiOptions,
+  type InjectedFault,
+  type RequestAttributes,
+  type SeenRequest,
+} from './server.js';
 export type { KubeObject } from './resources.js';

@@ -79,7 +79,8 @@ export function evaluateJsonPath(steps: Step[], root: unknown): unknown[] {
     const next: unknown[] = [];
     for (const value of current) {
       if (step.kind === 'field') {
-        if (value !== null && typeof value === 'object' && !Array.isArray(value) && step.name in value) next.push((value as Record<string, unknown>)[step.name]);
+        if (value !== null && typeof value === 'object' && !Array.isArray(value) && step.name in value)
+          next.push((value as Record<string, unknown>)[step.name]);
       } else if (step.kind === 'index') {
         if (Array.isArray(value)) {
           const item = value[step.index < 0 ? value.length + step.index : step.index];
@@ -91,7 +92,11 @@ export function evaluateJsonPath(steps: Step[], root: unknown): unknown[] {
       } else if (Array.isArray(value)) {
         for (const item of value) {
           const field = walk(item, step.path);
-          const keep = step.op === 'exists' ? field !== undefined : (step.op === '==') === (field === step.value || (field !== undefined && String(field) === String(step.value)));
+          const keep =
+            step.op === 'exists'
+              ? field !== undefined
+              : (step.op === '==') ===
+                (field === step.value || (field !== undefined && String(field) === String(step.value)));
           if (keep) next.push(item);
         }
       }

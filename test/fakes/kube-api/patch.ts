@@ -11,7 +11,8 @@
 import { errors } from './errors.js';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return structuredClone(patch);
@@ -28,7 +29,8 @@ function unescape(token: string): string {
 }
 
 function parsePointer(pointer: unknown): string[] {
-  if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) throw errors.badRequest(`invalid JSON pointer ${JSON.stringify(pointer)}`);
+  if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/')))
+    throw errors.badRequest(`invalid JSON pointer ${JSON.stringify(pointer)}`);
   return pointer === '' ? [] : pointer.slice(1).split('/').map(unescape);
 }
 
@@ -58,7 +60,8 @@ function getAt(document: unknown, tokens: string[]): unknown {
 function arrayIndex(array: unknown[], key: string, forInsert: boolean, pointer: string): number {
   if (forInsert && key === '-') return array.length;
   const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : NaN;
-  if (Number.isNaN(index) || index > array.length || (!forInsert && index === array.length)) throw new PatchApplyError(`Unable to access invalid index: ${key} (path ${pointer})`);
+  if (Number.isNaN(index) || index > array.length || (!forInsert && index === array.length))
+    throw new PatchApplyError(`Unable to access invalid index: ${key} (path ${pointer})`);
   return index;
 }
 
@@ -80,11 +83,13 @@ function removeAt(document: unknown, tokens: string[], pointer: string): unknown
 }
 
 export function jsonPatch(target: unknown, patch: unknown): unknown {
-  if (!Array.isArray(patch)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(patch))
+    throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   let document = structuredClone(target);
   try {
     for (const operation of patch) {
-      if (!isObject(operation)) throw errors.badRequest('json: cannot unmarshal non-object into Go value of type jsonpatch.Operation');
+      if (!isObject(operation))
+        throw errors.badRequest('json: cannot unmarshal non-object into Go value of type jsonpatch.Operation');
       const pointer = String(operation.path ?? '');
       const tokens = parsePointer(operation.path);
       switch (operation.op) {
@@ -95,24 +100,34 @@ export function jsonPatch(target: unknown, patch: unknown): unknown {
           document = removeAt(document, tokens, pointer);
           break;
         case 'replace':
-          if (getAt(document, tokens) === undefined) throw new PatchApplyError(`replace operation does not apply: doc is missing key: ${pointer}: missing value`);
+          if (getAt(document, tokens) === undefined)
+            throw new PatchApplyError(
+              `replace operation does not apply: doc is missing key: ${pointer}: missing value`,
+            );
           document = addAt(removeAt(document, tokens, pointer), tokens, structuredClone(operation.value), pointer);
           break;
         case 'move': {
           const from = parsePointer(operation.from);
           const value = getAt(document, from);
-          if (value === undefined) throw new PatchApplyError(`move operation does not apply: doc is missing from path: ${String(operation.from)}: missing value`);
+          if (value === undefined)
+            throw new PatchApplyError(
+              `move operation does not apply: doc is missing from path: ${String(operation.from)}: missing value`,
+            );
           document = addAt(removeAt(document, from, String(operation.from)), tokens, value, pointer);
           break;
         }
         case 'copy': {
           const value = getAt(document, parsePointer(operation.from));
-          if (value === undefined) throw new PatchApplyError(`copy operation does not apply: doc is missing from path: ${String(operation.from)}: missing value`);
+          if (value === undefined)
+            throw new PatchApplyError(
+              `copy operation does not apply: doc is missing from path: ${String(operation.from)}: missing value`,
+            );
           document = addAt(document, tokens, structuredClone(value), pointer);
           break;
         }
         case 'test':
-          if (JSON.stringify(getAt(document, tokens)) !== JSON.stringify(operation.value)) throw new PatchApplyError(`testing value ${pointer} failed: test failed`);
+          if (JSON.stringify(getAt(document, tokens)) !== JSON.stringify(operation.value))
+            throw new PatchApplyError(`testing value ${pointer} failed: test failed`);
           break;
         default:
           throw errors.badRequest(`Unexpected kind: ${String(operation.op)}`);
@@ -127,15 +142,27 @@ export function jsonPatch(target: unknown, patch: unknown): unknown {
 
 /** Lists merged by a key field under strategic merge patch, by field name. */
 const MERGE_KEYS: Record<string, string> = {
-  containers: 'name', initContainers: 'name', ephemeralContainers: 'name', env: 'name', volumes: 'name', imagePullSecrets: 'name',
-  ports: 'containerPort', volumeMounts: 'mountPath', volumeDevices: 'devicePath', ownerReferences: 'uid', conditions: 'type',
-  hostAliases: 'ip', topologySpreadConstraints: 'topologyKey', resourceClaims: 'name',
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  env: 'name',
+  volumes: 'name',
+  imagePullSecrets: 'name',
+  ports: 'containerPort',
+  volumeMounts: 'mountPath',
+  volumeDevices: 'devicePath',
+  ownerReferences: 'uid',
+  conditions: 'type',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
+  resourceClaims: 'name',
 };
 /** Primitive lists merged as sets. */
 const SET_LISTS = new Set(['finalizers']);
 
 export function strategicMergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) throw errors.badRequest('unable to find api field in struct: strategic merge patch must be a JSON object');
+  if (!isObject(patch))
+    throw errors.badRequest('unable to find api field in struct: strategic merge patch must be a JSON object');
   return mergeMap(isObject(target) ? target : {}, patch);
 }
 
@@ -157,7 +184,8 @@ function mergeMap(original: Json, patch: Json): Json | undefined {
     if (key.startsWith('$deleteFromPrimitiveList/')) {
       const field = key.slice('$deleteFromPrimitiveList/'.length);
       const remove = new Set((value as unknown[]).map((item) => JSON.stringify(item)));
-      if (Array.isArray(result[field])) result[field] = (result[field] as unknown[]).filter((item) => !remove.has(JSON.stringify(item)));
+      if (Array.isArray(result[field]))
+        result[field] = (result[field] as unknown[]).filter((item) => !remove.has(JSON.stringify(item)));
       continue;
     }
     if (value === null) {
@@ -183,7 +211,8 @@ function mergeMap(original: Json, patch: Json): Json | undefined {
 
 function mergeList(field: string, original: unknown, patch: unknown[]): unknown[] {
   const current = Array.isArray(original) ? original : [];
-  if (patch.some((item) => isObject(item) && item.$patch === 'replace')) return stripDirectives(patch.filter((item) => !(isObject(item) && item.$patch === 'replace'))) as unknown[];
+  if (patch.some((item) => isObject(item) && item.$patch === 'replace'))
+    return stripDirectives(patch.filter((item) => !(isObject(item) && item.$patch === 'replace'))) as unknown[];
   const key = MERGE_KEYS[field];
   if (key) {
     const result = current.map((item) => structuredClone(item));
@@ -212,7 +241,9 @@ function reorder(field: string, list: unknown[], order: unknown[]): unknown[] {
   const identity = (item: unknown) => JSON.stringify(key && isObject(item) ? item[key] : item);
   const wanted = order.map((item) => identity(key && isObject(item) ? item : item));
   const ranked = list.map((item, index) => ({ item, rank: wanted.indexOf(identity(item)), index }));
-  return ranked.sort((a, b) => (a.rank < 0 ? Infinity : a.rank) - (b.rank < 0 ? Infinity : b.rank) || a.index - b.index).map((entry) => entry.item);
+  return ranked
+    .sort((a, b) => (a.rank < 0 ? Infinity : a.rank) - (b.rank < 0 ? Infinity : b.rank) || a.index - b.index)
+    .map((entry) => entry.item);
 }
 
 function stripDirectives(value: unknown): unknown {

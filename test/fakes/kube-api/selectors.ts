@@ -31,7 +31,15 @@ export function parseLabelSelector(text: string | null): Selector {
   if (!text) return () => true;
   const requirements: LabelRequirement[] = splitTopLevel(text).map((part) => {
     let match = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(part);
-    if (match) return { key: match[1]!, op: match[2] as 'in' | 'notin', values: match[3]!.split(',').map((value) => value.trim()).filter(Boolean) };
+    if (match)
+      return {
+        key: match[1]!,
+        op: match[2] as 'in' | 'notin',
+        values: match[3]!
+          .split(',')
+          .map((value) => value.trim())
+          .filter(Boolean),
+      };
     match = /^([\w./-]+)\s*(==|=|!=)\s*([\w.-]*)$/.exec(part);
     if (match) return { key: match[1]!, op: match[2] === '!=' ? 'notin' : 'in', values: [match[3]!] };
     match = /^(!?)([\w./-]+)$/.exec(part);
@@ -43,10 +51,14 @@ export function parseLabelSelector(text: string | null): Selector {
     return requirements.every((requirement) => {
       const has = Object.hasOwn(labels, requirement.key);
       switch (requirement.op) {
-        case 'exists': return has;
-        case '!exists': return !has;
-        case 'in': return has && requirement.values.includes(labels[requirement.key]!);
-        case 'notin': return !has || !requirement.values.includes(labels[requirement.key]!);
+        case 'exists':
+          return has;
+        case '!exists':
+          return !has;
+        case 'in':
+          return has && requirement.values.includes(labels[requirement.key]!);
+        case 'notin':
+          return !has || !requirement.values.includes(labels[requirement.key]!);
       }
     });
   };
@@ -64,12 +76,18 @@ function fieldValue(object: KubeObject, path: string): string {
 export function parseFieldSelector(text: string | null, resource: ResourceType): Selector {
   if (!text) return () => true;
   const allowed = new Set(['metadata.name', 'metadata.namespace', ...resource.fieldSelectors]);
-  const requirements = text.split(',').filter(Boolean).map((part) => {
-    const match = /^([^=!]+)(==|=|!=)(.*)$/.exec(part.trim());
-    if (!match) throw errors.badRequest(`invalid selector: '${text}'; can't understand '${part}'`);
-    const field = match[1]!.trim();
-    if (!allowed.has(field)) throw errors.badRequest(`field label not supported: ${field}`);
-    return { field, negate: match[2] === '!=', value: match[3]! };
-  });
-  return (object) => requirements.every((requirement) => (fieldValue(object, requirement.field) === requirement.value) !== requirement.negate);
+  const requirements = text
+    .split(',')
+    .filter(Boolean)
+    .map((part) => {
+      const match = /^([^=!]+)(==|=|!=)(.*)$/.exec(part.trim());
+      if (!match) throw errors.badRequest(`invalid selector: '${text}'; can't understand '${part}'`);
+      const field = match[1]!.trim();
+      if (!allowed.has(field)) throw errors.badRequest(`field label not supported: ${field}`);
+      return { field, negate: match[2] === '!=', value: match[3]! };
+    });
+  return (object) =>
+    requirements.every(
+      (requirement) => (fieldValue(object, requirement.field) === requirement.value) !== requirement.negate,
+    );
 }

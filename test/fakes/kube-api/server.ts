@@ -31,7 +31,15 @@ import { WatchStream, type WatchRequest } from './watch.js';
 /** The repository's committed CRDs (loaded by default when the directory exists). */
 export const COMMITTED_CRDS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'crds');
 
-export interface RequestAttributes { user: string; verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string }
+export interface RequestAttributes {
+  user: string;
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
 
 export interface FakeKubeApiOptions {
   /** Bearer token of the default user `admin` (random when absent). More with addToken(). */
@@ -68,7 +76,15 @@ export interface InjectedFault {
   retryAfterSeconds?: number;
 }
 
-export interface SeenRequest { method: string; path: string; query: string; verb?: string; user?: string; contentType?: string; status?: number }
+export interface SeenRequest {
+  method: string;
+  path: string;
+  query: string;
+  verb?: string;
+  user?: string;
+  contentType?: string;
+  status?: number;
+}
 
 const MAX_BODY = 3 * 1024 * 1024;
 const MAX_LOG = 10_000;
@@ -149,19 +165,37 @@ export class FakeKubeApi {
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 5_000;
     this.tooOldResourceVersion = options.tooOldResourceVersion ?? 'event';
     this.store = new ObjectStore(options.maxHistory);
-    this.registry = new ResourceRegistry([...BUILT_IN_RESOURCES, CRD_RESOURCE], options.schemalessDefaults === false ? [] : SCHEMALESS_DEFAULTS);
+    this.registry = new ResourceRegistry(
+      [...BUILT_IN_RESOURCES, CRD_RESOURCE],
+      options.schemalessDefaults === false ? [] : SCHEMALESS_DEFAULTS,
+    );
     this.lifecycle = new Lifecycle(this.store, this.now);
     this.gc = new GarbageCollector(this.store, this.lifecycle, this.registry);
     this.crdController = new CrdController(this.store, this.lifecycle, this.registry, this.now);
-    this.handlers = new ResourceHandlers(this.registry, this.store, this.lifecycle, { now: this.now }, (request, response) => this.openWatch(request, response));
+    this.handlers = new ResourceHandlers(
+      this.registry,
+      this.store,
+      this.lifecycle,
+      { now: this.now },
+      (request, response) => this.openWatch(request, response),
+    );
     const crds = options.crds ?? 'committed';
-    if (crds !== 'none') for (const crd of readCrdFiles(crds === 'committed' ? COMMITTED_CRDS : crds)) this.installCrd(crd);
+    if (crds !== 'none')
+      for (const crd of readCrdFiles(crds === 'committed' ? COMMITTED_CRDS : crds)) this.installCrd(crd);
   }
 
   /** Creates (or replaces) a CRD and serves its resource at once, without waiting for the controller. */
   installCrd(crd: KubeObject): void {
     const existing = this.store.get('customresourcedefinitions.apiextensions.k8s.io', undefined, crd.metadata.name);
-    if (existing) this.lifecycle.update(CRD_RESOURCE, 'v1', undefined, crd.metadata.name, { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } }, undefined);
+    if (existing)
+      this.lifecycle.update(
+        CRD_RESOURCE,
+        'v1',
+        undefined,
+        crd.metadata.name,
+        { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.metadata.resourceVersion } },
+        undefined,
+      );
     else this.lifecycle.create(CRD_RESOURCE, 'v1', undefined, crd);
     this.crdController.reconcileAll();
   }
@@ -175,9 +209,12 @@ export class FakeKubeApi {
   }
 
   private listen(): Promise<void> {
-    const server = createServer({ key: this.certificate!.keyPem, cert: this.certificate!.certPem }, (request, response) => {
-      void this.serve(request, response);
-    });
+    const server = createServer(
+      { key: this.certificate!.keyPem, cert: this.certificate!.certPem },
+      (request, response) => {
+        void this.serve(request, response);
+      },
+    );
     server.on('connection', (socket: Socket) => {
       this.connectionsAccepted++;
       this.sockets.add(socket);
@@ -218,7 +255,9 @@ export class FakeKubeApi {
   /** Writes a kubeconfig for another user's token (see addToken) next to the default one. */
   kubeconfigFor(token: string): string {
     const path = join(this.directory!, `kubeconfig-${this.tokens.get(token) ?? 'unknown'}`);
-    writeFileSync(path, kubeconfigYaml({ server: this.url, caPem: this.caPem, token, namespace: this.namespace }), { mode: 0o600 });
+    writeFileSync(path, kubeconfigYaml({ server: this.url, caPem: this.caPem, token, namespace: this.namespace }), {
+      mode: 0o600,
+    });
     return path;
   }
 
@@ -241,7 +280,8 @@ export class FakeKubeApi {
     const binding = spec.token ? this.boundTokens.get(spec.token) : undefined;
     const pod = binding && this.read('v1', 'Pod', binding.podName, binding.namespace);
     const audiences = (spec.audiences ?? []).filter((audience) => binding?.audiences.includes(audience));
-    const valid = binding && pod && pod.metadata.uid === binding.podUid && !pod.metadata.deletionTimestamp && audiences.length > 0;
+    const valid =
+      binding && pod && pod.metadata.uid === binding.podUid && !pod.metadata.deletionTimestamp && audiences.length > 0;
     const status = valid
       ? {
           authenticated: true,
@@ -249,11 +289,22 @@ export class FakeKubeApi {
           user: {
             username: `system:serviceaccount:${binding.namespace}:${binding.serviceAccount}`,
             groups: ['system:serviceaccounts', `system:serviceaccounts:${binding.namespace}`, 'system:authenticated'],
-            extra: { 'authentication.kubernetes.io/pod-name': [binding.podName], 'authentication.kubernetes.io/pod-uid': [binding.podUid] },
+            extra: {
+              'authentication.kubernetes.io/pod-name': [binding.podName],
+              'authentication.kubernetes.io/pod-uid': [binding.podUid],
+            },
           },
         }
       : { authenticated: false, error: 'invalid bearer token' };
-    return { status: 201, body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { audiences: spec.audiences ?? [] }, status } };
+    return {
+      status: 201,
+      body: {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenReview',
+        spec: { audiences: spec.audiences ?? [] },
+        status,
+      },
+    };
   }
 
   // ---- knobs -------------------------------------------------------------------------------------------
@@ -334,37 +385,82 @@ export class FakeKubeApi {
 
   private resourceFor(apiVersion: string, kind: string): { resource: ResourceType; version: string } {
     const [group, version] = apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
-    const resource = this.registry.all().find((candidate) => candidate.group === group && candidate.kind === kind && candidate.versions.includes(version));
+    const resource = this.registry
+      .all()
+      .find(
+        (candidate) => candidate.group === group && candidate.kind === kind && candidate.versions.includes(version),
+      );
     if (!resource) throw new Error(`fake kube-api: no resource for ${apiVersion} ${kind}`);
     return { resource, version };
   }
 
   create(object: KubeObject | Record<string, unknown>): KubeObject {
     const { resource, version } = this.resourceFor(String(object.apiVersion), String(object.kind));
-    const namespace = resource.namespaced ? ((object.metadata as { namespace?: string } | undefined)?.namespace ?? this.namespace) : undefined;
+    const namespace = resource.namespaced
+      ? ((object.metadata as { namespace?: string } | undefined)?.namespace ?? this.namespace)
+      : undefined;
     return this.lifecycle.create(resource, version, namespace, object).object;
   }
 
-  read(apiVersion: string, kind: string, name: string, namespace: string | undefined = this.namespace): KubeObject | undefined {
+  read(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    namespace: string | undefined = this.namespace,
+  ): KubeObject | undefined {
     const { resource, version } = this.resourceFor(apiVersion, kind);
-    const object = this.store.get(`${resource.plural}${resource.group ? `.${resource.group}` : ''}`, resource.namespaced ? namespace : undefined, name);
+    const object = this.store.get(
+      `${resource.plural}${resource.group ? `.${resource.group}` : ''}`,
+      resource.namespaced ? namespace : undefined,
+      name,
+    );
     return object && this.lifecycle.output(object, resource, version);
   }
 
   list(apiVersion: string, kind: string, namespace?: string): KubeObject[] {
     const { resource, version } = this.resourceFor(apiVersion, kind);
-    return this.store.list(`${resource.plural}${resource.group ? `.${resource.group}` : ''}`, namespace).map((object) => this.lifecycle.output(object, resource, version));
+    return this.store
+      .list(`${resource.plural}${resource.group ? `.${resource.group}` : ''}`, namespace)
+      .map((object) => this.lifecycle.output(object, resource, version));
   }
 
-  writeStatus(apiVersion: string, kind: string, name: string, status: unknown, namespace: string | undefined = this.namespace): KubeObject {
+  writeStatus(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    status: unknown,
+    namespace: string | undefined = this.namespace,
+  ): KubeObject {
     const { resource, version } = this.resourceFor(apiVersion, kind);
-    return this.lifecycle.patch(resource, version, resource.namespaced ? namespace : undefined, name, 'application/merge-patch+json', { status }, resource.statusSubresource ? 'status' : undefined).object;
+    return this.lifecycle.patch(
+      resource,
+      version,
+      resource.namespaced ? namespace : undefined,
+      name,
+      'application/merge-patch+json',
+      { status },
+      resource.statusSubresource ? 'status' : undefined,
+    ).object;
   }
 
   /** A JSON merge patch of the object itself (as `kubectl annotate`/`kubectl patch --type merge` send). */
-  patch(apiVersion: string, kind: string, name: string, body: Record<string, unknown>, namespace: string | undefined = this.namespace): KubeObject {
+  patch(
+    apiVersion: string,
+    kind: string,
+    name: string,
+    body: Record<string, unknown>,
+    namespace: string | undefined = this.namespace,
+  ): KubeObject {
     const { resource, version } = this.resourceFor(apiVersion, kind);
-    return this.lifecycle.patch(resource, version, resource.namespaced ? namespace : undefined, name, 'application/merge-patch+json', body, undefined).object;
+    return this.lifecycle.patch(
+      resource,
+      version,
+      resource.namespaced ? namespace : undefined,
+      name,
+      'application/merge-patch+json',
+      body,
+      undefined,
+    ).object;
   }
 
   remove(apiVersion: string, kind: string, name: string, namespace: string | undefined = this.namespace): void {
@@ -375,33 +471,62 @@ export class FakeKubeApi {
   // ---- HTTP ---------------------------------------------------------------------------------------------
 
   private openWatch(request: WatchRequest, response: ServerResponse): void {
-    const stream = new WatchStream(this.store, this.lifecycle, request, response, {
-      bookmarkIntervalMs: this.bookmarkIntervalMs, tooOldResourceVersion: this.tooOldResourceVersion, now: this.now,
-    }, (closed) => this.watches.delete(closed));
+    const stream = new WatchStream(
+      this.store,
+      this.lifecycle,
+      request,
+      response,
+      {
+        bookmarkIntervalMs: this.bookmarkIntervalMs,
+        tooOldResourceVersion: this.tooOldResourceVersion,
+        now: this.now,
+      },
+      (closed) => this.watches.delete(closed),
+    );
     stream.start();
     this.watches.add(stream);
   }
 
   private send(response: ServerResponse, answer: Answer): void {
     const body = JSON.stringify(answer.body);
-    response.writeHead(answer.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...(answer.headers ?? {}) });
+    response.writeHead(answer.status, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      ...(answer.headers ?? {}),
+    });
     response.end(body);
   }
 
   private fault(method: string, pathWithQuery: string): KubeError | undefined {
-    const index = this.faults.findIndex((fault) => (!fault.method || fault.method === method) && (!fault.pathIncludes || pathWithQuery.includes(fault.pathIncludes)));
+    const index = this.faults.findIndex(
+      (fault) =>
+        (!fault.method || fault.method === method) &&
+        (!fault.pathIncludes || pathWithQuery.includes(fault.pathIncludes)),
+    );
     if (index < 0) return undefined;
     const fault = this.faults[index]!;
     fault.times = (fault.times ?? 1) - 1;
     if (fault.times <= 0) this.faults.splice(index, 1);
-    const headers: Record<string, string> = fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
-    return new KubeError(fault.status, fault.reason ?? 'InternalError', fault.message ?? `injected ${fault.status}`, fault.retryAfterSeconds !== undefined ? { retryAfterSeconds: fault.retryAfterSeconds } : undefined, headers);
+    const headers: Record<string, string> =
+      fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
+    return new KubeError(
+      fault.status,
+      fault.reason ?? 'InternalError',
+      fault.message ?? `injected ${fault.status}`,
+      fault.retryAfterSeconds !== undefined ? { retryAfterSeconds: fault.retryAfterSeconds } : undefined,
+      headers,
+    );
   }
 
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     const method = request.method ?? 'GET';
-    const seen: SeenRequest = { method, path: url.pathname, query: url.search, contentType: request.headers['content-type'] };
+    const seen: SeenRequest = {
+      method,
+      path: url.pathname,
+      query: url.search,
+      contentType: request.headers['content-type'],
+    };
     this.requests.push(seen);
     if (this.requests.length > MAX_LOG) this.requests.splice(0, this.requests.length - MAX_LOG);
     try {
@@ -413,7 +538,10 @@ export class FakeKubeApi {
         seen.status = 200;
       }
     } catch (error) {
-      const kubeError = error instanceof KubeError ? error : new KubeError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`);
+      const kubeError =
+        error instanceof KubeError
+          ? error
+          : new KubeError(500, 'InternalError', `Internal error occurred: ${(error as Error).message}`);
       seen.status = kubeError.code;
       if (response.headersSent) {
         response.destroy();
@@ -423,12 +551,21 @@ export class FakeKubeApi {
     }
   }
 
-  private async route(request: IncomingMessage, response: ServerResponse, url: URL, method: string, seen: SeenRequest): Promise<Answer | 'streaming'> {
+  private async route(
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    method: string,
+    seen: SeenRequest,
+  ): Promise<Answer | 'streaming'> {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (['/healthz', '/livez', '/readyz'].includes(path)) return { status: 200, body: 'ok' };
-    if (path === '/version') return { status: 200, body: { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' } };
+    if (path === '/version')
+      return { status: 200, body: { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' } };
     const authorization = request.headers.authorization ?? '';
-    const user = authorization.startsWith('Bearer ') ? this.tokens.get(authorization.slice('Bearer '.length).trim()) : undefined;
+    const user = authorization.startsWith('Bearer ')
+      ? this.tokens.get(authorization.slice('Bearer '.length).trim())
+      : undefined;
     if (!user) throw errors.unauthorized();
     seen.user = user;
     const injected = this.fault(method, `${url.pathname}${url.search}`);
@@ -439,7 +576,9 @@ export class FakeKubeApi {
       if (path === '/openapi/v3') return { status: 200, body: openApiRoot(this.registry) };
       const openapi = /^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
       if (openapi) {
-        const document = openapi[1] ? openApiDocument(this.registry, '', 'v1') : openApiDocument(this.registry, openapi[2]!, openapi[3]!);
+        const document = openapi[1]
+          ? openApiDocument(this.registry, '', 'v1')
+          : openApiDocument(this.registry, openapi[2]!, openapi[3]!);
         if (document) return { status: 200, body: document };
         throw errors.pathNotFound();
       }
@@ -451,15 +590,26 @@ export class FakeKubeApi {
       }
       const groupVersion = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(path);
       if (groupVersion) {
-        const document = groupVersion[1] ? apiResourceList(this.registry, '', 'v1') : apiResourceList(this.registry, groupVersion[2]!, groupVersion[3]!);
+        const document = groupVersion[1]
+          ? apiResourceList(this.registry, '', 'v1')
+          : apiResourceList(this.registry, groupVersion[2]!, groupVersion[3]!);
         if (document) return { status: 200, body: document };
         throw errors.pathNotFound();
       }
     }
     if (method === 'POST' && path === '/apis/authentication.k8s.io/v1/tokenreviews') {
       seen.verb = 'create';
-      if (this.options.authorize && !this.options.authorize({ user, verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' })) {
-        throw errors.forbidden(user, 'create', { group: 'authentication.k8s.io', plural: 'tokenreviews' } as never, undefined, undefined);
+      if (
+        this.options.authorize &&
+        !this.options.authorize({ user, verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' })
+      ) {
+        throw errors.forbidden(
+          user,
+          'create',
+          { group: 'authentication.k8s.io', plural: 'tokenreviews' } as never,
+          undefined,
+          undefined,
+        );
       }
       return this.tokenReview(parseBody(method, mediaType(request.headers['content-type']), await readBody(request)));
     }
@@ -468,14 +618,29 @@ export class FakeKubeApi {
     const resource = this.handlers.resolve(resourcePath);
     const verb = this.handlers.verbOf(method, resourcePath, url.searchParams);
     seen.verb = verb;
-    if (this.options.authorize && !this.options.authorize({ user, verb, group: resource.group, resource: resource.plural, subresource: resourcePath.subresource, namespace: resourcePath.namespace, name: resourcePath.name })) {
+    if (
+      this.options.authorize &&
+      !this.options.authorize({
+        user,
+        verb,
+        group: resource.group,
+        resource: resource.plural,
+        subresource: resourcePath.subresource,
+        namespace: resourcePath.namespace,
+        name: resourcePath.name,
+      })
+    ) {
       throw errors.forbidden(user, verb, resource, resourcePath.namespace, resourcePath.name);
     }
     const rendering = negotiate(request.headers.accept);
-    if (!rendering) throw errors.notAcceptable(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+    if (!rendering)
+      throw errors.notAcceptable(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
     const contentType = mediaType(request.headers['content-type']);
     const body = parseBody(method, contentType, await readBody(request));
-    return this.handlers.handle({ method, path: resourcePath, query: url.searchParams, body, contentType, rendering }, response);
+    return this.handlers.handle(
+      { method, path: resourcePath, query: url.searchParams, body, contentType, rendering },
+      response,
+    );
   }
 }
 

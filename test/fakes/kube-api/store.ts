@@ -52,7 +52,9 @@ export class ObjectStore {
 
   /** Objects of a resource (all namespaces when `namespace` is undefined), ordered by namespace then name. */
   list(key: string, namespace?: string): KubeObject[] {
-    const all = [...(this.objects.get(key)?.values() ?? [])].filter((object) => namespace === undefined || object.metadata.namespace === namespace);
+    const all = [...(this.objects.get(key)?.values() ?? [])].filter(
+      (object) => namespace === undefined || object.metadata.namespace === namespace,
+    );
     // Code-unit order, the order continue tokens compare in (handlers.ts).
     const order = (object: KubeObject) => pathOf(object.metadata.namespace, object.metadata.name);
     return all.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
@@ -78,14 +80,28 @@ export class ObjectStore {
     }
     resource.set(path, object);
     this.uids.set(object.metadata.uid, { key, path });
-    this.record({ rv: Number(object.metadata.resourceVersion), type: previous ? 'MODIFIED' : 'ADDED', key, namespace: object.metadata.namespace, object, previous });
+    this.record({
+      rv: Number(object.metadata.resourceVersion),
+      type: previous ? 'MODIFIED' : 'ADDED',
+      key,
+      namespace: object.metadata.namespace,
+      object,
+      previous,
+    });
   }
 
   /** Removes the object; `final` is its last state, stamped with the deletion's resourceVersion. */
   remove(key: string, final: KubeObject, previous: KubeObject): void {
     this.objects.get(key)?.delete(pathOf(final.metadata.namespace, final.metadata.name));
     this.uids.delete(final.metadata.uid);
-    this.record({ rv: Number(final.metadata.resourceVersion), type: 'DELETED', key, namespace: final.metadata.namespace, object: final, previous });
+    this.record({
+      rv: Number(final.metadata.resourceVersion),
+      type: 'DELETED',
+      key,
+      namespace: final.metadata.namespace,
+      object: final,
+      previous,
+    });
   }
 
   private record(event: StoredEvent): void {

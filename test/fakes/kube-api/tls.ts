@@ -43,7 +43,12 @@ function oid(dotted: string): Buffer {
 
 function utcTime(date: Date): Buffer {
   const iso = date.toISOString(); // 2026-11-24T01:07:00.000Z → 261124010700Z
-  return tlv(0x17, Buffer.from(`${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`));
+  return tlv(
+    0x17,
+    Buffer.from(
+      `${iso.slice(2, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`,
+    ),
+  );
 }
 
 const ECDSA_WITH_SHA256 = sequence(oid('1.2.840.10045.4.3.2'));
@@ -57,7 +62,9 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
 }
 
 function keyIdentifier(publicKey: KeyObject): Buffer {
-  return createHash('sha1').update(publicKey.export({ type: 'spki', format: 'der' })).digest();
+  return createHash('sha1')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest();
 }
 
 function ipBytes(address: string): Buffer {
@@ -93,7 +100,10 @@ function certificate(spec: CertificateSpec): string {
   ];
   if (!spec.ca) {
     extensions.push(extension('2.5.29.37', false, sequence(oid('1.3.6.1.5.5.7.3.1'))));
-    const names = [...(spec.dnsNames ?? []).map((dns) => tlv(0x82, Buffer.from(dns))), ...(spec.ipAddresses ?? []).map((ip) => tlv(0x87, ipBytes(ip)))];
+    const names = [
+      ...(spec.dnsNames ?? []).map((dns) => tlv(0x82, Buffer.from(dns))),
+      ...(spec.ipAddresses ?? []).map((ip) => tlv(0x87, ipBytes(ip))),
+    ];
     extensions.push(extension('2.5.29.17', false, sequence(...names)));
   }
   const serial = randomBytes(16);
@@ -130,10 +140,27 @@ export function generateServingCertificate(now = new Date()): ServingCertificate
   const leaf = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
   const notAfter = new Date(now.getTime() + 365 * 24 * 60 * 60 * 1000);
-  const caPem = certificate({ subject: 'fake-kube-api-ca', issuer: 'fake-kube-api-ca', publicKey: ca.publicKey, signingKey: ca.privateKey, issuerPublicKey: ca.publicKey, ca: true, notBefore, notAfter });
+  const caPem = certificate({
+    subject: 'fake-kube-api-ca',
+    issuer: 'fake-kube-api-ca',
+    publicKey: ca.publicKey,
+    signingKey: ca.privateKey,
+    issuerPublicKey: ca.publicKey,
+    ca: true,
+    notBefore,
+    notAfter,
+  });
   const certPem = certificate({
-    subject: 'fake-kube-apiserver', issuer: 'fake-kube-api-ca', publicKey: leaf.publicKey, signingKey: ca.privateKey, issuerPublicKey: ca.publicKey, ca: false,
-    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default'], ipAddresses: ['127.0.0.1', '::1'], notBefore, notAfter,
+    subject: 'fake-kube-apiserver',
+    issuer: 'fake-kube-api-ca',
+    publicKey: leaf.publicKey,
+    signingKey: ca.privateKey,
+    issuerPublicKey: ca.publicKey,
+    ca: false,
+    dnsNames: ['localhost', 'kubernetes', 'kubernetes.default'],
+    ipAddresses: ['127.0.0.1', '::1'],
+    notBefore,
+    notAfter,
   });
   return { caPem, certPem, keyPem: leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }

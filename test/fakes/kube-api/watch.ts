@@ -59,7 +59,10 @@ export class WatchStream {
     let backlog: Array<{ type: string; object: KubeObject }>;
     let expiredFrom: number | undefined;
     if (sendInitialEvents || resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') {
-      backlog = this.store.list(key, this.request.namespace).filter((object) => this.matches(object)).map((object) => ({ type: 'ADDED', object }));
+      backlog = this.store
+        .list(key, this.request.namespace)
+        .filter((object) => this.matches(object))
+        .map((object) => ({ type: 'ADDED', object }));
     } else {
       const from = Number(resourceVersion);
       if (!Number.isInteger(from) || from < 0) throw errors.badRequest(`invalid resource version: ${resourceVersion}`);
@@ -73,7 +76,11 @@ export class WatchStream {
         backlog = events.flatMap((event) => this.translate(event));
       }
     }
-    this.response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    this.response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     this.response.flushHeaders();
     this.response.on('close', () => this.finish());
     if (expiredFrom !== undefined) {
@@ -83,8 +90,10 @@ export class WatchStream {
     this.unsubscribe = this.store.subscribe({ deliver: (event) => this.deliver(event) });
     for (const event of backlog) this.send(event.type, event.object);
     if (sendInitialEvents && this.request.allowBookmarks) this.bookmark({ 'k8s.io/initial-events-end': 'true' });
-    if (this.request.allowBookmarks && this.settings.bookmarkIntervalMs > 0) this.timers.push(setInterval(() => this.bookmark(), this.settings.bookmarkIntervalMs));
-    if (this.request.timeoutSeconds !== undefined && this.request.timeoutSeconds > 0) this.timers.push(setTimeout(() => this.close(), this.request.timeoutSeconds * 1000));
+    if (this.request.allowBookmarks && this.settings.bookmarkIntervalMs > 0)
+      this.timers.push(setInterval(() => this.bookmark(), this.settings.bookmarkIntervalMs));
+    if (this.request.timeoutSeconds !== undefined && this.request.timeoutSeconds > 0)
+      this.timers.push(setTimeout(() => this.close(), this.request.timeoutSeconds * 1000));
   }
 
   private tooOld(from: number): KubeError {
@@ -92,7 +101,11 @@ export class WatchStream {
   }
 
   private matches(object: KubeObject): boolean {
-    return (this.request.namespace === undefined || object.metadata.namespace === this.request.namespace) && this.request.labels(object) && this.request.fields(object);
+    return (
+      (this.request.namespace === undefined || object.metadata.namespace === this.request.namespace) &&
+      this.request.labels(object) &&
+      this.request.fields(object)
+    );
   }
 
   private translate(event: StoredEvent): Array<{ type: string; object: KubeObject }> {
@@ -114,7 +127,15 @@ export class WatchStream {
   private render(object: KubeObject): Record<string, unknown> {
     const served = this.lifecycle.output(object, this.request.resource, this.request.version);
     if (this.request.rendering.as !== 'Table') return served;
-    return toTable(this.request.resource, this.request.version, this.request.rendering.version, [served], 'Object', this.settings.now(), { resourceVersion: served.metadata.resourceVersion });
+    return toTable(
+      this.request.resource,
+      this.request.version,
+      this.request.rendering.version,
+      [served],
+      'Object',
+      this.settings.now(),
+      { resourceVersion: served.metadata.resourceVersion },
+    );
   }
 
   private write(line: string): void {
@@ -136,7 +157,12 @@ export class WatchStream {
     const { resource, version } = this.request;
     const metadata: Record<string, unknown> = { resourceVersion: String(this.store.currentRv()) };
     if (annotations) metadata.annotations = annotations;
-    this.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: resource.kind, apiVersion: apiVersionOf(resource.group, version), metadata } }));
+    this.write(
+      JSON.stringify({
+        type: 'BOOKMARK',
+        object: { kind: resource.kind, apiVersion: apiVersionOf(resource.group, version), metadata },
+      }),
+    );
   }
 
   /** An in-stream ERROR event carrying a 410 Status, then the end of the stream (as after etcd compaction). */

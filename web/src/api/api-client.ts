@@ -66,7 +66,9 @@ export class ApiClient {
       if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item);
       else if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { accept: options.text ? 'text/plain, application/json' : 'application/json' };
+    const headers: Record<string, string> = {
+      accept: options.text ? 'text/plain, application/json' : 'application/json',
+    };
     const token = this.options.tokens.get();
     if (token) headers.authorization = `Bearer ${token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -108,7 +110,10 @@ export class ApiClient {
   }
 
   async login(username: string, password: string): Promise<User> {
-    const answer = await this.request<LoginResponse>('POST', '/auth/login', { body: { username, password }, expectUnauthorized: true });
+    const answer = await this.request<LoginResponse>('POST', '/auth/login', {
+      body: { username, password },
+      expectUnauthorized: true,
+    });
     this.options.tokens.set(answer.token);
     return answer.user;
   }

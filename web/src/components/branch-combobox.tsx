@@ -36,7 +36,10 @@ export function BranchCombobox({
   const [active, setActive] = useState(-1);
   const names = useMemo(() => (branches ?? []).map((branch) => branch.name), [branches]);
   const needle = value.trim().toLowerCase();
-  const matches = useMemo(() => names.filter((branch) => branch.toLowerCase().includes(needle)).slice(0, MAX_SHOWN), [names, needle]);
+  const matches = useMemo(
+    () => names.filter((branch) => branch.toLowerCase().includes(needle)).slice(0, MAX_SHOWN),
+    [names, needle],
+  );
   const expanded = open && matches.length > 0;
   const exists = names.includes(value.trim());
 
@@ -65,12 +68,19 @@ export function BranchCombobox({
 
   let note: ReactNode;
   if (error) note = <Text value={`branches unavailable: ${error}`} />;
-  else if (value.trim() === '') note = loading ? 'Asking the remote for its branches…' : `${names.length} branch${names.length === 1 ? '' : 'es'} on the remote; type to filter, or a new name.`;
+  else if (value.trim() === '')
+    note = loading
+      ? 'Asking the remote for its branches…'
+      : `${names.length} branch${names.length === 1 ? '' : 'es'} on the remote; type to filter, or a new name.`;
   else if (exists) note = 'An existing branch on the remote.';
   else
     note = (
       <>
-        New branch <strong className="mono"><Text value={value.trim()} /></strong>: not on the remote, it {newBranchNote}.
+        New branch{' '}
+        <strong className="mono">
+          <Text value={value.trim()} />
+        </strong>
+        : not on the remote, it {newBranchNote}.
       </>
     );
 
@@ -117,7 +127,12 @@ export function BranchCombobox({
           </li>
         ))}
       </ul>
-      <p id={noteId} className={`field-note${!exists && value.trim() !== '' && !error ? ' new-branch' : ''}`} data-testid={`${name}-note`} aria-live="polite">
+      <p
+        id={noteId}
+        className={`field-note${!exists && value.trim() !== '' && !error ? ' new-branch' : ''}`}
+        data-testid={`${name}-note`}
+        aria-live="polite"
+      >
         {note}
       </p>
     </div>

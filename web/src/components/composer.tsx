@@ -17,11 +17,13 @@ export function Composer({ repo, name, label = 'Answer' }: { repo: string; name:
   const send = () => {
     if (text.trim() === '' || sending.pending) return;
     setSent(false);
-    void sending.run(() => api.sendInput(repo, name, text)).then((ok) => {
-      if (!ok) return;
-      setText('');
-      setSent(true);
-    });
+    void sending
+      .run(() => api.sendInput(repo, name, text))
+      .then((ok) => {
+        if (!ok) return;
+        setText('');
+        setSent(true);
+      });
   };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

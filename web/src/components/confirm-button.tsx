@@ -37,7 +37,8 @@ export function ConfirmButton({
   }, [asking]);
   useEffect(
     () => () => {
-      if (confirmed.current && (document.activeElement === null || document.activeElement === document.body)) focusPageHeading();
+      if (confirmed.current && (document.activeElement === null || document.activeElement === document.body))
+        focusPageHeading();
     },
     [],
   );

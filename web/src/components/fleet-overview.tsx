@@ -29,7 +29,11 @@ export function FleetOverview({ list }: { list: WorkspaceList }) {
           <dt>Agents</dt>
           <dd className="legend" data-testid="agents-per-state">
             {overview.agents.map(({ state, count }) => (
-              <span key={state} className={`badge agent-${state}${count === 0 ? ' zero' : ''}`} title={`${count} ${state}`}>
+              <span
+                key={state}
+                className={`badge agent-${state}${count === 0 ? ' zero' : ''}`}
+                title={`${count} ${state}`}
+              >
                 {state} {count}
               </span>
             ))}

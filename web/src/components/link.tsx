@@ -4,7 +4,17 @@ import { navigate } from '../hooks/use-route.js';
 import { pathOf, type Route } from '../lib/routes.js';
 
 /** `label`: an accessible name that adds to the visible text ("Terminal demo/x" for "Terminal"). */
-export function Link({ to, children, className, label }: { to: Route; children: ReactNode; className?: string; label?: string }) {
+export function Link({
+  to,
+  children,
+  className,
+  label,
+}: {
+  to: Route;
+  children: ReactNode;
+  className?: string;
+  label?: string;
+}) {
   const href = pathOf(to);
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;

@@ -18,11 +18,29 @@ function missing(entry: ShipSystemResources | undefined): string {
 }
 
 function Bar({ label, value, max = 1 }: { label: string; value: number; max?: number }) {
-  return <meter aria-label={label} min={0} max={max} low={max * 0.7} high={max * 0.9} optimum={0} value={Math.min(Math.max(value, 0), max)} />;
+  return (
+    <meter
+      aria-label={label}
+      min={0}
+      max={max}
+      low={max * 0.7}
+      high={max * 0.9}
+      optimum={0}
+      value={Math.min(Math.max(value, 0), max)}
+    />
+  );
 }
 
 /** `offline`: the caller knows the ship is offline (the ships page's fresher status), whatever `entry` holds. */
-export function ResourceCells({ ship, entry, offline = false }: { ship: string; entry: ShipSystemResources | undefined; offline?: boolean }) {
+export function ResourceCells({
+  ship,
+  entry,
+  offline = false,
+}: {
+  ship: string;
+  entry: ShipSystemResources | undefined;
+  offline?: boolean;
+}) {
   const resources = offline ? null : entry?.resources;
   if (!resources) {
     const why = offline ? 'offline: no data' : missing(entry);

@@ -3,7 +3,15 @@
 // text (an agent's question) keeps its line breaks and tabs.
 import { visibleSegments } from '../lib/visible-text.js';
 
-export function Text({ value, className, multiline = false }: { value: string; className?: string; multiline?: boolean }) {
+export function Text({
+  value,
+  className,
+  multiline = false,
+}: {
+  value: string;
+  className?: string;
+  multiline?: boolean;
+}) {
   return (
     <span className={className}>
       {visibleSegments(value, multiline).map((segment, index) =>

@@ -27,12 +27,24 @@ export function WorkspaceActions({
           <Link to={{ page: 'terminal', repo, name }} className="button" label={`Terminal ${key}`}>
             Terminal
           </Link>
-          <button type="button" disabled={action.pending} aria-label={`Deactivate ${key}`} onClick={() => void action.run(() => api.deactivate(repo, name)).then((ok) => ok && onChanged?.('deactivated'))}>
+          <button
+            type="button"
+            disabled={action.pending}
+            aria-label={`Deactivate ${key}`}
+            onClick={() =>
+              void action.run(() => api.deactivate(repo, name)).then((ok) => ok && onChanged?.('deactivated'))
+            }
+          >
             Deactivate
           </button>
         </>
       ) : (
-        <button type="button" disabled={action.pending} aria-label={`Activate ${key}`} onClick={() => void action.run(() => api.activate(repo, name)).then((ok) => ok && onChanged?.('activated'))}>
+        <button
+          type="button"
+          disabled={action.pending}
+          aria-label={`Activate ${key}`}
+          onClick={() => void action.run(() => api.activate(repo, name)).then((ok) => ok && onChanged?.('activated'))}
+        >
           Activate
         </button>
       )}
@@ -45,7 +57,9 @@ export function WorkspaceActions({
             Delete <Text value={`${repo}/${name}`} /> and its directory?
           </>
         }
-        onConfirm={() => void action.run(() => api.deleteWorkspace(repo, name)).then((ok) => ok && onChanged?.('deleted'))}
+        onConfirm={() =>
+          void action.run(() => api.deleteWorkspace(repo, name)).then((ok) => ok && onChanged?.('deleted'))
+        }
       />
       <ErrorMessage error={action.error} />
     </span>

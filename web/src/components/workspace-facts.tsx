@@ -10,7 +10,8 @@ export function AgentFacts({ agent }: { agent: AgentStatus | null }) {
   return (
     <span className="agent">
       <span className={`badge agent-${agent.state}`}>{agent.state}</span>
-      {agent.stale && <span className="badge stale">stale</span>} <Text className="description" value={agent.description} />
+      {agent.stale && <span className="badge stale">stale</span>}{' '}
+      <Text className="description" value={agent.description} />
       {agent.link && (
         <>
           {' '}
@@ -36,7 +37,8 @@ export function EphemeralFacts({ ephemeral }: { ephemeral: EphemeralWorkspace | 
         <>
           {' '}
           <span className="pull-request">
-            PR <ExternalLink url={ephemeral.pullRequest.url} label={`#${ephemeral.pullRequest.number}`} /> ({ephemeral.pullRequest.state})
+            PR <ExternalLink url={ephemeral.pullRequest.url} label={`#${ephemeral.pullRequest.number}`} /> (
+            {ephemeral.pullRequest.state})
           </span>
         </>
       )}

@@ -42,7 +42,10 @@ export function useAttentionSignals(count: number): void {
         lastShown.current.set(key, now);
         // newlyAwaiting answers only the key of the change itself, never for a sync.
         const description = event.type === 'sync' ? '' : (event.workspace.agent?.description ?? '');
-        const notification = new Notification(`${key} is waiting for you`, { body: description, tag: `svc-awaiting-${key}` });
+        const notification = new Notification(`${key} is waiting for you`, {
+          body: description,
+          tag: `svc-awaiting-${key}`,
+        });
         notification.onclick = () => {
           window.focus();
           navigate(pathOf({ page: 'inbox' }));

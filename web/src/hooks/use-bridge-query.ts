@@ -12,7 +12,12 @@ export interface AsyncData<T> {
 }
 
 /** `pollMs`: re-read that often while the page is visible (TanStack Query pauses it in a hidden tab). */
-export function useBridgeQuery<T>(key: QueryKey, load: () => Promise<T>, enabled = true, pollMs?: number): AsyncData<T> {
+export function useBridgeQuery<T>(
+  key: QueryKey,
+  load: () => Promise<T>,
+  enabled = true,
+  pollMs?: number,
+): AsyncData<T> {
   const query = useQuery({ queryKey: key, queryFn: load, enabled, refetchInterval: pollMs ?? false });
   return {
     data: query.data,

@@ -39,7 +39,9 @@ export function useResources(pollMs?: number) {
 
 export function useArmory() {
   const api = useApi();
-  return useBridgeQuery(queryKeys.armory, () => Promise.all([api.armory(), api.armoryShips()]).then(([manifest, ships]) => ({ manifest, ships })));
+  return useBridgeQuery(queryKeys.armory, () =>
+    Promise.all([api.armory(), api.armoryShips()]).then(([manifest, ships]) => ({ manifest, ships })),
+  );
 }
 
 /** One armory file (none asked while `path` is empty). */

@@ -28,7 +28,10 @@ const browserTimers = {
   clearTimeout: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
-export function useTerminal(repo: string, name: string): { status: TerminalStatus; feed: TerminalFeed; connectNow(): void } {
+export function useTerminal(
+  repo: string,
+  name: string,
+): { status: TerminalStatus; feed: TerminalFeed; connectNow(): void } {
   const api = useApi();
   const [status, setStatus] = useState<TerminalStatus>({ state: { kind: 'connecting' }, queueFull: false });
   const current = useRef<ReconnectingTerminal | null>(null);

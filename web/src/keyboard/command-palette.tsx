@@ -20,7 +20,10 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
   const { signOut } = useSession();
   const { isAdmin, authRequired } = useViewer();
   const { list } = useLiveFleet();
-  const commands = useMemo(() => buildCommands({ isAdmin, authRequired, workspaces: list.byKey.values() }), [isAdmin, authRequired, list]);
+  const commands = useMemo(
+    () => buildCommands({ isAdmin, authRequired, workspaces: list.byKey.values() }),
+    [isAdmin, authRequired, list],
+  );
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const [deleting, setDeleting] = useState<Command | null>(null);
@@ -39,7 +42,13 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
         return;
       case 'activate':
       case 'deactivate':
-        void action.run(() => (effect.kind === 'activate' ? api.activate(effect.repo, effect.name) : api.deactivate(effect.repo, effect.name))).then((ok) => ok && onClose());
+        void action
+          .run(() =>
+            effect.kind === 'activate'
+              ? api.activate(effect.repo, effect.name)
+              : api.deactivate(effect.repo, effect.name),
+          )
+          .then((ok) => ok && onClose());
         return;
       case 'delete':
         setDeleting(command);
@@ -82,11 +91,14 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
             disabled={action.pending}
             aria-label={`Yes, delete ${repo}/${name}`}
             onClick={() =>
-              void action.run(() => api.deleteWorkspace(repo, name)).then((ok) => {
-                if (!ok) return;
-                onClose();
-                if (window.location.pathname === pathOf({ page: 'workspace', repo, name })) navigate(pathOf({ page: 'workspaces' }));
-              })
+              void action
+                .run(() => api.deleteWorkspace(repo, name))
+                .then((ok) => {
+                  if (!ok) return;
+                  onClose();
+                  if (window.location.pathname === pathOf({ page: 'workspace', repo, name }))
+                    navigate(pathOf({ page: 'workspaces' }));
+                })
             }
           >
             Yes, delete

@@ -35,7 +35,11 @@ const PAGES: { label: string; route: Route; adminOnly?: boolean }[] = [
   { label: 'Account', route: { page: 'account' } },
 ];
 
-export function buildCommands(options: { isAdmin: boolean; authRequired: boolean; workspaces: Iterable<BridgeWorkspaceSummary> }): Command[] {
+export function buildCommands(options: {
+  isAdmin: boolean;
+  authRequired: boolean;
+  workspaces: Iterable<BridgeWorkspaceSummary>;
+}): Command[] {
   const commands: Command[] = PAGES.filter((page) => !page.adminOnly || options.isAdmin).map((page) => ({
     id: `page:${page.route.page}`,
     label: `Go to ${page.label}`,
@@ -50,23 +54,58 @@ export function buildCommands(options: { isAdmin: boolean; authRequired: boolean
     const page: Route = { page: 'workspace', repo, name };
     commands.push({ id: at('open'), label: `Open ${key}`, group: 'Workspace', effect: { kind: 'go', route: page } });
     if (workspace.active) {
-      commands.push({ id: at('terminal'), label: `Terminal of ${key}`, group: 'Workspace', effect: { kind: 'go', route: { page: 'terminal', repo, name } } });
-      if (workspace.agent) commands.push({ id: at('answer'), label: `Answer the agent of ${key}`, group: 'Workspace', effect: { kind: 'go', route: page, focus: 'answer' } });
-      commands.push({ id: at('deactivate'), label: `Deactivate ${key}`, group: 'Workspace', effect: { kind: 'deactivate', repo, name } });
+      commands.push({
+        id: at('terminal'),
+        label: `Terminal of ${key}`,
+        group: 'Workspace',
+        effect: { kind: 'go', route: { page: 'terminal', repo, name } },
+      });
+      if (workspace.agent)
+        commands.push({
+          id: at('answer'),
+          label: `Answer the agent of ${key}`,
+          group: 'Workspace',
+          effect: { kind: 'go', route: page, focus: 'answer' },
+        });
+      commands.push({
+        id: at('deactivate'),
+        label: `Deactivate ${key}`,
+        group: 'Workspace',
+        effect: { kind: 'deactivate', repo, name },
+      });
     } else {
-      commands.push({ id: at('activate'), label: `Activate ${key}`, group: 'Workspace', effect: { kind: 'activate', repo, name } });
+      commands.push({
+        id: at('activate'),
+        label: `Activate ${key}`,
+        group: 'Workspace',
+        effect: { kind: 'activate', repo, name },
+      });
     }
-    commands.push({ id: at('branch'), label: `Switch branch of ${key}`, group: 'Workspace', effect: { kind: 'go', route: page, focus: 'switch-branch' } });
-    commands.push({ id: at('delete'), label: `Delete ${key}`, group: 'Workspace', effect: { kind: 'delete', repo, name } });
+    commands.push({
+      id: at('branch'),
+      label: `Switch branch of ${key}`,
+      group: 'Workspace',
+      effect: { kind: 'go', route: page, focus: 'switch-branch' },
+    });
+    commands.push({
+      id: at('delete'),
+      label: `Delete ${key}`,
+      group: 'Workspace',
+      effect: { kind: 'delete', repo, name },
+    });
   }
   commands.push({ id: 'app:shortcuts', label: 'Show keyboard shortcuts', group: 'App', effect: { kind: 'shortcuts' } });
-  if (options.authRequired) commands.push({ id: 'app:sign-out', label: 'Sign out', group: 'App', effect: { kind: 'sign-out' } });
+  if (options.authRequired)
+    commands.push({ id: 'app:sign-out', label: 'Sign out', group: 'App', effect: { kind: 'sign-out' } });
   return commands;
 }
 
 /** The commands whose label holds every word of `query` (any order, any case), in their order. */
 export function matchCommands(commands: readonly Command[], query: string): Command[] {
-  const words = query.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   if (words.length === 0) return [...commands];
   return commands.filter((command) => {
     const label = command.label.toLowerCase();

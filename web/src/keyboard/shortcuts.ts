@@ -8,8 +8,16 @@ export interface Shortcut {
 
 export const SHORTCUTS: readonly Shortcut[] = [
   // keyboard/use-global-shortcuts.ts
-  { keys: ['Ctrl+K', '⌘K'], what: 'Open the command palette: every page and every workspace action', where: 'everywhere but the terminal' },
-  { keys: ['Ctrl+Shift+K'], what: 'Open the command palette (Ctrl+K belongs to the shell there)', where: 'everywhere, the terminal included' },
+  {
+    keys: ['Ctrl+K', '⌘K'],
+    what: 'Open the command palette: every page and every workspace action',
+    where: 'everywhere but the terminal',
+  },
+  {
+    keys: ['Ctrl+Shift+K'],
+    what: 'Open the command palette (Ctrl+K belongs to the shell there)',
+    where: 'everywhere, the terminal included',
+  },
   { keys: ['?'], what: 'Show these shortcuts', where: 'everywhere but a text field or the terminal' },
   { keys: ['Esc'], what: 'Close the palette, this list, a suggestion list or a confirmation', where: 'everywhere' },
   // keyboard/command-palette.tsx

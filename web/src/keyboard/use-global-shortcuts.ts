@@ -5,7 +5,10 @@
 import { useEffect } from 'react';
 
 function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))
+  );
 }
 
 function inTerminal(target: EventTarget | null): boolean {
@@ -23,7 +26,14 @@ export function useGlobalShortcuts(handlers: { palette: () => void; shortcuts: (
         handlers.palette();
         return;
       }
-      if (event.key === '?' && !event.ctrlKey && !event.metaKey && !event.altKey && !isTyping(event.target) && !inTerminal(event.target)) {
+      if (
+        event.key === '?' &&
+        !event.ctrlKey &&
+        !event.metaKey &&
+        !event.altKey &&
+        !isTyping(event.target) &&
+        !inTerminal(event.target)
+      ) {
         event.preventDefault();
         handlers.shortcuts();
       }

@@ -29,7 +29,10 @@ function decode(segment: string): string | null {
 
 export function parseRoute(pathname: string): Route {
   if (!pathname.startsWith(BASE)) return pathname === '/ui' ? { page: 'inbox' } : { page: 'not-found' };
-  const parts = pathname.slice(BASE.length).split('/').filter((part, index, all) => part !== '' || index < all.length - 1);
+  const parts = pathname
+    .slice(BASE.length)
+    .split('/')
+    .filter((part, index, all) => part !== '' || index < all.length - 1);
   if (parts.length === 0 || (parts.length === 1 && parts[0] === '')) return { page: 'inbox' };
   if (parts[0] === 'workspaces') {
     if (parts.length === 1) return { page: 'workspaces' };

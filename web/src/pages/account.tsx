@@ -53,7 +53,14 @@ function EmailForm({ user }: { user: User }) {
       <h2>Change email</h2>
       <label>
         New email
-        <input name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <input
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          required
+        />
       </label>
       <button type="submit" disabled={action.pending}>
         Change email
@@ -79,20 +86,36 @@ function PasswordForm({ user }: { user: User }) {
     event.preventDefault();
     setMismatch(password !== repeat);
     if (password !== repeat) return;
-    void action.run(() => api.setPassword(user.username, password)).then((ok) => {
-      if (ok) void signOut();
-    });
+    void action
+      .run(() => api.setPassword(user.username, password))
+      .then((ok) => {
+        if (ok) void signOut();
+      });
   };
   return (
     <form onSubmit={submit} className="stacked" aria-label="change password">
       <h2>Change password</h2>
       <label>
         New password
-        <input name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        <input
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
       </label>
       <label>
         Repeat
-        <input name="repeat" type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} required />
+        <input
+          name="repeat"
+          type="password"
+          autoComplete="new-password"
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+          required
+        />
       </label>
       <p className="muted">Changing it signs you out everywhere.</p>
       <button type="submit" disabled={action.pending}>

@@ -25,7 +25,11 @@ export function ArmoryPage() {
       <ErrorMessage error={armory.error} />
       {manifest && (
         <p>
-          Revision <span className="mono" data-testid="revision">{manifest.revision}</span>, {manifest.entries.length} file
+          Revision{' '}
+          <span className="mono" data-testid="revision">
+            {manifest.revision}
+          </span>
+          , {manifest.entries.length} file
           {manifest.entries.length === 1 ? '' : 's'}
         </p>
       )}
@@ -72,7 +76,11 @@ function ShipStates({ ships, revision }: { ships: ShipArmoryState[]; revision: s
                 <td data-label="Synced">{state?.syncedAt ?? '—'}</td>
                 <td data-label="Files">{state ? state.fileCount : '—'}</td>
                 <td className="sync-details">
-                  {!state && <span className="muted">{ship.status === 'offline' ? 'the ship is offline' : 'the ship did not answer'}</span>}
+                  {!state && (
+                    <span className="muted">
+                      {ship.status === 'offline' ? 'the ship is offline' : 'the ship did not answer'}
+                    </span>
+                  )}
                   {state?.lastError && (
                     <pre className="last-error" data-testid="last-error">
                       <Text value={state.lastError} multiline />
@@ -81,8 +89,10 @@ function ShipStates({ ships, revision }: { ships: ShipArmoryState[]; revision: s
                   {install && (
                     <>
                       <p className="muted">
-                        installed {install.skillCount} skill{install.skillCount === 1 ? '' : 's'}, {install.pluginCount} plugin
-                        {install.pluginCount === 1 ? '' : 's'}, {install.dotfileCount} dotfile{install.dotfileCount === 1 ? '' : 's'}
+                        installed {install.skillCount} skill{install.skillCount === 1 ? '' : 's'}, {install.pluginCount}{' '}
+                        plugin
+                        {install.pluginCount === 1 ? '' : 's'}, {install.dotfileCount} dotfile
+                        {install.dotfileCount === 1 ? '' : 's'}
                         {install.removedCount > 0 ? `, removed ${install.removedCount}` : ''}
                       </p>
                       <Problems title="Conflicts" items={install.conflicts} />
@@ -128,7 +138,13 @@ function FileBrowser({ manifest }: { manifest: ArmoryManifest }) {
       <h2>Files</h2>
       <label className="inline">
         Filter files
-        <input name="file-filter" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="path" />
+        <input
+          name="file-filter"
+          type="search"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          placeholder="path"
+        />
       </label>
       <div className="file-browser">
         <nav aria-label="armory files" className="file-tree">
@@ -141,7 +157,12 @@ function FileBrowser({ manifest }: { manifest: ArmoryManifest }) {
                 <ul>
                   {files.map((file) => (
                     <li key={file.path}>
-                      <button type="button" className="file-button" aria-current={file.path === selected ? 'true' : undefined} onClick={() => setSelected(file.path)}>
+                      <button
+                        type="button"
+                        className="file-button"
+                        aria-current={file.path === selected ? 'true' : undefined}
+                        onClick={() => setSelected(file.path)}
+                      >
                         <Text value={file.path.slice(section.length + 1)} />
                       </button>
                     </li>

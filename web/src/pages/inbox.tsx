@@ -40,7 +40,9 @@ export function InboxPage() {
       if (event.key === 'j') next = Math.min(current + 1, entries.length - 1);
       else if (event.key === 'k') next = Math.max(current - 1, 0);
       else if (event.key === 'n') {
-        const after = [...entries.slice(current + 1), ...entries.slice(0, current + 1)].find((entry) => entry.reason === 'awaiting');
+        const after = [...entries.slice(current + 1), ...entries.slice(0, current + 1)].find(
+          (entry) => entry.reason === 'awaiting',
+        );
         if (after) next = entries.indexOf(after);
       }
       if (next === null || next < 0) return;
@@ -106,7 +108,10 @@ function AttentionItem({ entry, now, onDismiss }: { entry: AttentionEntry; now: 
         <Link to={{ page: 'workspace', repo: workspace.repoName, name: workspace.name }} className="workspace-name">
           <Text value={workspace.repoName} />/<Text value={workspace.name} />
         </Link>
-        <span className="waited" title={entry.atLeast ? `already so when this page connected (${entry.since})` : entry.since}>
+        <span
+          className="waited"
+          title={entry.atLeast ? `already so when this page connected (${entry.since})` : entry.since}
+        >
           {entry.atLeast ? 'for at least ' : 'for '}
           {elapsed(entry.since, now)}
         </span>
@@ -148,7 +153,10 @@ function AttentionItem({ entry, now, onDismiss }: { entry: AttentionEntry; now: 
           Review
         </Link>
         {workspace.active && (
-          <Link to={{ page: 'terminal', repo: workspace.repoName, name: workspace.name }} label={`Terminal ${entry.key}`}>
+          <Link
+            to={{ page: 'terminal', repo: workspace.repoName, name: workspace.name }}
+            label={`Terminal ${entry.key}`}
+          >
             Terminal
           </Link>
         )}
@@ -177,7 +185,9 @@ function DiffCounts({ repo, name }: { repo: string; name: string }) {
 function NotificationControl() {
   const { user } = useViewer();
   const { muted, setMuted } = useNotificationsMuted(user?.username ?? '');
-  const [permission, setPermission] = useState(() => (typeof Notification === 'undefined' ? 'unsupported' : Notification.permission));
+  const [permission, setPermission] = useState(() =>
+    typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
+  );
   if (permission === 'unsupported') return null;
   if (permission === 'denied') return <span className="muted">Notifications are blocked in this browser</span>;
   if (permission === 'default') {
@@ -189,11 +199,15 @@ function NotificationControl() {
   }
   return (
     <label className="inline">
-      <input type="checkbox" name="mute" checked={muted} onChange={(event) => setMuted(event.target.checked)} /> mute notifications
+      <input type="checkbox" name="mute" checked={muted} onChange={(event) => setMuted(event.target.checked)} /> mute
+      notifications
     </label>
   );
 }
 
 function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))
+  );
 }

@@ -41,7 +41,9 @@ export function NewWorkspacePage() {
     if (nameProblem) return;
     if (from === 'issue' && issue === null) return;
     const request: BridgeCreateWorkspaceRequest =
-      from === 'branch' ? { ship, repoName: repo, name, branch } : { ship, repoName: repo, name, issueNumber: issue!, ...(ephemeral ? { ephemeral: true } : {}) };
+      from === 'branch'
+        ? { ship, repoName: repo, name, branch }
+        : { ship, repoName: repo, name, issueNumber: issue!, ...(ephemeral ? { ephemeral: true } : {}) };
     void action.run(async () => {
       const created = await api.createWorkspace(request);
       navigate(pathOf({ page: 'workspace', repo: created.repoName, name: created.name }));
@@ -105,16 +107,37 @@ export function NewWorkspacePage() {
             autoComplete="off"
           />
         </label>
-        <p id="name-problem" className={showNameProblem ? 'error field-note' : 'field-note muted'} aria-live="polite" data-testid="name-problem">
-          {showNameProblem ? `Name: ${nameProblem}` : 'Any name up to 128 bytes, without / or \\ or control characters.'}
+        <p
+          id="name-problem"
+          className={showNameProblem ? 'error field-note' : 'field-note muted'}
+          aria-live="polite"
+          data-testid="name-problem"
+        >
+          {showNameProblem
+            ? `Name: ${nameProblem}`
+            : 'Any name up to 128 bytes, without / or \\ or control characters.'}
         </p>
         <fieldset>
           <legend>From</legend>
           <label className="inline">
-            <input type="radio" name="from" value="branch" checked={from === 'branch'} onChange={() => setFrom('branch')} /> a branch
+            <input
+              type="radio"
+              name="from"
+              value="branch"
+              checked={from === 'branch'}
+              onChange={() => setFrom('branch')}
+            />{' '}
+            a branch
           </label>
           <label className="inline">
-            <input type="radio" name="from" value="issue" checked={from === 'issue'} onChange={() => setFrom('issue')} /> an issue
+            <input
+              type="radio"
+              name="from"
+              value="issue"
+              checked={from === 'issue'}
+              onChange={() => setFrom('issue')}
+            />{' '}
+            an issue
           </label>
         </fieldset>
         {from === 'branch' ? (
@@ -131,8 +154,13 @@ export function NewWorkspacePage() {
           <>
             <IssuePicker repo={repo} value={issue} onChange={setIssue} />
             <label className="inline">
-              <input name="ephemeral" type="checkbox" checked={ephemeral} onChange={(e) => setEphemeral(e.target.checked)} /> ephemeral (removed
-              once its pull request is merged or closed)
+              <input
+                name="ephemeral"
+                type="checkbox"
+                checked={ephemeral}
+                onChange={(e) => setEphemeral(e.target.checked)}
+              />{' '}
+              ephemeral (removed once its pull request is merged or closed)
             </label>
           </>
         )}

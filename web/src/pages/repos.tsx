@@ -43,7 +43,12 @@ export function ReposPage() {
                 <Text value={repo.provider} />
               </td>
               <td className="actions">
-                <button type="button" aria-label={`Branches of ${repo.name}`} aria-expanded={shown === repo.name} onClick={() => setShown(shown === repo.name ? '' : repo.name)}>
+                <button
+                  type="button"
+                  aria-label={`Branches of ${repo.name}`}
+                  aria-expanded={shown === repo.name}
+                  onClick={() => setShown(shown === repo.name ? '' : repo.name)}
+                >
                   Branches
                 </button>
                 <ConfirmButton

@@ -84,12 +84,29 @@ export function ShipsPage() {
   );
 }
 
-function TokenField({ label, name, value, onChange }: { label: string; name: string; value: string; onChange: (value: string) => void }) {
+function TokenField({
+  label,
+  name,
+  value,
+  onChange,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   return (
     <div className="token-field">
       <label>
         {label}
-        <input name={name} value={value} onChange={(e) => onChange(e.target.value)} autoComplete="off" spellCheck={false} className="mono" />
+        <input
+          name={name}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          autoComplete="off"
+          spellCheck={false}
+          className="mono"
+        />
       </label>
       <button type="button" onClick={() => onChange(generateToken())} aria-label={`Generate ${label}`}>
         Generate
@@ -128,13 +145,20 @@ function NewShipForm({ onRegistered }: { onRegistered: () => void }) {
       <h2>New ship</h2>
       <label>
         URL
-        <input name="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://host:4700" required />
+        <input
+          name="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="http://host:4700"
+          required
+        />
       </label>
       <TokenField label="Ship token" name="shipToken" value={shipToken} onChange={setShipToken} />
       <TokenField label="Bridge token" name="bridgeToken" value={bridgeToken} onChange={setBridgeToken} />
       <p className="muted">
-        Give the ship both tokens (as SVC_SHIP_TOKEN and SVC_BRIDGE_TOKEN) before registering it. Copy the ship token now: the bridge stores
-        only its hash, so it cannot be shown again. Leave both blank to register a ship without credentials.
+        Give the ship both tokens (as SVC_SHIP_TOKEN and SVC_BRIDGE_TOKEN) before registering it. Copy the ship token
+        now: the bridge stores only its hash, so it cannot be shown again. Leave both blank to register a ship without
+        credentials.
       </p>
       <button type="submit" disabled={action.pending}>
         {action.pending ? 'Registering…' : 'Register'}

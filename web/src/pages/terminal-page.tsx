@@ -22,7 +22,10 @@ function statusLine(status: TerminalStatus): { text: string; action?: string } {
     case 'open':
       return { text: 'Connected.' };
     case 'reconnecting':
-      return { text: `Connection lost: reconnecting… (attempt ${state.attempt}; what you type is sent when it is back)`, action: 'Reconnect now' };
+      return {
+        text: `Connection lost: reconnecting… (attempt ${state.attempt}; what you type is sent when it is back)`,
+        action: 'Reconnect now',
+      };
     case 'elsewhere':
       return { text: `${OPEN_ELSEWHERE} ${OPEN_ELSEWHERE_HELP}`, action: 'Take over' };
     case 'ended':
@@ -55,7 +58,11 @@ export function TerminalPage({ repo, name }: { repo: string; name: string }) {
       {status.data && !active && (
         <p className="notice">
           The workspace is not active.{' '}
-          <button type="button" disabled={activating.pending} onClick={() => void activating.run(() => api.activate(repo, name)).then((ok) => ok && status.reload())}>
+          <button
+            type="button"
+            disabled={activating.pending}
+            onClick={() => void activating.run(() => api.activate(repo, name)).then((ok) => ok && status.reload())}
+          >
             Activate
           </button>
           <ErrorMessage error={activating.error} />

@@ -45,7 +45,9 @@ export function UsersPage() {
                   name="role"
                   aria-label={`role of ${user.username}`}
                   value={user.role}
-                  onChange={(e) => void action.run(() => api.setRole(user.username, e.target.value as Role)).then(users.reload)}
+                  onChange={(e) =>
+                    void action.run(() => api.setRole(user.username, e.target.value as Role)).then(users.reload)
+                  }
                 >
                   <option value="member">member</option>
                   <option value="admin">admin</option>
@@ -103,7 +105,14 @@ function AddUserForm({ onAdded }: { onAdded: () => void }) {
       </label>
       <label>
         Password
-        <input name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+        <input
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
       </label>
       <label>
         Role

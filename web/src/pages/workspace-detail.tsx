@@ -39,22 +39,26 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
   const live = useLiveWorkspace(repo, name);
   const workspace = live.gone ? undefined : status.data;
   const now = useNow();
-  const counts = workspace?.state === 'active' ? `${workspace.diff.added}/${workspace.diff.removed}/${workspace.diff.commits}` : '';
+  const counts =
+    workspace?.state === 'active' ? `${workspace.diff.added}/${workspace.diff.removed}/${workspace.diff.commits}` : '';
   const seenCounts = useRef(counts);
   useEffect(() => {
     const before = seenCounts.current;
     seenCounts.current = counts;
-    if (before && counts && before !== counts) void queries.invalidateQueries({ queryKey: queryKeys.diffs(repo, name) });
+    if (before && counts && before !== counts)
+      void queries.invalidateQueries({ queryKey: queryKeys.diffs(repo, name) });
   }, [counts, queries, repo, name]);
 
   const switchBranch = (event: FormEvent) => {
     event.preventDefault();
-    void switching.run(() => api.switchBranch(repo, name, branch)).then((ok) => {
-      if (ok) {
-        setBranch('');
-        void queries.invalidateQueries({ queryKey: queryKeys.workspace(repo, name) });
-      }
-    });
+    void switching
+      .run(() => api.switchBranch(repo, name, branch))
+      .then((ok) => {
+        if (ok) {
+          setBranch('');
+          void queries.invalidateQueries({ queryKey: queryKeys.workspace(repo, name) });
+        }
+      });
   };
   const agent = workspace?.state === 'active' ? workspace.agent : null;
   // Opened from the command palette for its branch or its agent (keyboard/commands.ts): focus that field
@@ -65,7 +69,9 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
     const wanted = window.location.hash.slice(1);
     if (!loaded || (wanted !== 'switch-branch' && wanted !== 'answer')) return;
     if (wanted === 'answer' && !hasAgent) return;
-    const field = document.querySelector<HTMLElement>(wanted === 'answer' ? 'section[aria-label="agent"] textarea' : 'form[aria-label="switch branch"] input');
+    const field = document.querySelector<HTMLElement>(
+      wanted === 'answer' ? 'section[aria-label="agent"] textarea' : 'form[aria-label="switch branch"] input',
+    );
     if (!field) return;
     field.focus();
     window.history.replaceState(window.history.state, '', window.location.pathname);
@@ -88,7 +94,9 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
             <section aria-label="agent" className={`agent-panel agent-${agent.state}`}>
               <p className="agent-line">
                 <span className={`badge agent-${agent.state}`}>{agent.state}</span>
-                {agent.stale && agent.quietSince && <span className="badge stale">no activity for {elapsed(agent.quietSince, now)}</span>}
+                {agent.stale && agent.quietSince && (
+                  <span className="badge stale">no activity for {elapsed(agent.quietSince, now)}</span>
+                )}
                 <span className="muted">
                   <Text value={agent.model} /> · <Text value={agent.harness} />
                 </span>
@@ -119,7 +127,8 @@ export function WorkspaceDetailPage({ repo, name }: { repo: string; name: string
               <>
                 <dt>Changes</dt>
                 <dd data-testid="diff-counts">
-                  +{workspace.diff.added} −{workspace.diff.removed}, {workspace.diff.commits} commit{workspace.diff.commits === 1 ? '' : 's'} ahead
+                  +{workspace.diff.added} −{workspace.diff.removed}, {workspace.diff.commits} commit
+                  {workspace.diff.commits === 1 ? '' : 's'} ahead
                 </dd>
                 {!workspace.agent && (
                   <>

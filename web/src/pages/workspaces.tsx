@@ -40,7 +40,13 @@ export function WorkspacesPage() {
         </label>
         <label>
           Filter
-          <input name="filter" type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="repo, name, ship, branch, agent" />
+          <input
+            name="filter"
+            type="search"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="repo, name, ship, branch, agent"
+          />
         </label>
         <LiveIndicator />
       </div>
@@ -90,12 +96,20 @@ function VisibleRows({ shown }: { shown: BridgeWorkspaceSummary[] }) {
   });
   const items = virtualizer.getVirtualItems();
   const before = items.length > 0 ? items[0]!.start - virtualizer.options.scrollMargin : 0;
-  const after = items.length > 0 ? virtualizer.getTotalSize() - (items[items.length - 1]!.end - virtualizer.options.scrollMargin) : 0;
+  const after =
+    items.length > 0
+      ? virtualizer.getTotalSize() - (items[items.length - 1]!.end - virtualizer.options.scrollMargin)
+      : 0;
   return (
     <tbody ref={body}>
       {before > 0 && <tr aria-hidden="true" className="spacer" style={{ height: before }} />}
       {items.map((item) => (
-        <WorkspaceRow key={item.key} workspace={shown[item.index]!} index={item.index} measure={virtualizer.measureElement} />
+        <WorkspaceRow
+          key={item.key}
+          workspace={shown[item.index]!}
+          index={item.index}
+          measure={virtualizer.measureElement}
+        />
       ))}
       {after > 0 && <tr aria-hidden="true" className="spacer" style={{ height: after }} />}
     </tbody>
@@ -106,7 +120,15 @@ function VisibleRows({ shown }: { shown: BridgeWorkspaceSummary[] }) {
  * One row; it renders again only when its workspace's object is replaced or it moves (memo compares props by
  * identity). `measure` tells the virtualizer its height.
  */
-const WorkspaceRow = memo(function WorkspaceRow({ workspace, index, measure }: { workspace: BridgeWorkspaceSummary; index: number; measure: (row: HTMLTableRowElement | null) => void }) {
+const WorkspaceRow = memo(function WorkspaceRow({
+  workspace,
+  index,
+  measure,
+}: {
+  workspace: BridgeWorkspaceSummary;
+  index: number;
+  measure: (row: HTMLTableRowElement | null) => void;
+}) {
   return (
     <tr data-key={keyOf(workspace)} data-index={index} ref={measure}>
       <td className="workspace-name">

@@ -3,7 +3,16 @@
 // (Shift+click extends the run), a box under it takes the comment, and each added comment stays under its
 // last line until sent or removed.
 import { memo, useMemo, useState, type ReactElement, type ReactNode } from 'react';
-import { Decoration, Diff, getChangeKey, Hunk, type ChangeData, type FileData, type HunkData, type ViewType } from 'react-diff-view';
+import {
+  Decoration,
+  Diff,
+  getChangeKey,
+  Hunk,
+  type ChangeData,
+  type FileData,
+  type HunkData,
+  type ViewType,
+} from 'react-diff-view';
 import { highlightTokens } from './highlight.js';
 import { commentOn, lineOf, rangeLabel, type ReviewComment } from './review-comments.js';
 import { Text } from '../components/text.js';
@@ -63,7 +72,11 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
         {widgets[key]}
         <div className="review-comment" data-testid="review-comment">
           <span className="muted">{rangeLabel(comment)}</span> <Text value={comment.text} multiline />{' '}
-          <button type="button" onClick={() => onRemove(comment.id)} aria-label={`Remove comment on ${path}, ${rangeLabel(comment)}`}>
+          <button
+            type="button"
+            onClick={() => onRemove(comment.id)}
+            aria-label={`Remove comment on ${path}, ${rangeLabel(comment)}`}
+          >
             Remove
           </button>
         </div>
@@ -92,7 +105,14 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
             add();
           }}
         >
-          <textarea name="comment" rows={3} value={draft} autoFocus onChange={(event) => setDraft(event.target.value)} placeholder={`Comment on ${path}, ${rangeLabel(commentOn('', path, lines, 'x')!)}`} />
+          <textarea
+            name="comment"
+            rows={3}
+            value={draft}
+            autoFocus
+            onChange={(event) => setDraft(event.target.value)}
+            placeholder={`Comment on ${path}, ${rangeLabel(commentOn('', path, lines, 'x')!)}`}
+          />
           <button type="submit" disabled={draft.trim() === ''} aria-label={`Add comment on ${path}`}>
             Add comment
           </button>
@@ -108,7 +128,8 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
   return (
     <section className="diff-file" id={`file-${encodeURIComponent(path)}`} aria-label={`diff of ${path}`}>
       <header className="diff-file-head">
-        <Text value={path} className="mono" /> <span className="added">+{added}</span> <span className="removed">−{removed}</span>
+        <Text value={path} className="mono" /> <span className="added">+{added}</span>{' '}
+        <span className="removed">−{removed}</span>
         {file.type !== 'modify' && <span className="badge">{file.type}</span>}
       </header>
       {file.isBinary || file.hunks.length === 0 ? (
@@ -125,7 +146,9 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
             gutterEvents={events}
             codeEvents={events}
           >
-            {(hunks: HunkData[]) => hunks.flatMap((hunk, index) => [collapsed(hunks, index), <Hunk key={hunk.content} hunk={hunk} />])}
+            {(hunks: HunkData[]) =>
+              hunks.flatMap((hunk, index) => [collapsed(hunks, index), <Hunk key={hunk.content} hunk={hunk} />])
+            }
           </Diff>
         </div>
       )}

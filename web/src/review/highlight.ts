@@ -18,7 +18,8 @@ import typescript from 'refractor/typescript';
 import yaml from 'refractor/yaml';
 import { tokenize, type HunkData, type HunkTokens } from 'react-diff-view';
 
-for (const grammar of [bash, css, go, java, javascript, json, jsx, markdown, python, rust, typescript, tsx, yaml]) refractor.register(grammar);
+for (const grammar of [bash, css, go, java, javascript, json, jsx, markdown, python, rust, typescript, tsx, yaml])
+  refractor.register(grammar);
 
 const BY_EXTENSION: Record<string, string> = {
   sh: 'bash',

@@ -34,11 +34,22 @@ export function commentOn(id: string, path: string, lines: readonly LineRef[], t
   if (lines.length === 0 || text.trim() === '') return null;
   const side = lines[lines.length - 1]!.side;
   const same = lines.filter((line) => line.side === side).sort((a, b) => a.line - b.line);
-  return { id, path, side, startLine: same[0]!.line, endLine: same[same.length - 1]!.line, quoted: same.map((line) => line.content), text: text.trim() };
+  return {
+    id,
+    path,
+    side,
+    startLine: same[0]!.line,
+    endLine: same[same.length - 1]!.line,
+    quoted: same.map((line) => line.content),
+    text: text.trim(),
+  };
 }
 
 export function rangeLabel(comment: Pick<ReviewComment, 'startLine' | 'endLine' | 'side'>): string {
-  const lines = comment.startLine === comment.endLine ? `line ${comment.startLine}` : `lines ${comment.startLine}-${comment.endLine}`;
+  const lines =
+    comment.startLine === comment.endLine
+      ? `line ${comment.startLine}`
+      : `lines ${comment.startLine}-${comment.endLine}`;
   return comment.side === 'old' ? `${lines} (removed)` : lines;
 }
 
@@ -47,7 +58,10 @@ export function reviewMessage(workspace: string, comments: readonly ReviewCommen
   const count = `${comments.length} comment${comments.length === 1 ? '' : 's'}`;
   const parts = comments.map((comment, index) => {
     const quoted = comment.quoted.map((line) => `   > ${line}`).join('\n');
-    const text = comment.text.split('\n').map((line) => `   ${line}`).join('\n');
+    const text = comment.text
+      .split('\n')
+      .map((line) => `   ${line}`)
+      .join('\n');
     return `${index + 1}. ${comment.path}, ${rangeLabel(comment)}:\n${quoted}\n${text}`;
   });
   return `Review of ${workspace} (${count}). Please address each:\n\n${parts.join('\n\n')}`;

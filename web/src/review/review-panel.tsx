@@ -20,7 +20,9 @@ import './review.css';
 export default function ReviewPanel({ repo, name }: { repo: string; name: string }) {
   const api = useApi();
   const [options, setOptions] = useState<DiffOptions>({});
-  const [viewType, setViewType] = useState<ViewType>(() => (window.matchMedia('(min-width: 1100px)').matches ? 'split' : 'unified'));
+  const [viewType, setViewType] = useState<ViewType>(() =>
+    window.matchMedia('(min-width: 1100px)').matches ? 'split' : 'unified',
+  );
   const diff = useDiff(repo, name, options);
   const files = useMemo(() => {
     try {
@@ -38,13 +40,18 @@ export default function ReviewPanel({ repo, name }: { repo: string; name: string
     setSent(null);
     setComments((all) => [...all, comment]);
   }, []);
-  const removeComment = useCallback((id: string) => setComments((all) => all.filter((comment) => comment.id !== id)), []);
+  const removeComment = useCallback(
+    (id: string) => setComments((all) => all.filter((comment) => comment.id !== id)),
+    [],
+  );
   const send = () =>
-    void sending.run(() => api.sendInput(repo, name, message)).then((ok) => {
-      if (!ok) return;
-      setSent(comments.length);
-      setComments([]);
-    });
+    void sending
+      .run(() => api.sendInput(repo, name, message))
+      .then((ok) => {
+        if (!ok) return;
+        setSent(comments.length);
+        setComments([]);
+      });
 
   return (
     <section aria-label="review" className="review">
@@ -80,7 +87,9 @@ export default function ReviewPanel({ repo, name }: { repo: string; name: string
               <p>
                 {comments.length} comment{comments.length === 1 ? '' : 's'} for the agent.{' '}
                 <button type="button" onClick={send} disabled={sending.pending}>
-                  {sending.pending ? 'Sending…' : `Send ${comments.length === 1 ? 'the comment' : `all ${comments.length}`} to the agent`}
+                  {sending.pending
+                    ? 'Sending…'
+                    : `Send ${comments.length === 1 ? 'the comment' : `all ${comments.length}`} to the agent`}
                 </button>
               </p>
               <details open>
@@ -99,16 +108,39 @@ export default function ReviewPanel({ repo, name }: { repo: string; name: string
           <ErrorMessage error={sending.error} />
         </section>
       )}
-      {files.length > 0 && <p className="muted hint">Click a line to comment on it; Shift+click another to comment on the lines between.</p>}
+      {files.length > 0 && (
+        <p className="muted hint">
+          Click a line to comment on it; Shift+click another to comment on the lines between.
+        </p>
+      )}
       {files.map((file) => {
         const path = filePath(file);
-        return <DiffFile key={path} file={file} viewType={viewType} comments={comments.filter((comment) => comment.path === path)} onComment={addComment} onRemove={removeComment} />;
+        return (
+          <DiffFile
+            key={path}
+            file={file}
+            viewType={viewType}
+            comments={comments.filter((comment) => comment.path === path)}
+            onComment={addComment}
+            onRemove={removeComment}
+          />
+        );
       })}
     </section>
   );
 }
 
-function DiffControls({ options, onChange, viewType, onViewType }: { options: DiffOptions; onChange(options: DiffOptions): void; viewType: ViewType; onViewType(view: ViewType): void }) {
+function DiffControls({
+  options,
+  onChange,
+  viewType,
+  onViewType,
+}: {
+  options: DiffOptions;
+  onChange(options: DiffOptions): void;
+  viewType: ViewType;
+  onViewType(view: ViewType): void;
+}) {
   const [range, setRange] = useState(options.range ?? '');
   const [paths, setPaths] = useState((options.paths ?? []).join(' '));
   const apply = (event: FormEvent) => {
@@ -122,21 +154,54 @@ function DiffControls({ options, onChange, viewType, onViewType }: { options: Di
         <legend className="visually-hidden">View</legend>
         {(['unified', 'split'] as const).map((view) => (
           <label key={view} className="inline">
-            <input type="radio" name="view" value={view} checked={viewType === view} onChange={() => onViewType(view)} /> {view}
+            <input
+              type="radio"
+              name="view"
+              value={view}
+              checked={viewType === view}
+              onChange={() => onViewType(view)}
+            />{' '}
+            {view}
           </label>
         ))}
       </fieldset>
       <label className="inline">
-        <input type="checkbox" name="staged" checked={options.staged ?? false} onChange={(event) => onChange({ ...options, staged: event.target.checked || undefined })} /> staged
+        <input
+          type="checkbox"
+          name="staged"
+          checked={options.staged ?? false}
+          onChange={(event) => onChange({ ...options, staged: event.target.checked || undefined })}
+        />{' '}
+        staged
       </label>
       <label className="inline">
-        <input type="checkbox" name="includeUntracked" checked={options.includeUntracked ?? false} onChange={(event) => onChange({ ...options, includeUntracked: event.target.checked || undefined })} /> untracked files
+        <input
+          type="checkbox"
+          name="includeUntracked"
+          checked={options.includeUntracked ?? false}
+          onChange={(event) => onChange({ ...options, includeUntracked: event.target.checked || undefined })}
+        />{' '}
+        untracked files
       </label>
       <label>
-        Range <input name="range" value={range} onChange={(event) => setRange(event.target.value)} placeholder="main...HEAD" size={14} />
+        Range{' '}
+        <input
+          name="range"
+          value={range}
+          onChange={(event) => setRange(event.target.value)}
+          placeholder="main...HEAD"
+          size={14}
+        />
       </label>
       <label>
-        Paths <input name="paths" value={paths} onChange={(event) => setPaths(event.target.value)} placeholder="src/ docs/a.md" size={18} />
+        Paths{' '}
+        <input
+          name="paths"
+          value={paths}
+          onChange={(event) => setPaths(event.target.value)}
+          placeholder="src/ docs/a.md"
+          size={18}
+        />
       </label>
       <button type="submit">Apply</button>
     </form>

@@ -49,7 +49,13 @@ function dismissalsOf(user: string): Dismissals {
   let value: Dismissals = new Map();
   try {
     const entries: unknown = text ? JSON.parse(text) : [];
-    if (Array.isArray(entries)) value = new Map(entries.filter((entry): entry is [string, string] => Array.isArray(entry) && entry.length === 2 && entry.every((part) => typeof part === 'string')));
+    if (Array.isArray(entries))
+      value = new Map(
+        entries.filter(
+          (entry): entry is [string, string] =>
+            Array.isArray(entry) && entry.length === 2 && entry.every((part) => typeof part === 'string'),
+        ),
+      );
   } catch {
     // A damaged value: nothing dismissed.
   }

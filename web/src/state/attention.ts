@@ -13,7 +13,8 @@ export type AgentHistories = ReadonlyMap<string, AgentHistory>;
 export function trackHistory(histories: AgentHistories, event: BridgeWorkspaceEvent): AgentHistories {
   if (event.type === 'sync') {
     const next = new Map<string, AgentHistory>();
-    for (const workspace of event.workspaces) next.set(keyOf(workspace), advanceHistory(histories.get(keyOf(workspace)), workspace, event.at));
+    for (const workspace of event.workspaces)
+      next.set(keyOf(workspace), advanceHistory(histories.get(keyOf(workspace)), workspace, event.at));
     return next;
   }
   const key = keyOf(event.workspace);
@@ -22,7 +23,15 @@ export function trackHistory(histories: AgentHistories, event: BridgeWorkspaceEv
     next.delete(key);
     return next;
   }
-  next.set(key, advanceHistory(histories.get(key), event.workspace, event.at, event.type === 'workspace.deactivated' && event.reason === 'session-ended'));
+  next.set(
+    key,
+    advanceHistory(
+      histories.get(key),
+      event.workspace,
+      event.at,
+      event.type === 'workspace.deactivated' && event.reason === 'session-ended',
+    ),
+  );
   return next;
 }
 
@@ -73,24 +82,33 @@ function reasonOf(workspace: BridgeWorkspaceSummary, history: AgentHistory | und
   return null;
 }
 
-export function attentionEntries(list: WorkspaceList, histories: AgentHistories, dismissals: Dismissals = new Map()): AttentionEntry[] {
+export function attentionEntries(
+  list: WorkspaceList,
+  histories: AgentHistories,
+  dismissals: Dismissals = new Map(),
+): AttentionEntry[] {
   const entries: AttentionEntry[] = [];
   for (const [key, workspace] of list.byKey) {
     const history = histories.get(key);
     const reason = reasonOf(workspace, history);
     if (!reason) continue;
-    const since = reason === 'stale' && workspace.agent?.quietSince ? workspace.agent.quietSince : (history?.since ?? '');
+    const since =
+      reason === 'stale' && workspace.agent?.quietSince ? workspace.agent.quietSince : (history?.since ?? '');
     if (DISMISSIBLE.has(reason) && dismissals.get(key) === since) continue;
     entries.push({ key, workspace, reason, since, atLeast: reason !== 'stale' && !history?.seenChange });
   }
-  return entries.sort((a, b) => URGENCY.indexOf(a.reason) - URGENCY.indexOf(b.reason) || compare(a.since, b.since) || compare(a.key, b.key));
+  return entries.sort(
+    (a, b) =>
+      URGENCY.indexOf(a.reason) - URGENCY.indexOf(b.reason) || compare(a.since, b.since) || compare(a.key, b.key),
+  );
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The keys whose agent has just started awaiting in this frame (a `sync` never counts: nothing changed live). */
 export function newlyAwaiting(before: WorkspaceList, event: BridgeWorkspaceEvent): string[] {
-  if (event.type === 'sync' || event.type === 'workspace.removed' || event.workspace.agent?.state !== 'awaiting') return [];
+  if (event.type === 'sync' || event.type === 'workspace.removed' || event.workspace.agent?.state !== 'awaiting')
+    return [];
   const key = keyOf(event.workspace);
   return before.byKey.get(key)?.agent?.state === 'awaiting' ? [] : [key];
 }

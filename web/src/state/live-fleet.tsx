@@ -81,8 +81,10 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
           },
           () => undefined, // An older bridge, or a blip: the page's own view stands.
         );
-      }
-      else void queries.invalidateQueries({ queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name) });
+      } else
+        void queries.invalidateQueries({
+          queryKey: queryKeys.workspace(event.workspace.repoName, event.workspace.name),
+        });
       for (const listener of listeners.current) listener(event, before.list);
     };
     const retry = () => {
@@ -105,7 +107,10 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
           });
           opened.addEventListener('close', (close) => {
             setConnected(false);
-            if (!stopped) setProblem(`live updates interrupted (${close.code}${close.reason ? ` ${close.reason}` : ''}); reconnecting`);
+            if (!stopped)
+              setProblem(
+                `live updates interrupted (${close.code}${close.reason ? ` ${close.reason}` : ''}); reconnecting`,
+              );
             retry();
           });
         },
@@ -128,7 +133,10 @@ export function LiveFleetProvider({ children }: { children: ReactNode }) {
     listeners.current.add(listener);
     return () => void listeners.current.delete(listener);
   }, []);
-  const value = useMemo<LiveFleet>(() => ({ ...fleet, connected, problem, onFrame }), [fleet, connected, problem, onFrame]);
+  const value = useMemo<LiveFleet>(
+    () => ({ ...fleet, connected, problem, onFrame }),
+    [fleet, connected, problem, onFrame],
+  );
   return <LiveFleetContext.Provider value={value}>{children}</LiveFleetContext.Provider>;
 }
 

@@ -49,7 +49,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       if (!cancelled) setState({ status: 'signed-in', user, authRequired });
     })().catch((error: unknown) => {
       // A 401 already moved the state to signed-out (onUnauthorized).
-      if (!cancelled && (error as { status?: number }).status !== 401) setState({ status: 'unreachable', message: errorText(error) });
+      if (!cancelled && (error as { status?: number }).status !== 401)
+        setState({ status: 'unreachable', message: errorText(error) });
     });
     return () => {
       cancelled = true;
@@ -68,14 +69,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setState({ status: 'signed-out', notice: 'Signed out.' });
   }, [client]);
   const updateUser = useCallback((user: User) => {
-    setState((current) => (current.status === 'signed-in' && current.user.id === user.id ? { ...current, user } : current));
+    setState((current) =>
+      current.status === 'signed-in' && current.user.id === user.id ? { ...current, user } : current,
+    );
   }, []);
   const retry = useCallback(() => {
     setState({ status: 'loading' });
     setAttempt((n) => n + 1);
   }, []);
 
-  const session = useMemo(() => ({ client, state, signIn, signOut, updateUser, retry }), [client, state, signIn, signOut, updateUser, retry]);
+  const session = useMemo(
+    () => ({ client, state, signIn, signOut, updateUser, retry }),
+    [client, state, signIn, signOut, updateUser, retry],
+  );
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
 

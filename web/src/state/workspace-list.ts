@@ -40,8 +40,8 @@ export function filterWorkspaces(list: WorkspaceList, filter: ListFilter): Bridg
     .filter(
       (workspace) =>
         needle === '' ||
-        [workspace.repoName, workspace.name, workspace.ship, workspace.branch, workspace.agent?.description ?? ''].some((field) =>
-          field.toLowerCase().includes(needle),
+        [workspace.repoName, workspace.name, workspace.ship, workspace.branch, workspace.agent?.description ?? ''].some(
+          (field) => field.toLowerCase().includes(needle),
         ),
     )
     .sort((a, b) => (a.repoName === b.repoName ? compare(a.name, b.name) : compare(a.repoName, b.repoName)));
@@ -61,7 +61,12 @@ export function parseEvent(data: unknown): BridgeWorkspaceEvent | null {
   if (!value || typeof value !== 'object') return null;
   const frame = value as { type?: unknown; workspaces?: unknown; workspace?: unknown };
   if (frame.type === 'sync') return Array.isArray(frame.workspaces) ? (frame as BridgeWorkspaceEvent) : null;
-  if (typeof frame.type === 'string' && frame.type.startsWith('workspace.') && frame.workspace && typeof frame.workspace === 'object') {
+  if (
+    typeof frame.type === 'string' &&
+    frame.type.startsWith('workspace.') &&
+    frame.workspace &&
+    typeof frame.workspace === 'object'
+  ) {
     return frame as BridgeWorkspaceEvent;
   }
   return null;

@@ -15,7 +15,11 @@ export function pastable(text: string): string {
 }
 
 /** Copies xterm's selection; false when nothing was selected or the browser refused both ways. */
-export async function copySelection(term: Terminal, document: Document, clipboard: Clipboard | undefined): Promise<boolean> {
+export async function copySelection(
+  term: Terminal,
+  document: Document,
+  clipboard: Clipboard | undefined,
+): Promise<boolean> {
   const text = term.getSelection();
   if (!text) return false;
   if (document.execCommand('copy')) return true;

@@ -30,7 +30,11 @@ export interface TerminalStatus {
 export const INPUT_QUEUE_MAX_BYTES = 64 * 1024;
 
 /** Closes that say the client broke the protocol: retrying would break it again. */
-const FATAL_CLOSES = new Set<number>([TERMINAL_CLOSE.binary.code, TERMINAL_CLOSE.invalidMessage.code, TERMINAL_CLOSE.bufferLimit.code]);
+const FATAL_CLOSES = new Set<number>([
+  TERMINAL_CLOSE.binary.code,
+  TERMINAL_CLOSE.invalidMessage.code,
+  TERMINAL_CLOSE.bufferLimit.code,
+]);
 
 export interface Timers {
   setTimeout(run: () => void, ms: number): unknown;
@@ -149,7 +153,8 @@ export class ReconnectingTerminal {
     if (this.closed) return;
     if (exit && !exit.beforeFirstFrame) return this.setState({ kind: 'ended', message: exitMessage(exit.code, false) });
     if (exit?.code === 1 && reason === TERMINAL_CLOSE.openElsewhere.reason) return this.setState({ kind: 'elsewhere' });
-    if (!exit && FATAL_CLOSES.has(code)) return this.setState({ kind: 'ended', message: closeMessage(code, reason) ?? 'The terminal was closed.' });
+    if (!exit && FATAL_CLOSES.has(code))
+      return this.setState({ kind: 'ended', message: closeMessage(code, reason) ?? 'The terminal was closed.' });
     this.retry();
   }
 

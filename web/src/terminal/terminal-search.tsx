@@ -28,7 +28,9 @@ export const TerminalSearch = forwardRef<HTMLInputElement, Props>(function Termi
 
   useEffect(() => {
     if (!search) return;
-    const changed = search.onDidChangeResults(({ resultIndex, resultCount }) => setResults({ index: resultIndex, count: resultCount }));
+    const changed = search.onDidChangeResults(({ resultIndex, resultCount }) =>
+      setResults({ index: resultIndex, count: resultCount }),
+    );
     return () => changed.dispose();
   }, [search]);
 
@@ -40,7 +42,13 @@ export const TerminalSearch = forwardRef<HTMLInputElement, Props>(function Termi
   };
 
   const summary =
-    query === '' || results === null ? '' : results.count === 0 ? 'No matches' : results.index < 0 ? `${results.count}+ matches` : `${results.index + 1} of ${results.count}`;
+    query === '' || results === null
+      ? ''
+      : results.count === 0
+        ? 'No matches'
+        : results.index < 0
+          ? `${results.count}+ matches`
+          : `${results.index + 1} of ${results.count}`;
 
   return (
     <form

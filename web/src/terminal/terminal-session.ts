@@ -93,9 +93,11 @@ export class TerminalSession {
     if (frame.type !== 'grid' && frame.type !== 'patch') return;
     this.framesSeen++;
     const screen = this.screen;
-    const before = screen.seq >= 0 && screen.cols === frame.cols && screen.rows === frame.rows ? screen.cells.slice() : null;
+    const before =
+      screen.seq >= 0 && screen.cols === frame.cols && screen.rows === frame.rows ? screen.cells.slice() : null;
     const answer = screen.apply(frame);
     if (answer.resync) this.send({ type: 'resync' });
-    if (answer.ack !== undefined) this.events.screen(screen, before ? scrolledLines(before, screen.cells) : [], answer.ack);
+    if (answer.ack !== undefined)
+      this.events.screen(screen, before ? scrolledLines(before, screen.cells) : [], answer.ack);
   }
 }

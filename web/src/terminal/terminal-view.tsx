@@ -105,7 +105,11 @@ export function TerminalView({ feed }: { feed: TerminalFeed }) {
     const term = terminal.current;
     if (!term) return;
     const pasted = await pasteFromClipboard(term, navigator.clipboard);
-    setClipboardNote(pasted ? '' : 'The browser refused to read the clipboard here: press Ctrl+Shift+V or Shift+Insert in the terminal.');
+    setClipboardNote(
+      pasted
+        ? ''
+        : 'The browser refused to read the clipboard here: press Ctrl+Shift+V or Shift+Insert in the terminal.',
+    );
     term.focus();
   };
 
