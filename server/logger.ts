@@ -50,7 +50,8 @@ export function createLogger({
   const destination = pino.destination({ dest: 1, sync: false, minLength: BATCH_BYTES });
   let flushing: NodeJS.Timeout | null = null;
   const flushSoon = () => {
-    flushing ??= setTimeout(() => {
+    if (flushing !== null) return;
+    flushing = setTimeout(() => {
       flushing = null;
       flushNow(destination);
     }, FLUSH_MS).unref();

@@ -21,9 +21,8 @@ import {
   WorkspaceParams,
   WorkspaceStatus,
   WorkspaceSummary,
-  type BranchOutcome,
 } from '../../protocol/index.js';
-import { BridgeError, invalidRepoIdentifier, invalidShipIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
+import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
 import { branchOutcome, shipError } from '../ships/ship-replies.js';
 import { createWorkspace, type CreateWorkspaceDeps } from './create-workspace.js';

@@ -9,7 +9,7 @@ import {
   type TerminalClientMessage,
   type TerminalServerFrame,
 } from '../../protocol/index.js';
-import { DETACH_DESCRIPTION, splitAtDetach } from './chord.js';
+import { splitAtDetach } from './chord.js';
 import { TerminalRenderer } from '../../protocol/terminal-renderer.js';
 
 export interface AttachOptions {

@@ -199,7 +199,7 @@ describe('frame pacer', () => {
   });
 
   it('paces a flood by the interval even when its parses come a few milliseconds apart', () => {
-    const { timers, sent, pacer, flood } = attached();
+    const { timers, sent, flood } = attached();
     timers.advance(200);
     // 64 KiB parsed every 3 ms: each gap is past the 2 ms quiet spell, yet the stream is one flood.
     flood(100, 3);

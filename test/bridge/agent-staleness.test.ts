@@ -5,7 +5,6 @@
 // `GET /workspaces/:repo/:name` and `GET /workspaces` on the bridge answer the same agent; pane output clears
 // both fields everywhere, with one event each way.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Bridge } from '../../bridge/server.js';
 import { sessionName } from '../../ship/sessions/session-names.js';

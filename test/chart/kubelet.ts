@@ -153,7 +153,7 @@ export function serviceRoutes(service: Json, backend: PodSpec, ports: Map<number
 
 /** `$(NAME)` as the kubelet expands it; `$$` is a literal `$`. A reference to an undefined variable fails the test. */
 function expand(text: string, variables: Record<string, string>): string {
-  return text.replace(/\$\$|\$\((\w+)\)/g, (match, name?: string) => {
+  return text.replace(/\$\$|\$\((\w+)\)/g, (_match, name?: string) => {
     if (!name) return '$';
     if (variables[name] === undefined) throw new Error(`$(${name}) names no variable of the container`);
     return variables[name]!;

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeEmptyRemote, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { git, makeEmptyRemote } from '../helpers/git-fixtures.js';
 import { call, path } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 

@@ -3,7 +3,7 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
+import { git } from '../helpers/git-fixtures.js';
 import { call, path } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 import { sample } from '../helpers/metrics.js';

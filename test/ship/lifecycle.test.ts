@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { connectEvents } from '../helpers/events.js';
 import { call, path, rawCall } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';

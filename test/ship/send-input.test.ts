@@ -4,7 +4,6 @@
 // inactive, invalid identifier, over the cap.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bridge } from '../../bridge/server.js';
 import { TERMINAL_INPUT_MAX_BYTES } from '../../protocol/index.js';
