@@ -48,7 +48,7 @@ import { eventRoutes } from './routes/events.js';
 import { systemRoutes } from './routes/system.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { terminalRoutes } from './routes/terminal.js';
-import { TerminalConnection, type TerminalOptions } from './terminal/terminal-connection.js';
+import type { TerminalConnection, TerminalOptions } from './terminal/terminal-connection.js';
 import { TerminalGuard } from './terminal/terminal-guard.js';
 import { PipeDirectory } from './terminal/pane-pipe.js';
 import { SessionRegistry } from './sessions/session-registry.js';

@@ -11,7 +11,8 @@
 import { forkWorker } from './fork-worker.js';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import WebSocket, { WebSocketServer } from 'ws';
+import type WebSocket from 'ws';
+import { WebSocketServer } from 'ws';
 import type {
   AgentState,
   AgentStatus,

@@ -19,11 +19,11 @@
 // connected: writing a 92 KB aggregate to 500 sockets is 20–90 ms of system calls, and one change to 500
 // 5–16 ms; in one turn every routed call waited behind it.
 import type { WebSocket } from 'ws';
-import {
-  type BridgeWorkspaceChange,
-  type BridgeWorkspaceSummary,
-  type DeactivationReason,
-  type WorkspaceEventType,
+import type {
+  BridgeWorkspaceChange,
+  BridgeWorkspaceSummary,
+  DeactivationReason,
+  WorkspaceEventType,
 } from '../../protocol/index.js';
 import {
   deliverySocket,

@@ -6,7 +6,7 @@
 // both fields everywhere, with one event each way.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Bridge } from '../../bridge/server.js';
+import type { Bridge } from '../../bridge/server.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';

@@ -4,7 +4,7 @@ import { insecureBridge } from '../helpers/bridge.js';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { startBridge } from '../../bridge/server.js';
 import { EventHub } from '../../bridge/events/event-hub.js';
 import { segmentOf } from '../../bridge/events/broadcast-frame.js';

@@ -2,7 +2,7 @@
 // they work the same on the fake and on a real cluster): the Status body of a failed call, a watch that
 // collects its events, and a raw GET with a chosen Accept header (Table output).
 import { request } from 'node:https';
-import { ApiException, KubeConfig, Watch } from '@kubernetes/client-node';
+import { ApiException, type KubeConfig, Watch } from '@kubernetes/client-node';
 import { until } from '../helpers/poll.js';
 
 export interface Status {

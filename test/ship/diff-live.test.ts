@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge } from '../../bridge/server.js';
+import type { Bridge } from '../../bridge/server.js';
 import { tmuxSocketFor } from '../../ship/server.js';
 import { Tmux } from '../../ship/sessions/tmux.js';
 import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';

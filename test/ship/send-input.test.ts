@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bridge } from '../../bridge/server.js';
+import type { Bridge } from '../../bridge/server.js';
 import { TERMINAL_INPUT_MAX_BYTES } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import type { Tmux } from '../../ship/sessions/tmux.js';
 import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
-import { type RemoteFixture } from '../helpers/git-fixtures.js';
+import type { RemoteFixture } from '../helpers/git-fixtures.js';
 import { until } from '../helpers/poll.js';
 import { call, makeTempRoot, path, removeRoot, type TestShip } from '../helpers/ship.js';
 

@@ -9,7 +9,7 @@
 // the stream cleanly. Knobs for tests: drop the connection (optionally in the middle of an event line),
 // expire it with an in-stream 410, close it cleanly. A consumer that falls 8 MiB behind is cut off.
 import type { ServerResponse } from 'node:http';
-import { errors, KubeError } from './errors.js';
+import { errors, type KubeError } from './errors.js';
 import type { Lifecycle } from './lifecycle.js';
 import { apiVersionOf, resourceKey, type KubeObject, type ResourceType } from './resources.js';
 import type { Selector } from './selectors.js';
