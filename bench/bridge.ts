@@ -87,7 +87,7 @@ interface FanOutTimes {
 
 async function fanOut(
   sockets: WebSocket[],
-  trigger: () => void | Promise<unknown>,
+  trigger: () => Promise<unknown>,
   accept: (text: string) => boolean,
 ): Promise<FanOutTimes> {
   let remaining = sockets.length;

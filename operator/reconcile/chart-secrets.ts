@@ -80,7 +80,7 @@ export class ChartSecretsReconciler implements Reconciler {
     return names.includes(secret.metadata?.name ?? '') ? this.key : [];
   }
 
-  async reconcile(key: ObjectKey): Promise<ReconcileResult | void> {
+  async reconcile(key: ObjectKey): Promise<ReconcileResult | undefined> {
     if (!this.namespace || key.namespace !== this.namespace || key.name !== CHART_SECRETS_KEY) return;
     await this.ensureAll();
   }

@@ -43,7 +43,7 @@ export class DaemonSetShipsReconciler implements Reconciler {
     ];
   }
 
-  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | void> {
+  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | undefined> {
     const { cache, cluster, clock, options } = this.deps;
     const daemonSet = cache.get<V1DaemonSet & KubernetesObject>(DAEMONSET_RESOURCE, key);
     // Deleted: its managed Ships are garbage-collected through their owner references.

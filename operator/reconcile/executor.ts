@@ -15,7 +15,7 @@ import type { BridgeTrouble, EventSpec, RegistrationFacts } from './outcomes.js'
 import type { Roster } from './rosters.js';
 
 /** What an action did: 'continue' asks for the next decision; anything else ends the reconcile with it. */
-export type Step = 'continue' | ReconcileResult | void;
+export type Step = 'continue' | ReconcileResult | undefined;
 
 /** Actions one reconcile may take before it is considered stuck (the longest Ship path takes 7). */
 const MAX_STEPS = 12;
@@ -57,7 +57,7 @@ export async function settle<A extends { kind: string }>(
   log: Logger,
   decide: () => A,
   perform: (action: A) => Promise<Step>,
-): Promise<{ action: A; result: ReconcileResult | void } | undefined> {
+): Promise<{ action: A; result: ReconcileResult | undefined } | undefined> {
   for (let step = 0; step < MAX_STEPS; step++) {
     if (signal?.aborted) return undefined;
     const action = decide();

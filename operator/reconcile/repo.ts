@@ -30,7 +30,7 @@ export class RepoReconciler implements Reconciler {
     );
   }
 
-  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | void> {
+  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | undefined> {
     const { cache, options } = this.deps;
     const repo = cache.get<RepoObject>(REPO_RESOURCE, key);
     if (!repo) return;

@@ -73,7 +73,7 @@ export class ShipReconciler implements Reconciler {
     return [...keys.values()];
   }
 
-  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | void> {
+  async reconcile(key: ObjectKey, signal?: AbortSignal): Promise<ReconcileResult | undefined> {
     const { cache, options } = this.deps;
     const ship = cache.get<ShipResource & KubernetesObject>(SHIP_RESOURCE, key);
     if (!ship) {

@@ -11,7 +11,7 @@
 import { Backoff, type BackoffPolicy } from '../../protocol/backoff.js';
 import type { ReconcileResult } from './controller.js';
 
-export type QueueHandler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
+export type QueueHandler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | undefined>;
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue';
 
