@@ -26,5 +26,5 @@ export function formatTable(headers: string[], rows: Cell[][]): string {
         return sgr === null ? padded : `\x1b[${sgr}m${text}\x1b[39m${padded.slice(text.length)}`;
       })
       .join('  ');
-  return [render(headers.map((text) => ({ text, sgr: null }))), ...cells.map(render)].join('\n') + '\n';
+  return `${[render(headers.map((text) => ({ text, sgr: null }))), ...cells.map(render)].join('\n')}\n`;
 }

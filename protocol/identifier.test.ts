@@ -26,7 +26,7 @@ describe('identifier rules', () => {
   it.each([
     'a'.repeat(128),
     'é'.repeat(64),
-    '€'.repeat(42) + 'ab',
+    `${'€'.repeat(42)}ab`,
     'my repo',
     '...',
     '.hidden',
@@ -46,13 +46,13 @@ describe('identifier rules', () => {
       const padded = value.repeat(Math.floor(128 / new TextEncoder().encode(value).length));
       const bytes = new TextEncoder().encode(padded).length;
       expect(identifierProblem(padded) === 'must be at most 128 UTF-8 bytes', value).toBe(bytes > 128);
-      expect(identifierProblem(padded + 'é') === 'must be at most 128 UTF-8 bytes', value).toBe(bytes + 2 > 128);
+      expect(identifierProblem(`${padded}é`) === 'must be at most 128 UTF-8 bytes', value).toBe(bytes + 2 > 128);
     }
   });
 
   it('counts bytes, not characters: 128 bytes of 2-byte characters pass, one more byte fails', () => {
     expect(identifierProblem('é'.repeat(64))).toBeNull();
-    expect(identifierProblem('é'.repeat(64) + 'a')).toBe('must be at most 128 UTF-8 bytes');
+    expect(identifierProblem(`${'é'.repeat(64)}a`)).toBe('must be at most 128 UTF-8 bytes');
   });
 
   it('the schema reports the rule message as its error', () => {

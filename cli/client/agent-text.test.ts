@@ -20,7 +20,7 @@ describe('agent text', () => {
     expect(agentCell({ ...base, stale: true, quietSince: '2026-11-23T11:50:00Z' }, { now: NOW })).toBe(
       'building (no activity for 10 min)',
     );
-    const question = 'Push to main\nor open a pull request? ' + 'x'.repeat(80);
+    const question = `Push to main\nor open a pull request? ${'x'.repeat(80)}`;
     expect(agentCell({ ...base, state: 'awaiting', description: question }, { now: NOW })).toBe(
       `awaiting (“Push to main or open a pull request? ${'x'.repeat(22)}…”)`,
     );

@@ -88,7 +88,7 @@ export function addWorkspaceCommands(client: Command, api: () => ApiClient, json
         ]);
         lines.push(['agent', agentLine(status.agent)]);
       }
-      process.stdout.write(lines.map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`).join('\n') + '\n');
+      process.stdout.write(`${lines.map(([key, value]) => `${`${key}:`.padEnd(11)}${value}`).join('\n')}\n`);
     });
 
   client

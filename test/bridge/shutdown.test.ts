@@ -26,7 +26,7 @@ afterAll(async () => {
 
 function subscribe(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/events', { perMessageDeflate: true });
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/events`, { perMessageDeflate: true });
     sockets.push(socket);
     socket.once('message', () => resolve(socket));
     socket.once('error', reject);

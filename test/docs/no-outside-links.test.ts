@@ -18,7 +18,7 @@ it('no document points outside the repository, and every relative link resolves'
     for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
       if (/^[a-z]+:/i.test(target!)) continue;
       const path = resolve(dirname(join(ROOT, file)), target!);
-      if (!path.startsWith(ROOT + '/')) problems.push(`${file}: links outside the repository: ${target}`);
+      if (!path.startsWith(`${ROOT}/`)) problems.push(`${file}: links outside the repository: ${target}`);
       else if (!existsSync(path)) problems.push(`${file}: broken link: ${target}`);
     }
   }

@@ -31,7 +31,7 @@ afterAll(async () => {
 
 function subscribe(): Promise<WebSocket | null> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/events');
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/events`);
     const timer = setTimeout(() => {
       socket.terminate();
       resolve(null);

@@ -174,7 +174,7 @@ describe('operator list/watch loop', () => {
       proxy = await FreezingProxy.start(fake.port);
       cleanups.push(() => proxy!.close());
       // The kubeconfig as written, pointed at the proxy (the serving certificate names 127.0.0.1).
-      const path = join(fake.kubeconfigPath + '.proxied');
+      const path = join(`${fake.kubeconfigPath}.proxied`);
       writeFileSync(
         path,
         readFileSync(fake.kubeconfigPath, 'utf8').replace(`127.0.0.1:${fake.port}`, `127.0.0.1:${proxy.port}`),

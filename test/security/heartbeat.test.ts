@@ -32,7 +32,7 @@ afterAll(async () => {
 
 function open(url: string, autoPong: boolean): Promise<{ socket: WebSocket; closed: Promise<number> }> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/events', { autoPong });
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/events`, { autoPong });
     const closed = new Promise<number>((done) => socket.once('close', (code) => done(code)));
     socket.once('open', () => resolve({ socket, closed }));
     socket.once('error', reject);

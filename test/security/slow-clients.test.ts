@@ -104,7 +104,7 @@ describe('slow and never-reading clients', () => {
       const slow = await Promise.all(Array.from({ length: 50 }, () => rawClient(url())));
       for (const client of slow) {
         client.socket.write('GET /workspaces HTTP/1.1\r\nHost: localhost\r\n');
-        trickle(client.socket, 'X-Padding: ' + 'a'.repeat(10_000), 50);
+        trickle(client.socket, `X-Padding: ${'a'.repeat(10_000)}`, 50);
       }
       const served = await call(url(), 'GET', '/workspaces');
       expect(served.status).toBe(200);
@@ -153,7 +153,7 @@ describe('slow and never-reading clients', () => {
 describe('long-lived sockets under the same limits', () => {
   for (const [name, url] of servers) {
     it(`${name}: an event stream outlives the request, header and idle deadlines`, async () => {
-      const socket = new WebSocket(url().replace(/^http/, 'ws') + '/events');
+      const socket = new WebSocket(`${url().replace(/^http/, 'ws')}/events`);
       let closed: number | null = null;
       socket.on('close', (code) => (closed = code));
       await new Promise((resolve, reject) => socket.once('message', resolve).once('error', reject));
@@ -171,7 +171,7 @@ describe('pending WebSocket upgrades per address', () => {
     it(`${name}: an upgrade stops counting once its handshake is done (limit 1, five streams held open)`, async () => {
       const held: WebSocket[] = [];
       for (let i = 0; i < 5; i++) {
-        const socket = new WebSocket(url().replace(/^http/, 'ws') + '/events');
+        const socket = new WebSocket(`${url().replace(/^http/, 'ws')}/events`);
         await new Promise((resolve, reject) =>
           socket
             .once('message', resolve)

@@ -126,7 +126,7 @@ describe('browser guards', () => {
   });
 
   it('refuses a WebSocket upgrade from a foreign Origin before the 101', async () => {
-    const socket = new WebSocket(open.url.replace('http', 'ws') + '/events', { origin: 'http://evil.example' });
+    const socket = new WebSocket(`${open.url.replace('http', 'ws')}/events`, { origin: 'http://evil.example' });
     const status = await new Promise<number>((resolve) => {
       socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       socket.on('open', () => resolve(101));

@@ -187,7 +187,7 @@ describe('POST /workspaces', () => {
     for (const [repoName, name] of [
       ['my repo', 'a.b:c'],
       ['#(touch svc-pwn)', '#{pane_pid}'],
-      ['é'.repeat(64), '€'.repeat(42) + 'ab'],
+      ['é'.repeat(64), `${'€'.repeat(42)}ab`],
     ]) {
       const reply = await create({ url: fx.remote.url, repoName, name, branch: 'main' });
       expect(reply.status, `${repoName}/${name}`).toBe(201);

@@ -83,7 +83,7 @@ describe('clone URL credentials', () => {
     onAuthorized = async () => {
       leaks.push(...processesMentioning(SECRET));
     };
-    const url = forgeUrl.replace('http://', `http://agent:${SECRET}@`) + '/org/repo.git';
+    const url = `${forgeUrl.replace('http://', `http://agent:${SECRET}@`)}/org/repo.git`;
     const reply = await call(ship.url, 'POST', '/workspaces', { url, repoName: 'cred', name: 'c', branch: 'main' });
     expect(seenAuthorization).toContain(`Basic ${Buffer.from(`agent:${SECRET}`).toString('base64')}`);
     expect(leaks).toEqual([]);
