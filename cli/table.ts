@@ -3,7 +3,7 @@
 // colour is the one a styled cell asks for, added after padding so widths stay right.
 import type { StyledCell } from './output.js';
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: C0, DEL and C1 replaced so no cell moves the cursor
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f]/g;
 
 export type Cell = string | number | null | undefined | StyledCell;

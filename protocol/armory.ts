@@ -80,7 +80,7 @@ export const ShipArmoryState = Type.Object({
 });
 export type ShipArmoryState = Static<typeof ShipArmoryState>;
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a path with C0 or DEL is refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

@@ -60,7 +60,7 @@ export type UserParams = Static<typeof UserParams>;
  */
 export function emailProblem(email: string): string | null {
   if (email.length > EMAIL_MAX_LENGTH) return `must be at most ${EMAIL_MAX_LENGTH} characters`;
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: an email with C0 or DEL is refused
   if (/[\s\u0000-\u001f\u007f]/u.test(email)) return 'must not contain whitespace or control characters';
   const at = email.lastIndexOf('@');
   if (at <= 0 || at === email.length - 1 || email.indexOf('@') !== at)

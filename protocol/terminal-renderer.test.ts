@@ -56,6 +56,7 @@ describe('terminal renderer', () => {
     expect(second).not.toContain('a');
     expect(second).not.toContain('\x1b[2J');
     const third = renderer.render(screen, { cols: 3, rows: 1 });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC begins the escape sequences stripped here
     expect(third.replace(/\x1b\[[0-9;?]*[A-Za-z ]+/g, '')).toBe('');
   });
 

@@ -9,6 +9,7 @@ import { ATTRIBUTE, cellEquals, WIDTH, type Cell, type CellColor, type Cursor } 
 import type { TerminalScreen } from './terminal-screen.js';
 
 const ESC = '\x1b';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: C0, DEL and C1 removed so no cell text acts as a control
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 function colorParams(color: CellColor, base: number): string {

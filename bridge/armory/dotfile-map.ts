@@ -5,7 +5,7 @@
 // install warning), so deleting one dotfile never stops every ship's sync.
 import { armoryPathProblem, messageOf } from '../../protocol/index.js';
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a destination with C0 or DEL is refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function destinationProblem(destination: unknown): string | null {

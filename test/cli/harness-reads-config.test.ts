@@ -132,6 +132,7 @@ function runHarness(bin: string, args: string[], env: Record<string, string>, ti
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC begins the escape sequences stripped here
 const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 interface ModelStandIn {

@@ -219,6 +219,7 @@ export class FakeGitHub {
   createBranch(name: string, sha: string): boolean {
     if (this.resolveRef(name) !== undefined) return false;
     if (this.backingRepo === undefined) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses C0, space and DEL in ref names
       if (!/^(?!\/|.*(?:\.\.|\/\/|@\{|\.lock(?:\/|$)|\/$|\.$))[^\x00-\x20\x7f~^:?*[\\]+$/.test(name)) return false;
       this.branches.set(name, sha);
       return true;

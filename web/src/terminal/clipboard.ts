@@ -7,6 +7,7 @@
 // mirrors the mode), with bracket markers inside the text removed so a paste cannot end its own bracket.
 import type { Terminal } from '@xterm/xterm';
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC begins the bracketed-paste markers removed here
 const PASTE_MARKERS = /\x1b\[20[01]~/g;
 
 /** Pasted text as it may reach the session. */
