@@ -97,8 +97,7 @@ export async function benchOperator(): Promise<BenchRow[]> {
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
-    let ready = 0;
-    while ((ready = readyCount()) < count) {
+    for (let ready = readyCount(); ready < count; ready = readyCount()) {
       if (operator.exitCode !== null) throw new Error(`svc operator exited with ${operator.exitCode}`);
       if (performance.now() - started > READY_DEADLINE_MS)
         throw new Error(`only ${ready} of ${count} Ships Ready after ${READY_DEADLINE_MS / 1000} s`);

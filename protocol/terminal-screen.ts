@@ -42,7 +42,8 @@ export class TerminalScreen {
     for (const [row, col, cells] of frame.runs) {
       const old = this.cells[row];
       if (!old) continue;
-      const target = copied.has(row) ? old : (this.cells[row] = [...old]);
+      const target = copied.has(row) ? old : [...old];
+      this.cells[row] = target;
       copied.add(row);
       for (let i = 0; i < cells.length && col + i < this.cols; i++) target[col + i] = cells[i]!;
     }

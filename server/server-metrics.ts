@@ -80,10 +80,15 @@ export class ServerMetrics {
     const histogram = this.requestSeconds;
     return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       let byStatus = children.get(request.method);
-      if (!byStatus) children.set(request.method, (byStatus = new Map()));
+      if (!byStatus) {
+        byStatus = new Map();
+        children.set(request.method, byStatus);
+      }
       let child = byStatus.get(reply.statusCode);
-      if (!child)
-        byStatus.set(reply.statusCode, (child = histogram.labels(request.method, route, String(reply.statusCode))));
+      if (!child) {
+        child = histogram.labels(request.method, route, String(reply.statusCode));
+        byStatus.set(reply.statusCode, child);
+      }
       child.observe(reply.elapsedTime / 1000);
       done();
     };

@@ -149,7 +149,8 @@ export class FakeShip {
       const active = url.searchParams.get('active');
       if (active === 'true' || active === 'false')
         return json(200, JSON.stringify(this.workspaces.filter((w) => w.active === (active === 'true'))));
-      return json(200, (this.listing ??= JSON.stringify(this.workspaces)));
+      this.listing ??= JSON.stringify(this.workspaces);
+      return json(200, this.listing);
     }
     if (request.method === 'GET' && parts.length === 3 && parts[0] === 'workspaces') {
       const workspace = this.byKey.get(`${parts[1]}/${parts[2]}`);

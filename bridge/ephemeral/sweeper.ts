@@ -238,7 +238,10 @@ class Pass {
         continue;
       }
       let list = byRepo.get(record.repoName);
-      if (!list) byRepo.set(record.repoName, (list = []));
+      if (!list) {
+        list = [];
+        byRepo.set(record.repoName, list);
+      }
       list.push(record);
     }
     const queue = await this.forgeQueue(byRepo);
@@ -337,7 +340,10 @@ class Pass {
       return;
     }
     let limiter = this.deletes.get(ship.name);
-    if (!limiter) this.deletes.set(ship.name, (limiter = new Limiter(SHIP_DELETE_CONCURRENCY)));
+    if (!limiter) {
+      limiter = new Limiter(SHIP_DELETE_CONCURRENCY);
+      this.deletes.set(ship.name, limiter);
+    }
     const destroy = limiter.run(async () => {
       await this.step();
       await this.destroy(ship, { ...record, pullRequest });

@@ -69,8 +69,7 @@ function headerKeys(line: string): string[] | null {
   if (!match) return null;
   const keys: string[] = [];
   const pattern = /\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*(\.|$)/gy;
-  let part: RegExpExecArray | null;
-  while ((part = pattern.exec(match[1]!)) !== null) {
+  for (const part of match[1]!.matchAll(pattern)) {
     keys.push(part[1] !== undefined ? (JSON.parse(`"${part[1]}"`) as string) : (part[2] ?? part[3]!));
     if (part[4] === '') return keys;
   }

@@ -91,8 +91,7 @@ export class KubeHttp {
     };
     response.on('data', (chunk: string) => {
       buffer += chunk;
-      let newline: number;
-      while (!finished && (newline = buffer.indexOf('\n')) >= 0) {
+      for (let newline = buffer.indexOf('\n'); !finished && newline >= 0; newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline).trim();
         buffer = buffer.slice(newline + 1);
         if (line) onLine(line);

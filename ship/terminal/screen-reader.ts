@@ -114,9 +114,15 @@ export class CellInterner {
         : 0;
     const key = content + style * 0x1000000;
     let byFg = this.cells.get(bg);
-    if (!byFg) this.cells.set(bg, (byFg = new Map()));
+    if (!byFg) {
+      byFg = new Map();
+      this.cells.set(bg, byFg);
+    }
     let byContent = byFg.get(fg);
-    if (!byContent) byFg.set(fg, (byContent = new Map()));
+    if (!byContent) {
+      byContent = new Map();
+      byFg.set(fg, byContent);
+    }
     let cell = byContent.get(key);
     if (cell === undefined) {
       if (++this.size > INTERN_LIMIT) {

@@ -426,14 +426,16 @@ export class FakeGitHub {
       );
       return this.page(response, url, stateFilter(all));
     }
-    if ((m = /^\/issues\/(\d+)$/.exec(rest)) && method === 'GET') {
+    m = /^\/issues\/(\d+)$/.exec(rest);
+    if (m && method === 'GET') {
       const n = Number(m[1]);
       const issue = this.issues.find((i) => i.number === n);
       const pull = this.pulls.find((p) => p.number === n);
       if (!issue && !pull) return this.error(response, 404, 'Not Found');
       return this.send(response, 200, issue ? this.issueJson(issue) : this.issueJson(pull!, pull));
     }
-    if ((m = /^\/issues\/(\d+)\/comments$/.exec(rest))) {
+    m = /^\/issues\/(\d+)\/comments$/.exec(rest);
+    if (m) {
       const n = Number(m[1]);
       if (!this.issues.some((i) => i.number === n) && !this.pulls.some((p) => p.number === n))
         return this.error(response, 404, 'Not Found');
@@ -472,7 +474,8 @@ export class FakeGitHub {
         stateFilter(pulls).map((p) => this.pullJson(p, false)),
       );
     }
-    if ((m = /^\/git\/ref\/(.+)$/.exec(rest)) && method === 'GET') {
+    m = /^\/git\/ref\/(.+)$/.exec(rest);
+    if (m && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
       const sha = ref.startsWith('heads/') ? this.resolveRef(ref.slice('heads/'.length)) : undefined;
       if (!sha) return this.error(response, 404, 'Not Found');
@@ -484,12 +487,14 @@ export class FakeGitHub {
         object: { sha, type: 'commit', url: `${api}/commits/${sha}` },
       });
     }
-    if ((m = /^\/pulls\/(\d+)$/.exec(rest)) && method === 'GET') {
+    m = /^\/pulls\/(\d+)$/.exec(rest);
+    if (m && method === 'GET') {
       const pull = this.pulls.find((p) => p.number === Number(m![1]));
       if (!pull) return this.error(response, 404, 'Not Found');
       return this.send(response, 200, this.pullJson(pull, true));
     }
-    if ((m = /^\/pulls\/(\d+)\/reviews$/.exec(rest)) && method === 'POST') {
+    m = /^\/pulls\/(\d+)\/reviews$/.exec(rest);
+    if (m && method === 'POST') {
       const n = Number(m[1]);
       if (!this.pulls.some((p) => p.number === n)) return this.error(response, 404, 'Not Found');
       const state = REVIEW_STATES[String(body?.event)];
@@ -511,7 +516,8 @@ export class FakeGitHub {
         html_url: this.html(`/pull/${n}#pullrequestreview-${review.id}`),
       });
     }
-    if ((m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest)) && method === 'GET') {
+    m = /^\/commits\/([^/]+)\/check-runs$/.exec(rest);
+    if (m && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
       const runs = this.checkRuns.get(this.resolveRef(ref) ?? ref) ?? [];
       return this.page(
@@ -529,7 +535,8 @@ export class FakeGitHub {
         (page) => ({ total_count: runs.length, check_runs: page }),
       );
     }
-    if ((m = /^\/commits\/([^/]+)$/.exec(rest)) && method === 'GET') {
+    m = /^\/commits\/([^/]+)$/.exec(rest);
+    if (m && method === 'GET') {
       const ref = decodeURIComponent(m[1]!);
       const sha = this.resolveRef(ref) ?? (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
       if (!sha) return this.error(response, 422, `No commit found for SHA: ${ref}`);
@@ -545,7 +552,8 @@ export class FakeGitHub {
         (page) => ({ total_count: runs.length, workflow_runs: page }),
       );
     }
-    if ((m = /^\/actions\/runs\/(\d+)\/jobs$/.exec(rest)) && method === 'GET') {
+    m = /^\/actions\/runs\/(\d+)\/jobs$/.exec(rest);
+    if (m && method === 'GET') {
       const run = this.runs.find((r) => r.id === Number(m![1]));
       if (!run) return this.error(response, 404, 'Not Found');
       return this.page(
@@ -561,7 +569,8 @@ export class FakeGitHub {
         (page) => ({ total_count: run.jobs.length, jobs: page }),
       );
     }
-    if ((m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest)) && method === 'GET') {
+    m = /^\/actions\/jobs\/(\d+)\/logs$/.exec(rest);
+    if (m && method === 'GET') {
       if (!this.runs.some((r) => r.jobs.some((j) => j.id === Number(m![1]))))
         return this.error(response, 404, 'Not Found');
       response.writeHead(302, { location: `${this.url}/_logs/${m[1]}` });

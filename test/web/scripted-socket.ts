@@ -16,7 +16,8 @@ export class ScriptedSocket implements SocketLike {
     this.emit('close', { code, reason });
   }
   addEventListener(type: string, listener: (event: any) => void) {
-    (this.listeners[type] ??= []).push(listener);
+    this.listeners[type] ??= [];
+    this.listeners[type].push(listener);
   }
   emit(type: string, event: unknown) {
     for (const listener of this.listeners[type] ?? []) listener(event);
