@@ -20,7 +20,7 @@ export class ArmoryPush {
     this.deps.armory.watch((revision) => {
       for (const info of this.deps.registry.list()) {
         const ship = this.deps.registry.get(info.name);
-        if (ship && ship.connection.isOnline()) this.send(ship, revision);
+        if (ship?.connection.isOnline()) this.send(ship, revision);
       }
     });
     this.deps.registry.onShipOnline((ship) => {

@@ -292,7 +292,7 @@ class Pass {
     await Promise.all(
       [...new Set(records.map((record) => record.ship))].map(async (name) => {
         const ship = this.options.registry.get(name);
-        if (!ship || !ship.connection.isOnline()) return;
+        if (!ship?.connection.isOnline()) return;
         try {
           const reply = await ship.client.call({ method: 'GET', path: '/workspaces', timeoutMs: SHIP_LIST_TIMEOUT_MS });
           const body = parseJson(reply);
@@ -334,7 +334,7 @@ class Pass {
       return;
     }
     const ship = this.options.registry.get(record.ship);
-    if (!ship || !ship.connection.isOnline()) {
+    if (!ship?.connection.isOnline()) {
       this.counters.skipped++;
       await this.save(record, { ...record, pullRequest });
       return;

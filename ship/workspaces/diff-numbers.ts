@@ -54,8 +54,7 @@ export class DiffNumbersReader {
     // Taken before git reads anything: a change made while git runs moves the next stamp, never this one.
     const stamp = await this.stamps.take(dir);
     const known = this.known.get(dir);
-    const refsKept =
-      stamp !== null && known !== undefined && known.stamp.refsSettled && known.stamp.refs === stamp.refs;
+    const refsKept = stamp !== null && known?.stamp.refsSettled === true && known.stamp.refs === stamp.refs;
     const treeKept = refsKept && known.stamp.treeSettled && known.stamp.tree === stamp.tree;
     const [lines, commits] = await Promise.all([
       treeKept ? known.lines : this.readLines(dir),

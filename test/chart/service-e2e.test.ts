@@ -235,14 +235,14 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       const node = pod.spec.nodeName ?? NODE;
       const name = node === NODE ? component : `${component}@${node}`;
       const container = pod.spec.containers[0]!;
-      const deadline = Date.now() + CONVERGE_MS;
       let launch = launchOf(image, container, placement);
-      while ('waiting' in launch) {
-        if (Date.now() > deadline)
-          throw new Error(`the ${component} container never started: it waits for ${launch.waiting}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      const startable = () => {
         launch = launchOf(image, container, placement);
-      }
+        return !('waiting' in launch) && launch;
+      };
+      const waitingFor = () =>
+        `the ${component} container to start: it waits for ${'waiting' in launch && launch.waiting}`;
+      launch = await until(startable, waitingFor, CONVERGE_MS, 100);
       if (node === NODE) launches[component] = { launch, container, placement };
       const started = startContainer(name, launch);
       running.push(started);

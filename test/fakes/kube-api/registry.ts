@@ -28,7 +28,7 @@ export class ResourceRegistry {
 
   lookup(group: string, version: string, plural: string): ResourceType | undefined {
     const resource = this.served.get(group ? `${plural}.${group}` : plural);
-    return resource && resource.versions.includes(version) ? resource : undefined;
+    return resource?.versions.includes(version) ? resource : undefined;
   }
 
   byKey(key: string): ResourceType | undefined {

@@ -173,7 +173,7 @@ function AttentionItem({ entry, now, onDismiss }: { entry: AttentionEntry; now: 
 function DiffCounts({ repo, name }: { repo: string; name: string }) {
   const status = useWorkspaceStatus(repo, name);
   const data = status.data;
-  if (!data || data.state !== 'active') return null;
+  if (data?.state !== 'active') return null;
   return (
     <span data-testid="diff-counts">
       changes <span className="added">+{data.diff.added}</span> <span className="removed">−{data.diff.removed}</span>
