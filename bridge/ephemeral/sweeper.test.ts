@@ -18,6 +18,7 @@ import { Sweeper } from './sweeper.js';
 import { FakeGitHub } from '../../test/fakes/github.js';
 import { makeRemote } from '../../test/helpers/git-fixtures.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../../test/helpers/ship.js';
+import { until } from '../../test/helpers/poll.js';
 
 const INTERVAL_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -38,15 +39,6 @@ function fakeClock(): void {
 
 /** Pull-request lists the forge has answered: one per pass here (one record, one branch). */
 const pullLists = () => fake.requests.filter((request) => request.path.startsWith('/repos/acme/widget/pulls?')).length;
-
-/** Polls on real time (node:timers/promises is not faked) until `check` holds. */
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(10);
-  }
-}
 
 /** Waits until the forge has answered `passes` pull-request lists and that pass has ended (next one scheduled). */
 async function passEnded(passes: number): Promise<void> {

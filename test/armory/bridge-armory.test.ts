@@ -10,6 +10,7 @@ import { ARMORY_FILE_LIMIT } from '../../protocol/index.js';
 import { makeTempRoot, rawCall, removeRoot } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
 import { putArmoryFile } from '../helpers/armory.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 let h: AuthHarness;
@@ -90,13 +91,10 @@ describe('the armory manifest', () => {
 
     const seen = new Set([first]);
     const changed = async (what: string) => {
-      const deadline = Date.now() + 10_000;
-      let revision = (await manifest()).revision;
-      while (seen.has(revision) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        revision = (await manifest()).revision;
-      }
-      expect(seen.has(revision), what).toBe(false);
+      const revision = await until(async () => {
+        const now = (await manifest()).revision;
+        return !seen.has(now) && now;
+      }, `a new revision after ${what}`);
       seen.add(revision);
     };
     put('skills/review/SKILL.md', '# review v2\n');

@@ -9,6 +9,7 @@ import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { killFleetTmux, startCli, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { putArmoryFile } from '../helpers/armory.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 const running: RunningCli[] = [];
@@ -21,16 +22,6 @@ afterAll(async () => {
   await killFleetTmux(join(root, 'fleet'));
   await removeRoot(root);
 });
-
-async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('armory between bridge and ship processes', () => {
   it('serves a map with a missing dotfile and the ship warns about it; a malformed map is still 400', async () => {
@@ -69,10 +60,13 @@ describe('armory between bridge and ship processes', () => {
 
     // The registration push: the ship pulls, installs, and answers its state on its own GET /armory.
     const state = (
-      await poll(
-        () => call(shipUrl, 'GET', '/armory'),
-        (reply) => reply.body?.revision === manifest.body.revision,
+      await until(
+        async () => {
+          const reply = await call(shipUrl, 'GET', '/armory');
+          return reply.body?.revision === manifest.body.revision && reply;
+        },
         'the ship to sync',
+        15_000,
       )
     ).body;
     expect(state).toMatchObject({
@@ -91,10 +85,13 @@ describe('armory between bridge and ship processes', () => {
       join(armory, 'dotfile-map.json'),
       JSON.stringify({ bashrc: '~/.bashrc', '../x': '~/.x', y: 'etc/x', z: 5 }),
     );
-    const refused = await poll(
-      () => call(bridgeUrl, 'GET', '/armory'),
-      (reply) => reply.status !== 200,
+    const refused = await until(
+      async () => {
+        const reply = await call(bridgeUrl, 'GET', '/armory');
+        return reply.status !== 200 && reply;
+      },
       'the bridge to reread the map',
+      15_000,
     );
     expect(refused.status).toBe(400);
     expect((refused.body.error as string).split('\n')).toEqual([

@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { runCli } from '../helpers/cli.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import { armoryRevision, nextArmoryRevision, putArmoryFile } from '../helpers/armory.js';
 
 let root: string;
@@ -36,7 +37,7 @@ const put = (path: string, contents: string | Buffer) => putArmoryFile(armory, p
 const revisionNow = () => armoryRevision(h, token);
 const nextRevision = (before: string) => nextArmoryRevision(h, token, before);
 const synced = async (target: TestShip, revision: string) =>
-  waitFor(() => (target.ship.armory.state().revision === revision ? true : null), 10_000, `revision ${revision}`);
+  until(() => target.ship.armory.state().revision === revision, `revision ${revision}`, 10_000);
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -273,20 +274,15 @@ describe('armory sync', () => {
       bridgeToken: BRIDGE_TOKEN,
       port: ship.ship.port,
     });
-    await waitFor(() => (existsSync(installed) ? true : null), 5000, 're-applied skill');
+    await until(() => existsSync(installed), 're-applied skill', 5000);
     expect(readFileSync(installed, 'utf8')).toBe('# lint\n');
   });
 
   it('reports an offline ship with a null state', async () => {
     await ship.stopShipOnly();
-    const deadline = Date.now() + 5000;
-    let answer: unknown;
-    for (;;) {
-      answer = (await h.as(token, 'GET', '/armory/ships')).body;
-      if ((answer as Array<{ status: string }>)[0]?.status === 'offline' || Date.now() > deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(answer).toEqual([{ ship: 'armed', status: 'offline', state: null }]);
+    await expect
+      .poll(async () => (await h.as(token, 'GET', '/armory/ships')).body, { timeout: 5000, interval: 100 })
+      .toEqual([{ ship: 'armed', status: 'offline', state: null }]);
   });
 });
 

@@ -97,14 +97,3 @@ export async function startAuthBridge(root: string, options: Partial<BridgeOptio
     },
   };
 }
-
-/** Polls `probe` until it returns a value other than null/undefined (outside a test body, where expect.poll is not allowed). */
-export async function waitFor<T>(probe: () => T | null | undefined, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== null && value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { makeTempRoot, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from './harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from './harness.js';
+import { until } from '../helpers/poll.js';
 import { SESSION_LIFETIME_MS } from '../../protocol/index.js';
 
 type Credential = 'none' | 'garbage' | 'expired' | 'member' | 'admin' | 'ship' | 'agent';
@@ -135,7 +136,7 @@ beforeAll(async () => {
     bridgeToken: 'bridge-token-for-matrix-ship',
   });
   expect(registered.status).toBe(201);
-  tokens.agent = (await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials')).token;
+  tokens.agent = (await until(() => ship.ship.bridgeCredentials.get(), 'agent credentials', 5000)).token;
 }, 60_000);
 
 afterAll(async () => {

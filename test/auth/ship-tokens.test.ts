@@ -10,7 +10,8 @@ import { insecureBridge } from '../helpers/bridge.js';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { connectTerminal } from '../helpers/terminal.js';
 import { tokenHash } from '../../server/tokens.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from './harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from './harness.js';
+import { until } from '../helpers/poll.js';
 
 const SHIP_TOKEN = 'sentinel-ship-token-Zq8u2WcE1JtT0aVfX4mNnR7yLpB3sKdGh6oQ';
 const BRIDGE_TOKEN = 'sentinel-bridge-token-Pd9vK2hWmF5xS1qYbR8tN3cJ6uLzA0eGo4iT';
@@ -104,7 +105,7 @@ describe('ship token pairs', () => {
 
 describe('ship-agent tokens', () => {
   it('are pushed to the ship with the bridge URL, stored hashed, and reach /repos only', async () => {
-    const pushed = await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials');
+    const pushed = await until(() => ship.ship.bridgeCredentials.get(), 'agent credentials', 5000);
     h.secrets.add(pushed.token);
     expect(pushed.bridgeUrl).toBe(h.bridge.publicUrl);
     const stored = (await h.bridge.store.db.query<{ token_hash: string }>('SELECT token_hash FROM agent_tokens')).rows;
@@ -133,13 +134,13 @@ describe('ship-agent tokens', () => {
   it('rotate when the ship reconnects, revoking the old one', async () => {
     const before = ship.ship.bridgeCredentials.get()!.token;
     h.bridge.registry.get('guarded')!.connection.lost();
-    const after = await waitFor(
+    const after = await until(
       () => {
         const current = ship.ship.bridgeCredentials.get()!.token;
         return current !== before ? current : null;
       },
-      10_000,
       'a rotated agent token',
+      10_000,
     );
     h.secrets.add(after);
     expect((await h.as(before, 'GET', '/repos')).status).toBe(401);

@@ -10,6 +10,7 @@ import type { Bridge } from '../../bridge/server.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { startRoutedFleet, type RoutedFleet } from '../helpers/bridge.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
+import { until } from '../helpers/poll.js';
 import { call, makeTempRoot, path, removeRoot, type TestShip } from '../helpers/ship.js';
 
 const STALE_MS = 1500; // long enough that a read right after the output sees it cleared (the poll: every 500 ms)
@@ -27,12 +28,8 @@ const agentEvents = (client: EventClient) =>
 
 /** The `count`-th agent event on `client` (1-based), once it has arrived. */
 async function nthAgentEvent(client: EventClient, count: number): Promise<any> {
-  const deadline = Date.now() + 10_000;
-  while (agentEvents(client).length < count) {
-    if (Date.now() > deadline)
-      throw new Error(`expected ${count} agent events, got ${JSON.stringify(agentEvents(client))}`);
-    await sleep(20);
-  }
+  const got = () => `${count} agent events, got ${JSON.stringify(agentEvents(client))}`;
+  await until(() => agentEvents(client).length >= count, got, 10_000, 20);
   return agentEvents(client)[count - 1];
 }
 

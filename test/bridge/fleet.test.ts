@@ -11,6 +11,7 @@ import { startBridge, type Bridge } from '../../bridge/server.js';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
 import { call, makeTempRoot, path, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 let remote: RemoteFixture;
@@ -22,14 +23,6 @@ let plainHttp: Server;
 let events: EventClient;
 
 const portOf = (server: { address(): unknown }) => (server.address() as { port: number }).port;
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   root = await makeTempRoot();
@@ -140,7 +133,7 @@ describe('bridge with ships', () => {
     expect((await call(bridge.url, 'GET', '/workspaces?active=false')).body).toEqual([]);
     expect((await call(bridge.url, 'POST', path('app', 'w1', '/deactivate'))).body).toEqual({ ok: true });
     expect((await call(bridge.url, 'DELETE', path('app', 'w1'))).body).toEqual({ ok: true });
-    await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'w1'))).status === 404);
+    await until(async () => (await call(bridge.url, 'GET', path('app', 'w1'))).status === 404, 'app/w1 to be gone');
   });
 
   it('republishes ship events with the ship on the workspace, and a removal as a fresh sync', async () => {
@@ -228,10 +221,11 @@ describe('bridge with ships', () => {
     await call(bridge.url, 'POST', '/workspaces', { ship: 'beta', repoName: 'app', name: 'on-beta', branch: 'main' });
     const port = beta.ship.port;
     await beta.stopShipOnly();
-    await waitFor(
+    await until(
       async () =>
         (await call(bridge.url, 'GET', '/ships')).body.find((s: { name: string }) => s.name === 'beta').status ===
         'offline',
+      'beta offline',
     );
     expect(await call(bridge.url, 'GET', path('app', 'on-beta'))).toMatchObject({
       status: 503,
@@ -253,7 +247,10 @@ describe('bridge with ships', () => {
       error: null,
     });
     beta = await startTestShip(root, { name: 'beta', fleetDirectory: join(root, 'fleet-beta'), port });
-    await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'on-beta'))).status === 200);
+    await until(
+      async () => (await call(bridge.url, 'GET', path('app', 'on-beta'))).status === 200,
+      'app/on-beta to answer',
+    );
     expect((await call(bridge.url, 'GET', `/ships/beta/system-resources`)).body.cpu.cores).toBeGreaterThan(0);
   });
 
@@ -276,7 +273,10 @@ describe('bridge with ships', () => {
       branch: 'main',
     });
     await call(bridge.url, 'DELETE', path('app', 'shared'));
-    await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'shared'))).body?.ship === 'beta');
+    await until(
+      async () => (await call(bridge.url, 'GET', path('app', 'shared'))).body?.ship === 'beta',
+      'app/shared on beta',
+    );
     expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({
       ship: 'beta',
       branch: 'other',
@@ -307,11 +307,11 @@ describe('bridge with ships', () => {
       logger: pino({ level: 'silent' }),
       reconnect: { initialMs: 50, maxMs: 200 },
     });
-    await waitFor(async () => (await call(bridge.url, 'GET', '/ships')).body[0]?.status === 'online');
+    await until(async () => (await call(bridge.url, 'GET', '/ships')).body[0]?.status === 'online', 'the ship online');
     expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([
       { name: 'alpha', url: alpha.url, status: 'online' },
     ]);
-    await waitFor(async () => (await call(bridge.url, 'GET', path('app', 'errs'))).status === 200);
+    await until(async () => (await call(bridge.url, 'GET', path('app', 'errs'))).status === 200, 'app/errs to answer');
     events = await connectEvents(bridge.url);
   }, 60_000);
 });

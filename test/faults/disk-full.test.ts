@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import { armoryRevision, nextArmoryRevision, putArmoryFile } from '../helpers/armory.js';
 import { tmpfsMountable } from '../helpers/tmpfs.js';
 
@@ -121,14 +122,14 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
 
   it('an armory that does not fit is refused with lastError, the old revision stays installed, and the next push after freeing space applies', async () => {
     const first = await revisionNow();
-    await waitFor(() => (ship.ship.armory.state().revision === first ? true : null), 10_000, 'first revision');
+    await until(() => ship.ship.armory.state().revision === first, 'first revision', 10_000);
     const installed = join(home, '.claude', 'skills', 'small', 'SKILL.md');
     expect(readFileSync(installed, 'utf8')).toBe('# small skill\n');
 
     // 3 MiB of armory (base64 on the wire, raw in the cache) into a 1 MiB state directory.
     for (let i = 0; i < 3; i++) put(`skills/heavy/part-${i}.bin`, randomBytes(1024 * 1024));
     const second = await nextRevision(first);
-    const failed = await waitFor(() => ship.ship.armory.state().lastError, 20_000, 'lastError');
+    const failed = await until(() => ship.ship.armory.state().lastError, 'lastError', 20_000);
     expect(failed).toMatch(/^could not cache armory file skills\/heavy\/part-\d\.bin: ENOSPC/);
     expect(ship.ship.armory.state().revision).toBe(first);
     expect(readFileSync(installed, 'utf8')).toBe('# small skill\n');
@@ -142,7 +143,7 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
     grow(stateMount, '32m');
     put('skills/small/SKILL.md', '# small skill, edited\n');
     const third = await nextRevision(second);
-    await waitFor(() => (ship.ship.armory.state().revision === third ? true : null), 20_000, 'third revision');
+    await until(() => ship.ship.armory.state().revision === third, 'third revision', 20_000);
     expect(ship.ship.armory.state().lastError).toBeNull();
     expect(readFileSync(installed, 'utf8')).toBe('# small skill, edited\n');
     expect(readFileSync(join(home, '.claude', 'skills', 'heavy', 'part-2.bin')).length).toBe(1024 * 1024);

@@ -413,15 +413,18 @@ async function orphans(): Promise<{ withoutRecord: string[]; notOnShip: string[]
   };
 }
 
-/** Polls until `probe` holds (the reconcile after a sync takes a few store writes), then answers its last value. */
+/**
+ * Polls until `probe` holds (the reconcile after a sync takes a few store writes), then answers its last value,
+ * held or not: the caller's expect on it shows the difference, which a timeout message would not.
+ */
 async function settle<T>(probe: () => Promise<T>, holds: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  let last = await probe();
-  const deadline = Date.now() + timeoutMs;
-  while (!holds(last) && Date.now() < deadline) {
-    await sleep(100);
+  let last: T | undefined;
+  const settled = async () => {
     last = await probe();
-  }
-  return last;
+    return holds(last);
+  };
+  await until(settled, 'settled', timeoutMs, 100).catch(() => undefined);
+  return last ?? probe();
 }
 
 const noOrphans = (found: { withoutRecord: string[]; notOnShip: string[] }) =>

@@ -14,6 +14,7 @@ import { TOO_MANY_PENDING_UPGRADES } from '../../protocol/index.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 
 const canRestart = (() => {
   if (!process.env.TEST_DATABASE_URL) return false;
@@ -42,27 +43,24 @@ async function killPostmaster(): Promise<void> {
     .split(/\s+/)[5]!;
   const pid = Number(readFileSync(join(dataDirectory, 'postmaster.pid'), 'utf8').split('\n')[0]);
   process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 100; i++) {
-    try {
-      execFileSync('pgrep', ['-u', 'postgres'], { stdio: 'ignore' });
-    } catch {
-      return; // none left
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('PostgreSQL backends outlived their postmaster by 10 s');
+  await until(
+    () => !runs('pgrep', ['-u', 'postgres']),
+    'PostgreSQL backends to exit after their postmaster',
+    10_000,
+    100,
+  );
 }
-const waitForPostgres = async () => {
-  for (let i = 0; i < 60; i++) {
-    try {
-      execFileSync('su', ['postgres', '-c', "psql -Atqc 'select 1'"], { stdio: 'ignore' });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+/** Whether the command exits 0. */
+const runs = (command: string, args: string[]) => {
+  try {
+    execFileSync(command, args, { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
-  throw new Error('PostgreSQL did not come back');
 };
+const waitForPostgres = () =>
+  until(() => runs('su', ['postgres', '-c', "psql -Atqc 'select 1'"]), 'PostgreSQL to come back', 30_000, 500);
 
 describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
   let root: string;

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { insecureBridge, shipStatus } from '../helpers/bridge.js';
-import { msUntil } from '../helpers/poll.js';
+import { msUntil, until } from '../helpers/poll.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
@@ -82,11 +82,7 @@ describe('a ship killed mid-create', () => {
     let ship = running.at(-1)!;
     for (let round = 0; round < ROUNDS; round++) {
       const answer = create();
-      const deadline = Date.now() + 10_000;
-      while (!(existsSync(staging) && readdirSync(staging).length > 0)) {
-        if (Date.now() > deadline) throw new Error(`the clone never started: ${JSON.stringify(await answer)}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await until(() => existsSync(staging) && readdirSync(staging).length > 0, 'the clone to start', 10_000, 10);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * cloneMs * 1.2));
       expect(await ship.stop('SIGKILL')).toBe(null);
       const killedAt = Date.now();

@@ -8,7 +8,8 @@ import { makeRemote } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { GitHubProvider } from '../../bridge/providers/github.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import { FakeGitHub } from '../fakes/github.js';
 
 const TOKEN = 'ghp_mcp_e2e_secret_token_13579';
@@ -60,7 +61,7 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
-  await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials');
+  await until(() => ship.ship.bridgeCredentials.get(), 'agent credentials', 5000);
   fake.addIssue({ title: 'Crash on start', body: 'stack trace' });
   fake.addPull({ title: 'Fix crash', head: 'fix', headSha: SHA });
   fake.branches.set('fix', SHA);

@@ -4,7 +4,8 @@
 // says, and the GitHub token in no response and no line of the bridge's log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempRoot, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { ADMIN, startAuthBridge, waitFor, type AuthHarness } from '../auth/harness.js';
+import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import { FakeGitHub } from '../fakes/github.js';
 
 const TOKEN = 'ghp_routes_secret_token_9876543210';
@@ -43,7 +44,7 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
-  tokens.agent = (await waitFor(() => ship.ship.bridgeCredentials.get(), 5000, 'agent credentials')).token;
+  tokens.agent = (await until(() => ship.ship.bridgeCredentials.get(), 'agent credentials', 5000)).token;
   for (const repo of [
     { name: 'widget', url: 'https://github.example/acme/widget.git', provider: 'github' },
     { name: 'widget-ssh', url: 'git@github.example:acme/widget', provider: 'github' },

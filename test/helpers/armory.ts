@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthHarness } from '../auth/harness.js';
+import { until } from './poll.js';
 
 export function putArmoryFile(armory: string, path: string, contents: string | Buffer, mode?: number): void {
   mkdirSync(join(armory, path, '..'), { recursive: true });
@@ -16,11 +17,13 @@ export async function armoryRevision(h: AuthHarness, token: string): Promise<str
 
 /** The bridge's revision once it differs from `before`. */
 export async function nextArmoryRevision(h: AuthHarness, token: string, before: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const revision = await armoryRevision(h, token);
-    if (revision !== before) return revision;
-    if (Date.now() > deadline) throw new Error('the bridge never saw the armory change');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return until(
+    async () => {
+      const revision = await armoryRevision(h, token);
+      return revision !== before && revision;
+    },
+    'the bridge to see the armory change',
+    10_000,
+    100,
+  );
 }

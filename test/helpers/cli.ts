@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
+import { until } from './poll.js';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -123,12 +124,9 @@ export function ptyCli(
   let done = false;
   void exited.then(() => (done = true));
   const waitFor = async (pattern: RegExp | string, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!matches(output, pattern)) {
-      if (done || Date.now() > deadline)
-        throw new Error(`waited for ${String(pattern)}; the terminal showed:\n${output}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const shown = () => `waited for ${String(pattern)}; the terminal showed:\n${output}`;
+    const seen = await until(() => matches(output, pattern) || (done && 'exited'), shown, timeoutMs, 20);
+    if (seen === 'exited' && !matches(output, pattern)) throw new Error(shown());
   };
   return {
     pty,
@@ -187,12 +185,9 @@ export function startCli(args: string[], env: Record<string, string | undefined>
     child,
     output: () => output,
     async waitFor(pattern, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!matches(pattern)) {
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`waited for ${String(pattern)}; output:\n${output}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const shown = () => `waited for ${String(pattern)}; output:\n${output}`;
+      const seen = await until(() => matches(pattern) || (child.exitCode !== null && 'exited'), shown, timeoutMs, 25);
+      if (seen === 'exited' && !matches(pattern)) throw new Error(shown());
     },
     async stop(signal = 'SIGINT') {
       if (child.exitCode === null) child.kill(signal);

@@ -1,28 +1,45 @@
-// Waiting on real processes in fault tests: poll an async probe until it answers, and fail naming what was
-// awaited once the deadline has passed. (Inside a test body, expect.poll serves synchronous checks.)
+// The one way tests wait for a condition (docs/DECISIONS.md, "Which polling helper do tests use?"): poll a
+// probe until it answers, and fail naming what was awaited once the deadline has passed. Inside a test body,
+// expect.poll serves assertions; everything else that waits (helpers, hooks, fault tests) calls `until`.
+//
+// It waits on node:timers/promises and reads performance.now(), which vi.useFakeTimers leaves real, so a test
+// that fakes setTimeout and Date can still wait for real work to finish.
+
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * The first value `probe` gives other than null or false, polled every `intervalMs`; a probe that throws has
- * not answered yet (the process it asks may be restarting). Checked once more at the deadline, then fails.
+ * The first value `probe` gives other than null, undefined or false, polled every `intervalMs`; a probe that
+ * throws has not answered yet (the process it asks may be restarting). Checked once more at the deadline, then
+ * fails with `what` (a function when the message should show the state at the deadline) and the last error.
  */
 export async function until<T>(
-  probe: () => Promise<T | null | false>,
-  what: string,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  what: string | (() => string),
   timeoutMs = 10_000,
   intervalMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
+  let lastError: unknown;
   for (;;) {
-    const value = await probe().catch(() => null);
-    if (value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    const value = await Promise.resolve()
+      .then(probe)
+      .catch((error: unknown) => {
+        lastError = error;
+        return null;
+      });
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (performance.now() > deadline) {
+      const thrown = lastError === undefined ? '' : `; the probe last threw: ${String(lastError)}`;
+      const message = `timed out after ${timeoutMs} ms: ${typeof what === 'string' ? what : what()}${thrown}`;
+      throw new Error(message, { cause: lastError });
+    }
+    await sleep(intervalMs);
   }
 }
 
 /** Milliseconds until `check` holds (see `until`). */
 export async function msUntil(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
+  const started = performance.now();
   await until(check, what, timeoutMs);
-  return Date.now() - started;
+  return performance.now() - started;
 }

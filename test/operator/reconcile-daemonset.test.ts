@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../fakes/kube-api/index.js';
 import { freePort } from '../helpers/ports.js';
-import { waitFor } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import type { TestShip } from '../helpers/ship.js';
 import { CHART_SECRETS_KEY } from '../../operator/reconcile/chart-secrets.js';
 import { NODE_WITHOUT_SHIP_SINCE } from '../../operator/reconcile/names.js';
@@ -231,10 +231,10 @@ describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
   it('deleting the DaemonSet garbage-collects its Ships, each deregistered by its finalizer; the user Ship stays', async () => {
     h.fake.remove('apps/v1', 'DaemonSet', 'svc-ship');
     expect(await h.daemonSets.reconcile(dsKey)).toBeUndefined();
-    await waitFor(
-      () => (h.ship('node-a')?.metadata.deletionTimestamp ? true : null),
-      10_000,
+    await until(
+      () => h.ship('node-a')?.metadata.deletionTimestamp,
       'node-a marked for deletion by the garbage collector',
+      10_000,
     );
     for (const node of ['node-a', 'node-c'])
       await reconcileUntil(h.ships, node, () => h.ship(node) === undefined, `${node} gone`);

@@ -24,6 +24,7 @@ import type { Condition, RepoResource, ShipResource } from '../../operator/resou
 import { startFakeKubeApi, type FakeKubeApi, type KubeObject } from '../fakes/kube-api/index.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type Reply, type TestShip } from '../helpers/ship.js';
+import { until } from '../helpers/poll.js';
 import { freePort } from '../helpers/ports.js';
 
 export const ADMIN = { username: 'root', email: 'root@example.com', password: 'operator-test-admin-password-1' };
@@ -238,21 +239,21 @@ export function condition(
 }
 
 /**
- * Reconciles `name` until `done` holds (as the runtime would, on requeues and watch events), at most
- * `rounds` times, pausing `pauseMs` between rounds. Returns the last reconcile result.
+ * Reconciles `name` until `done` holds (as the runtime would, on requeues and watch events), pausing `pauseMs`
+ * between reconciles, for at most `timeoutMs`. A reconcile that throws counts as not converged yet; the last
+ * error is in the failure.
  */
 export async function reconcileUntil(
   reconciler: { reconcile(key: { namespace: string; name: string }): Promise<unknown> },
   name: string,
   done: () => boolean,
   what: string,
-  rounds = 60,
+  timeoutMs = 15_000,
   pauseMs = 100,
 ): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
+  const converged = async () => {
     await reconciler.reconcile({ namespace: NAMESPACE, name });
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-  }
-  throw new Error(`not converged after ${rounds} reconciles: ${what}`);
+    return done();
+  };
+  await until(converged, `${name} to converge: ${what}`, timeoutMs, pauseMs);
 }

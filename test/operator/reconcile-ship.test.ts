@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINALIZER } from '../../operator/resources/index.js';
 import { call, type TestShip } from '../helpers/ship.js';
 import { freePort } from '../helpers/ports.js';
-import { waitFor } from '../auth/harness.js';
+import { until } from '../helpers/poll.js';
 import { pino } from 'pino';
 import { MERGE_PATCH } from '../../operator/kube/clients.js';
 import { reconcileDeps, ShipReconciler } from '../../operator/reconcile/index.js';
@@ -94,13 +94,13 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
       (await call(h.bridgeUrl, 'GET', '/armory', undefined, { authorization: `Bearer ${pair.shipToken}` })).status,
     ).toBe(200);
     // The bridge pushed at registration; the ship pulled with SVC_SHIP_TOKEN and installed without error.
-    const state = await waitFor(
+    const state = await until(
       () => {
         const current = alpha.ship.armory.state();
         return current.revision ? current : null;
       },
-      15_000,
       'the ship to sync the armory',
+      15_000,
     );
     expect(state.lastError).toBeNull();
     // The bridge token is what the bridge presents to the ship; the ship refuses calls without it.
@@ -497,11 +497,7 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     expect(h.ship('alpha')).toBeUndefined();
     expect((await bridgeShips()).map((ship) => ship.name)).not.toContain('alpha');
     expect(h.events('alpha').map((event) => event.reason)).toContain('Deregistered');
-    await waitFor(
-      () => (h.secret('alpha-tokens') ? null : true),
-      10_000,
-      'the Generated Secret to be garbage-collected',
-    );
+    await until(() => !h.secret('alpha-tokens'), 'the Generated Secret to be garbage-collected', 10_000);
   });
 
   it('no token ever appears in a status, an event or a log line (operator and bridge)', () => {

@@ -19,6 +19,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
 import { groupAlive, signalGroupOf } from '../helpers/process-group.js';
+import { until } from '../helpers/poll.js';
 import type { FakeGitHub } from '../fakes/github.js';
 import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
@@ -118,11 +119,9 @@ function startServer(world: World, cwd: string, line: string, ready: string, fle
 async function stopServer(child: ChildProcess): Promise<void> {
   child.removeAllListeners('exit');
   signalGroupOf(child, 'SIGTERM');
-  const deadline = Date.now() + 10_000;
-  while (groupAlive(child)) {
-    if (Date.now() > deadline) signalGroupOf(child, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const gone = () => !groupAlive(child);
+  await until(gone, 'the group to exit on SIGTERM', 10_000, 25).catch(() => signalGroupOf(child, 'SIGKILL'));
+  await until(gone, 'the group to exit on SIGKILL', 10_000, 25);
 }
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { makeRemote } from '../helpers/git-fixtures.js';
 import { connectEvents, type EventClient } from '../helpers/events.js';
+import { until } from '../helpers/poll.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 
 const STALE_MS = 400; // the poll follows: every 133 ms
@@ -37,11 +38,8 @@ const typeInPane = (keys: string) =>
   ship.ship.tmux.run(['send-keys', '-t', `=${sessionName('st', 'one')}:`, keys, 'Enter']);
 
 async function nextAgentEvent(count: number): Promise<any> {
-  const deadline = Date.now() + 10_000;
-  while (agentEvents().length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} agent events, got ${JSON.stringify(agentEvents())}`);
-    await sleep(20);
-  }
+  const got = () => `${count} agent events, got ${JSON.stringify(agentEvents())}`;
+  await until(() => agentEvents().length >= count, got, 10_000, 20);
   return agentEvents()[count - 1].workspace.agent;
 }
 
@@ -108,12 +106,12 @@ it('idle and awaiting never go stale; awaiting carries the question', async () =
 it("the shell's exit clears the status and the workspace is inactive", async () => {
   await report('building', 'about to exit');
   await typeInPane('exit');
-  const deadline = Date.now() + 10_000;
-  while (!events.events.some((event) => event.type === 'workspace.deactivated')) {
-    if (Date.now() > deadline) throw new Error('no deactivated event');
-    await sleep(20);
-  }
-  const deactivated = events.events.find((event) => event.type === 'workspace.deactivated');
+  const deactivated = await until(
+    () => events.events.find((event) => event.type === 'workspace.deactivated'),
+    'a deactivated event',
+    10_000,
+    20,
+  );
   expect(deactivated.workspace).toMatchObject({ active: false, agent: null });
   expect((await call(ship.url, 'GET', path('st', 'one', '/agent/status'))).body).toBeNull();
 });

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/poll.js';
 import { call } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
@@ -47,15 +48,13 @@ function attachCli(name: string, target: string[] = ['--url', fx.ship.url]): Att
     bytes: () => bytes,
     view,
     exited,
-    async until(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        await new Promise<void>((r) => view.write('', r));
+    until(predicate, timeoutMs = 10_000) {
+      const shown = async () => {
+        await new Promise<void>((r) => view.write('', r)); // what the pty wrote so far, parsed
         const text = viewText(view);
-        if (predicate(text)) return text;
-        if (Date.now() > deadline) throw new Error(`timed out; the terminal showed:\n${text}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+        return predicate(text) && text;
+      };
+      return until(shown, () => `the terminal showed:\n${viewText(view)}`, timeoutMs, 25);
     },
   };
 }
