@@ -21,7 +21,7 @@ import {
 import type { Clock } from '../../protocol/clock.js';
 import { ProviderError, providerFor, type ForgeProvider, type ForgeProviders } from '../providers/forge-provider.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
-import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
+import { parseJson, type ShipReply, ShipUnreachable } from '../ships/ship-client.js';
 import { shipErrorMessage } from '../ships/ship-replies.js';
 import type { ReposStore } from '../store/repos-store.js';
 import type { EphemeralRecord } from '../store/ephemeral-store.js';
@@ -356,7 +356,7 @@ class Pass {
   /** The guarded delete: deleted → destroyed, refused → blocked, already gone → forgotten. */
   private async destroy(ship: LiveShip, record: EphemeralRecord): Promise<void> {
     const { registry, records } = this.options;
-    let reply;
+    let reply: ShipReply;
     try {
       reply = await ship.client.call({
         method: 'DELETE',

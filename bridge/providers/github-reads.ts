@@ -9,7 +9,7 @@
 // maps them exactly as it maps Octokit's. A redirect (a renamed repository) answers null, and the caller
 // asks Octokit, which follows it.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { GitHubTransport } from './github-fetch.js';
+import type { Answer, GitHubTransport } from './github-fetch.js';
 import type { RequestPolicy } from './github-request-policy.js';
 import { messageOf } from '../../protocol/index.js';
 
@@ -77,7 +77,7 @@ export class GitHubReads {
   private async page(url: string): Promise<Page | null> {
     const target = new URL(url);
     const page = await this.policy({ method: 'GET', url: target.pathname }, async () => {
-      let answer;
+      let answer: Answer;
       try {
         answer = await this.transport.read(target, 'GET', this.headers);
       } catch (error) {

@@ -16,7 +16,7 @@
 // `git ls-files`, run again only when the index changes. Known gap, as in filter-drivers.ts: config pulled in
 // through `include.path` is not stamped.
 import { createHash, type Hash } from 'node:crypto';
-import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, type BigIntStats, type Dirent } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -84,7 +84,7 @@ function lstatOrNone(path: string): BigIntStats | undefined {
 
 /** Every loose ref file under `.git/refs`, depth first, in a stable order. */
 function looseRefs(directory: string, into: string[] = []): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true });
   } catch {
