@@ -124,7 +124,7 @@ describe('ShipClient closed while a call is in flight', () => {
       expect(await pendingGet).toBeInstanceOf(ShipClientClosed);
       expect(requests).toEqual(['/drop', '/armory/sync', '/answer', '/hold']);
     } finally {
-      held.forEach((release) => release());
+      for (const release of held) release();
       holding.close();
     }
   });

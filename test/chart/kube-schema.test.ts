@@ -53,7 +53,7 @@ function unknownFields(value: unknown, type: string, path: string, found: string
   const array = /^Array<(.+)>$/.exec(type);
   if (array) {
     if (Array.isArray(value))
-      value.forEach((item, index) => unknownFields(item, array[1]!, `${path}[${index}]`, found));
+      for (const [index, item] of value.entries()) unknownFields(item, array[1]!, `${path}[${index}]`, found);
     return;
   }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);

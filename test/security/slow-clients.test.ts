@@ -187,7 +187,9 @@ describe('pending WebSocket upgrades per address', () => {
     const listeners: Array<() => void> = [];
     return {
       socket: { remoteAddress: address, once: (_event: 'close', listener: () => void) => listeners.push(listener) },
-      close: () => listeners.forEach((listener) => listener()),
+      close: () => {
+        for (const listener of listeners) listener();
+      },
     };
   };
 

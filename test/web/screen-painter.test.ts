@@ -32,7 +32,9 @@ function harness(scrollback = 100) {
   const frames: (() => void)[] = [];
   const target: PaintTarget = { cols: 8, rows: 2, write: (data, parsed) => writes.push({ data, parsed }) };
   const painter = new ScreenPainter(target, (paint) => frames.push(paint), scrollback);
-  const runFrame = () => frames.splice(0).forEach((paint) => paint());
+  const runFrame = () => {
+    for (const paint of frames.splice(0)) paint();
+  };
   return { writes, frames, painter, runFrame };
 }
 

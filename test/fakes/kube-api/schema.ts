@@ -57,7 +57,8 @@ export function prune(schema: StructuralSchema, value: unknown, path = '', root 
   const unknown: string[] = [];
   if (Array.isArray(value)) {
     if (schema.items)
-      value.forEach((item, index) => unknown.push(...prune(schema.items!, item, join(path, index), false)));
+      for (const [index, item] of value.entries())
+        unknown.push(...prune(schema.items!, item, join(path, index), false));
     return unknown;
   }
   if (!isObject(value)) return unknown;
@@ -270,9 +271,8 @@ export function validate(
         message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
       });
     if (schema.items)
-      value.forEach((item, index) =>
-        causes.push(...validate(schema.items!, item, join(path, index), { ignoredRules: context.ignoredRules })),
-      );
+      for (const [index, item] of value.entries())
+        causes.push(...validate(schema.items!, item, join(path, index), { ignoredRules: context.ignoredRules }));
   }
   if (isObject(value)) {
     for (const key of schema.required ?? []) {

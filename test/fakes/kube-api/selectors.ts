@@ -57,7 +57,7 @@ export function parseLabelSelector(text: string | null): Selector {
           return !has;
         case 'in':
           return has && requirement.values.includes(labels[requirement.key]!);
-        case 'notin':
+        default: // 'notin'
           return !has || !requirement.values.includes(labels[requirement.key]!);
       }
     });
