@@ -15,11 +15,15 @@
 //   - the service-account mount: KUBECONFIG with the service account's token;
 //   - PATH: this machine's, for its git, tmux and node (the image's comes from its node base image).
 //   - projected service-account tokens: a random token the fake API server knows as bound to the pod
-//     (Placement.projectedToken), written where the volume puts it;
-// Not emulated: init containers (the ship's chowns a hostPath as root; the kubelet makes subPath directories,
-// and so does this), resources, security contexts, liveness probes. Readiness probes are run to mark pods Ready.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+//     (Placement.projectedToken), written where the volume puts it, with the mode and owner the kubelet
+//     gives it (tokenFileMode; changing an owner needs root, so only a root test sees owners);
+//   - /tmp with a session user (Placement.tmpOnVolume): the directory of its volume, as for any mount, since
+//     that user cannot reach the suite's temp directory.
+// Init containers run only where a test asks (runInitContainers: `sh -c` with its mounts' paths put in), as
+// this test's user. Not emulated: resources, the containers' security contexts (every process runs as this
+// test's user), liveness probes. Readiness probes are run to mark pods Ready.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +37,7 @@ type Json = Record<string, any>;
 export interface Container {
   name: string;
   command?: string[];
+  securityContext?: { runAsUser?: number };
   args?: string[];
   env?: { name: string; value?: string; valueFrom?: Json }[];
   envFrom?: unknown[];
@@ -43,6 +48,8 @@ export interface Container {
 
 export interface PodSpec {
   containers: Container[];
+  initContainers?: Container[];
+  securityContext?: { runAsUser?: number; fsGroup?: number };
   volumes?: Json[];
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
@@ -122,6 +129,8 @@ export interface Placement {
   kubeconfig?: string;
   /** A token bound to the pod for `audience`, as the kubelet requests one for a projected volume. */
   projectedToken?(audience: string): string;
+  /** /tmp where its volume is, not the suite's temp directory (a session user must reach its socket there). */
+  tmpOnVolume?: boolean;
 }
 
 /** A free port for every container port of the pod. */
@@ -174,10 +183,29 @@ export function fieldOf(pod: Pod, path: string): string {
   return fields[path]!;
 }
 
+/**
+ * The mode and owner the kubelet gives a projected token file (pkg/volume/projected): 0600 owned by the pod's
+ * fsUser (the one runAsUser every container, init containers included, runs as; root when they differ)
+ * when there is an fsUser or an fsGroup, else the volume's defaultMode (0644); with an fsGroup the file is
+ * then given to that group and made group-readable (the volume is read-only: 0440 added), so 0640.
+ */
+export function tokenFileMode(spec: PodSpec, defaultMode = 0o644): { mode: number; uid: number; gid: number } {
+  const users = [...(spec.initContainers ?? []), ...spec.containers].map(
+    (container) => container.securityContext?.runAsUser ?? spec.securityContext?.runAsUser,
+  );
+  const fsUser = users.every((uid) => uid !== undefined && uid === users[0]) ? users[0] : undefined;
+  const fsGroup = spec.securityContext?.fsGroup;
+  const mode = fsUser !== undefined || fsGroup !== undefined ? 0o600 : defaultMode;
+  return fsGroup === undefined
+    ? { mode, uid: fsUser ?? 0, gid: 0 }
+    : { mode: mode | 0o440, uid: fsUser ?? 0, gid: fsGroup };
+}
+
 /** A projected volume of service-account tokens, written into a directory standing for it. */
 function projectedVolume(volume: Json, placement: Placement): string {
   const directory = join(placement.podRoot, 'volumes', volume.name);
-  mkdirSync(directory, { recursive: true });
+  mkdirSync(directory, { recursive: true, mode: 0o755 });
+  const file = tokenFileMode(placement.pod.spec, volume.projected.defaultMode);
   for (const source of volume.projected.sources as Json[]) {
     const token = source.serviceAccountToken;
     if (!token || Object.keys(source).length !== 1)
@@ -186,7 +214,10 @@ function projectedVolume(volume: Json, placement: Placement): string {
       throw new Error(
         `pod ${placement.pod.metadata.name} projects a service-account token: give its placement projectedToken`,
       );
-    writeFileSync(join(directory, token.path), placement.projectedToken(token.audience), { mode: 0o600 });
+    const path = join(directory, token.path);
+    writeFileSync(path, placement.projectedToken(token.audience), { mode: 0o600 });
+    if (process.getuid?.() === 0) chownSync(path, file.uid, file.gid);
+    chmodSync(path, file.mode);
   }
   return directory;
 }
@@ -195,7 +226,7 @@ function projectedVolume(volume: Json, placement: Placement): string {
 function mountsOf(container: Container, placement: Placement): [string, string][] {
   const volumes = new Map((placement.pod.spec.volumes ?? []).map((volume) => [volume.name as string, volume]));
   const mounts: [string, string][] = (container.volumeMounts ?? []).map((mount) => {
-    if (mount.mountPath === '/tmp') return [mount.mountPath, tmpdir()];
+    if (mount.mountPath === '/tmp' && !placement.tmpOnVolume) return [mount.mountPath, tmpdir()];
     const volume = volumes.get(mount.name);
     let directory: string;
     if (volume?.hostPath) directory = join(placement.nodeRoot, volume.hostPath.path);
@@ -266,7 +297,9 @@ export function launchOf(image: Image, container: Container, placement: Placemen
       .filter((directory) => !directory.includes('node_modules'))
       .join(':'),
   );
-  if (mounts.some(([path]) => path === '/tmp')) for (const name of ['TMPDIR', 'TMUX_TMPDIR']) add(name, tmpdir());
+  // Unless the container sets them (TMUX_TMPDIR=/tmp with a session user, already on this machine's /tmp).
+  const tmp = mounts.find(([path]) => path === '/tmp')?.[1];
+  if (tmp) for (const name of ['TMPDIR', 'TMUX_TMPDIR']) if (own[name] === undefined) add(name, tmp);
   if (placement.pod.spec.automountServiceAccountToken !== false) {
     if (!placement.kubeconfig)
       throw new Error(`pod ${placement.pod.metadata.name} mounts a service-account token: give it a kubeconfig`);
@@ -293,6 +326,26 @@ export function launchOf(image: Image, container: Container, placement: Placemen
   if (image.workdir !== '/app')
     throw new Error(`the checkout stands for /app, the image's WORKDIR is ${image.workdir}`);
   return { argv: [...SVC_HERE, ...args], cwd: ROOT, env, renderedArgs, substitutions };
+}
+
+/**
+ * The pod's init containers, in order, as this test's user: each a `sh -c` script whose mount paths are put
+ * where their volumes are on this machine (so the chart's fleet-owner chowns and opens the node's
+ * directories). Throws on any other command.
+ */
+export function runInitContainers(placement: Placement): void {
+  for (const container of placement.pod.spec.initContainers ?? []) {
+    const [shell, flag, script, ...rest] = container.command ?? [];
+    if (shell !== 'sh' || flag !== '-c' || script === undefined || rest.length || container.args?.length)
+      throw new Error(`the test runs init containers of \`sh -c <script>\` only, not ${container.name}'s`);
+    let here = script;
+    for (const [path, directory] of mountsOf(container, placement))
+      here = here.replace(
+        new RegExp(`(?<=^|\\s)${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|\\s|$)`, 'g'),
+        directory,
+      );
+    execFileSync('sh', ['-c', here], { stdio: 'pipe' });
+  }
 }
 
 /** Whether the container's readiness probe answers (2xx or 3xx), as the kubelet probes it. */

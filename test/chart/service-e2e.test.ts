@@ -23,11 +23,20 @@
 // The drain report (issue #30): the session holder, given SIGTERM as tini forwards it (to its own process),
 // reports the workspace with a local commit and a changed file in an Event on its node's Ship and a line in
 // the bridge's log before its sessions end; a clean workspace beside it is not named.
+// Sessions as another user (issue #30, docs/security.md H24): a third node runs the holder and ship pods of
+// the chart rendered with `ship.sessionUser` (their init container too, which opens the node's run/), as
+// root like the chart's containers then. Its workspace's shell runs as that uid, not the ship's, and cannot
+// read the ship's /proc/<pid>/environ, the ship's projected token (audience svc.dev/ship-tokens) or the
+// holder's (svc.dev/drain-report), written with the mode and owner the kubelet gives them (kubelet.ts). The
+// uid switch needs root: that node is left out, with a warning, when the test does not run as root.
 import { randomBytes, randomInt } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECONCILE_DEFAULTS } from '../../operator/reconcile/names.js';
+import { tmuxSocketFor } from '../../ship/sessions/tmux-socket.js';
 import { startFakeKubeApi, type FakeKubeApi, type KubeObject as FakeObject } from '../fakes/kube-api/index.js';
 import { kubeconfigYaml } from '../fakes/kube-api/kubeconfig.js';
 import type { RequestAttributes } from '../fakes/kube-api/server.js';
@@ -45,6 +54,7 @@ import {
   imageOf,
   launchOf,
   podPorts,
+  runInitContainers,
   serviceRoutes,
   startContainer,
   waitReady,
@@ -73,7 +83,16 @@ const HOST_IP = `127.${randomInt(1, 128)}.${randomInt(0, 256)}.${randomInt(1, 25
 // A second node, with its own holder and ship.
 const NODE_2 = 'e2e-node-2';
 const HOST_IP_2 = `127.${randomInt(128, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-const HOSTS: Record<string, string> = { [NODE]: HOST_IP, [NODE_2]: HOST_IP_2 };
+// A third node, whose pods come from the chart rendered with ship.sessionUser (root only).
+const NODE_3 = 'e2e-node-3';
+const HOST_IP_3 = `127.0.${randomInt(1, 256)}.${randomInt(1, 255)}`;
+const SESSION_UID = 10002;
+const AS_ROOT = process.getuid?.() === 0;
+if (!AS_ROOT)
+  console.warn(
+    `test/chart/service-e2e.test.ts: node ${NODE_3} (ship.sessionUser) left out: switching the sessions' user needs root`,
+  );
+const HOSTS: Record<string, string> = { [NODE]: HOST_IP, [NODE_2]: HOST_IP_2, [NODE_3]: HOST_IP_3 };
 const CONVERGE_MS = 60_000;
 const AGENT_KEY = { secret: 'e2e-agent-keys', key: 'model', value: `model-key-${randomBytes(6).toString('hex')}` };
 
@@ -191,6 +210,10 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const refused: string[] = [];
     const running: ContainerProcess[] = [];
     const launches: Record<string, { launch: Launch; container: Container; placement: Placement }> = {};
+    /** Every process's argv, by its name (`<component>@<node>` off the first node). */
+    const argvs: Record<string, string[]> = {};
+    /** The third node's own root: traversable (0711), so only a file's own mode keeps the session user out. */
+    let sessionUserRoot: string | undefined;
     const closers: Array<() => Promise<unknown>> = [];
     let objects: KubeObject[];
     let root: string;
@@ -244,13 +267,17 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         `the ${component} container to start: it waits for ${'waiting' in launch && launch.waiting}`;
       launch = await until(startable, waitingFor, CONVERGE_MS, 100);
       if (node === NODE) launches[component] = { launch, container, placement };
+      argvs[name] = launch.argv;
       const started = startContainer(name, launch);
       running.push(started);
       await waitReady(started, container, pod.spec, placement.ports);
       return launch;
     };
 
-    let startHolderPod: (node: string) => Promise<void>;
+    let startHolderPod: (
+      node: string,
+      holderSet?: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } },
+    ) => Promise<void>;
     let startShipPod: (
       shipSet: KubeObject & { spec: { template: { metadata: Json; spec: PodSpec } } },
       node?: string,
@@ -270,6 +297,24 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       const operatorService = objects.find(
         (object) => object.kind === 'Service' && object.metadata.name === 'svc-operator',
       )!;
+      // The same release with ship.sessionUser: the third node's holder and ship pods.
+      let apart: { holderSet: typeof holderSet; shipSet: typeof shipSet } | undefined;
+      if (AS_ROOT) {
+        const run = await template(['--values', VALUES, '--set', `ship.sessionUser.uid=${SESSION_UID}`]);
+        if (run.code !== 0) throw new Error(`helm template (ship.sessionUser) exited ${run.code}: ${run.stderr}`);
+        const rendered = parseObjects(run.stdout).map(({ object }) => object);
+        const of = (component: string) =>
+          rendered.find(
+            (object) =>
+              object.kind === 'DaemonSet' && object.metadata.labels?.['app.kubernetes.io/component'] === component,
+          ) as typeof shipSet;
+        apart = { holderSet: of('session-holder'), shipSet: of('ship') };
+        // Outside the run's temp directory (0700, root's), which the session user could not traverse.
+        sessionUserRoot = await mkdtemp('/tmp/svc-chart-session-user-');
+        chmodSync(sessionUserRoot, 0o711);
+        const made = sessionUserRoot;
+        closers.push(() => removeRoot(made));
+      }
 
       root = await makeTempRoot('svc-test-chart-e2e-');
       closers.push(() => removeRoot(root));
@@ -299,7 +344,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       };
       // The ships and the holders: one pod each per node, each pod its own ports.
       const nodePorts: Record<string, { ship: Map<number, number>; sessions: Map<number, number> }> = {};
-      for (const node of [NODE, NODE_2])
+      for (const node of AS_ROOT ? [NODE, NODE_2, NODE_3] : [NODE, NODE_2])
         nodePorts[node] = {
           ship: await podPorts(shipSet.spec.template.spec),
           sessions: await podPorts(holderSet.spec.template.spec),
@@ -314,10 +359,13 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       });
       const placementOf = (pod: Pod, component: 'bridge' | 'operator' | 'ship' | 'sessions'): Placement => {
         const node = pod.spec.nodeName ?? NODE;
+        const apartNode = node === NODE_3;
         return {
           pod,
-          nodeRoot: join(root, node === NODE ? 'node' : node),
-          podRoot: join(root, 'pods', pod.metadata.name),
+          nodeRoot: apartNode ? join(sessionUserRoot!, 'node') : join(root, node === NODE ? 'node' : node),
+          podRoot: join(apartNode ? sessionUserRoot! : root, 'pods', pod.metadata.name),
+          // The session user's tmux socket and the ship's pane pipes are in the node's run/ (its /tmp).
+          tmpOnVolume: apartNode,
           ports: component === 'ship' || component === 'sessions' ? nodePorts[node]![component] : ports[component],
           secret,
           services,
@@ -372,8 +420,8 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       // The session holder's pod on each node (its DaemonSet is rolled only on delete: nothing watches it).
       // In the API server, as its DaemonSet controller makes it: the operator checks a drain report's pod.
       const holderDaemonSet = fake.create(holderSet);
-      startHolderPod = async (node) => {
-        const podTemplate = holderSet.spec.template;
+      startHolderPod = async (node, set = holderSet) => {
+        const podTemplate = set.spec.template;
         const holderPod = fake.create({
           apiVersion: 'v1',
           kind: 'Pod',
@@ -393,9 +441,11 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
           },
           spec: { ...podTemplate.spec, nodeName: node },
         }) as unknown as Pod;
+        if (node === NODE_3) runInitContainers(placementOf(holderPod, 'sessions'));
         await runContainer('sessions', holderPod, placementOf(holderPod, 'sessions'));
       };
       for (const node of [NODE, NODE_2]) await startHolderPod(node);
+      if (apart) await startHolderPod(NODE_3, apart.holderSet);
 
       // The DaemonSet controller's pod for the node, and the kubelet: start it, forward its hostPort, mark it
       // Ready once its readiness probe answers. The kubelet knows the pod's host IP when it starts it.
@@ -422,6 +472,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
           spec: { ...podTemplate.spec, nodeName: node },
         }) as unknown as Pod;
         const shipPod = { ...created, status: { hostIP, podIP: hostIP } };
+        if (node === NODE_3) runInitContainers(placementOf(shipPod, 'ship'));
         await runContainer('ship', shipPod, placementOf(shipPod, 'ship'));
         fake.writeStatus(
           'v1',
@@ -432,14 +483,18 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         );
         return shipPod.metadata.name;
       };
-      for (const node of [NODE, NODE_2]) {
+      for (const [node, set] of [
+        [NODE, shipSet],
+        [NODE_2, shipSet],
+        ...(apart ? [[NODE_3, apart.shipSet] as const] : []),
+      ] as const) {
         const forwarder = await forwardHostPorts(
-          shipSet.spec.template.spec.containers[0]!,
+          set.spec.template.spec.containers[0]!,
           HOSTS[node]!,
           nodePorts[node]!.ship,
         );
         closers.unshift(() => forwarder.close());
-        await startShipPod(shipSet, node);
+        await startShipPod(set, node);
       }
     }, 180_000);
 
@@ -451,6 +506,16 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         const fleet = shipArgv[shipArgv.indexOf('--fleet-directory') + 1]!;
         await killFleetTmux(fleet);
         await killFleetTmux(fleet.replace(join(root, 'node'), join(root, NODE_2)));
+      }
+      // The third node's server runs as the session user, on its socket in the node's run/.
+      const apartFleet = argvs[`ship@${NODE_3}`]?.[argvs[`ship@${NODE_3}`]!.indexOf('--fleet-directory') + 1];
+      if (apartFleet && existsSync(apartFleet)) {
+        const socket = join(dirname(apartFleet), 'run', `tmux-${SESSION_UID}`, tmuxSocketFor(realpathSync(apartFleet)));
+        try {
+          execFileSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' });
+        } catch {
+          // ended with its holder
+        }
       }
       for (const close of closers) await close().catch(() => undefined);
     }, 120_000);
@@ -550,7 +615,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     }, 60_000);
 
     /** What `command` prints in the e2e workspace's shell, through the bridge's terminal. */
-    const inShell = async (command: string): Promise<string> => {
+    const inShell = async (command: string, workspace = 'e2e'): Promise<string> => {
       const as = await asAdmin();
       // One terminal per session: the ship answers `exit 1` until the previous one's close has come through
       // the bridge.
@@ -558,7 +623,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         async () => {
           const { ticket } = (await as('POST', '/auth/ws-ticket')).body as { ticket: string };
           const opened = await connectTerminal(
-            `${bridgeUrl.replace(/^http/, 'ws')}${path('app', 'e2e', '/terminal')}?ticket=${ticket}`,
+            `${bridgeUrl.replace(/^http/, 'ws')}${path('app', workspace, '/terminal')}?ticket=${ticket}`,
           );
           const prompt = await Promise.race([
             opened.until((screen) => /[$#] ?$/m.test(screen.text()), 20_000).then(() => true),
@@ -567,7 +632,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
           if (!prompt) await opened.close();
           return prompt && opened;
         },
-        'a terminal on app/e2e',
+        `a terminal on app/${workspace}`,
         20_000,
         200,
       );
@@ -613,6 +678,61 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
       expect(ancestors(shell)).toContain(holder);
       expect(ancestors(shell)).not.toContain(ship);
     }, 60_000);
+
+    /** The real uid a process runs as (/proc/<pid>/status). */
+    const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+    const argOf = (name: string, flag: string) => argvs[name]![argvs[name]!.indexOf(flag) + 1]!;
+
+    it.skipIf(!AS_ROOT)(
+      "with ship.sessionUser, the session runs as that uid and reads neither the ship's environment nor any pod's token",
+      async () => {
+        await until(
+          async () => ship(NODE_3)?.status?.bridgeStatus === 'online',
+          `Ship ${NODE_3} online`,
+          CONVERGE_MS,
+          100,
+        );
+        const as = await asAdmin();
+        const created = await as('POST', '/workspaces', {
+          ship: NODE_3,
+          repoName: 'app',
+          name: 'apart',
+          branch: 'main',
+        });
+        expect([created.status, created.text]).toEqual([201, expect.any(String)]);
+        expect(await as('POST', path('app', 'apart', '/activate'))).toMatchObject({ status: 200 });
+
+        const shipPid = running.find((each) => each.name === `ship@${NODE_3}`)!.child.pid!;
+        const holderPid = running.find((each) => each.name === `sessions@${NODE_3}`)!.child.pid!;
+        const shell = Number(await inShell('echo $$', 'apart'));
+        expect(ancestors(shell)).toContain(holderPid);
+        // Another uid than the ship's (root, as the chart runs it then): were sessionUser ignored, both would be root.
+        expect([uidOf(shell), uidOf(shipPid)]).toEqual([SESSION_UID, 0]);
+        // Its own group only: none of the pod's (no fsGroup, none of root's).
+        expect(await inShell('echo "$(id -u):$(id -G)"', 'apart')).toBe(`${SESSION_UID}:${SESSION_UID}`);
+
+        const secrets = [
+          `/proc/${shipPid}/environ`,
+          argOf(`ship@${NODE_3}`, '--tokens-credential'),
+          argOf(`sessions@${NODE_3}`, '--drain-report-credential'),
+        ];
+        // Each holds something (read here as root), and the token files are as the kubelet writes them for
+        // these pods: every container root, no fsGroup, so root's alone.
+        for (const file of secrets) expect(readFileSync(file, 'utf8').length, file).toBeGreaterThan(0);
+        for (const file of secrets.slice(1)) {
+          const { mode, uid, gid } = statSync(file);
+          expect([file, (mode & 0o777).toString(8), uid, gid]).toEqual([file, '600', 0, 0]);
+        }
+        // The session reaches each token's directory (so the file's own mode is what refuses it), and reads none.
+        const each = (list: string[], test: string) =>
+          list
+            .map((file) => `${test.replaceAll('$f', `'${file}'`)} >/dev/null 2>&1 && printf Y || printf N`)
+            .join('; ');
+        expect(await inShell(each(secrets.slice(1).map(dirname), 'ls $f'), 'apart')).toBe('YY');
+        expect(await inShell(each(secrets, 'cat $f'), 'apart')).toBe('NNN');
+      },
+      CONVERGE_MS + 60_000,
+    );
 
     it(
       'a ship replaced by a pod of a new image tag adopts the session: the workspace active, the same shell',
@@ -850,6 +970,7 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         sessions: 'terminated',
         [`ship@${NODE_2}`]: 'terminated',
         [`sessions@${NODE_2}`]: 'terminated',
+        ...(AS_ROOT ? { [`ship@${NODE_3}`]: 'terminated', [`sessions@${NODE_3}`]: 'terminated' } : {}),
         bridge: 'terminated',
         operator: 'terminated',
       });

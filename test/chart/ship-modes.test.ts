@@ -480,9 +480,28 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
       expect(init.command.at(-1)).toMatch(/&& chmod 1777 \/host\/run$/);
       expect(init.securityContext.capabilities).toEqual({ drop: ['ALL'], add: ['CHOWN', 'FOWNER'] });
     }
+    // No fsGroup on either pod: with every container root, the kubelet writes their projected tokens 0600
+    // root:root (an fsGroup would make them 0640 to it). test/chart/service-e2e.test.ts runs them.
+    for (const pod of [shipPod(objects), holderPod(objects)]) {
+      expect(pod.securityContext).toEqual({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+    }
     // The bridge and the operator are unchanged.
     for (const name of ['svc-bridge', 'svc-operator']) {
       expect(podSpecOf(find(objects, 'Deployment', name)!)!.containers[0].securityContext.runAsUser, name).toBe(10001);
+      expect(podSpecOf(find(objects, 'Deployment', name)!)!.securityContext.fsGroup, name).toBe(10001);
+    }
+  });
+
+  it("refuses the image's user or group (10001) as the session user's, naming the option", async () => {
+    for (const set of [['ship.sessionUser.uid=10001'], ['ship.sessionUser.uid=10002', 'ship.sessionUser.gid=10001']]) {
+      expect(await refusal(set), set.join(' ')).toContain(
+        "ship.sessionUser: uid and gid must not be 10001, the image's user: it owns the node's fleet and home directories",
+      );
     }
   });
 

@@ -107,7 +107,28 @@ seccompProfile:
 */}}
 {{- define "svc.sessionUser" -}}
 {{- with .Values.ship.sessionUser -}}
+{{- if or (eq (int .uid) 10001) (eq (int (.gid | default .uid)) 10001) -}}
+{{- fail "ship.sessionUser: uid and gid must not be 10001, the image's user: it owns the node's fleet and home directories, so a session as that user or group would reach the ship's files (README \"Sessions as another user\")" -}}
+{{- end -}}
 {{- printf "%d:%d" (int .uid) (int (.gid | default .uid)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Pod security context of the ship and session-holder pods. With `ship.sessionUser` every container runs as
+root and there is no fsGroup, so the kubelet writes the projected token files 0600 root:root (its fsUser is
+the containers' one runAsUser; an fsGroup would make them 0640 to that group): no session reads a token
+(README "Sessions as another user", docs/security.md H24). Root writes the volumes without a group.
+*/}}
+{{- define "svc.shipPodSecurityContext" -}}
+{{- if include "svc.sessionUser" . -}}
+runAsNonRoot: true
+runAsUser: 10001
+runAsGroup: 10001
+seccompProfile:
+  type: RuntimeDefault
+{{- else -}}
+{{- include "svc.podSecurityContext" . -}}
 {{- end -}}
 {{- end -}}
 
