@@ -89,7 +89,7 @@ describe('launch configuration', () => {
       `${file}:11:5: ships.b.sessionEnv: only for local ships (a remote ship takes SVC_SESSION_ENV from its own environment)`,
     ]);
     const good = write(
-      text.replace(/      SVC_BRIDGE_TOKEN: leaked\n/, '').replace(/  b:[\s\S]*$/, ''),
+      text.replace(/ {6}SVC_BRIDGE_TOKEN: leaked\n/, '').replace(/ {2}b:[\s\S]*$/, ''),
       'ANTHROPIC_API_KEY=sk-test\n',
     );
     const { config } = loadLaunchConfig(good, { PROXY: 'http://proxy:3128' });

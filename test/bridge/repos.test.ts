@@ -116,7 +116,7 @@ describe('bridge repos', () => {
       expect(reply.body.error).toMatch(
         /^could not list branches for repo "unresolvable": ssh: Could not resolve hostname host\.invalid: .+ fatal: Could not read from remote repository\. Please make sure/,
       );
-      expect(reply.body.error).not.toMatch(/[\r\n]|  /);
+      expect(reply.body.error).not.toMatch(/[\r\n]| {2}/);
     } finally {
       await call(bridge.url, 'DELETE', '/repos/unresolvable');
     }

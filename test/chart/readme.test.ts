@@ -58,7 +58,7 @@ function section(readme: string, title: string): string {
 
 /** The fenced code blocks of `text`, each as its commands (continuation lines joined, comments dropped). */
 function codeBlocks(text: string): string[][] {
-  return [...text.matchAll(/^```[^\n]*\n([^]*?)^```$/gm)].map(([, body]) =>
+  return [...text.matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)].map(([, body]) =>
     body!
       .replace(/\\\n\s*/g, ' ')
       .split('\n')
@@ -104,7 +104,7 @@ describe("the README's quick start", () => {
 
   it('says how to go without the database Secret: postgresql.enabled=true', () => {
     const after = readme.slice(0, readme.indexOf('\n## '));
-    expect(after).toMatch(/svc-database[^]*--set postgresql\.enabled=true/);
+    expect(after).toMatch(/svc-database[\s\S]*--set postgresql\.enabled=true/);
   });
 
   it('runs the same commands as "Install", which also shows the bundled-PostgreSQL variant', () => {

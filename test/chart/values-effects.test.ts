@@ -157,7 +157,7 @@ describe.skipIf(!haveHelm)('NOTES.txt on uninstalling', () => {
   it('names the finalizer, the order (Ships and Repos first) and the recovery patch', async () => {
     const text = await notes([]);
     expect(text).toContain(FINALIZER);
-    expect(text).toMatch(/kubectl -n svc delete ships,repos --all[^\n]*\n[^]*helm uninstall svc -n svc/);
+    expect(text).toMatch(/kubectl -n svc delete ships,repos --all[^\n]*\n[\s\S]*helm uninstall svc -n svc/);
     expect(text).toContain(`--type=merge -p '{"metadata":{"finalizers":null}}'`);
   });
 });

@@ -578,9 +578,7 @@ describe('MCP endpoint: repository tools', () => {
       const result = await tool(client, name, args);
       expect(result.isError, name).toBe(true);
       expect(text(result)).toMatch(
-        new RegExp(
-          `^the bridge at http://127\\.0\\.0\\.1:\\d+ does not serve (GET|POST) /repos/:name/\\S+ yet \\(it answered 404\\)`,
-        ),
+        /^the bridge at http:\/\/127\.0\.0\.1:\d+ does not serve (GET|POST) \/repos\/:name\/\S+ yet \(it answered 404\)/,
       );
     }
     bridgeMode = 'rotated';

@@ -54,7 +54,7 @@ function findClosingBracket(text: string, open: number): number {
 }
 
 function parseFilter(filter: string, expression: string): Step {
-  const match = /^@((?:\.[A-Za-z0-9_\-]+)+)\s*(?:(==|!=)\s*(.+))?$/.exec(filter.trim());
+  const match = /^@((?:\.[A-Za-z0-9_-]+)+)\s*(?:(==|!=)\s*(.+))?$/.exec(filter.trim());
   if (!match) throw new Error(`unsupported JSONPath filter in ${expression}`);
   const path = match[1]!.split('.').slice(1);
   if (!match[2]) return { kind: 'filter', path, op: 'exists' };
