@@ -84,7 +84,8 @@ export interface Reconciler {
    * Drive the world towards the cached state of `key`. Idempotent. Throw to be retried with backoff.
    * `signal` aborts when this replica stops leading or the operator shuts down.
    */
-  reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | undefined>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: void lets an implementation return nothing (no requeue)
+  reconcile(key: ObjectKey, signal: AbortSignal): Promise<ReconcileResult | void>;
 }
 
 /** What `svc operator` was told (docs/architecture.md §10), as the reconcilers need it. */

@@ -11,7 +11,8 @@
 import { Backoff, type BackoffPolicy } from '../../protocol/backoff.js';
 import type { ReconcileResult } from './controller.js';
 
-export type QueueHandler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | undefined>;
+// biome-ignore lint/suspicious/noConfusingVoidType: void lets an implementation return nothing (no requeue)
+export type QueueHandler = (key: string, signal: AbortSignal) => Promise<ReconcileResult | void>;
 
 export type ReconcileOutcome = 'success' | 'error' | 'requeue';
 
