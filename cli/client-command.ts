@@ -10,7 +10,7 @@ import { normalizeUrl } from './url.js';
 import { BridgeClient } from './auth/bridge-client.js';
 import { DirectShipClient } from './api/ship-client.js';
 import { directShipToken } from './local-ship-tokens.js';
-import type { ApiClient } from './api/http.js';
+import type { ApiClient } from './api/api-client.js';
 import { shipsCommand } from './client/ships-command.js';
 import { reposCommand } from './client/repos-command.js';
 import { resourcesCommand } from './client/resources-command.js';

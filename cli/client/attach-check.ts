@@ -1,7 +1,7 @@
 // What `svc client attach` checks before it takes over the screen: the workspace exists (else the API's 404)
 // and is active (else one line saying how to activate it). Without this the terminal socket's `exit 1` for
 // a missing or inactive workspace flashed the alternate screen and left the user with nothing but exit 1.
-import type { ApiClient } from '../api/http.js';
+import type { ApiClient } from '../api/api-client.js';
 import { svcCommand } from '../invocation.js';
 import { workspacePath } from './workspace-key.js';
 

@@ -3,7 +3,8 @@
 // is named now instead of at the first create. It yields a warning, never a refusal: a private remote may
 // need credentials only the ships hold (issue #15).
 import type { RepoBranch } from '../../protocol/index.js';
-import { ApiError, type ApiClient } from '../api/http.js';
+import { RequestFailed } from '../../server/request-failed.js';
+import type { ApiClient } from '../api/api-client.js';
 
 /**
  * git's first message out of the bridge's `could not list branches for repo "<name>": <stderr>` (the bridge
@@ -28,7 +29,7 @@ export async function branchListingProblem(api: ApiClient, name: string): Promis
     await api.call<RepoBranch[]>('GET', `/repos/${encodeURIComponent(name)}/branches`);
     return null;
   } catch (error) {
-    if (error instanceof ApiError) return listingFailureReason(name, error.detail);
+    if (error instanceof RequestFailed && error.detail !== undefined) return listingFailureReason(name, error.detail);
     return error instanceof Error ? error.message : String(error);
   }
 }

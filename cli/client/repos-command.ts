@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { identifierProblem } from '../../protocol/identifier-rules.js';
 import type { Repo, RepoBranch } from '../../protocol/index.js';
 import { redactUrlCredentials } from '../../protocol/redact.js';
-import type { ApiClient } from '../api/http.js';
+import type { ApiClient } from '../api/api-client.js';
 import { printJson, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { branchListingProblem } from './repo-probe.js';

@@ -1,7 +1,7 @@
 // `svc client resources`: host resources of every ship (through the bridge) or of one ship (--url).
 import { Command } from 'commander';
 import type { ShipSystemResources, SystemResources } from '../../protocol/index.js';
-import type { ApiClient } from '../api/http.js';
+import type { ApiClient } from '../api/api-client.js';
 import { printJson, state } from '../output.js';
 import { formatTable } from '../table.js';
 

@@ -4,7 +4,8 @@
 // sees the findings and may confirm; a script gets exit 1 and is told about --force, which deletes
 // unconditionally (the spec's plain DELETE).
 import type { Command } from 'commander';
-import { ApiError, type ApiClient } from '../api/http.js';
+import { isRefusal } from '../../server/request-failed.js';
+import type { ApiClient } from '../api/api-client.js';
 import { printJson } from '../output.js';
 import { ask, interactive } from '../prompt.js';
 import { checkKey, workspacePath } from './workspace-key.js';
@@ -24,7 +25,7 @@ export function addRemoveCommand(client: Command, api: () => ApiClient, json: ()
       try {
         answer = await target.call<unknown>('DELETE', workspacePath(repo, name, options.force ? '' : '?force=false'));
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status !== 409) throw error;
+        if (!isRefusal(error) || error.status !== 409) throw error;
         // The ship's message names every finding: `workspace <key> holds work that is not on a remote: …`.
         if (!interactive()) {
           process.stderr.write(`svc: ${error.detail}\n`);

@@ -3,7 +3,7 @@
 // Tables for people, `--json` for the raw API body.
 import type { Command } from 'commander';
 import type { BranchOutcome, BridgeWorkspaceStatus, BridgeWorkspaceSummary } from '../../protocol/index.js';
-import type { ApiClient } from '../api/http.js';
+import type { ApiClient } from '../api/api-client.js';
 import { printJson, state, stateText, withSpinner } from '../output.js';
 import { formatTable } from '../table.js';
 import { addRemoveCommand } from './rm-command.js';

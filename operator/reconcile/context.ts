@@ -2,7 +2,8 @@
 // client and its shared rosters, and the reconcile options (the runtime's OperatorOptions plus the ones only
 // the reconcilers read, each with the default recorded in docs/DECISIONS.md).
 import type { Logger } from 'pino';
-import { BridgeRefused, BridgeUnauthorized, BridgeUnavailable, type BridgeClient } from '../bridge-client.js';
+import type { BridgeClient } from '../bridge-client.js';
+import { RequestFailed } from '../../server/request-failed.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { CacheReader, OperatorOptions } from '../runtime/controller.js';
 import type { Cluster } from './cluster.js';
@@ -52,10 +53,10 @@ export interface ReconcileDeps {
 
 /** A bridge failure that says nothing about the object being reconciled, or undefined for any other error. */
 export function bridgeTroubleOf(error: unknown): BridgeTrouble | undefined {
-  if (error instanceof BridgeUnavailable) return { kind: 'unavailable', message: error.message };
-  if (error instanceof BridgeUnauthorized) return { kind: 'unauthorized', message: error.message };
+  if (!(error instanceof RequestFailed)) return undefined;
+  if (error.kind === 'unauthorized') return { kind: 'unauthorized', message: error.message };
   // A refusal of a roster read (GET /ships, GET /repos) is not the object's fault either.
-  if (error instanceof BridgeRefused)
+  if (error.kind === 'refused')
     return { kind: 'unavailable', message: `the bridge answered ${error.status}: ${error.detail}` };
-  return undefined;
+  return { kind: 'unavailable', message: error.message };
 }

@@ -7,13 +7,8 @@
 // SVC_OPERATOR_ADMIN_SECRET in the chart Secrets' namespace, else SVC_TOKEN, else none) and one pair of
 // shared rosters serve them all.
 import type { Logger } from 'pino';
-import {
-  BridgeClient,
-  bridgeCredentialsFromEnv,
-  type BridgeClientOptions,
-  type BridgeCredentials,
-  type LoginPair,
-} from '../bridge-client.js';
+import { BridgeClient, type BridgeClientOptions } from '../bridge-client.js';
+import { type BridgeCredentials, bridgeCredentialsFromEnv, type LoginPair } from '../bridge-login.js';
 import type { Reconciler, ReconcilerContext, ReconcilerFactory } from '../runtime/controller.js';
 import { ChartSecretsReconciler } from './chart-secrets.js';
 import { Cluster } from './cluster.js';

@@ -3,7 +3,7 @@
 // again. Its own action is the registration; the rest are the shared steps.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Repo } from '../../protocol/index.js';
-import { BridgeRefused } from '../bridge-client.js';
+import { isRefusal } from '../../server/request-failed.js';
 import type { RepoResource } from '../resources/index.js';
 import type { ObjectKey, ReconcileResult, Reconciler } from '../runtime/controller.js';
 import { claimsAgainst } from './claims.js';
@@ -68,7 +68,7 @@ export class RepoReconciler implements Reconciler {
       rosters.repos.put(facts.posted.repo);
       log.info({ repoName: action.request.name }, 'registered with the bridge');
     } catch (error) {
-      if (!(error instanceof BridgeRefused)) {
+      if (!isRefusal(error)) {
         rosters.repos.forget();
         facts.bridgeTrouble = troubleOf(error);
       } else if (error.status === 409) {

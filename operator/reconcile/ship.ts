@@ -12,7 +12,7 @@ import {
   SHIP_TAKEN_STATUS,
   SHIP_UNREACHABLE_STATUS,
 } from '../../protocol/ship-registration.js';
-import { BridgeRefused } from '../bridge-client.js';
+import { isRefusal, type Refusal } from '../../server/request-failed.js';
 import type { ShipInfo } from '../../protocol/index.js';
 import type { ShipResource } from '../resources/index.js';
 import type { ObjectKey, ReconcileResult, Reconciler, SecondaryWatch } from '../runtime/controller.js';
@@ -27,7 +27,7 @@ import { generatedTokenSecret, newTokenPair, readTokens, tokenSecretNameOf } fro
 type ShipObject = ShipResource & KubernetesObject;
 
 /** How the bridge's refusal of POST /ships reads for a Ship (its formats: protocol/ship-registration.ts). */
-export function registerOutcomeOf(error: BridgeRefused): ShipRegisterOutcome {
+export function registerOutcomeOf(error: Refusal): ShipRegisterOutcome {
   const taken = error.status === SHIP_TAKEN_STATUS ? alreadyRegisteredName(error.detail) : undefined;
   if (taken !== undefined) return { kind: 'taken', name: taken };
   if (error.status === SHIP_UNREACHABLE_STATUS) {
@@ -183,7 +183,7 @@ export class ShipReconciler implements Reconciler {
           rosters.ships.put(facts.posted.info);
           log.info({ shipName: facts.posted.info.name, url: facts.posted.info.url }, 'registered with the bridge');
         } catch (error) {
-          if (!(error instanceof BridgeRefused)) {
+          if (!isRefusal(error)) {
             rosters.ships.forget();
             facts.bridgeTrouble = troubleOf(error);
             return 'continue';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createLogger } from '../../server/logger.js';
-import { bridgeCredentialsFromEnv } from '../bridge-client.js';
+import { bridgeCredentialsFromEnv } from '../bridge-login.js';
 import { createReconcilers, operatorBridgeClient } from '../reconcile/index.js';
 import { loadKubeConfig, makeKubeClients, type KubeConfigSource } from '../kube/clients.js';
 import { OperatorMetrics } from '../health/metrics.js';

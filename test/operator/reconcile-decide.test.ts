@@ -12,7 +12,7 @@ import { decideRepo, type RepoFacts } from '../../operator/reconcile/repo-decide
 import { decideDaemonSet, managedShip } from '../../operator/reconcile/daemonset-decide.js';
 import { readTokens, tokenFingerprint } from '../../operator/reconcile/tokens.js';
 import { registerOutcomeOf } from '../../operator/reconcile/ship.js';
-import { BridgeRefused } from '../../operator/bridge-client.js';
+import { isRefusal, RequestFailed, type Refusal } from '../../server/request-failed.js';
 import { shipAlreadyRegistered, shipDidNotRespond, shipStreamRefused } from '../../protocol/ship-registration.js';
 import { NODE_WITHOUT_SHIP_SINCE } from '../../operator/reconcile/names.js';
 
@@ -75,6 +75,13 @@ function finished(action: ReturnType<typeof decideShip>) {
     events: action.events.map((e) => e.reason),
     requeue: action.requeueAfterMs,
   };
+}
+
+/** The bridge's refusal of POST /ships as the shared client makes it (server/svc-client.ts). */
+function refusal(status: number, detail: string): Refusal {
+  const error = new RequestFailed(detail, { kind: 'refused', status, detail });
+  if (!isRefusal(error)) throw new Error('not a refusal');
+  return error;
 }
 
 describe('decideShip', () => {
@@ -353,25 +360,26 @@ describe('decideShip', () => {
         .events,
     ).toEqual(['Adopted']);
     // The bridge's own formats (protocol/ship-registration.ts), as the bridge builds them.
-    expect(registerOutcomeOf(new BridgeRefused(409, shipAlreadyRegistered('n1')))).toEqual({
+    expect(registerOutcomeOf(refusal(409, shipAlreadyRegistered('n1')))).toEqual({
       kind: 'taken',
       name: 'n1',
     });
-    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', shipStreamRefused(401)))).kind).toBe(
+    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', shipStreamRefused(401)))).kind).toBe(
       'tokensRefused',
     );
-    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', shipStreamRefused(404)))).kind).toBe(
+    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', shipStreamRefused(404)))).kind).toBe(
       'unreachable',
     );
-    expect(registerOutcomeOf(new BridgeRefused(502, shipDidNotRespond('http://x', 'connect ECONNREFUSED'))).kind).toBe(
+    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', 'connect ECONNREFUSED'))).kind).toBe(
       'unreachable',
     );
-    expect(
-      registerOutcomeOf(new BridgeRefused(409, 'ship "n1" has workspaces already hosted elsewhere: r/w')),
-    ).toMatchObject({ kind: 'refused', status: 409 });
-    expect(
-      registerOutcomeOf(new BridgeRefused(409, 'ship "n1" has workspaces already hosted elsewhere: r/a')).kind,
-    ).toBe('refused');
+    expect(registerOutcomeOf(refusal(409, 'ship "n1" has workspaces already hosted elsewhere: r/w'))).toMatchObject({
+      kind: 'refused',
+      status: 409,
+    });
+    expect(registerOutcomeOf(refusal(409, 'ship "n1" has workspaces already hosted elsewhere: r/a')).kind).toBe(
+      'refused',
+    );
     expect(
       finished(decideShip(shipFacts({ roster: [], posts: 1, posted: { kind: 'tokensRefused', message: 'x' } }))).ready,
     ).toBe('False/TokensInvalid');

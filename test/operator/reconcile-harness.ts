@@ -19,7 +19,7 @@ import {
   type ReconcileDeps,
   type ReconcileOptions,
 } from '../../operator/reconcile/index.js';
-import type { BridgeCredentials } from '../../operator/bridge-client.js';
+import type { BridgeCredentials } from '../../operator/bridge-login.js';
 import type { Condition, RepoResource, ShipResource } from '../../operator/resources/index.js';
 import { startFakeKubeApi, type FakeKubeApi, type KubeObject } from '../fakes/kube-api/index.js';
 import { postgresSchema } from '../helpers/databases.js';
