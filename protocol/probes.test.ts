@@ -41,7 +41,12 @@ describe('singleFlightReadiness', () => {
     let release!: () => void;
     const check: ReadinessCheck = {
       name: 'store',
-      run: () => (runs++, new Promise<void>((resolve) => (release = resolve))),
+      run: () => {
+        runs++;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
     };
     const probe = singleFlightReadiness([check]);
     const [first, second] = [probe(), probe()];

@@ -20,10 +20,11 @@ const instructions = dockerfile
   .split('\n')
   .map((line) => line.trim().replace(/\s+/g, ' '))
   .filter((line) => line && !line.startsWith('#'));
-const stages = instructions.reduce<string[][]>(
-  (all, line) => (line.startsWith('FROM ') ? [...all, [line]] : (all.at(-1)?.push(line), all)),
-  [],
-);
+const stages: string[][] = [];
+for (const line of instructions) {
+  if (line.startsWith('FROM ')) stages.push([line]);
+  else stages.at(-1)?.push(line);
+}
 const runtime = stages.at(-1)!;
 
 /** Packages the runtime stage installs with apt-get. */
@@ -32,14 +33,14 @@ const aptPackages = runtime
   .flatMap(
     (line) =>
       /apt-get install ([^&]+)/
-        .exec(line)?.[1]!
-        .split(/\s+/)
+        .exec(line)?.[1]
+        ?.split(/\s+/)
         .filter((word) => word && !word.startsWith('-')) ?? [],
   );
 /** Directories the runtime stage creates for the svc user (install -d -o 10001 …), plus its home. */
 const ownedDirectories = [
   ...runtime.flatMap(
-    (line) => /install -d -o 10001 -g 10001 -m \d+ ([^&]+)/.exec(line)?.[1]!.trim().split(/\s+/) ?? [],
+    (line) => /install -d -o 10001 -g 10001 -m \d+ ([^&]+)/.exec(line)?.[1]?.trim().split(/\s+/) ?? [],
   ),
   ...runtime.flatMap((line) =>
     /useradd .*--home-dir (\S+) .*--create-home/.exec(line) ? [/--home-dir (\S+)/.exec(line)![1]!] : [],

@@ -61,7 +61,7 @@ const CLUSTER_SCOPED: Record<string, { group: string; plural: string }> = {
 };
 
 /** The cluster-scoped calls in operator/, as `group/resource:verb`. */
-export function clusterPermissions(files = sources(OPERATOR)): Set<string> {
+function clusterPermissions(files = sources(OPERATOR)): Set<string> {
   const found = new Set<string>();
   for (const { text } of files) {
     for (const [, kind] of text.matchAll(/\.create(\w+)\(/g)) {
@@ -117,7 +117,7 @@ function clusterMethodVerbs(cluster: string): Map<string, Set<string>> {
 }
 
 /** What the operator's code calls, as `group/resource:verb`, and what the scan could not resolve. */
-export function operatorPermissions(files = sources(OPERATOR)): { permissions: Set<string>; unresolved: string[] } {
+function operatorPermissions(files = sources(OPERATOR)): { permissions: Set<string>; unresolved: string[] } {
   const permissions = new Set<string>();
   const unresolved: string[] = [];
   const { group, constants } = resourceConstants(files);

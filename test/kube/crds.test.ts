@@ -531,7 +531,7 @@ describe('crds/examples/', () => {
       deletionPolicy: 'Deregister',
     });
     expect(specs['ship-c']).toMatchObject({ auth: { mode: 'None' }, deletionPolicy: 'Orphan' });
-    expect(specs['app']).toMatchObject({ provider: 'github', deletionPolicy: 'Deregister' });
+    expect(specs.app).toMatchObject({ provider: 'github', deletionPolicy: 'Deregister' });
     expect(specs['platform-tools']).toMatchObject({
       name: 'Platform_Tools',
       provider: 'custom',
@@ -552,7 +552,7 @@ describe('crds/examples/', () => {
     const user = documents.find(
       ({ object }) => ((object.spec as Node | undefined)?.auth as Node | undefined)?.mode === 'Secret',
     );
-    expect((((user?.object.spec as Node).auth as Node).secretRef as Node).name).toBe((secret.metadata as Node).name);
+    expect((((user!.object.spec as Node).auth as Node).secretRef as Node).name).toBe((secret.metadata as Node).name);
     // Placeholders, not usable tokens: nobody should run with a token published in this repository.
     for (const value of Object.values(secret.stringData as Record<string, string>))
       expect(value).toMatch(/^replace-with-/);

@@ -331,7 +331,7 @@ describe('fake kube-api: custom resources', () => {
       WIDGET_CRD.metadata.name,
       undefined,
     );
-    expect((crd?.status as { conditions: Array<{ type: string; status: string }> }).conditions).toEqual(
+    expect((crd!.status as { conditions: Array<{ type: string; status: string }> }).conditions).toEqual(
       expect.arrayContaining([expect.objectContaining({ type: 'Established', status: 'True' })]),
     );
     await fromDirectory.close();

@@ -24,14 +24,14 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-function unescape(token: string): string {
+function unescapeToken(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 function parsePointer(pointer: unknown): string[] {
   if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/')))
     throw errors.badRequest(`invalid JSON pointer ${JSON.stringify(pointer)}`);
-  return pointer === '' ? [] : pointer.slice(1).split('/').map(unescape);
+  return pointer === '' ? [] : pointer.slice(1).split('/').map(unescapeToken);
 }
 
 class PatchApplyError extends Error {}
