@@ -30,7 +30,7 @@ function question(prompt: string, secret: boolean): Promise<string> {
   const decoder = new StringDecoder('utf8');
   return new Promise<string>((resolve, reject) => {
     let line = '';
-    let escape = ''; // an escape sequence (arrow keys, function keys) being skipped
+    let skipping = ''; // an escape sequence (arrow keys, function keys) being skipped
     let finished = false;
     const echo = (text: string) => {
       if (raw && !secret) output.write(text);
@@ -55,12 +55,12 @@ function question(prompt: string, secret: boolean): Promise<string> {
           afterCarriageReturn = false;
           if (char === '\n') continue;
         }
-        if (escape) {
-          escape += char;
+        if (skipping) {
+          skipping += char;
           // ESC [ params final (0x40-0x7e), or ESC O x, or ESC x.
           const done =
-            escape.length === 2 ? char !== '[' && char !== 'O' : escape[1] === 'O' || /[\x40-\x7e]/.test(char);
-          if (done) escape = '';
+            skipping.length === 2 ? char !== '[' && char !== 'O' : skipping[1] === 'O' || /[\x40-\x7e]/.test(char);
+          if (done) skipping = '';
           continue;
         }
         if (char === '\r' || char === '\n') {
@@ -78,7 +78,7 @@ function question(prompt: string, secret: boolean): Promise<string> {
           echo('\b \b'.repeat([...line].length));
           line = '';
         } else if (char === ESC) {
-          escape = ESC;
+          skipping = ESC;
         } else if (char >= ' ') {
           line += char;
           echo(char);

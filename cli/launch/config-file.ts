@@ -19,7 +19,7 @@ type Path = Array<string | number>;
 /** Orders `<file>:<line>:<col>: …` lines by position. */
 const byPosition = (a: string, b: string) => {
   const position = (line: string) =>
-    (/:(\d+):(\d+): /.exec(line) ?? [, '0', '0']).slice(1).map(Number) as [number, number];
+    (/:(\d+):(\d+): /.exec(line) ?? ['', '0', '0']).slice(1).map(Number) as [number, number];
   const [la, ca] = position(a);
   const [lb, cb] = position(b);
   return la - lb || ca - cb;

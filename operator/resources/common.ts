@@ -90,6 +90,7 @@ export const Condition = Type.Object({
     description: 'Why the condition has this status, as a CamelCase word (e.g. NameConflict).',
     minLength: 1,
     maxLength: 1024,
+    // biome-ignore lint/complexity/noUselessStringRaw: every CRD pattern is String.raw, backslash or not
     pattern: String.raw`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`,
   }),
   message: Type.String({ description: 'What a person should know, in a sentence.', maxLength: 32768 }),

@@ -46,9 +46,7 @@ export interface OperatorRuntimeOptions {
   queue?: { concurrency?: number; retry?: BackoffPolicy };
 }
 
-interface Listener {
-  (type: CacheEventType, object: KubernetesObject): void;
-}
+type Listener = (type: CacheEventType, object: KubernetesObject) => void;
 
 export class OperatorRuntime {
   readonly cache = new CacheSet();

@@ -75,6 +75,7 @@ function addStat(hash: Hash, path: string, stats: BigIntStats | undefined): numb
     return -Infinity;
   }
   hash.update(`${path}\0${stats.ino}:${stats.mode}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}\0`);
+  // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.max does not take
   return Number((stats.mtimeNs > stats.ctimeNs ? stats.mtimeNs : stats.ctimeNs) / 1_000_000n);
 }
 

@@ -17,6 +17,7 @@
 /** argv[1] of the helper: how a process listing tells it apart from other `node -e` processes. */
 export const HELPER_MARKER = 'svc-spawn-helper';
 
+// biome-ignore lint/complexity/noUselessStringRaw: the program must reach node as written, any backslash added later too
 export const HELPER_SCRIPT = String.raw`
 'use strict';
 const { spawn } = require('node:child_process');
