@@ -79,6 +79,7 @@ const expandAll = (headers: Record<string, string>, expand: (text: string) => st
   Object.fromEntries(Object.entries(headers).map(([key, text]) => [key, expand(text)]));
 
 export function planFor(harness: Harness, context: HarnessContext): HarnessPlan {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} for the harness to expand, not for JavaScript
   const sharedUrlDollar = '${SVC_SHIP_URL}/workspaces/${SVC_WORKSPACE}/mcp';
   switch (harness) {
     case 'claude-code': {

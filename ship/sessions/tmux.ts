@@ -107,6 +107,7 @@ export class Tmux {
     sharedVariables: Record<string, string> = {},
     private readonly options: TmuxOptions = {},
   ) {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${SHELL:-/bin/sh} is for the pane's shell to expand
     const command = sessionCommand?.trim().replace(/^exec\s+/, '') || '"${SHELL:-/bin/sh}" -l';
     this.paneCommand = options.prelude ? `${options.prelude}; ${command}` : command;
     this.sharedVariables = { ...sharedVariables };
