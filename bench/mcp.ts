@@ -415,7 +415,7 @@ export async function benchMcp(): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    terminal?.close();
+    void terminal?.close();
     events?.close();
     ship?.close();
     await child?.stop();

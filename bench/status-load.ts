@@ -176,7 +176,7 @@ export async function benchStatusLoad(): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    for (const terminal of terminals) terminal.close();
+    for (const terminal of terminals) void terminal.close();
     for (const { child, fleet } of ships) {
       await Promise.resolve()
         .then(() => timedRequest(new http.Agent(), new URL(`${child.url}/workspaces/b/s/deactivate`), 'POST'))
