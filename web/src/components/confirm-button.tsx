@@ -30,6 +30,7 @@ export function ConfirmButton({
   const confirmed = useRef(false);
   const verb = label.toLowerCase();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(asking): trigger: focus moves after asking changes
   useEffect(() => {
     if (focusNext.current === 'cancel') cancel.current?.focus();
     if (focusNext.current === 'trigger') trigger.current?.focus();

@@ -36,6 +36,8 @@ export function useTerminal(
   const [status, setStatus] = useState<TerminalStatus>({ state: { kind: 'connecting' }, queueFull: false });
   const current = useRef<ReconnectingTerminal | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(repo): trigger: another workspace starts afresh
+  // biome-ignore lint/correctness/useExhaustiveDependencies(name): trigger: another workspace starts afresh
   useEffect(() => {
     setStatus({ state: { kind: 'connecting' }, queueFull: false });
     return () => {

@@ -37,6 +37,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [],
   );
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies(attempt): trigger: a retry bumps attempt
   useEffect(() => {
     let cancelled = false;
     (async () => {
