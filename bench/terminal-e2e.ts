@@ -64,7 +64,7 @@ function svcPath(name: string, terminal: BenchTerminal): EchoPath {
     async type(text) {
       const started = performance.now();
       terminal.send({ type: 'input', data: text });
-      await terminal.until(() => terminal.screen.text().includes(text), 5000);
+      await terminal.untilDrawn(text, 5000);
       return performance.now() - started;
     },
     newLine: () => terminal.send({ type: 'input', data: '\r' }),

@@ -52,7 +52,12 @@ export class FrameBuilder {
     if (!sent || sent.cols !== screen.cols || sent.rows !== screen.rows)
       throw new Error('a patch needs a grid of the same size first');
     const runs: Run[] = [];
-    for (let row = 0; row < screen.rows; row++) runs.push(...diffRow(row, sent.cells[row]!, screen.cells[row]!));
+    for (let row = 0; row < screen.rows; row++) {
+      const before = sent.cells[row]!;
+      const after = screen.cells[row]!;
+      // A row the screen tracker did not read again is the same array: nothing in it changed.
+      if (before !== after) runs.push(...diffRow(row, before, after));
+    }
     const samePaste = Boolean(sent.bracketedPaste) === Boolean(screen.bracketedPaste);
     if (runs.length === 0 && cursorEquals(sent.cursor, screen.cursor) && samePaste) return null;
     this.sent = screen;

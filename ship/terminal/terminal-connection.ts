@@ -28,7 +28,8 @@ import { openPaneStream, type PaneStream, type PipeDirectory } from './pane-pipe
 import { clampCsiCounts } from './csi-clamp.js';
 import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
-import { CellInterner, readScreen } from './screen-reader.js';
+import { CellInterner } from './screen-reader.js';
+import { ScreenTracker } from './screen-tracker.js';
 import { frameJson } from './frame-json.js';
 import type { TerminalGuard } from './terminal-guard.js';
 
@@ -73,6 +74,7 @@ export class TerminalConnection {
   /** The pipe whose bytes reach the emulator; a re-seed replaces it. */
   private stream: PaneStream | null = null;
   private term: Terminal | null = null;
+  private screens: ScreenTracker | null = null;
   private pacer: FramePacer | null = null;
   /** Resize coalescing (docs/security.md H17): the latest size asked for, and whether a re-seed is running. */
   private pendingSize: { cols: number; rows: number } | null = null;
@@ -163,6 +165,7 @@ export class TerminalConnection {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     this.term = term;
+    this.screens = new ScreenTracker(term, this.interner);
     this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
     term.onWriteParsed(() => {
       this.pacer?.markDirty(this.parsedBytes);
@@ -244,6 +247,7 @@ export class TerminalConnection {
         // tmux has no format for the bracketed-paste mode: what this emulator learnt survives the re-seed.
         const bracketedPaste = term.modes.bracketedPasteMode ? '\x1b[?2004h' : '';
         term.reset();
+        this.screens?.markAll();
         if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
         const setup = (alternate === '1' ? '\x1b[?1049h' : '') + bracketedPaste;
         const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
@@ -282,9 +286,9 @@ export class TerminalConnection {
   }
 
   private sendFrame(full: boolean): number | null {
-    const term = this.term;
-    if (!term || this.phase === 'closed') return null;
-    const screen = readScreen(term, this.interner);
+    const screens = this.screens;
+    if (!screens || this.phase === 'closed') return null;
+    const screen = screens.read(full);
     const seq = this.nextSeq;
     const frame =
       full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
@@ -335,6 +339,8 @@ export class TerminalConnection {
     const stream = this.stream;
     this.stream = null;
     void stream?.close();
+    this.screens?.dispose();
+    this.screens = null;
     this.term?.dispose();
     this.term = null;
     if (this.holdsGuard && this.session) this.deps.guard.release(this.session);
