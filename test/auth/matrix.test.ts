@@ -1,12 +1,13 @@
 // The authorization matrix: every bridge route × {no credential, garbage, expired session, member, admin,
 // ship token, agent token} → the status the spec's principal rules give, in one table. The route list is
 // the bridge's own, so a route added without a row here fails the first test. Requests are chosen to be
-// harmless and deterministic for whoever is let through (a 404, a 422, or a read).
+// harmless and deterministic for whoever is let through (a 404, a 422, or a read). The bridge is built without
+// a socket (test/helpers/bridge-app.ts) on a real store; the ship whose credentials it checks is a real one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
-import { makeTempRoot, rawCall, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { ADMIN, startAuthBridge, type AuthHarness } from './harness.js';
+import { makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
+import { buildTestBridge, type TestBridgeApp } from '../helpers/bridge-app.js';
 import { until } from '../helpers/poll.js';
+import { ADMIN } from './harness.js';
 import { SESSION_LIFETIME_MS } from '../../protocol/index.js';
 
 type Credential = 'none' | 'garbage' | 'expired' | 'member' | 'admin' | 'ship' | 'agent';
@@ -105,8 +106,9 @@ function expected(access: Access, credential: Credential, passes: number): { sta
 }
 
 let root: string;
-let harness: AuthHarness;
+let bridge: TestBridgeApp;
 let ship: TestShip;
+const clock = { now: Date.now() };
 const tokens: Record<Credential, string | null> = {
   none: null,
   garbage: 'not-a-token-anyone-issued',
@@ -117,37 +119,65 @@ const tokens: Record<Credential, string | null> = {
   agent: '',
 };
 
+const as = (
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string | string[]> = {},
+) => bridge.inject(method, path, body, token === null ? headers : { authorization: `Bearer ${token}`, ...headers });
+
+async function login(username: string, password: string): Promise<string> {
+  const reply = await as(null, 'POST', '/auth/login', { username, password });
+  if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${reply.text}`);
+  return reply.body.token as string;
+}
+
+async function addUser(adminToken: string, username: string): Promise<{ username: string; password: string }> {
+  const password = `${username}-password-1`;
+  const reply = await as(adminToken, 'POST', '/users', {
+    username,
+    email: `${username}@example.com`,
+    password,
+    role: 'member',
+  });
+  if (reply.status !== 201) throw new Error(`add ${username}: ${reply.status} ${reply.text}`);
+  return { username, password };
+}
+
 beforeAll(async () => {
   root = await makeTempRoot();
-  harness = await startAuthBridge(root);
-  const firstAdmin = await harness.login(ADMIN.username, ADMIN.password);
-  const member = await harness.addUser(firstAdmin, 'member');
-  const old = await harness.addUser(firstAdmin, 'old');
-  tokens.expired = await harness.login(old.username, old.password);
-  harness.clock.now += SESSION_LIFETIME_MS;
-  tokens.admin = await harness.login(ADMIN.username, ADMIN.password);
-  tokens.member = await harness.login(member.username, member.password);
+  bridge = await buildTestBridge(root, { clock: () => clock.now, firstAdmin: async () => ({ ...ADMIN }) });
+  const firstAdmin = await login(ADMIN.username, ADMIN.password);
+  const member = await addUser(firstAdmin, 'member');
+  const old = await addUser(firstAdmin, 'old');
+  tokens.expired = await login(old.username, old.password);
+  clock.now += SESSION_LIFETIME_MS;
+  tokens.admin = await login(ADMIN.username, ADMIN.password);
+  tokens.member = await login(member.username, member.password);
 
   ship = await startTestShip(root, { name: 'matrix-ship', bridgeToken: 'bridge-token-for-matrix-ship' });
   tokens.ship = 'ship-token-for-matrix-ship';
-  const registered = await harness.as(tokens.admin, 'POST', '/ships', {
+  const registered = await as(tokens.admin, 'POST', '/ships', {
     url: ship.url,
     shipToken: tokens.ship,
     bridgeToken: 'bridge-token-for-matrix-ship',
   });
   expect(registered.status).toBe(201);
-  tokens.agent = (await until(() => ship.ship.bridgeCredentials.get(), 'agent credentials', 5000)).token;
+  tokens.agent = (await until(async () => ship.ship.bridgeCredentials.get() ?? null, 'agent credentials', 5000)).token;
 }, 60_000);
 
 afterAll(async () => {
-  await harness?.bridge.close();
+  await bridge?.close();
   await ship?.stop();
   await removeRoot(root);
 });
 
 describe('authorization matrix', () => {
   it('has a row for every route the bridge serves, and none for a route it does not', () => {
-    expect([...harness.bridge.routes].sort()).toEqual(ROWS.map((r) => r.route).sort());
+    expect(bridge.routes.map((route) => `${route.method} ${route.url}`).sort()).toEqual(
+      ROWS.map((r) => r.route).sort(),
+    );
   });
 
   for (const entry of [...ROWS.slice(0, -1), ...UNKNOWN, ROWS.at(-1)!]) {
@@ -156,16 +186,8 @@ describe('authorization matrix', () => {
       const wanted: Record<string, unknown> = {};
       for (const credential of CREDENTIALS) {
         const token = tokens[credential];
-        // The GUI's redirects are answered, not followed (fetch here refuses redirects).
-        const reply =
-          entry.passes >= 300 && entry.passes < 400
-            ? await rawCall(
-                harness.bridge.url,
-                entry.request.method,
-                entry.request.path,
-                token === null ? {} : { authorization: `Bearer ${token}` },
-              )
-            : await harness.as(token, entry.request.method, entry.request.path, entry.request.body);
+        // The GUI's redirects are answered, not followed.
+        const reply = await as(token, entry.request.method, entry.request.path, entry.request.body);
         const want = expected(entry.access, credential, entry.passes);
         cells[credential] = want.error ? { status: reply.status, error: reply.body?.error } : reply.status;
         wanted[credential] = want.error ? { status: want.status, error: want.error } : want.status;
@@ -178,15 +200,15 @@ describe('authorization matrix', () => {
 describe('guard details', () => {
   beforeAll(async () => {
     // The matrix's last row logged both users out.
-    tokens.admin = await harness.login(ADMIN.username, ADMIN.password);
-    tokens.member = await harness.login('member', 'member-password-1');
+    tokens.admin = await login(ADMIN.username, ADMIN.password);
+    tokens.member = await login('member', 'member-password-1');
   });
 
   it('names the credential kind and the request in a 403', async () => {
-    expect((await harness.as(tokens.ship, 'GET', '/workspaces')).body).toEqual({
+    expect((await as(tokens.ship, 'GET', '/workspaces')).body).toEqual({
       error: 'a ship credential may not reach GET /workspaces',
     });
-    expect((await harness.as(tokens.agent, 'POST', '/workspaces', {})).body).toEqual({
+    expect((await as(tokens.agent, 'POST', '/workspaces', {})).body).toEqual({
       error: 'a ship-agent credential may not reach POST /workspaces',
     });
   });
@@ -194,45 +216,37 @@ describe('guard details', () => {
   it('lets a member change only their own account, whether the other user exists or not', async () => {
     for (const name of [ADMIN.username, 'no-such-user']) {
       for (const field of ['password', 'email']) {
-        const reply = await harness.as(tokens.member, 'POST', `/users/${name}/${field}`, {
+        const reply = await as(tokens.member, 'POST', `/users/${name}/${field}`, {
           [field]: 'whatever@example.com',
         });
         expect(reply).toMatchObject({ status: 403, body: { error: 'you may only change your own account' } });
       }
     }
-    const own = await harness.as(tokens.member, 'POST', '/users/MEMBER/email', { email: 'member-new@example.com' });
+    const own = await as(tokens.member, 'POST', '/users/MEMBER/email', { email: 'member-new@example.com' });
     expect(own).toMatchObject({ status: 200, body: { username: 'member', email: 'member-new@example.com' } });
   });
 
   it('judges the route fastify matched, so an encoded path is gated like the plain one', async () => {
-    expect(await harness.as(tokens.member, 'GET', '/%75sers')).toMatchObject({
+    expect(await as(tokens.member, 'GET', '/%75sers')).toMatchObject({
       status: 403,
       body: { error: 'this endpoint requires an admin' },
     });
-    expect(await harness.as(null, 'GET', '/%75sers')).toMatchObject({ status: 401 });
+    expect(await as(null, 'GET', '/%75sers')).toMatchObject({ status: 401 });
   });
 
   it('accepts the scheme in any case, and refuses two Authorization headers or an oversized token', async () => {
-    expect(
-      (await harness.as(null, 'GET', '/auth/me', undefined, { authorization: `bearer ${tokens.admin}` })).status,
-    ).toBe(200);
-    const twice = await new Promise<number>((resolve, reject) => {
-      const { hostname, port } = new URL(harness.bridge.url);
-      // Raw header pairs: node would otherwise keep only one Authorization header.
-      const headers = [
-        ['authorization', `Bearer ${tokens.admin}`],
-        ['authorization', `Bearer ${tokens.member}`],
-      ] as unknown as Record<string, string>;
-      const outgoing = request({ host: hostname, port, path: '/auth/me', headers }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
-      outgoing.on('error', reject);
-      outgoing.end();
-    });
+    expect((await as(null, 'GET', '/auth/me', undefined, { authorization: `bearer ${tokens.admin}` })).status).toBe(
+      200,
+    );
+    // Two header lines (inject reflects an array as two raw headers; node would keep only one in `headers`).
+    const twice = (
+      await as(null, 'GET', '/auth/me', undefined, {
+        authorization: [`Bearer ${tokens.admin}`, `Bearer ${tokens.member}`],
+      })
+    ).status;
     expect([400, 401]).toContain(twice); // never answered as either user
     expect(
-      (await rawCall(harness.bridge.url, 'GET', '/auth/me', { authorization: `Bearer ${'x'.repeat(10_000)}` })).status,
+      (await as(null, 'GET', '/auth/me', undefined, { authorization: `Bearer ${'x'.repeat(10_000)}` })).status,
     ).toBe(401);
   });
 });
