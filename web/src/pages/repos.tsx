@@ -76,7 +76,7 @@ export function ReposPage() {
 function Branches({ repo }: { repo: string }) {
   const branches = useBranches(repo);
   return (
-    <div className="branches" aria-label="branches">
+    <section className="branches" aria-label="branches">
       <h2>
         Branches of <Text value={repo} />
       </h2>
@@ -89,7 +89,7 @@ function Branches({ repo }: { repo: string }) {
           </li>
         ))}
       </ul>
-    </div>
+    </section>
   );
 }
 
