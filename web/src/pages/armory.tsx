@@ -173,9 +173,9 @@ function FileBrowser({ manifest }: { manifest: ArmoryManifest }) {
           })}
           {shown.length === 0 && <p className="muted">No file matches.</p>}
         </nav>
-        <div className="file-viewer" role="region" aria-label="file viewer">
+        <section className="file-viewer" aria-label="file viewer">
           {entry ? <FileView entry={entry} /> : <p className="muted">Choose a file to see it.</p>}
-        </div>
+        </section>
       </div>
     </section>
   );
