@@ -126,6 +126,7 @@ function Frame() {
         <Link to={{ page: 'inbox' }}>
           Inbox
           {entries.length > 0 && (
+            // biome-ignore lint/a11y/useAriaPropsSupportedByRole: part of the link's name (Inbox 3 need you)
             <span className="count" data-testid="inbox-count" aria-label={`${entries.length} need you`}>
               {entries.length}
             </span>

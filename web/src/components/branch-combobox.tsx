@@ -109,11 +109,15 @@ export function BranchCombobox({
         onBlur={() => setOpen(false)}
         onKeyDown={onKeyDown}
       />
+      {/* The ARIA combobox pattern: a ul listbox of li options, focus kept on the input (aria-activedescendant). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the combobox pattern's listbox */}
       <ul id={listId} role="listbox" aria-label={`${label} suggestions`} className="combobox-list" hidden={!expanded}>
         {matches.map((branch, index) => (
+          // biome-ignore lint/a11y/useFocusableInteractive: an option is active by aria-activedescendant, not focus
           <li
             key={branch}
             id={`${id}-option-${index}`}
+            // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the combobox pattern's option
             role="option"
             aria-selected={index === active}
             className={index === active ? 'active' : undefined}

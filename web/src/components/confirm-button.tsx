@@ -72,6 +72,7 @@ export function ConfirmButton({
     }
   };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: an inline group in a row; a fieldset is a bordered block
     <span className="confirm" role="group" aria-label={`confirm: ${verb} ${target}`} onKeyDown={onKeyDown}>
       <span className="question">{question}</span>
       <button

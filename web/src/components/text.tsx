@@ -16,6 +16,7 @@ export function Text({
     <span className={className}>
       {visibleSegments(value, multiline).map((segment, index) =>
         segment.invisible ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: segments of one string, rebuilt in order from it
           <span key={index} className="invisible-char" title="invisible character">
             {segment.text}
           </span>

@@ -132,11 +132,16 @@ export function CommandPalette({ onClose, onShortcuts }: { onClose: () => void; 
         }}
         onKeyDown={onKeyDown}
       />
+      {/* The ARIA combobox pattern: a ul listbox of li options, focus kept on the input (aria-activedescendant). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the combobox pattern's listbox */}
       <ul id={`${id}-list`} role="listbox" aria-label="Commands" className="palette-list">
         {shown.map((command, index) => (
+          // biome-ignore lint/a11y/useFocusableInteractive: an option is active by aria-activedescendant, not focus
+          // biome-ignore lint/a11y/useKeyWithClickEvents: the input's keys (arrows, Enter) run the active option
           <li
             key={command.id}
             id={`${id}-${index}`}
+            // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the combobox pattern's option
             role="option"
             aria-selected={index === current}
             className={index === current ? 'active' : undefined}

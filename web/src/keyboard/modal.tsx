@@ -32,6 +32,7 @@ export function Modal({
     };
   }, []);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop; from the keyboard, Escape (onCancel)
     <dialog
       ref={dialog}
       aria-labelledby={titleId}

@@ -116,6 +116,7 @@ function Problems({ title, items }: { title: string; items: string[] }) {
       <strong>{title}</strong>
       <ul>
         {items.map((item, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: messages in the server's order, rebuilt whole, may repeat
           <li key={index}>
             <Text value={item} multiline />
           </li>

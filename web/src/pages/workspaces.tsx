@@ -102,6 +102,7 @@ function VisibleRows({ shown }: { shown: BridgeWorkspaceSummary[] }) {
       : 0;
   return (
     <tbody ref={body}>
+      {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: an empty spacer row, which nothing can focus */}
       {before > 0 && <tr aria-hidden="true" className="spacer" style={{ height: before }} />}
       {items.map((item) => (
         <WorkspaceRow
@@ -111,6 +112,7 @@ function VisibleRows({ shown }: { shown: BridgeWorkspaceSummary[] }) {
           measure={virtualizer.measureElement}
         />
       ))}
+      {/* biome-ignore lint/a11y/noAriaHiddenOnFocusable: an empty spacer row, which nothing can focus */}
       {after > 0 && <tr aria-hidden="true" className="spacer" style={{ height: after }} />}
     </tbody>
   );

@@ -109,6 +109,7 @@ export const DiffFile = memo(function DiffFile({ file, viewType, comments, onCom
             name="comment"
             rows={3}
             value={draft}
+            // biome-ignore lint/a11y/noAutofocus: the box opens because the reader asked to comment here
             autoFocus
             onChange={(event) => setDraft(event.target.value)}
             placeholder={`Comment on ${path}, ${rangeLabel(commentOn('', path, lines, 'x')!)}`}

@@ -51,6 +51,7 @@ export const TerminalSearch = forwardRef<HTMLInputElement, Props>(function Termi
           : `${results.index + 1} of ${results.count}`;
 
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a form with role=search is the landmark; <search> would wrap it
     <form
       role="search"
       aria-label="terminal search"
