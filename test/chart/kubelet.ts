@@ -276,8 +276,10 @@ export function launchOf(image: Image, container: Container, placement: Placemen
     let mapped = value;
     const mount = mounts.find(([path]) => value === path || value.startsWith(`${path}/`));
     if (mount) mapped = mount[1] + value.slice(mount[0].length);
-    else if (imagePath && value.startsWith('/'))
-      mkdirSync((mapped = join(placement.podRoot, 'image', value)), { recursive: true });
+    else if (imagePath && value.startsWith('/')) {
+      mapped = join(placement.podRoot, 'image', value);
+      mkdirSync(mapped, { recursive: true });
+    }
     for (const [from, to] of placement.services) mapped = mapped.replaceAll(`://${from}`, `://${to}`);
     if (mapped !== value) substitutions.push({ where, from: value, to: mapped });
     return mapped;
@@ -417,7 +419,9 @@ export function startContainer(name: string, launch: Pick<Launch, 'argv' | 'cwd'
     detached: true,
   });
   let output = '';
-  const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-200_000));
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-200_000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -80,7 +80,8 @@ async function startNodeShip(node: string, hostIP: string): Promise<void> {
 
 describe.skipIf(!hasPostgres)('DaemonSet ships and chart Secrets', () => {
   beforeAll(async () => {
-    h = await startHarness({ reconcile: { daemonsetShipPort: (port = await freePort()) } });
+    port = await freePort();
+    h = await startHarness({ reconcile: { daemonsetShipPort: port } });
   }, 60_000);
 
   afterAll(async () => {

@@ -147,7 +147,8 @@ export async function startHarness(
     if (token) return token;
     const reply = await call(bridgeUrl, 'POST', '/auth/login', { username: ADMIN.username, password: ADMIN.password });
     if (reply.status !== 200) throw new Error(`login: ${reply.status} ${reply.text}`);
-    return (token = reply.body.token as string);
+    token = reply.body.token as string;
+    return token;
   };
   const harness: Harness = {
     root,

@@ -338,7 +338,8 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
     // The interval has passed: probed again (a POST), still the wrong name.
     h.clock.now += 1;
     await h.ships.reconcile(key('delta'));
-    expect(probes()).toBe((count += 1));
+    count += 1;
+    expect(probes()).toBe(count);
     expect(ready('delta')!.message).toContain('reports the name not-delta');
     await h.ships.reconcile(key('delta'));
     expect(probes()).toBe(count);
@@ -356,7 +357,8 @@ describe.skipIf(!hasPostgres)('Ship reconciler against a real bridge and real sh
       MERGE_PATCH,
     );
     await h.ships.reconcile(key('delta'));
-    expect(probes()).toBe((count += 1));
+    count += 1;
+    expect(probes()).toBe(count);
     expect(registered('delta')).toMatchObject({ reason: 'NameMismatch', observedGeneration: 2 });
 
     // The right ship replaces the wrong one at that URL: seen at the next probe, not before.
