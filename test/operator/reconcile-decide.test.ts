@@ -1,13 +1,20 @@
 // The reconcilers' pure cores as tables (issue #19): decideShip, decideRepo and decideDaemonSet from
 // observed facts to the next action, setCondition's transition-time rule, readTokens' both-or-neither rule
-// and the merge patch a status write sends. No sockets, no timers.
+// and the merge patch a status write sends. No sockets, no timers. Each row is a named case, {name, facts,
+// expected}, run with it.each (docs/DECISIONS.md, "Decide tests as tables"); what a row cannot say (a status
+// carried from one decision into the next, a token never printed) is an it of its own.
 import { describe, expect, it } from 'vitest';
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { FINALIZER, type RepoResource, type ShipResource } from '../../operator/resources/index.js';
 import { setCondition } from '../../operator/reconcile/conditions.js';
 import { mergePatchOf } from '../../operator/reconcile/cluster.js';
 import { claimsAgainst, type Claim } from '../../operator/reconcile/claims.js';
-import { decideShip, type ShipFacts } from '../../operator/reconcile/ship-decide.js';
+import {
+  decideShip,
+  type ShipAction,
+  type ShipFacts,
+  type ShipRegisterOutcome,
+} from '../../operator/reconcile/ship-decide.js';
 import { decideRepo, type RepoFacts } from '../../operator/reconcile/repo-decide.js';
 import { decideDaemonSet, managedShip } from '../../operator/reconcile/daemonset-decide.js';
 import { readTokens, tokenFingerprint } from '../../operator/reconcile/tokens.js';
@@ -84,411 +91,486 @@ function refusal(status: number, detail: string): Refusal {
   return error;
 }
 
-describe('decideShip', () => {
-  it('adds the finalizer first, then creates a Generated Secret, then reads the bridge', () => {
-    expect(decideShip(shipFacts({ ship: ship({ finalizers: [] }) }))).toEqual({ kind: 'addFinalizer' });
-    expect(decideShip(shipFacts({ tokens: { kind: 'absent', secretName: 's1-tokens' } }))).toEqual({
-      kind: 'createTokenSecret',
-      secretName: 's1-tokens',
-    });
-    expect(decideShip(shipFacts())).toEqual({ kind: 'readRoster' });
-  });
+/** An action as a table compares it: a finish summarised (conditions as status/reason, events by reason). */
+function summary(action: ShipAction) {
+  if (action.kind !== 'finish') return action;
+  const { ready, registered, status, events, requeue } = finished(action);
+  return {
+    kind: 'finish',
+    ready,
+    readyMessage: action.status.conditions!.find((c) => c.type === 'Ready')!.message,
+    registered,
+    status,
+    shipName: status.shipName,
+    events,
+    requeue,
+  };
+}
 
-  it('stops before the bridge on unusable tokens (TokensInvalid), keeping the registration as it was', () => {
-    const previous = {
-      shipName: 'n1',
-      registeredURL: 'http://10.0.0.1:4700',
-      bridgeStatus: 'online' as const,
-      tokenSecretName: 's1-tokens',
-    };
-    const result = finished(
-      decideShip(
-        shipFacts({
-          ship: ship({ status: previous }),
-          tokens: { kind: 'invalid', secretName: 'x', message: 'Secret x holds only one' },
-        }),
-      ),
-    );
-    expect(result.ready).toBe('False/TokensInvalid');
-    // The registration still holds the pair of s1-tokens: that is the Secret in use until it is replaced.
-    expect(result.status).toMatchObject({ ...previous, observedGeneration: 1 });
-    expect(
-      finished(decideShip(shipFacts({ tokens: { kind: 'invalid', secretName: 'x', message: 'm' } }))).status
-        .tokenSecretName,
-    ).toBe('x');
-    expect(result.events).toEqual(['TokensInvalid']);
-    // A Secret the operator watches brings its fix as an event; a user's is re-read at the refresh.
-    expect(result.requeue).toBeUndefined();
-    expect(
-      finished(
-        decideShip(shipFacts({ tokens: { kind: 'invalid', secretName: 'x', message: 'm' }, tokensWatched: false })),
-      ).requeue,
-    ).toBe(30_000);
+/** A registration this Ship holds, made with `tokenSecretName`'s pair (and that fingerprint, when given). */
+const heldAt = (extra: Partial<NonNullable<ShipResource['status']>> = {}, spec?: Partial<ShipResource['spec']>) =>
+  ship({
+    spec,
+    status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens', ...extra },
   });
-
-  it('registers when the bridge has nothing at its URL; a created registration is Registered and follows online/offline', () => {
-    expect(decideShip(shipFacts({ roster: [] }))).toEqual({ kind: 'register' });
-    const created = finished(
-      decideShip(shipFacts({ roster: [], posts: 1, posted: { kind: 'created', info: online('n1') } })),
-    );
-    expect(created).toMatchObject({
-      ready: 'True/Online',
-      registered: 'True/Registered',
-      events: ['Registered'],
-      requeue: 30_000,
-    });
-    expect(created.status).toMatchObject({
-      shipName: 'n1',
-      registeredURL: 'http://10.0.0.1:4700',
-      bridgeStatus: 'online',
-      tokenSecretName: 's1-tokens',
-      observedGeneration: 1,
-    });
-    const held = ship({
-      status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' },
-    });
-    expect(
-      finished(decideShip(shipFacts({ ship: held, roster: [{ ...online('n1'), status: 'offline' }] }))).ready,
-    ).toBe('False/Offline');
+/** A Ship whose svc.dev/rotate-tokens annotation asks for rotation `value`. */
+const asking = (value: string, auth?: ShipResource['spec']['auth']) => {
+  const object = ship(auth ? { spec: { auth } } : {});
+  object.metadata.annotations = { 'svc.dev/rotate-tokens': value };
+  return object;
+};
+const INVALID = { kind: 'invalid' as const, secretName: 'x', message: 'Secret x holds only one' };
+const PREVIOUS = {
+  shipName: 'n1',
+  registeredURL: 'http://10.0.0.1:4700',
+  bridgeStatus: 'online' as const,
+  tokenSecretName: 's1-tokens',
+};
+const ROTATED = { ...PAIR, shipToken: 'st2', bridgeToken: 'bt2' };
+const FINGERPRINTED = heldAt({ tokenFingerprint: tokenFingerprint(PAIR) });
+const MOVED = ship({
+  spec: { url: 'http://10.0.0.2:4700' },
+  status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' },
+});
+const OLD_URL = [online('n1', 'http://10.0.0.1:4700')];
+const EXPECTING = ship({ spec: { expectedName: 'n2' } });
+const REGISTERED_SINCE_2025 = ship({
+  status: {
+    shipName: 'n1',
+    registeredURL: 'http://10.0.0.1:4700',
+    bridgeStatus: 'online',
+    conditions: [
+      {
+        type: 'Registered',
+        status: 'True',
+        reason: 'Registered',
+        message: 'm',
+        lastTransitionTime: '2025-01-01T00:00:00Z',
+      },
+    ],
+  },
+});
+const deleting = (policy: 'Deregister' | 'Orphan') =>
+  ship({
+    deleting: true,
+    spec: { deletionPolicy: policy },
+    status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' },
   });
+const senior = (name = 'n1') => new Map([[name, claim(true)]]);
+const junior = (name = 'n1') => new Map([[name, claim(false)]]);
 
-  it('adopts an unheld registration at its URL (trailing slash ignored), by expectedName when set', () => {
-    expect(finished(decideShip(shipFacts({ roster: [online('n1', 'http://10.0.0.1:4700/')] }))).events).toEqual([
-      'Adopted',
-    ]);
-    const expecting = ship({ spec: { expectedName: 'n2' } });
-    expect(
-      finished(decideShip(shipFacts({ ship: expecting, roster: [online('n1'), online('n2')] }))).status.shipName,
-    ).toBe('n2');
-    expect(decideShip(shipFacts({ ship: expecting, roster: [online('n1')] }))).toEqual({ kind: 'register' });
-  });
-
-  it('never takes a name another Ship holds (NameConflict), whether found at its URL or answered by a 409', () => {
-    const atUrl = finished(decideShip(shipFacts({ roster: [online('n1')], claims: new Map([['n1', claim()]]) })));
-    expect(atUrl).toMatchObject({ ready: 'False/NameConflict', registered: 'False/NameConflict' });
-    expect(atUrl.status.shipName).toBeUndefined();
-    expect(
-      finished(
-        decideShip(
-          shipFacts({
-            roster: [online('n1', 'http://elsewhere:1')],
-            posts: 1,
-            posted: { kind: 'taken', name: 'n1' },
-            claims: new Map([['n1', claim()]]),
-          }),
-        ),
-      ).ready,
-    ).toBe('False/NameConflict');
-    // A created registration under a held name is given back at once.
-    expect(
-      decideShip(
-        shipFacts({
-          roster: [],
-          posts: 1,
-          posted: { kind: 'created', info: online('n1') },
-          claims: new Map([['n1', claim(false)]]),
-        }),
-      ),
-    ).toMatchObject({ kind: 'deregister', name: 'n1', why: 'conflict' });
-    expect(
-      finished(
-        decideShip(
-          shipFacts({
-            roster: [],
-            posts: 1,
-            removed: ['n1'],
-            posted: { kind: 'created', info: online('n1') },
-            claims: new Map([['n1', claim(false)]]),
-          }),
-        ),
-      ).ready,
-    ).toBe('False/NameConflict');
-  });
-
-  it('keeps its own name against a junior holder and yields to a senior one', () => {
-    const held = ship({
-      status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' },
-    });
-    expect(
-      finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], claims: new Map([['n1', claim(false)]]) })))
-        .ready,
-    ).toBe('True/Online');
-    expect(
-      finished(decideShip(shipFacts({ ship: held, roster: [online('n1')], claims: new Map([['n1', claim(true)]]) })))
-        .ready,
-    ).toBe('False/NameConflict');
-  });
-
-  it('tokens from another Secret (or mode) than the registration was made with: deregistered and registered again (TokensChanged)', () => {
-    const held = ship({
-      status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 'old-creds' },
-    });
-    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')] }))).toMatchObject({
+/** Facts whose next action is a step (not a finish): compared whole. */
+const steps: { name: string; facts: Partial<ShipFacts>; step: ShipAction }[] = [
+  // Order: finalizer, tokens, bridge.
+  { name: 'no finalizer: adds it first', facts: { ship: ship({ finalizers: [] }) }, step: { kind: 'addFinalizer' } },
+  {
+    name: 'no Generated Secret yet: creates it before any bridge call',
+    facts: { tokens: { kind: 'absent', secretName: 's1-tokens' } },
+    step: { kind: 'createTokenSecret', secretName: 's1-tokens' },
+  },
+  { name: 'usable tokens and no roster yet: reads the bridge', facts: {}, step: { kind: 'readRoster' } },
+  // Registration.
+  { name: 'nothing at its URL: registers', facts: { roster: [] }, step: { kind: 'register' } },
+  {
+    name: 'expectedName not in the roster: registers, adopting nothing else at its URL',
+    facts: { ship: EXPECTING, roster: [online('n1')] },
+    step: { kind: 'register' },
+  },
+  {
+    name: 'created under a name a junior Ship holds: given back at once',
+    facts: { roster: [], posts: 1, posted: { kind: 'created', info: online('n1') }, claims: junior() },
+    step: { kind: 'deregister', name: 'n1', why: 'conflict' },
+  },
+  // Tokens changed under a held registration.
+  {
+    name: "held with another Secret's tokens: deregistered to register again (TokensChanged)",
+    facts: { ship: heldAt({ tokenSecretName: 'old-creds' }), roster: [online('n1')] },
+    step: {
       kind: 'deregister',
       name: 'n1',
       why: 'tokens',
       event: {
+        type: 'Normal',
         reason: 'TokensChanged',
         message:
           'ship n1 was registered with the tokens of Secret old-creds; deregistered it to register with Secret s1-tokens',
       },
-    });
-    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], removed: ['n1'] }))).toEqual({
-      kind: 'register',
-    });
-    const toNone = decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { kind: 'none' } }));
-    expect(toNone).toMatchObject({
+    },
+  },
+  {
+    name: "held with another Secret's tokens, deregistered: registers again",
+    facts: { ship: heldAt({ tokenSecretName: 'old-creds' }), roster: [online('n1')], removed: ['n1'] },
+    step: { kind: 'register' },
+  },
+  {
+    name: 'held with a Secret, now mode None: deregistered to register with no tokens',
+    facts: { ship: heldAt({ tokenSecretName: 'old-creds' }), roster: [online('n1')], tokens: { kind: 'none' } },
+    step: {
       kind: 'deregister',
+      name: 'n1',
       why: 'tokens',
-      event: { message: expect.stringContaining('to register with no tokens') },
-    });
-    expect(
-      finished(
-        decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: { ...PAIR, secretName: 'old-creds' } })),
-      ).ready,
-    ).toBe('True/Online');
-  });
+      event: expect.objectContaining({ message: expect.stringContaining('to register with no tokens') }),
+    },
+  },
+  // Rotation.
+  {
+    name: 'a rotation request: a new pair written into the Generated Secret',
+    facts: { ship: asking('r1') },
+    step: { kind: 'rotateTokenSecret', secretName: 's1-tokens', rotation: 'r1' },
+  },
+  {
+    name: 'a rotation already made for that request: nothing to rotate',
+    facts: { ship: asking('r1'), tokens: { ...PAIR, rotation: 'r1' } },
+    step: { kind: 'readRoster' },
+  },
+  {
+    name: 'a Secret mode Ship asking for rotation: never rotated by the operator',
+    facts: { ship: asking('r1', { mode: 'Secret', secretRef: { name: 's1-tokens' } }) },
+    step: { kind: 'readRoster' },
+  },
+  {
+    name: 'the same Secret holds another pair than the registration was made with: deregistered (TokensChanged)',
+    facts: { ship: FINGERPRINTED, roster: [online('n1')], tokens: ROTATED },
+    step: {
+      kind: 'deregister',
+      name: 'n1',
+      why: 'tokens',
+      event: expect.objectContaining({ reason: 'TokensChanged' }),
+    },
+  },
+  {
+    name: 'another pair, the old registration deregistered: registers with the new one',
+    facts: { ship: FINGERPRINTED, roster: [online('n1')], tokens: ROTATED, removed: ['n1'] },
+    step: { kind: 'register' },
+  },
+  // A changed URL: POST first.
+  {
+    name: 'a changed URL: registers the new one first',
+    facts: { ship: MOVED, roster: OLD_URL },
+    step: { kind: 'register' },
+  },
+  {
+    name: 'a changed URL answered 409 for its own name: the old registration is replaced (URLChanged)',
+    facts: { ship: MOVED, roster: OLD_URL, posts: 1, posted: { kind: 'taken', name: 'n1' } },
+    step: { kind: 'deregister', name: 'n1', why: 'replace', event: expect.objectContaining({ reason: 'URLChanged' }) },
+  },
+  {
+    name: 'a changed URL, the old registration removed: registers again',
+    facts: { ship: MOVED, roster: OLD_URL, posts: 1, removed: ['n1'], posted: { kind: 'taken', name: 'n1' } },
+    step: { kind: 'register' },
+  },
+  {
+    name: 'the ship at the new URL reports another name: the old registration goes',
+    facts: {
+      ship: MOVED,
+      roster: OLD_URL,
+      posts: 1,
+      posted: { kind: 'created', info: online('n9', 'http://10.0.0.2:4700') },
+    },
+    step: {
+      kind: 'deregister',
+      name: 'n1',
+      why: 'superseded',
+      event: expect.objectContaining({ reason: 'Deregistered' }),
+    },
+  },
+  // expectedName.
+  {
+    name: 'created under another name than expectedName: deregistered',
+    facts: { ship: EXPECTING, roster: [], posts: 1, posted: { kind: 'created', info: online('n1') } },
+    step: { kind: 'deregister', name: 'n1', why: 'mismatch' },
+  },
+  {
+    name: 'held under another name than a new expectedName: given up',
+    facts: { ship: heldAt({ tokenSecretName: undefined }, { expectedName: 'n2' }), roster: [online('n1')] },
+    step: { kind: 'deregister', name: 'n1', why: 'mismatch' },
+  },
+  // Deletion.
+  {
+    name: 'deleting (Deregister): deletes the held name',
+    facts: { ship: deleting('Deregister') },
+    step: { kind: 'deregister', name: 'n1', why: 'delete' },
+  },
+  {
+    name: 'deleting (Deregister), the name removed: drops the finalizer with an Event',
+    facts: { ship: deleting('Deregister'), removed: ['n1'] },
+    step: { kind: 'removeFinalizer', event: expect.objectContaining({ reason: 'Deregistered' }) },
+  },
+  {
+    name: 'deleting (Orphan): drops the finalizer at once',
+    facts: { ship: deleting('Orphan') },
+    step: { kind: 'removeFinalizer' },
+  },
+  {
+    name: 'deleted and the finalizer gone: done',
+    facts: { ship: ship({ deleting: true, finalizers: [] }) },
+    step: { kind: 'done' },
+  },
+  {
+    name: 'deleting with nothing recorded: reads the roster (the operator may have stopped after POST)',
+    facts: { ship: ship({ deleting: true }) },
+    step: { kind: 'readRoster' },
+  },
+  {
+    name: 'deleting with nothing recorded, a registration at its URL nobody holds: removed',
+    facts: { ship: ship({ deleting: true }), roster: [online('n1')] },
+    step: { kind: 'deregister', name: 'n1', why: 'delete' },
+  },
+  {
+    name: 'deleting with nothing recorded, the registration at its URL held by another Ship: only lets go',
+    facts: { ship: ship({ deleting: true }), roster: [online('n1')], claims: senior() },
+    step: { kind: 'removeFinalizer' },
+  },
+];
 
-  it('rotation: a Ship asking for one gets a new pair written, and a registration made with another pair is made again', () => {
-    const asking = (value: string, status?: ShipResource['status']) => {
-      const object = ship({ status });
-      object.metadata.annotations = { 'svc.dev/rotate-tokens': value };
-      return object;
-    };
-    expect(decideShip(shipFacts({ ship: asking('r1') }))).toEqual({
-      kind: 'rotateTokenSecret',
-      secretName: 's1-tokens',
-      rotation: 'r1',
-    });
-    // Already rotated for that request: nothing to do; a Secret mode Ship is never rotated by the operator.
-    expect(decideShip(shipFacts({ ship: asking('r1'), tokens: { ...PAIR, rotation: 'r1' } }))).toEqual({
-      kind: 'readRoster',
-    });
-    const user = asking('r1');
-    user.spec.auth = { mode: 'Secret', secretRef: { name: 's1-tokens' } };
-    expect(decideShip(shipFacts({ ship: user }))).toEqual({ kind: 'readRoster' });
-    // The status records the pair's fingerprint (never a token); another pair in the same Secret registers again.
-    const registered = finished(
-      decideShip(
-        shipFacts({
-          ship: ship({
-            status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700', tokenSecretName: 's1-tokens' },
-          }),
-          roster: [online('n1')],
-        }),
-      ),
-    );
-    expect(registered.ready).toBe('True/Online');
-    expect(registered.status.tokenFingerprint).toBe(tokenFingerprint(PAIR));
-    const fingerprint = tokenFingerprint(PAIR);
-    expect(fingerprint).toMatch(/^[0-9a-f]{16}$/);
-    expect(JSON.stringify(registered)).not.toContain('"bt"');
-    const held = ship({
-      status: {
+/** Facts whose next action is a finish: its summary matched against `finish`. */
+const finishes: { name: string; facts: Partial<ShipFacts>; finish: Partial<ReturnType<typeof summary>> }[] = [
+  // Unusable tokens stop before the bridge.
+  {
+    name: 'unusable tokens: TokensInvalid, the registration kept as it was, no timed re-check of a watched Secret',
+    facts: { ship: ship({ status: PREVIOUS }), tokens: INVALID },
+    // The registration still holds the pair of s1-tokens: that is the Secret in use until it is replaced.
+    finish: {
+      ready: 'False/TokensInvalid',
+      status: { ...PREVIOUS, observedGeneration: 1 },
+      events: ['TokensInvalid'],
+      requeue: undefined,
+    },
+  },
+  {
+    name: 'unusable tokens and no registration held: the status names the Secret read',
+    facts: { tokens: { ...INVALID, message: 'm' } },
+    finish: { ready: 'False/TokensInvalid', status: expect.objectContaining({ tokenSecretName: 'x' }) },
+  },
+  {
+    name: "unusable tokens in a user's Secret (not watched): read again at the refresh",
+    facts: { tokens: { ...INVALID, message: 'm' }, tokensWatched: false },
+    finish: { ready: 'False/TokensInvalid', requeue: 30_000 },
+  },
+  // Registered, and Ready following the bridge.
+  {
+    name: 'created: Registered, Ready follows online, the registration and its Secret recorded',
+    facts: { roster: [], posts: 1, posted: { kind: 'created', info: online('n1') } },
+    finish: {
+      ready: 'True/Online',
+      registered: 'True/Registered',
+      events: ['Registered'],
+      requeue: 30_000,
+      status: expect.objectContaining({
         shipName: 'n1',
         registeredURL: 'http://10.0.0.1:4700',
+        bridgeStatus: 'online',
         tokenSecretName: 's1-tokens',
-        tokenFingerprint: fingerprint,
-      },
-    });
-    expect(finished(decideShip(shipFacts({ ship: held, roster: [online('n1')] }))).ready).toBe('True/Online');
-    const rotated = { ...PAIR, shipToken: 'st2', bridgeToken: 'bt2' };
-    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: rotated }))).toMatchObject({
-      kind: 'deregister',
-      name: 'n1',
-      why: 'tokens',
-      event: { reason: 'TokensChanged' },
-    });
-    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')], tokens: rotated, removed: ['n1'] }))).toEqual({
-      kind: 'register',
-    });
+        observedGeneration: 1,
+      }),
+    },
+  },
+  {
+    name: 'held and the bridge reports it offline: Ready=False Offline',
+    facts: { ship: heldAt(), roster: [{ ...online('n1'), status: 'offline' }] },
+    finish: { ready: 'False/Offline', registered: 'True/Registered' },
+  },
+  // Adoption.
+  {
+    name: 'an unheld registration at its URL (trailing slash ignored): adopted',
+    facts: { roster: [online('n1', 'http://10.0.0.1:4700/')] },
+    finish: { ready: 'True/Online', events: ['Adopted'], shipName: 'n1' },
+  },
+  {
+    name: 'with expectedName: the registration of that name adopted, not another at its URL',
+    facts: { ship: EXPECTING, roster: [online('n1'), online('n2')] },
+    finish: { ready: 'True/Online', events: ['Adopted'], shipName: 'n2' },
+  },
+  {
+    name: 'a 409 for a name at its own URL: adopted',
+    facts: { roster: [online('n1')], posts: 1, posted: { kind: 'taken', name: 'n1' } },
+    finish: { ready: 'True/Online', events: ['Adopted'] },
+  },
+  // Names other Ships hold.
+  {
+    name: 'a name another Ship holds, found at its URL: NameConflict, nothing held',
+    facts: { roster: [online('n1')], claims: senior() },
+    finish: { ready: 'False/NameConflict', registered: 'False/NameConflict', shipName: undefined },
+  },
+  {
+    name: 'a name another Ship holds, answered by a 409: NameConflict',
+    facts: {
+      roster: [online('n1', 'http://elsewhere:1')],
+      posts: 1,
+      posted: { kind: 'taken', name: 'n1' },
+      claims: senior(),
+    },
+    finish: { ready: 'False/NameConflict' },
+  },
+  {
+    name: 'created under a junior holder’s name and given back: NameConflict',
+    facts: { roster: [], posts: 1, removed: ['n1'], posted: { kind: 'created', info: online('n1') }, claims: junior() },
+    finish: { ready: 'False/NameConflict' },
+  },
+  {
+    name: 'its own name, also claimed by a junior Ship: kept',
+    facts: { ship: heldAt(), roster: [online('n1')], claims: junior() },
+    finish: { ready: 'True/Online' },
+  },
+  {
+    name: 'its own name, also claimed by a senior Ship: yielded (NameConflict)',
+    facts: { ship: heldAt(), roster: [online('n1')], claims: senior() },
+    finish: { ready: 'False/NameConflict' },
+  },
+  // Tokens and rotation.
+  {
+    name: 'held with the tokens of the Secret now named: kept',
+    facts: {
+      ship: heldAt({ tokenSecretName: 'old-creds' }),
+      roster: [online('n1')],
+      tokens: { ...PAIR, secretName: 'old-creds' },
+    },
+    finish: { ready: 'True/Online' },
+  },
+  {
+    name: "held, the status without a fingerprint (written before them): kept, the pair's fingerprint recorded",
+    facts: { ship: heldAt(), roster: [online('n1')] },
+    finish: { ready: 'True/Online', status: expect.objectContaining({ tokenFingerprint: tokenFingerprint(PAIR) }) },
+  },
+  {
+    name: "held with the Secret's current pair (same fingerprint): kept",
+    facts: { ship: FINGERPRINTED, roster: [online('n1')] },
+    finish: { ready: 'True/Online' },
+  },
+  {
+    name: 'the ship answered 401 to the bridge: TokensInvalid',
+    facts: { roster: [], posts: 1, posted: { kind: 'tokensRefused', message: 'x' } },
+    finish: { ready: 'False/TokensInvalid', registered: 'False/TokensInvalid' },
+  },
+  // A changed URL.
+  {
+    name: 'a changed URL, created at the new one: held there',
+    facts: {
+      ship: MOVED,
+      roster: OLD_URL,
+      posts: 2,
+      removed: ['n1'],
+      posted: { kind: 'created', info: online('n1', 'http://10.0.0.2:4700') },
+    },
+    finish: {
+      ready: 'True/Online',
+      status: expect.objectContaining({ shipName: 'n1', registeredURL: 'http://10.0.0.2:4700' }),
+    },
+  },
+  {
+    name: 'a changed URL, the new one unreachable: the old registration stays held and reported, retried at shipRetryMs',
+    facts: {
+      ship: MOVED,
+      roster: OLD_URL,
+      posts: 1,
+      posted: { kind: 'unreachable', message: 'ship at http://10.0.0.2:4700 did not respond: x' },
+    },
+    finish: {
+      ready: 'False/ShipUnreachable',
+      requeue: 15_000,
+      status: expect.objectContaining({ registeredURL: 'http://10.0.0.1:4700' }),
+    },
+  },
+  // expectedName.
+  {
+    name: 'created under another name than expectedName and given back: NameMismatch, nothing held',
+    facts: { ship: EXPECTING, roster: [], posts: 1, removed: ['n1'], posted: { kind: 'created', info: online('n1') } },
+    finish: { ready: 'False/NameMismatch', registered: 'False/NameMismatch', shipName: undefined },
+  },
+  // Bridge trouble.
+  {
+    name: 'the bridge down: Ready=False BridgeUnavailable, the registration and Registered kept, retried sooner',
+    facts: {
+      ship: REGISTERED_SINCE_2025,
+      bridgeTrouble: { kind: 'unavailable', message: 'cannot reach the bridge at http://b (ECONNREFUSED)' },
+    },
+    finish: {
+      ready: 'False/BridgeUnavailable',
+      registered: 'True/Registered',
+      requeue: 10_000,
+      status: expect.objectContaining({ shipName: 'n1', bridgeStatus: 'online' }),
+    },
+  },
+  {
+    name: 'the bridge refuses the operator: Ready=False BridgeUnauthorized',
+    facts: { bridgeTrouble: { kind: 'unauthorized', message: 'x' } },
+    finish: { ready: 'False/BridgeUnauthorized' },
+  },
+  {
+    name: 'deleting with the bridge down: the finalizer kept, Ready says deletion waits',
+    facts: { ship: deleting('Deregister'), bridgeTrouble: { kind: 'unavailable', message: 'cannot reach' } },
+    finish: { ready: 'False/BridgeUnavailable', readyMessage: expect.stringMatching(/^deletion waits for the bridge/) },
+  },
+];
+
+describe('decideShip', () => {
+  it.each(steps)('$name', ({ facts, step }) => {
+    expect(decideShip(shipFacts(facts))).toEqual(step);
   });
 
-  it('a changed URL registers first, then deregisters the old registration and registers again (URLChanged event)', () => {
-    const moved = ship({
-      spec: { url: 'http://10.0.0.2:4700' },
-      status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' },
-    });
-    const roster = [online('n1', 'http://10.0.0.1:4700')];
-    expect(decideShip(shipFacts({ ship: moved, roster }))).toEqual({ kind: 'register' });
-    const replace = decideShip(shipFacts({ ship: moved, roster, posts: 1, posted: { kind: 'taken', name: 'n1' } }));
-    expect(replace).toMatchObject({ kind: 'deregister', name: 'n1', why: 'replace', event: { reason: 'URLChanged' } });
-    expect(
-      decideShip(shipFacts({ ship: moved, roster, posts: 1, removed: ['n1'], posted: { kind: 'taken', name: 'n1' } })),
-    ).toEqual({ kind: 'register' });
-    const done = finished(
-      decideShip(
-        shipFacts({
-          ship: moved,
-          roster,
-          posts: 2,
-          removed: ['n1'],
-          posted: { kind: 'created', info: online('n1', 'http://10.0.0.2:4700') },
-        }),
-      ),
-    );
-    expect(done.status).toMatchObject({ shipName: 'n1', registeredURL: 'http://10.0.0.2:4700' });
-    // The ship at the new URL reports another name: the old registration goes, the new one is kept.
-    expect(
-      decideShip(
-        shipFacts({
-          ship: moved,
-          roster,
-          posts: 1,
-          posted: { kind: 'created', info: online('n9', 'http://10.0.0.2:4700') },
-        }),
-      ),
-    ).toMatchObject({ kind: 'deregister', name: 'n1', why: 'superseded' });
-    // Unreachable at the new URL: the old registration stays held and is reported.
-    const unreachable = finished(
-      decideShip(
-        shipFacts({
-          ship: moved,
-          roster,
-          posts: 1,
-          posted: { kind: 'unreachable', message: 'ship at http://10.0.0.2:4700 did not respond: x' },
-        }),
-      ),
-    );
-    expect(unreachable).toMatchObject({ ready: 'False/ShipUnreachable', requeue: 15_000 });
-    expect(unreachable.status.registeredURL).toBe('http://10.0.0.1:4700');
+  it.each(finishes)('$name', ({ facts, finish }) => {
+    expect(summary(decideShip(shipFacts(facts)))).toMatchObject({ kind: 'finish', ...finish });
   });
 
-  it('a 409 for a name at its own URL adopts; a 502 is ShipUnreachable, or TokensInvalid when the ship answered 401', () => {
-    expect(
-      finished(decideShip(shipFacts({ roster: [online('n1')], posts: 1, posted: { kind: 'taken', name: 'n1' } })))
-        .events,
-    ).toEqual(['Adopted']);
-    // The bridge's own formats (protocol/ship-registration.ts), as the bridge builds them.
-    expect(registerOutcomeOf(refusal(409, shipAlreadyRegistered('n1')))).toEqual({
-      kind: 'taken',
-      name: 'n1',
-    });
-    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', shipStreamRefused(401)))).kind).toBe(
-      'tokensRefused',
-    );
-    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', shipStreamRefused(404)))).kind).toBe(
-      'unreachable',
-    );
-    expect(registerOutcomeOf(refusal(502, shipDidNotRespond('http://x', 'connect ECONNREFUSED'))).kind).toBe(
-      'unreachable',
-    );
-    expect(registerOutcomeOf(refusal(409, 'ship "n1" has workspaces already hosted elsewhere: r/w'))).toMatchObject({
-      kind: 'refused',
-      status: 409,
-    });
-    expect(registerOutcomeOf(refusal(409, 'ship "n1" has workspaces already hosted elsewhere: r/a')).kind).toBe(
-      'refused',
-    );
-    expect(
-      finished(decideShip(shipFacts({ roster: [], posts: 1, posted: { kind: 'tokensRefused', message: 'x' } }))).ready,
-    ).toBe('False/TokensInvalid');
+  it('records the pair as a fingerprint, never a token', () => {
+    const registered = finished(decideShip(shipFacts({ ship: heldAt(), roster: [online('n1')] })));
+    expect(tokenFingerprint(PAIR)).toMatch(/^[0-9a-f]{16}$/);
+    expect(JSON.stringify(registered)).not.toContain('"bt"');
   });
 
-  it('expectedName: a different reported name is deregistered and reported as NameMismatch, then not probed again until allowed', () => {
-    const expecting = ship({ spec: { expectedName: 'n2' } });
-    expect(
-      decideShip(shipFacts({ ship: expecting, roster: [], posts: 1, posted: { kind: 'created', info: online('n1') } })),
-    ).toMatchObject({ kind: 'deregister', name: 'n1', why: 'mismatch' });
+  it('after a NameMismatch, not probed again until allowed: the status is kept as it was, no Event', () => {
+    const posted = { kind: 'created' as const, info: online('n1') };
     const mismatch = finished(
-      decideShip(
-        shipFacts({
-          ship: expecting,
-          roster: [],
-          posts: 1,
-          removed: ['n1'],
-          posted: { kind: 'created', info: online('n1') },
-        }),
-      ),
+      decideShip(shipFacts({ ship: EXPECTING, roster: [], posts: 1, removed: ['n1'], posted })),
     );
-    expect(mismatch).toMatchObject({ ready: 'False/NameMismatch', registered: 'False/NameMismatch' });
-    expect(mismatch.status.shipName).toBeUndefined();
     const after = ship({ spec: { expectedName: 'n2' }, status: mismatch.status });
     const kept = finished(decideShip(shipFacts({ ship: after, roster: [], mayProbe: false })));
     expect(kept).toMatchObject({ ready: 'False/NameMismatch', events: [] });
     expect(kept.status.conditions).toEqual(mismatch.status.conditions);
-    // A registration held under the old expectation is given up when expectedName changes.
-    const held = ship({
-      spec: { expectedName: 'n2' },
-      status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' },
-    });
-    expect(decideShip(shipFacts({ ship: held, roster: [online('n1')] }))).toMatchObject({
-      kind: 'deregister',
-      name: 'n1',
-      why: 'mismatch',
-    });
   });
+});
 
-  it('bridge trouble: Ready=False BridgeUnavailable/BridgeUnauthorized, registration and Registered kept, retried sooner', () => {
-    const held = ship({
-      status: {
-        shipName: 'n1',
-        registeredURL: 'http://10.0.0.1:4700',
-        bridgeStatus: 'online',
-        conditions: [
-          {
-            type: 'Registered',
-            status: 'True',
-            reason: 'Registered',
-            message: 'm',
-            lastTransitionTime: '2025-01-01T00:00:00Z',
-          },
-        ],
-      },
-    });
-    const down = finished(
-      decideShip(
-        shipFacts({
-          ship: held,
-          bridgeTrouble: { kind: 'unavailable', message: 'cannot reach the bridge at http://b (ECONNREFUSED)' },
-        }),
-      ),
-    );
-    expect(down).toMatchObject({ ready: 'False/BridgeUnavailable', registered: 'True/Registered', requeue: 10_000 });
-    expect(down.status).toMatchObject({ shipName: 'n1', bridgeStatus: 'online' });
-    expect(finished(decideShip(shipFacts({ bridgeTrouble: { kind: 'unauthorized', message: 'x' } }))).ready).toBe(
-      'False/BridgeUnauthorized',
-    );
-  });
-
-  it('deletion: Deregister deletes the held name then drops the finalizer; Orphan drops it at once; a down bridge keeps it with a message', () => {
-    const held = (policy: 'Deregister' | 'Orphan') =>
-      ship({
-        deleting: true,
-        spec: { deletionPolicy: policy },
-        status: { shipName: 'n1', registeredURL: 'http://10.0.0.1:4700' },
-      });
-    expect(decideShip(shipFacts({ ship: held('Deregister') }))).toEqual({
-      kind: 'deregister',
-      name: 'n1',
-      why: 'delete',
-    });
-    expect(decideShip(shipFacts({ ship: held('Deregister'), removed: ['n1'] }))).toMatchObject({
-      kind: 'removeFinalizer',
-      event: { reason: 'Deregistered' },
-    });
-    expect(decideShip(shipFacts({ ship: held('Orphan') }))).toEqual({ kind: 'removeFinalizer' });
-    const waiting = finished(
-      decideShip(
-        shipFacts({ ship: held('Deregister'), bridgeTrouble: { kind: 'unavailable', message: 'cannot reach' } }),
-      ),
-    );
-    expect(waiting.ready).toBe('False/BridgeUnavailable');
-    expect(waiting.status.conditions!.find((c) => c.type === 'Ready')!.message).toMatch(
-      /^deletion waits for the bridge/,
-    );
-    expect(decideShip(shipFacts({ ship: ship({ deleting: true, finalizers: [] }) }))).toEqual({ kind: 'done' });
-    // Nothing recorded: a registration at its URL that nobody holds (the operator stopped after POST) is removed.
-    const unrecorded = ship({ deleting: true });
-    expect(decideShip(shipFacts({ ship: unrecorded }))).toEqual({ kind: 'readRoster' });
-    expect(decideShip(shipFacts({ ship: unrecorded, roster: [online('n1')] }))).toEqual({
-      kind: 'deregister',
-      name: 'n1',
-      why: 'delete',
-    });
-    expect(
-      decideShip(shipFacts({ ship: unrecorded, roster: [online('n1')], claims: new Map([['n1', claim()]]) })),
-    ).toEqual({ kind: 'removeFinalizer' });
+describe("registerOutcomeOf: the bridge's answers to POST /ships, in its own formats (protocol/ship-registration.ts)", () => {
+  const cases: { name: string; status: number; detail: string; outcome: Partial<ShipRegisterOutcome> }[] = [
+    {
+      name: '409 ship already registered: taken, with the name',
+      status: 409,
+      detail: shipAlreadyRegistered('n1'),
+      outcome: { kind: 'taken', name: 'n1' },
+    },
+    {
+      name: '502, the ship answered the stream 401: tokensRefused',
+      status: 502,
+      detail: shipDidNotRespond('http://x', shipStreamRefused(401)),
+      outcome: { kind: 'tokensRefused' },
+    },
+    {
+      name: '502, the ship answered the stream 404: unreachable',
+      status: 502,
+      detail: shipDidNotRespond('http://x', shipStreamRefused(404)),
+      outcome: { kind: 'unreachable' },
+    },
+    {
+      name: '502, connection refused: unreachable',
+      status: 502,
+      detail: shipDidNotRespond('http://x', 'connect ECONNREFUSED'),
+      outcome: { kind: 'unreachable' },
+    },
+    {
+      name: '409 about workspaces hosted elsewhere: refused, with the status',
+      status: 409,
+      detail: 'ship "n1" has workspaces already hosted elsewhere: r/w',
+      outcome: { kind: 'refused', status: 409 },
+    },
+    {
+      name: '409 about workspaces hosted elsewhere (another workspace): refused',
+      status: 409,
+      detail: 'ship "n1" has workspaces already hosted elsewhere: r/a',
+      outcome: { kind: 'refused' },
+    },
+  ];
+  it.each(cases)('$name', ({ status, detail, outcome }) => {
+    expect(registerOutcomeOf(refusal(status, detail))).toMatchObject(outcome);
   });
 });
 
@@ -526,45 +608,85 @@ describe('setCondition', () => {
   });
 });
 
-describe('readTokens', () => {
+describe('readTokens: both keys or neither; Generated never fills in a Secret it did not write', () => {
   const secret = (data: Record<string, string>) => ({
     data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   });
   const withMode = (mode: 'Generated' | 'Secret' | 'None') =>
     ship({ spec: { auth: mode === 'Secret' ? { mode, secretRef: { name: 'mine' } } : { mode } } });
-  it('both keys or neither; Generated never fills in a Secret it did not write', () => {
-    expect(readTokens(withMode('None'), undefined)).toEqual({ kind: 'none' });
-    expect(readTokens(withMode('Generated'), undefined)).toEqual({ kind: 'absent', secretName: 's1-tokens' });
-    expect(readTokens(withMode('Secret'), undefined)).toMatchObject({
-      kind: 'invalid',
-      message: 'Secret mine not found',
-    });
-    expect(readTokens(withMode('Secret'), secret({ shipToken: 'a', bridgeToken: 'b' }))).toEqual({
-      kind: 'pair',
-      secretName: 'mine',
-      shipToken: 'a',
-      bridgeToken: 'b',
-    });
-    expect(readTokens(withMode('Secret'), secret({}))).toEqual({ kind: 'none', secretName: 'mine' });
-    expect(readTokens(withMode('Secret'), secret({ shipToken: 'a', bridgeToken: '' }))).toMatchObject({
-      kind: 'invalid',
-    });
-    expect(readTokens(withMode('Secret'), secret({ bridgeToken: 'b' }))).toMatchObject({ kind: 'invalid' });
-    expect(readTokens(withMode('Generated'), secret({}))).toMatchObject({ kind: 'invalid' });
-    const owned = (uid: string) => ({
-      ...secret({ shipToken: 'a', bridgeToken: 'b' }),
-      metadata: { ownerReferences: [{ apiVersion: 'svc.dev/v1alpha1', kind: 'Ship', name: 's1', uid }] },
-    });
-    expect(readTokens(withMode('Generated'), owned('uid-s1'))).toMatchObject({ kind: 'pair' });
-    expect(readTokens(withMode('Generated'), owned('uid-old'))).toMatchObject({
-      kind: 'invalid',
-      message: expect.stringContaining('belongs to an earlier Ship of this name'),
-    });
+  const owned = (uid: string) => ({
+    ...secret({ shipToken: 'a', bridgeToken: 'b' }),
+    metadata: { ownerReferences: [{ apiVersion: 'svc.dev/v1alpha1', kind: 'Ship', name: 's1', uid }] },
+  });
+  type Read = Parameters<typeof readTokens>[1];
+  /** `tokens` is compared whole when `exact`, else matched as a subset. */
+  const cases: { name: string; mode: 'Generated' | 'Secret' | 'None'; read: Read; tokens: object; exact?: true }[] = [
+    { name: 'None: no tokens', mode: 'None', read: undefined, tokens: { kind: 'none' }, exact: true },
+    {
+      name: 'Generated, no Secret yet: absent (the operator creates it)',
+      mode: 'Generated',
+      read: undefined,
+      tokens: { kind: 'absent', secretName: 's1-tokens' },
+      exact: true,
+    },
+    {
+      name: 'Secret, not found: invalid',
+      mode: 'Secret',
+      read: undefined,
+      tokens: { kind: 'invalid', message: 'Secret mine not found' },
+    },
+    {
+      name: 'Secret with both keys: the pair',
+      mode: 'Secret',
+      read: secret({ shipToken: 'a', bridgeToken: 'b' }),
+      tokens: { kind: 'pair', secretName: 'mine', shipToken: 'a', bridgeToken: 'b' },
+      exact: true,
+    },
+    {
+      name: 'Secret with neither key: no tokens, from that Secret',
+      mode: 'Secret',
+      read: secret({}),
+      tokens: { kind: 'none', secretName: 'mine' },
+      exact: true,
+    },
+    {
+      name: 'Secret with an empty bridgeToken: invalid',
+      mode: 'Secret',
+      read: secret({ shipToken: 'a', bridgeToken: '' }),
+      tokens: { kind: 'invalid' },
+    },
+    {
+      name: 'Secret with one key: invalid',
+      mode: 'Secret',
+      read: secret({ bridgeToken: 'b' }),
+      tokens: { kind: 'invalid' },
+    },
+    { name: 'Generated, the Secret empty: invalid', mode: 'Generated', read: secret({}), tokens: { kind: 'invalid' } },
+    {
+      name: 'Generated, the Secret this Ship owns: the pair',
+      mode: 'Generated',
+      read: owned('uid-s1'),
+      tokens: { kind: 'pair' },
+    },
+    {
+      name: 'Generated, a Secret an earlier Ship of this name owned: invalid',
+      mode: 'Generated',
+      read: owned('uid-old'),
+      tokens: { kind: 'invalid', message: expect.stringContaining('belongs to an earlier Ship of this name') },
+    },
+  ];
+  it.each(cases)('$name', ({ mode, read, tokens, exact }) => {
+    const result = readTokens(withMode(mode), read);
+    if (exact) expect(result).toEqual(tokens);
+    else expect(result).toMatchObject(tokens);
+  });
+
+  it("an invalid Secret's message never carries a token", () => {
     const result = readTokens(withMode('Secret'), secret({ shipToken: 'a', bridgeToken: 'TOKEN-XYZ' }));
+    expect(result.kind).toBe('pair');
     expect(JSON.stringify(readTokens(withMode('Secret'), secret({ bridgeToken: 'TOKEN-XYZ' })))).not.toContain(
       'TOKEN-XYZ',
     );
-    expect(result.kind).toBe('pair');
   });
 });
 
@@ -631,41 +753,95 @@ const repoFacts = (overrides: Partial<RepoFacts> = {}): RepoFacts => ({
 });
 
 describe('decideRepo', () => {
-  it('registers under spec.name (else metadata.name), adopts an equal one, replaces a different one, defers to a holder', () => {
-    expect(decideRepo(repoFacts({ repo: repo({ finalizers: [] }) }))).toEqual({ kind: 'addFinalizer' });
-    expect(decideRepo(repoFacts())).toEqual({ kind: 'readRoster' });
-    expect(decideRepo(repoFacts({ repo: repo({ spec: { name: 'App_1' } }), roster: [] }))).toEqual({
-      kind: 'register',
-      request: { name: 'App_1', url: 'https://example.com/app.git', provider: 'custom' },
-    });
-    const adopted = decideRepo(
-      repoFacts({ roster: [{ name: 'app', url: 'https://example.com/app.git', provider: 'custom' }] }),
-    );
-    expect(adopted).toMatchObject({
-      kind: 'finish',
-      events: [{ reason: 'Adopted' }],
-      status: { repoName: 'app', provider: 'custom', registeredURL: 'https://example.com/app.git' },
-    });
-    expect(
-      decideRepo(repoFacts({ roster: [{ name: 'app', url: 'https://example.com/old.git', provider: 'custom' }] })),
-    ).toMatchObject({ kind: 'deregister', name: 'app', why: 'replace', event: { reason: 'Replaced' } });
-    expect(decideRepo(repoFacts({ roster: [], claims: new Map([['app', claim(false)]]) }))).toMatchObject({
-      kind: 'finish',
-      status: {
-        conditions: [
-          { type: 'Registered', reason: 'NameConflict' },
-          { type: 'Ready', reason: 'NameConflict' },
-        ],
+  const HELD = repo({ deleting: true, status: { repoName: 'app' } });
+  const entry = (url: string) => ({ name: 'app', url, provider: 'custom' as const });
+  /** `expected` is compared whole when `exact`, else matched as a subset. */
+  const cases: { name: string; facts: Partial<RepoFacts>; expected: object; exact?: true }[] = [
+    {
+      name: 'no finalizer: adds it first',
+      facts: { repo: repo({ finalizers: [] }) },
+      expected: { kind: 'addFinalizer' },
+      exact: true,
+    },
+    { name: 'no roster yet: reads the bridge', facts: {}, expected: { kind: 'readRoster' }, exact: true },
+    {
+      name: 'nothing registered: registers under spec.name (else metadata.name)',
+      facts: { repo: repo({ spec: { name: 'App_1' } }), roster: [] },
+      expected: {
+        kind: 'register',
+        request: { name: 'App_1', url: 'https://example.com/app.git', provider: 'custom' },
       },
-    });
-    expect(
-      decideRepo(
-        repoFacts({ roster: [], posts: 1, posted: { kind: 'refused', status: 400, message: 'invalid repo: x' } }),
-      ),
-    ).toMatchObject({
-      kind: 'finish',
-      status: { conditions: [{ reason: 'RegistrationRefused' }, { reason: 'RegistrationRefused' }] },
-    });
+      exact: true,
+    },
+    {
+      name: 'an equal registration under metadata.name: adopted',
+      facts: { roster: [entry('https://example.com/app.git')] },
+      expected: {
+        kind: 'finish',
+        events: [{ reason: 'Adopted' }],
+        status: { repoName: 'app', provider: 'custom', registeredURL: 'https://example.com/app.git' },
+      },
+    },
+    {
+      name: 'a different registration under the name: replaced',
+      facts: { roster: [entry('https://example.com/old.git')] },
+      expected: { kind: 'deregister', name: 'app', why: 'replace', event: { reason: 'Replaced' } },
+    },
+    {
+      name: 'a name another Repo holds: NameConflict',
+      facts: { roster: [], claims: new Map([['app', claim(false)]]) },
+      expected: {
+        kind: 'finish',
+        status: {
+          conditions: [
+            { type: 'Registered', reason: 'NameConflict' },
+            { type: 'Ready', reason: 'NameConflict' },
+          ],
+        },
+      },
+    },
+    {
+      name: 'the bridge refuses the registration: RegistrationRefused',
+      facts: { roster: [], posts: 1, posted: { kind: 'refused', status: 400, message: 'invalid repo: x' } },
+      expected: {
+        kind: 'finish',
+        status: { conditions: [{ reason: 'RegistrationRefused' }, { reason: 'RegistrationRefused' }] },
+      },
+    },
+    // Deletion per policy; a never-held registration is removed only when equal to the spec.
+    {
+      name: 'deleting: deregisters the held name',
+      facts: { repo: HELD },
+      expected: { kind: 'deregister', name: 'app', why: 'delete' },
+      exact: true,
+    },
+    {
+      name: 'deleting, the name removed: drops the finalizer with an Event',
+      facts: { repo: HELD, removed: ['app'] },
+      expected: { kind: 'removeFinalizer', event: { reason: 'Deregistered' } },
+    },
+    {
+      name: 'deleting (Orphan): drops the finalizer at once',
+      facts: { repo: repo({ deleting: true, spec: { deletionPolicy: 'Orphan' }, status: { repoName: 'app' } }) },
+      expected: { kind: 'removeFinalizer' },
+      exact: true,
+    },
+    {
+      name: 'deleting with nothing held, a registration unlike the spec: left alone',
+      facts: { repo: repo({ deleting: true }), roster: [entry('https://other/x.git')] },
+      expected: { kind: 'removeFinalizer' },
+      exact: true,
+    },
+    {
+      name: 'deleting with the bridge down: waits (BridgeUnavailable)',
+      facts: { repo: HELD, bridgeTrouble: { kind: 'unavailable', message: 'x' } },
+      expected: { kind: 'finish', status: { conditions: [{ reason: 'BridgeUnavailable' }] } },
+    },
+  ];
+  it.each(cases)('$name', ({ facts, expected, exact }) => {
+    const action = decideRepo(repoFacts(facts));
+    if (exact) expect(action).toEqual(expected);
+    else expect(action).toMatchObject(expected);
   });
 
   it("a URL's credentials reach neither status, conditions nor Events", () => {
@@ -693,32 +869,6 @@ describe('decideRepo', () => {
       expect(JSON.stringify(action)).not.toContain('ghp_secret');
       expect(JSON.stringify(action)).not.toContain('tok_old');
     }
-  });
-
-  it('deletion per policy; a never-held registration is removed only when equal to the spec', () => {
-    const held = repo({ deleting: true, status: { repoName: 'app' } });
-    expect(decideRepo(repoFacts({ repo: held }))).toEqual({ kind: 'deregister', name: 'app', why: 'delete' });
-    expect(decideRepo(repoFacts({ repo: held, removed: ['app'] }))).toMatchObject({
-      kind: 'removeFinalizer',
-      event: { reason: 'Deregistered' },
-    });
-    expect(
-      decideRepo(
-        repoFacts({ repo: repo({ deleting: true, spec: { deletionPolicy: 'Orphan' }, status: { repoName: 'app' } }) }),
-      ),
-    ).toEqual({ kind: 'removeFinalizer' });
-    expect(
-      decideRepo(
-        repoFacts({
-          repo: repo({ deleting: true }),
-          roster: [{ name: 'app', url: 'https://other/x.git', provider: 'custom' }],
-        }),
-      ),
-    ).toEqual({ kind: 'removeFinalizer' });
-    expect(decideRepo(repoFacts({ repo: held, bridgeTrouble: { kind: 'unavailable', message: 'x' } }))).toMatchObject({
-      kind: 'finish',
-      status: { conditions: [{ reason: 'BridgeUnavailable' }] },
-    });
   });
 });
 
