@@ -2,12 +2,12 @@
 // ship token, agent token} → the status the spec's principal rules give, in one table. The route list is
 // the bridge's own, so a route added without a row here fails the first test. Requests are chosen to be
 // harmless and deterministic for whoever is let through (a 404, a 422, or a read). The bridge is built without
-// a socket (test/helpers/bridge-app.ts) on a real store; the ship whose credentials it checks is a real one.
+// a socket (test/auth/app-harness.ts) on a real store; the ship whose credentials it checks is a real one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
-import { buildTestBridge, type TestBridgeApp } from '../helpers/bridge-app.js';
 import { until } from '../helpers/poll.js';
 import { ADMIN } from './harness.js';
+import { buildAuthApp, type AuthApp } from './app-harness.js';
 import { SESSION_LIFETIME_MS } from '../../protocol/index.js';
 
 type Credential = 'none' | 'garbage' | 'expired' | 'member' | 'admin' | 'ship' | 'agent';
@@ -106,9 +106,8 @@ function expected(access: Access, credential: Credential, passes: number): { sta
 }
 
 let root: string;
-let bridge: TestBridgeApp;
+let harness: AuthApp;
 let ship: TestShip;
-const clock = { now: Date.now() };
 const tokens: Record<Credential, string | null> = {
   none: null,
   garbage: 'not-a-token-anyone-issued',
@@ -119,40 +118,17 @@ const tokens: Record<Credential, string | null> = {
   agent: '',
 };
 
-const as = (
-  token: string | null,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string | string[]> = {},
-) => bridge.inject(method, path, body, token === null ? headers : { authorization: `Bearer ${token}`, ...headers });
-
-async function login(username: string, password: string): Promise<string> {
-  const reply = await as(null, 'POST', '/auth/login', { username, password });
-  if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${reply.text}`);
-  return reply.body.token as string;
-}
-
-async function addUser(adminToken: string, username: string): Promise<{ username: string; password: string }> {
-  const password = `${username}-password-1`;
-  const reply = await as(adminToken, 'POST', '/users', {
-    username,
-    email: `${username}@example.com`,
-    password,
-    role: 'member',
-  });
-  if (reply.status !== 201) throw new Error(`add ${username}: ${reply.status} ${reply.text}`);
-  return { username, password };
-}
+const as: AuthApp['as'] = (...call) => harness.as(...call);
+const login: AuthApp['login'] = (...call) => harness.login(...call);
 
 beforeAll(async () => {
   root = await makeTempRoot();
-  bridge = await buildTestBridge(root, { clock: () => clock.now, firstAdmin: async () => ({ ...ADMIN }) });
+  harness = await buildAuthApp(root);
   const firstAdmin = await login(ADMIN.username, ADMIN.password);
-  const member = await addUser(firstAdmin, 'member');
-  const old = await addUser(firstAdmin, 'old');
+  const member = await harness.addUser(firstAdmin, 'member');
+  const old = await harness.addUser(firstAdmin, 'old');
   tokens.expired = await login(old.username, old.password);
-  clock.now += SESSION_LIFETIME_MS;
+  harness.clock.now += SESSION_LIFETIME_MS;
   tokens.admin = await login(ADMIN.username, ADMIN.password);
   tokens.member = await login(member.username, member.password);
 
@@ -168,14 +144,14 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await bridge?.close();
+  await harness?.bridge.close();
   await ship?.stop();
   await removeRoot(root);
 });
 
 describe('authorization matrix', () => {
   it('has a row for every route the bridge serves, and none for a route it does not', () => {
-    expect(bridge.routes.map((route) => `${route.method} ${route.url}`).sort()).toEqual(
+    expect(harness.bridge.routes.map((route) => `${route.method} ${route.url}`).sort()).toEqual(
       ROWS.map((r) => r.route).sort(),
     );
   });
