@@ -72,6 +72,23 @@ export const BridgeWorkspaceStatus = Type.Union([
 ]);
 export type BridgeWorkspaceStatus = Static<typeof BridgeWorkspaceStatus>;
 
+/**
+ * The bridge's answer to POST /workspaces: the summary with `ship` and `ephemeral`, and `branchCreated` when
+ * the ship said it (a ship older than the field does not; protocol/workspace.ts BranchOutcome).
+ */
+export const BridgeCreateWorkspaceResponse = Type.Object({
+  ...BridgeWorkspaceSummary.properties,
+  branchCreated: Type.Optional(Type.Boolean()),
+});
+export type BridgeCreateWorkspaceResponse = Static<typeof BridgeCreateWorkspaceResponse>;
+
+/** The bridge's answer to POST …/branch: `ok`, and `branchCreated` when the ship said it. */
+export const BridgeSwitchBranchResponse = Type.Object({
+  ok: Type.Literal(true),
+  branchCreated: Type.Optional(Type.Boolean()),
+});
+export type BridgeSwitchBranchResponse = Static<typeof BridgeSwitchBranchResponse>;
+
 export const BridgeCreateWorkspaceRequest = Type.Object({
   ship: Type.String(),
   repoName: Identifier,

@@ -97,8 +97,13 @@ export type OkResponse = Static<typeof OkResponse>;
  * `ok`): true when the ship made the branch because no such name was there to check out, so a client can say
  * so instead of letting a typo pass as a branch (issue #15; docs/DECISIONS.md). Never in listings or events.
  */
-export interface BranchOutcome {
-  branchCreated: boolean;
-}
-export type CreateWorkspaceResponse = WorkspaceSummary & BranchOutcome;
-export type SwitchBranchResponse = OkResponse & BranchOutcome;
+export const BranchOutcome = Type.Object({ branchCreated: Type.Boolean() });
+export type BranchOutcome = Static<typeof BranchOutcome>;
+
+/** The ship's answer to POST /workspaces: the new workspace's summary and its BranchOutcome. */
+export const CreateWorkspaceResponse = Type.Object({ ...WorkspaceSummary.properties, ...BranchOutcome.properties });
+export type CreateWorkspaceResponse = Static<typeof CreateWorkspaceResponse>;
+
+/** The ship's answer to POST …/branch: `ok` and the BranchOutcome. */
+export const SwitchBranchResponse = Type.Object({ ...OkResponse.properties, ...BranchOutcome.properties });
+export type SwitchBranchResponse = Static<typeof SwitchBranchResponse>;

@@ -8,8 +8,18 @@
 // - a failure the component says is the input's fault (text PostgreSQL cannot store) → 400;
 // - a framework error keeps its 4xx status; anything else is a 500 carrying its message, logged.
 // Unknown routes are 404 `route not found: <METHOD> <path>`.
+// It declares on every route the answers it gives any route (server/route-responses.ts): the 500, and the
+// 422 of a route with a request part that can fail its schema.
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { identifierFailureField, validationBody, type SchemaIssue } from '../protocol/index.js';
+import type { TSchema } from 'typebox';
+import {
+  ErrorBody,
+  identifierFailureField,
+  ValidationErrorBody,
+  validationBody,
+  type SchemaIssue,
+} from '../protocol/index.js';
+import { answer, declareAnswers } from './route-responses.js';
 
 /** Route config: which body fields hold identifiers, and the 400 message for each (the rule broken follows it). */
 export interface IdentifierFields {
@@ -25,9 +35,41 @@ export interface ErrorHandling {
   unavailable?(error: Error): { message: string; retryAfterSeconds: number; log: string } | null;
   /** A failure caused by the input (a 400): its message; null when it is not one. */
   badInput?(error: Error): string | null;
+  /**
+   * The documented 422 body, when the component answers 422 with more than the validator's findings (the
+   * bridge passes a ship's or a forge's 422 `{error}` through).
+   */
+  validationAnswer?: TSchema;
 }
 
+/**
+ * Whether a request part can fail its schema: a body always can; a path, query or header part only when a
+ * field is more than a plain string, or a query or header field is required (a path's fields are always there).
+ */
+function canFail(part: 'body' | 'querystring' | 'params' | 'headers', schema: unknown): boolean {
+  if (schema === undefined) return false;
+  if (part === 'body') return true;
+  const object = schema as { type?: string; properties?: Record<string, object>; required?: string[] };
+  if (object.type !== 'object' || !object.properties) return true;
+  if (part !== 'params' && (object.required?.length ?? 0) > 0) return true;
+  return Object.values(object.properties).some(
+    (field) => (field as { type?: unknown }).type !== 'string' || Object.keys(field).some((key) => key !== 'type'),
+  );
+}
+const VALIDATED_PARTS = ['body', 'querystring', 'params', 'headers'] as const;
+const INTERNAL_ERROR = answer('Any other failure, with its message.', ErrorBody);
+const VALIDATION_FAILED = answer(
+  "A request part failed its schema: the validator's findings (not `{error}`).",
+  ValidationErrorBody,
+);
+
 export function installErrorHandler(app: FastifyInstance, handling: ErrorHandling): void {
+  declareAnswers(app, (route) => ({
+    ...(VALIDATED_PARTS.some((part) => canFail(part, route.schema?.[part]))
+      ? { 422: handling.validationAnswer ?? VALIDATION_FAILED }
+      : {}),
+    500: INTERNAL_ERROR,
+  }));
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const known = handling.known(error);
     if (known)

@@ -19,6 +19,7 @@ import {
   type ProbeResult,
 } from '../protocol/probes.js';
 import type { MetricsSource } from './metrics-port.js';
+import { answer, textAnswer } from './route-responses.js';
 
 export interface ProbeRoutesOptions {
   readiness: () => Promise<ProbeResult>;
@@ -31,7 +32,14 @@ export function probeRoutes(options: ProbeRoutesOptions) {
     const open = { security: [] };
     app.get(
       HEALTHZ_PATH,
-      { logLevel: 'silent', schema: { ...open, summary: 'Liveness: the process serves.', response: { 200: ProbeOk } } },
+      {
+        logLevel: 'silent',
+        schema: {
+          ...open,
+          summary: 'Liveness: the process serves.',
+          response: { 200: answer('The process serves.', ProbeOk) },
+        },
+      },
       async () => ({ ok: true }) as const,
     );
     app.get(
@@ -41,7 +49,10 @@ export function probeRoutes(options: ProbeRoutesOptions) {
         schema: {
           ...open,
           summary: 'Readiness, or the first check that failed.',
-          response: { 200: ProbeOk, 503: ProbeFailure },
+          response: {
+            200: answer('Ready.', ProbeOk),
+            503: answer('Not ready: the first readiness check that failed, and why.', ProbeFailure),
+          },
         },
       },
       async (_request, reply) => {
@@ -52,7 +63,12 @@ export function probeRoutes(options: ProbeRoutesOptions) {
     );
     app.get(
       METRICS_PATH,
-      { schema: { summary: 'Prometheus metrics (text exposition format).' } },
+      {
+        schema: {
+          summary: 'Prometheus metrics (text exposition format).',
+          response: { 200: textAnswer('The metrics, in the Prometheus text exposition format.') },
+        },
+      },
       async (_request, reply) => {
         const body = await options.metrics.text();
         return reply.header('content-type', options.metrics.contentType).header('cache-control', 'no-store').send(body);

@@ -9,10 +9,12 @@
 // 4. with a pair from the token exchange (ship/tokens/), the ship is never open, even before it has one; a
 //    bearer it does not know makes it fetch its pair again (rate-limited) and look once more, so the bridge's
 //    first call after a rotation gets through.
+// It declares its 401 on every route but the open ones (server/route-responses.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   crossOriginProblem,
+  ErrorBody,
   HEALTHZ_PATH,
   hostAllowed,
   hostnameOf,
@@ -20,6 +22,7 @@ import {
   workspaceKey,
 } from '../../protocol/index.js';
 import { OPENAPI_PATH } from '../../server/openapi.js';
+import { answer, declareAnswers } from '../../server/route-responses.js';
 import type { McpTokenRegistry } from '../agents/mcp-tokens.js';
 import type { ExchangedTokens } from '../tokens/exchanged-tokens.js';
 
@@ -59,7 +62,13 @@ function mcpKey(url: string): string | null {
   }
 }
 
+const UNAUTHENTICATED = answer(
+  "The ship has a bridge token and the request carries neither it nor this workspace's MCP token (on /mcp).",
+  ErrorBody,
+);
+
 export function installRequestGuard(app: FastifyInstance, options: GuardOptions): void {
+  declareAnswers(app, (route) => (OPEN_PATHS.has(route.url) ? {} : { 401: UNAUTHENTICATED }));
   const fixed = options.bridgeToken ? sha256(options.bridgeToken) : null;
   const exchanged = options.exchanged;
   let hashed: { token: string; digest: Buffer } | undefined;

@@ -1,6 +1,7 @@
 // WS /events: the ship's FleetEvent stream. Read-only: whatever a client sends is ignored.
 import type { FastifyInstance } from 'fastify';
 import type { SyncEvent } from '../../protocol/index.js';
+import { SHOWN_WEBSOCKET_ROUTE, webSocketAnswers } from '../../server/route-responses.js';
 import type { EventBus } from '../events/event-bus.js';
 import { EventSubscription } from '../events/subscription.js';
 import type { WorkspaceService } from '../workspaces/service.js';
@@ -13,7 +14,12 @@ export function eventRoutes(
   beforeSnapshot?: () => Promise<void>,
 ) {
   return async (app: FastifyInstance) => {
-    app.get('/events', { websocket: true }, (socket) => {
+    const schema = {
+      response: webSocketAnswers(
+        'Upgraded: a `sync` frame, then one FleetEvent frame per change (protocol/events.ts, docs/events.md).',
+      ),
+    };
+    app.get('/events', { websocket: true, schema, config: SHOWN_WEBSOCKET_ROUTE }, (socket) => {
       const subscription = new EventSubscription(socket);
       const unsubscribe = bus.subscribe((_event, frame) => subscription.deliver(frame));
       socket.on('close', unsubscribe);

@@ -3,9 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { WorkspaceParams } from '../../protocol/index.js';
+import { SHOWN_WEBSOCKET_ROUTE, failures, webSocketAnswers } from '../../server/route-responses.js';
 import { TerminalConnection, type TerminalDeps } from '../terminal/terminal-connection.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { checkParams } from './workspaces.js';
+import { checkParams, INVALID_IDENTIFIER } from './workspaces.js';
 
 export function terminalRoutes(service: WorkspaceService, deps: TerminalDeps) {
   return async (instance: FastifyInstance) => {
@@ -13,7 +14,17 @@ export function terminalRoutes(service: WorkspaceService, deps: TerminalDeps) {
     app.addHook('preValidation', checkParams);
     app.get(
       '/workspaces/:repo/:name/terminal',
-      { websocket: true, schema: { params: WorkspaceParams } },
+      {
+        websocket: true,
+        schema: {
+          params: WorkspaceParams,
+          response: webSocketAnswers(
+            "Upgraded: the terminal protocol on the workspace's session (protocol/terminal.ts, docs/terminal.md); `exit 1` when the workspace is missing or inactive.",
+            failures({ 400: INVALID_IDENTIFIER }),
+          ),
+        },
+        config: SHOWN_WEBSOCKET_ROUTE,
+      },
       (socket, request) => {
         new TerminalConnection(socket, service.activeSession(request.params.repo, request.params.name), deps).start();
       },

@@ -3,14 +3,18 @@
 // workspace's own MCP token. Identifiers are checked (400) and the workspace must exist (404 {error}) for
 // every method. POST gets a fresh server + transport bound to this workspace; it answers JSON unless the
 // Accept header lists text/event-stream before application/json. GET and DELETE answer 405 (Allow: POST):
-// without a session there is no stream to open and nothing to end.
+// without a session there is no stream to open and nothing to end. Each method declares its answers
+// (server/route-responses.ts); those of the POST are the MCP SDK's, written by the transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { WorkspaceParams } from '../../../protocol/index.js';
+import { Type } from 'typebox';
+import { ErrorBody, WorkspaceParams } from '../../../protocol/index.js';
+import { JsonRpcErrorResponse, JsonRpcMessage } from '../../../protocol/json-rpc.js';
+import { answer, failures, noBody } from '../../../server/route-responses.js';
 import type { BridgeCredentials } from '../bridge-credentials.js';
 import type { WorkspaceService } from '../../workspaces/service.js';
-import { checkParams } from '../../routes/workspaces.js';
+import { checkParams, INVALID_IDENTIFIER, NOT_FOUND, ON_WORKSPACE } from '../../routes/workspaces.js';
 import { buildMcpServer } from './server.js';
 
 export const MCP_BRIDGE_TIMEOUT_MS = 30_000;
@@ -28,13 +32,44 @@ export function prefersEventStream(accept: string | undefined): boolean {
   return sse !== -1 && (json === -1 || sse < json);
 }
 
-const jsonRpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+const jsonRpcError = (message: string): JsonRpcErrorResponse => ({
+  jsonrpc: '2.0',
+  error: { code: -32000, message },
+  id: null,
+});
+
+const NO_SESSIONS = {
+  params: WorkspaceParams,
+  response: {
+    405: answer('Stateless: no session to open or end; send requests with POST (`Allow: POST`).', JsonRpcErrorResponse),
+    ...ON_WORKSPACE,
+  },
+};
+const MCP_REQUEST = {
+  params: WorkspaceParams,
+  response: {
+    200: {
+      description: "The MCP server's answer: JSON, or an event stream when Accept lists text/event-stream first.",
+      content: {
+        'application/json': { schema: JsonRpcMessage },
+        'text/event-stream': { schema: { type: 'string' } },
+      },
+    },
+    202: noBody('Accepted: the request held only notifications or responses.'),
+    400: answer(
+      `${INVALID_IDENTIFIER} (\`{error}\`); or a message the MCP transport refuses (JSON-RPC error)`,
+      Type.Union([ErrorBody, JsonRpcMessage]),
+    ),
+    406: answer('The Accept header lists neither application/json nor text/event-stream.', JsonRpcMessage),
+    415: answer('The body is not application/json.', JsonRpcMessage),
+    ...failures({ 404: NOT_FOUND }),
+  },
+};
 
 export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredentials, options: McpRouteOptions = {}) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.addHook('preValidation', checkParams);
-    const schema = { params: WorkspaceParams };
 
     const notAllowed = async (request: FastifyRequest<{ Params: WorkspaceParams }>, reply: FastifyReply) => {
       await service.agentStatus(request.params.repo, request.params.name); // 404 for a workspace that does not exist
@@ -45,10 +80,10 @@ export function mcpRoutes(service: WorkspaceService, credentials: BridgeCredenti
           jsonRpcError(`Method not allowed: this stateless MCP endpoint has no sessions; send requests with POST.`),
         );
     };
-    app.get('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
-    app.delete('/workspaces/:repo/:name/mcp', { schema }, notAllowed);
+    app.get('/workspaces/:repo/:name/mcp', { schema: NO_SESSIONS }, notAllowed);
+    app.delete('/workspaces/:repo/:name/mcp', { schema: NO_SESSIONS }, notAllowed);
 
-    app.post('/workspaces/:repo/:name/mcp', { schema }, async (request, reply) => {
+    app.post('/workspaces/:repo/:name/mcp', { schema: MCP_REQUEST }, async (request, reply) => {
       const { repo, name } = request.params;
       await service.agentStatus(repo, name); // 404 before any MCP processing
       const server = buildMcpServer({
