@@ -1,7 +1,8 @@
 // The one error of a call to a svc server (the bridge, or a ship `svc client --url` names): what kind of failure
 // it is, the status and the server's own `{error}` text when the server answered, and the underlying error as
 // `cause` when nothing did. Made by server/svc-client.ts; callers match on this class and its `kind` or `status`,
-// never on the message, whose wording belongs to the caller (docs/DECISIONS.md, "One client for svc's servers").
+// never on the message, whose wording belongs to the caller (docs/DECISIONS.md, "The house: one client of svc's
+// servers").
 //   unavailable   nothing answered, a 3xx (never followed), a 5xx that is not the route's own verdict, or an
 //                 answer that is not the server's: ask again later, the server (or its path) is the problem;
 //   timeout       no whole answer within the call's deadline;
