@@ -641,10 +641,10 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
         // The typed line splits the marker, so only the output matches it.
         terminal.input(`echo "${marker}""_[$(${command})]"\r`);
         let answer = '';
-        await terminal.until(
-          (screen) => (answer = new RegExp(`${marker}_\\[([^\\]\\n]*)\\]`).exec(screen.text())?.[1] ?? '') !== '',
-          20_000,
-        );
+        await terminal.until((screen) => {
+          answer = new RegExp(`${marker}_\\[([^\\]\\n]*)\\]`).exec(screen.text())?.[1] ?? '';
+          return answer !== '';
+        }, 20_000);
         return answer;
       } finally {
         await terminal.close();

@@ -323,14 +323,12 @@ for (const { name: targetName, make } of targets) {
 
       // client-node's own defaults, as the operator would hit them without an explicit content type.
       const strategic = await rejection(
-        target.kubeconfig
-          .makeApiClient(KubernetesObjectApi)
-          .patch({
-            apiVersion: `${WIDGET.group}/${WIDGET.version}`,
-            kind: WIDGET.kind,
-            metadata: { name, namespace },
-            spec: { color: 'blue' },
-          } as KubernetesObject),
+        target.kubeconfig.makeApiClient(KubernetesObjectApi).patch({
+          apiVersion: `${WIDGET.group}/${WIDGET.version}`,
+          kind: WIDGET.kind,
+          metadata: { name, namespace },
+          spec: { color: 'blue' },
+        } as KubernetesObject),
       );
       expect(strategic.code).toBe(415);
       expect(strategic.status.reason).toBe('UnsupportedMediaType');
