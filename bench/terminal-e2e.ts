@@ -100,7 +100,7 @@ async function echoBlock(path: EchoPath): Promise<number[]> {
   return times;
 }
 
-async function keystrokeEcho(bridge: Child & { token: string }, ship: Child, root: string): Promise<BenchRow[]> {
+async function keystrokeEcho(bridge: Child & { token: string }, ship: Child): Promise<BenchRow[]> {
   const auth = { authorization: `Bearer ${bridge.token}` };
   const socket = `svc-bench-e2e-${process.pid}`;
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
@@ -316,7 +316,7 @@ export async function benchTerminalE2e(): Promise<BenchRow[]> {
       throw new Error('ship registration failed');
     const { url: repoUrl } = makeBenchRemote(root, 8);
     await post(`${bridge.url}/repos`, { name: 'e', url: repoUrl }, auth);
-    const rows = await keystrokeEcho(bridge, ship, root);
+    const rows = await keystrokeEcho(bridge, ship);
     rows.push(...(await catThroughTheBridge(bridge, root)));
     return rows;
   } finally {

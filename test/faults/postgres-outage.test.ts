@@ -132,7 +132,7 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
   it('a stalled server: 503 at the client deadline instead of a hang, pending upgrades capped per address, recovery after', async () => {
     const token = await h.login(ADMIN.username, ADMIN.password);
     expect((await h.as(token, 'GET', '/ships')).status).toBe(200);
-    const eventsUrl = h.bridge.url.replace(/^http/, 'ws') + '/events';
+    const eventsUrl = `${h.bridge.url.replace(/^http/, 'ws')}/events`;
     const upgrade = (bearer: string, localAddress = '127.0.0.1') =>
       new Promise<{ status: number; body: string }>((resolve) => {
         const socket = new WebSocket(eventsUrl.replace('localhost', '127.0.0.1'), {
