@@ -4,7 +4,7 @@
 // - the Secrets the operator creates when absent (operator/reconcile/chart-secrets.ts), with the keys it
 //   writes: read from the operator's own code, so a rename on either side fails here;
 // - the Secrets and claims the user provides, named by a value the README documents (database URL, GitHub
-//   token, TLS certificate, image pull Secrets, an existing PVC).
+//   token, TLS certificate, image pull Secrets, an existing PVC: the bridge's or the ships' sharedClaim).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -24,6 +24,7 @@ interface Values {
     github?: { existingSecret?: string; existingSecretKey?: string };
     persistence?: { existingClaim?: string };
   };
+  ship?: { fleet?: { existingClaim?: string } };
   ingress?: { tls?: { secretName?: string } };
   imagePullSecrets?: (string | { name: string })[];
 }
@@ -39,7 +40,11 @@ function userProvided(values: Values): { secrets: Map<string, string | undefined
   // values.schema.json: a Secret name or a `{name}` object, as in a pod spec.
   for (const entry of values.imagePullSecrets ?? [])
     secrets.set(typeof entry === 'string' ? entry : entry.name, undefined);
-  const claims = new Set(values.bridge?.persistence?.existingClaim ? [values.bridge.persistence.existingClaim] : []);
+  const claims = new Set(
+    [values.bridge?.persistence?.existingClaim, values.ship?.fleet?.existingClaim].filter(
+      (claim): claim is string => !!claim,
+    ),
+  );
   return { secrets, claims };
 }
 
@@ -114,7 +119,7 @@ function unresolved(objects: KubeObject[], values: Values): string[] {
         const claim = volume.persistentVolumeClaim.claimName;
         if (!rendered('PersistentVolumeClaim', claim) && !user.claims.has(claim))
           problems.push(
-            `${at} volume ${volume.name}: PVC ${claim} is neither rendered nor bridge.persistence.existingClaim`,
+            `${at} volume ${volume.name}: PVC ${claim} is neither rendered nor bridge.persistence.existingClaim or ship.fleet.existingClaim`,
           );
       }
     }

@@ -1,6 +1,6 @@
 // The ship modes of issue #30 under `helm template` (pinned helm): where a ship is registered (node IP
 // through hostPort/hostNetwork, or pod IP through the headless Service), where its workspaces live (hostPath,
-// emptyDir, one claim per node) with their quota and disk guard, the Pod Security level each combination
+// emptyDir, one claim per node, a node's directory of one shared claim) with their quota and disk guard, the Pod Security level each combination
 // meets (checked field by field by pod-security.ts, since admission needs a cluster) and the one the chart
 // labels its namespace with, and the default-deny egress policy for the pods the agents run in, evaluated
 // for the addresses that matter: the cloud metadata address, the bridge, DNS, the allowlists. And the repo
@@ -99,6 +99,24 @@ describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Securit
       meets: 'restricted',
       enforced: 'baseline',
     },
+    {
+      values: 'ships-sharedclaim',
+      registration: 'podIP',
+      hostPort: false,
+      hostNetwork: false,
+      hostPath: false,
+      meets: 'restricted',
+      enforced: 'baseline',
+    },
+    {
+      values: 'ships-sharedclaim-held',
+      registration: 'nodeIP',
+      hostPort: true,
+      hostNetwork: false,
+      hostPath: true,
+      meets: 'privileged',
+      enforced: 'privileged',
+    },
   ];
 
   it.each(modes)(
@@ -167,16 +185,18 @@ describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Securit
 
   it('podSecurity.enforce stricter than the ships meet is refused, naming the way out; restricted is accepted with podIP', async () => {
     expect(await refusal(['podSecurity.enforce=baseline'])).toContain(
-      'podSecurity.enforce=baseline would refuse the ship pods, which need privileged with ship.fleet.mode=hostPath and ship.registration=nodeIP (hostPath, hostPort or hostNetwork; README "Pod Security"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged',
+      'podSecurity.enforce=baseline would refuse the ship pods, which need privileged with ship.fleet.mode=hostPath and ship.registration=nodeIP (hostPath, hostPort or hostNetwork; README "Pod Security"): use ship.registration=podIP with fleet.mode emptyDir, volumeClaim or sharedClaim, or enforce privileged',
     );
     expect(await refusal(['podSecurity.enforce=restricted', 'ship.fleet.mode=emptyDir'])).toContain(
       'podSecurity.enforce=restricted would refuse the ship pods',
     );
-    const objects = await renderCase('ships-podip', 'podSecurity.enforce=restricted');
-    expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels).toMatchObject({
-      'pod-security.kubernetes.io/enforce': 'restricted',
-      'pod-security.kubernetes.io/warn': 'restricted',
-    });
+    for (const values of ['ships-podip', 'ships-sharedclaim']) {
+      const objects = await renderCase(values, 'podSecurity.enforce=restricted');
+      expect(find(objects, 'Namespace', NAMESPACE)!.metadata.labels, values).toMatchObject({
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/warn': 'restricted',
+      });
+    }
   });
 
   it('values.schema.json refuses podIP with hostNetwork, naming the value', async () => {
@@ -257,6 +277,125 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
     expect(await refusal(['ship.repoCache.path=/tmp/cache'])).toMatch(/\/ship\/repoCache\/path'/);
     expect(await refusal(['ship.repoCache.path=/var/lib/svc/fleet/cache'])).toMatch(/\/ship\/repoCache\/path'/);
     expect(await refusal(['ship.repoCache.maxIdle=two weeks'])).toMatch(/\/ship\/repoCache\/maxIdle'/);
+  });
+});
+
+describe.skipIf(!haveHelm)('sharedClaim: one ReadWriteMany claim, a directory per node that outlives every pod', () => {
+  const holderSet = (objects: KubeObject[]) => find(objects, 'DaemonSet', 'svc-sessions');
+  /** Every pod of the release that mounts the fleet: the ships and, where they run, the session holders. */
+  const fleetPods = (objects: KubeObject[]) =>
+    [shipSet(objects), holderSet(objects)].filter((set): set is KubeObject => !!set).map((set) => podSpecOf(set)!);
+  const NODE_NAME = { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } };
+
+  it('renders the claim once: ReadWriteMany, the size and class given, kept by helm uninstall', async () => {
+    const claims = (await renderCase('ships-sharedclaim')).filter(
+      (object) =>
+        object.kind === 'PersistentVolumeClaim' && object.metadata.labels?.['app.kubernetes.io/component'] === 'ship',
+    );
+    expect(claims).toHaveLength(1);
+    expect(claims[0]!.metadata.name).toBe('svc-fleet');
+    expect(claims[0]!.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+    expect(claims[0]!.spec).toEqual({
+      accessModes: ['ReadWriteMany'],
+      storageClassName: 'nfs',
+      resources: { requests: { storage: '1Ti' } },
+    });
+  });
+
+  it.each(['ships-sharedclaim', 'ships-sharedclaim-held'])(
+    "%s: every ship and holder pod mounts its node's directory of the claim (subPathExpr $(NODE_NAME) from spec.nodeName), fleet and home alike",
+    async (values) => {
+      const objects = await renderCase(values);
+      const claimName = values === 'ships-sharedclaim' ? 'svc-fleet' : 'team-workspaces';
+      const pods = fleetPods(objects);
+      expect(pods).toHaveLength(values === 'ships-sharedclaim' ? 1 : 2);
+      for (const pod of pods) {
+        expect(pod.volumes).toContainEqual({ name: 'fleet', persistentVolumeClaim: { claimName } });
+        const container = pod.containers[0];
+        expect(container.volumeMounts).toContainEqual({
+          name: 'fleet',
+          mountPath: '/var/lib/svc/fleet',
+          subPathExpr: '$(NODE_NAME)/fleet',
+        });
+        expect(container.volumeMounts).toContainEqual({
+          name: 'fleet',
+          mountPath: '/home/svc',
+          subPathExpr: '$(NODE_NAME)/home',
+        });
+        expect(container.env).toContainEqual(NODE_NAME);
+        // No workspace or home on the node's disk: a hostPath, where there is one, is mounted at /tmp alone.
+        const hostPathVolumes = (pod.volumes as Json[])
+          .filter((volume) => volume.hostPath)
+          .map((volume) => volume.name);
+        for (const mount of container.volumeMounts as Json[])
+          if (hostPathVolumes.includes(mount.name))
+            expect(mount).toEqual({ name: 'host', mountPath: '/tmp', subPath: 'run' });
+      }
+      expect(flag(shipArgs(objects), '--fleet-directory')).toBe('/var/lib/svc/fleet');
+      expect(flag(shipArgs(objects), '--max-disk-fill')).toBe('0.85');
+    },
+  );
+
+  it('podIP: no hostPath, no init container, no session holder (a held agent would keep the old pod IP)', async () => {
+    const objects = await renderCase('ships-sharedclaim');
+    const pod = shipPod(objects);
+    expect((pod.volumes as Json[]).filter((volume) => volume.hostPath)).toEqual([]);
+    expect(pod.initContainers).toBeUndefined();
+    expect(holderSet(objects)).toBeUndefined();
+    expect(shipArgs(objects)).not.toContain('--session-holder');
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+  });
+
+  it("nodeIP: the session holder runs, sharing the ship's claim directories and the node's run/ (hostPath) as /tmp", async () => {
+    const objects = await renderCase('ships-sharedclaim-held');
+    const [ship, holder] = fleetPods(objects) as [Json, Json];
+    expect(shipArgs(objects)).toContain('--session-holder');
+    const shared = (pod: Json) =>
+      (pod.containers[0].volumeMounts as Json[]).filter((mount) => !/-identity$/.test(mount.name));
+    expect(shared(ship)).toEqual(shared(holder));
+    expect(shared(ship)).toContainEqual({ name: 'host', mountPath: '/tmp', subPath: 'run' });
+    for (const pod of [ship, holder]) {
+      expect(pod.volumes).toContainEqual({
+        name: 'host',
+        hostPath: { path: '/var/lib/svc', type: 'DirectoryOrCreate' },
+      });
+      // The init container hands run/ alone to the ship's user; the claim is never chowned.
+      expect(pod.initContainers.map((init: Json) => init.command.at(-1))).toEqual([
+        'mkdir -p /host/run && chown 10001:10001 /host /host/run',
+      ]);
+      expect(pod.initContainers[0].volumeMounts).toEqual([{ name: 'host', mountPath: '/host' }]);
+    }
+    // An existing claim: the release renders none of its own.
+    expect(
+      objects.filter((object) => object.kind === 'PersistentVolumeClaim' && object.metadata.name === 'svc-fleet'),
+    ).toEqual([]);
+    // With a session user, run/ is opened for its socket directory, as in hostPath mode.
+    const withUser = fleetPods(await renderCase('ships-sharedclaim-held', 'ship.sessionUser.uid=10002'));
+    for (const pod of withUser)
+      expect(pod.initContainers[0].command.at(-1)).toBe(
+        'mkdir -p /host/run && chown 10001:10001 /host /host/run && chmod 1777 /host/run',
+      );
+  });
+
+  it('refuses a claim without size or class, and an existingClaim the values would ignore, naming them', async () => {
+    expect(await refusal(['ship.fleet.mode=sharedClaim', 'ship.fleet.storageClassName=nfs'])).toMatch(
+      /\/ship\/fleet\/size': minLength/,
+    );
+    expect(await refusal(['ship.fleet.mode=sharedClaim', 'ship.fleet.size=1Ti'])).toMatch(
+      /\/ship\/fleet\/storageClassName': minLength/,
+    );
+    expect(
+      await refusal(['ship.fleet.mode=volumeClaim', 'ship.fleet.size=1Ti', 'ship.fleet.existingClaim=team']),
+    ).toContain(
+      'ship.fleet.existingClaim is the claim of ship.fleet.mode=sharedClaim only, and the mode is volumeClaim: set the mode to sharedClaim, or leave existingClaim empty',
+    );
+    for (const extra of ['ship.fleet.size=1Ti', 'ship.fleet.storageClassName=nfs'])
+      expect(await refusal(['ship.fleet.mode=sharedClaim', 'ship.fleet.existingClaim=team', extra]), extra).toContain(
+        'ship.fleet.existingClaim brings its own size and storage class: leave ship.fleet.size and ship.fleet.storageClassName empty with it',
+      );
+    expect(await refusal(['ship.fleet.mode=sharedClaim', 'ship.fleet.existingClaim=Team_Work'])).toMatch(
+      /\/ship\/fleet\/existingClaim'/,
+    );
   });
 });
 
@@ -514,6 +653,7 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
   it.each([
     { values: 'ships-podip', meets: 'baseline', enforced: 'baseline' },
     { values: 'ships-volumeclaim', meets: 'baseline', enforced: 'baseline' },
+    { values: 'ships-sharedclaim', meets: 'baseline', enforced: 'baseline' },
     { values: 'defaults', meets: 'privileged', enforced: 'privileged' },
   ] as const)(
     '$values with a session user: the ship pods meet $meets, the namespace enforces $enforced',

@@ -186,11 +186,29 @@ imagePullSecrets:
 {{- end -}}
 
 {{/*
-"true" when the sessions live in the session-holder DaemonSet: it needs the node's hostPath to share with the
-ship, and the node's address to reach the ship at after a ship restart (a pod IP changes with the pod).
+"true" when the sessions live in the session-holder DaemonSet: it needs the node's workspaces and home where
+the ship has them (hostPath, or the node's directory of a sharedClaim), a node-local run/ to share the tmux
+socket and the pane FIFOs (a hostPath: no other volume is shared by two pods of one node), and the node's
+address to reach the ship at after a ship restart (a pod IP changes with the pod; docs/DECISIONS.md "A
+node's ships").
 */}}
 {{- define "svc.sessionHolder" -}}
-{{- if and .Values.ship.enabled .Values.ship.sessionHolder.enabled (eq .Values.ship.fleet.mode "hostPath") (ne .Values.ship.registration "podIP") -}}true{{- end -}}
+{{- if and .Values.ship.enabled .Values.ship.sessionHolder.enabled (has .Values.ship.fleet.mode (list "hostPath" "sharedClaim")) (ne .Values.ship.registration "podIP") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The claim of ship.fleet.mode=sharedClaim: ship.fleet.existingClaim, else the release's own (ship/fleet-claim.yaml).
+Refuses what that mode would ignore, so no one believes a size or class applies that does not.
+*/}}
+{{- define "svc.fleetClaimName" -}}
+{{- $fleet := .Values.ship.fleet -}}
+{{- if and $fleet.existingClaim (ne $fleet.mode "sharedClaim") -}}
+{{- fail (printf "ship.fleet.existingClaim is the claim of ship.fleet.mode=sharedClaim only, and the mode is %s: set the mode to sharedClaim, or leave existingClaim empty (README \"Storage and disk guard\")" $fleet.mode) -}}
+{{- end -}}
+{{- if and $fleet.existingClaim (or $fleet.size $fleet.storageClassName) -}}
+{{- fail "ship.fleet.existingClaim brings its own size and storage class: leave ship.fleet.size and ship.fleet.storageClassName empty with it (README \"Storage and disk guard\")" -}}
+{{- end -}}
+{{- $fleet.existingClaim | default (printf "%s-fleet" (include "svc.fullname" .)) -}}
 {{- end -}}
 
 {{/*
@@ -215,7 +233,7 @@ do not (the level issue #30 asks for; `restricted` is accepted too). A level the
 {{- if and (gt (int (get $rank $level)) (int (get $rank $meets))) (eq $meets "baseline") -}}
 {{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need baseline with ship.sessionUser set (root with the capabilities SETUID, SETGID, CHOWN, DAC_OVERRIDE, FOWNER and KILL; README \"Pod Security\"): enforce baseline, or leave ship.sessionUser empty" $level) -}}
 {{- else if gt (int (get $rank $level)) (int (get $rank $meets)) -}}
-{{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need privileged with ship.fleet.mode=%s and ship.registration=%s (hostPath, hostPort or hostNetwork; README \"Pod Security\"): use ship.registration=podIP with fleet.mode emptyDir or volumeClaim, or enforce privileged" $level .Values.ship.fleet.mode .Values.ship.registration) -}}
+{{- fail (printf "podSecurity.enforce=%s would refuse the ship pods, which need privileged with ship.fleet.mode=%s and ship.registration=%s (hostPath, hostPort or hostNetwork; README \"Pod Security\"): use ship.registration=podIP with fleet.mode emptyDir, volumeClaim or sharedClaim, or enforce privileged" $level .Values.ship.fleet.mode .Values.ship.registration) -}}
 {{- end -}}
 {{- $level -}}
 {{- end -}}
@@ -255,14 +273,28 @@ except:
 {{- end }}
 {{- end -}}
 
-{{/* The ship's and the session holder's mounts of the node's directory: fleet, home, and /tmp (tmux's socket, the pane pipes) shared when sessions are held. */}}
-{{- define "svc.shipHostMounts" -}}
+{{/*
+The ship's and the session holder's mounts of the node's directories, the same in both pods: fleet and home
+(under the node's hostPath, or with sharedClaim under the claim's directory named after the node, NODE_NAME
+from the downward API), and /tmp (tmux's socket, the pane FIFOs) shared when sessions are held: always the
+node's hostPath run/, since a socket and a FIFO are the node's kernel's and a shared claim is not node-local.
+*/}}
+{{- define "svc.shipNodeMounts" -}}
+{{- if eq .Values.ship.fleet.mode "sharedClaim" -}}
+- name: fleet
+  mountPath: /var/lib/svc/fleet
+  subPathExpr: $(NODE_NAME)/fleet
+- name: fleet
+  mountPath: /home/svc
+  subPathExpr: $(NODE_NAME)/home
+{{- else -}}
 - name: host
   mountPath: /var/lib/svc/fleet
   subPath: fleet
 - name: host
   mountPath: /home/svc
   subPath: home
+{{- end }}
 {{- if include "svc.sessionHolder" . }}
 - name: host
   mountPath: /tmp
@@ -270,8 +302,14 @@ except:
 {{- end }}
 {{- end -}}
 
-{{/* The init container that hands the node's directories to the image's user (fsGroup does not apply to hostPath); with ship.sessionUser it also opens run/ (CAP_FOWNER: run/ is 10001's after the first start). */}}
+{{/*
+The init container that hands the node's directories to the image's user (fsGroup does not apply to hostPath);
+with ship.sessionUser it also opens run/ (CAP_FOWNER: run/ is 10001's after the first start). With sharedClaim
+the node's hostPath holds run/ alone (the claim is never chowned: README "Storage and disk guard").
+*/}}
 {{- define "svc.fleetOwnerInit" -}}
+{{- $dirs := list "/host/fleet" "/host/home" "/host/run" -}}
+{{- if eq .Values.ship.fleet.mode "sharedClaim" }}{{ $dirs = list "/host/run" }}{{ end -}}
 - name: fleet-owner
   image: {{ include "svc.shipImage" . }}
   imagePullPolicy: {{ .Values.image.pullPolicy }}
@@ -281,9 +319,9 @@ except:
     {{- if include "svc.sessionUser" . }}
     # With ship.sessionUser, run/ (the pods' /tmp: the tmux socket directory, the agents' scratch space) is
     # 1777, so the session user reaches its socket and writes there (README "Security model").
-    - mkdir -p /host/fleet /host/home /host/run && chown 10001:10001 /host /host/fleet /host/home /host/run && chmod 1777 /host/run
+    - mkdir -p {{ join " " $dirs }} && chown 10001:10001 /host {{ join " " $dirs }} && chmod 1777 /host/run
     {{- else }}
-    - mkdir -p /host/fleet /host/home /host/run && chown 10001:10001 /host /host/fleet /host/home /host/run
+    - mkdir -p {{ join " " $dirs }} && chown 10001:10001 /host {{ join " " $dirs }}
     {{- end }}
   securityContext:
     runAsNonRoot: false
