@@ -76,6 +76,7 @@ describe('agent credential pushes', () => {
     const port = await ship.listen();
     const client = new ShipClient(`http://127.0.0.1:${port}`, null);
     const first = credentials.push('alpha', client);
+    // The order under test: the first push is on the wire before the second starts.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await Promise.all([first, credentials.push('alpha', client)]);
     expect(ship.landed).toHaveLength(2);
@@ -91,6 +92,7 @@ describe('agent credential pushes', () => {
     await new Promise((resolve) => probe.server.close(resolve));
     const client = new ShipClient(`http://127.0.0.1:${port}`, null);
     const first = credentials.push('alpha', client);
+    // The order under test: the first push has failed once and waits to retry before the second starts.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = credentials.push('alpha', client);
     const ship = fakeShip();

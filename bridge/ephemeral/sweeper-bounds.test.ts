@@ -168,6 +168,7 @@ describe('a pass asks for a bounded amount at once', () => {
   it('a ship gets at most 4 guarded deletes at a time', async () => {
     await seed(1, 10);
     const { provider } = fakeForge(new Set(Array.from({ length: 10 }, (_, i) => `r0#${i + 1}`)));
+    // A delete that takes a moment, so deletes overlap and the bound is reached.
     const { ship, registry } = fakeShip(() => new Promise((resolve) => setTimeout(resolve, 5)));
     expect(await sweeper(registry, provider).sweep()).toEqual({
       checked: 10,

@@ -104,11 +104,13 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     const base = pullLists();
     sweeper = newSweeper();
     sweeper.start();
+    // A window, not a condition: no pass starts at start-up.
     await sleep(100);
     expect(pullLists()).toBe(base);
 
     // The first pass: one interval after start, not before.
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -116,16 +118,20 @@ describe('Sweeper timer under a fake clock (X10)', () => {
 
     // The wall clock steps forward an hour: no pass is owed for the hour that "passed".
     vi.setSystemTime(Date.now() + HOUR_MS);
+    // A window, not a condition: the clock stepping forward must not start a pass.
     await sleep(100);
     expect(pullLists()).toBe(base + 1);
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base + 1);
     await vi.advanceTimersByTimeAsync(1_000);
     await passEnded(base + 2);
+    // A window, not a condition: no second pass follows the one that ended.
     await sleep(100);
     expect(pullLists()).toBe(base + 2);
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base + 2);
 
@@ -137,12 +143,14 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     expect(sweeper.sweep()).toBe(manual);
     await until(() => pullLists() === base + 3, 'the asked-for pass met the rate limit');
     await vi.advanceTimersByTimeAsync(1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base + 3);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(await manual).toEqual({ checked: 1, destroyed: 0, blocked: 0, skipped: 0, forgotten: 0 });
     await passEnded(base + 4);
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base + 4);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -163,6 +171,7 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     const started = Date.now();
     for (let step = 0; step < 4; step++) {
       await vi.advanceTimersByTimeAsync(10_000);
+      // Pacing: real time for the pass's forge calls between fake-clock steps.
       await sleep(20);
     }
     // 40 s into a 50 s wait: still one pass, its retry not yet sent.
@@ -173,6 +182,7 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     expect(ended - started).toBeGreaterThanOrEqual(50_000);
     // No pass was queued while it ran: nothing more until an interval after it ended.
     await vi.advanceTimersByTimeAsync(interval - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(50);
     expect(pullLists()).toBe(base + 2);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -192,12 +202,14 @@ describe('Sweeper timer under a fake clock (X10)', () => {
     await records.confirm('widget', 'ghost');
     vi.setSystemTime(Date.now() - HOUR_MS);
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: the pass is not due yet, so the record must stay.
     await sleep(100);
     expect(records.get('widget', 'ghost')).not.toBeNull();
     await vi.advanceTimersByTimeAsync(1_000);
     await until(() => records.get('widget', 'ghost') === null, 'the pass after the step started on time');
     await passEnded(base + 2);
     await vi.advanceTimersByTimeAsync(INTERVAL_MS - 1_000);
+    // A window, not a condition: no pass is due yet, and none may start (real time for one to have begun).
     await sleep(100);
     expect(pullLists()).toBe(base + 2);
     await vi.advanceTimersByTimeAsync(1_000);

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Foreground } from './foreground.js';
+import { until } from '../../test/helpers/poll.js';
 
 let app: FastifyInstance;
 afterEach(async () => {
@@ -24,9 +25,7 @@ async function server(foreground: Foreground) {
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
-  const arrived = async (count: number) => {
-    while (held.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
+  const arrived = (count: number) => until(() => held.length >= count, `${count} requests held`, 10_000, 5);
   return { port, held, arrived };
 }
 

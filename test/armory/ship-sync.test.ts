@@ -61,8 +61,8 @@ beforeAll(async () => {
   mkdirSync(join(home, '.agents', 'skills', 'review'), { recursive: true });
   writeFileSync(join(home, '.agents', 'skills', 'review', 'SKILL.md'), 'mine, hands off\n');
   // Let the bridge's watcher settle on the new tree, so the push at registration carries all of it.
-  for (let i = 0; i < 100 && (await h.as(token, 'GET', '/armory')).body.entries.length < 7; i++)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await until(async () => (await h.as(token, 'GET', '/armory')).body.entries.length >= 7, 'the whole tree listed');
+  // Past the watcher's 500 ms debounce, so the tree the bridge serves is the settled one.
   await new Promise((resolve) => setTimeout(resolve, 600));
   ship = await startTestShip(join(root, 'ship'), {
     name: 'armed',

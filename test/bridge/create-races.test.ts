@@ -48,6 +48,7 @@ describe('bridge create reservations', () => {
       name: 'k',
       branch: 'main',
     });
+    // Let the first create reach the ship (the slow repo's clone runs far longer; nothing outside shows it started).
     await new Promise((r) => setTimeout(r, 100));
     const second = await call(bridge.url, 'POST', '/workspaces', {
       ship: 'racer',
@@ -90,6 +91,7 @@ describe('bridge create reservations', () => {
       name: 'gone',
       branch: 'main',
     });
+    // Let the create reach the ship (the slow repo's clone runs far longer; nothing outside shows it started).
     await new Promise((r) => setTimeout(r, 100));
     expect((await call(bridge.url, 'DELETE', '/ships/racer')).body).toEqual({ ok: true });
     expect(await create).toMatchObject({

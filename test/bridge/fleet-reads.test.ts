@@ -139,6 +139,7 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
   it('never answers a read with a fetch that started before it: a ship registered meanwhile is in it', async () => {
     // slow1 and slow2 (1.5 s) keep the first read in flight while `late` registers.
     const inFlight = fleetResources();
+    // Let the first read start its fetches before `late` registers.
     await new Promise((r) => setTimeout(r, 200));
     const late = await fakeShip('late');
     await register(late.url);

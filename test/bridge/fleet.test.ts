@@ -267,6 +267,7 @@ describe('bridge with ships', () => {
         })
       ).status,
     ).toBe(201);
+    // A window, not a condition: the bridge must drop beta's event for the key alpha owns.
     await new Promise((r) => setTimeout(r, 200));
     expect((await call(bridge.url, 'GET', path('app', 'shared'))).body).toMatchObject({
       ship: 'alpha',

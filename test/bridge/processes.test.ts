@@ -83,6 +83,7 @@ describe('bridge and ship processes', () => {
     expect((await call(bridgeUrl, 'GET', path('app', 'race'))).status).toBe(200);
 
     const inFlight = call(bridgeUrl, 'GET', '/ships/p1/system-resources');
+    // Let the request reach the ship before it is killed (the kill mid-request is what is tested).
     await new Promise((r) => setTimeout(r, 30));
     ship.child.kill('SIGKILL');
     const reply = await inFlight;

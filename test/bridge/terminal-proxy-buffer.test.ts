@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { terminalUrl } from '../helpers/terminal.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 let bridge: Bridge;
@@ -80,7 +81,7 @@ describe('terminal proxy before the upstream opens', () => {
       { type: 'resync' },
     ];
     for (const frame of frames) socket.send(JSON.stringify(frame));
-    for (let i = 0; i < 100 && received.length < frames.length; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => received.length >= frames.length, 'every frame at the ship', 2_000, 20).catch(() => undefined);
     expect(received.map((text) => JSON.parse(text))).toEqual(frames);
     socket.close();
     expect(await upstreamClosed).toBe(1000);
@@ -92,6 +93,7 @@ describe('terminal proxy before the upstream opens', () => {
     socket.send(JSON.stringify({ type: 'init', cols: 80, rows: 24 }));
     for (let i = 0; i < 3; i++) socket.send(JSON.stringify({ type: 'input', data: 'x'.repeat(100 * 1024) }));
     expect(await closed).toEqual({ code: 1009, reason: 'Terminal buffer limit exceeded' });
+    // A window, not a condition: nothing may reach the ship after the limit closed the socket.
     await new Promise((r) => setTimeout(r, 600));
     expect(received).toEqual([]);
   });

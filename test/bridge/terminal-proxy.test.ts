@@ -68,6 +68,8 @@ describe('bridge terminal proxy', () => {
     const second = await connectTerminal(terminalUrl(bridge.url, 'app', 't2'));
     expect(await second.exit).toBe(1);
     await first.close();
+    // No outside signal says the ship has released the first terminal once the close handshake ends: give its close
+    // handler a turn.
     await new Promise((r) => setTimeout(r, 200));
     const third = await connectTerminal(terminalUrl(bridge.url, 'app', 't2'));
     await third.waitForFrames(1);
@@ -84,6 +86,7 @@ describe('bridge terminal proxy', () => {
     const invalid = await rawSocket(terminalUrl(bridge.url, 'app', 't3'));
     invalid.socket.send(JSON.stringify({ type: 'init', cols: 0, rows: 24 }));
     expect(await invalid.closed).toEqual({ code: 1008, reason: 'Invalid terminal message' });
+    // Let the ship release the refused terminal before the next one opens (no outside signal for it).
     await new Promise((r) => setTimeout(r, 100));
     const binary = await rawSocket(terminalUrl(bridge.url, 'app', 't3'));
     binary.socket.send(Buffer.from('x'), { binary: true });
@@ -103,6 +106,7 @@ describe('the bridge with and without permessage-deflate offered (issue #18)', (
       filler.input(FILL_SCREEN);
       await filler.until(isFilled);
       await filler.close();
+      // Let the ship release the filler's terminal before the next one opens (no outside signal for it).
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const terminal = await tappedTerminal(terminalUrl(bridge.url, 'app', name), { deflate, cols: 160, rows: 40 });
@@ -115,6 +119,7 @@ describe('the bridge with and without permessage-deflate offered (issue #18)', (
       expect((terminal.frames[grid] as GridFrame).cells).toHaveLength(40);
       terminal.input('clear\r');
       await terminal.until((screen) => /^\S*[$#]$/.test(screen.text().trim()));
+      // Quiet, not a condition: the clear's last patches land before the frames below are counted.
       await new Promise((resolve) => setTimeout(resolve, 100));
       const before = terminal.frames.length;
       terminal.input(`echo sm''all-$((3*5))\r`);

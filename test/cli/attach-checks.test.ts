@@ -8,6 +8,7 @@ import { ptyCli } from '../helpers/cli.js';
 import { startNpxFleet, type NpxFleet } from '../helpers/npx-fleet.js';
 import { screenText } from '../helpers/screen.js';
 import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 let fleet: NpxFleet;
@@ -58,10 +59,12 @@ describe('svc client attach', () => {
     const cli = attach('live');
     await cli.waitFor(ALTERNATE_SCREEN);
     // The renderer draws cell by cell; the prompt is looked for on the screen it builds.
-    for (let tries = 0; !/[$#] ?$/m.test(await screenText(cli.output())); tries++) {
-      if (tries > 300) throw new Error(`no shell prompt; the screen showed:\n${await screenText(cli.output())}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let screen = '';
+    const prompted = async () => {
+      screen = await screenText(cli.output());
+      return /[$#] ?$/m.test(screen);
+    };
+    await until(prompted, () => `a shell prompt; the screen showed:\n${screen}`, 15_000);
     cli.pty.write('exit 3\r');
     expect(await cli.exited).toBe(3);
     // Leaving the alternate screen drops what the shell drew; the user's own screen holds the one line.

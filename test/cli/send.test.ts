@@ -72,6 +72,7 @@ describe('svc client send', () => {
         ).stdout.trim() === 'cat',
       'cat',
     );
+    // The shell turns bracketed paste off as it runs a command; let tmux read that before the next paste.
     await new Promise((r) => setTimeout(r, 200));
 
     expect(await send('app', 'w', 'answer: yes; go on')).toEqual({ code: 0, output: '' });

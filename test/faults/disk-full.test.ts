@@ -70,8 +70,8 @@ describe.skipIf(!canMount)('a full disk under the ship', () => {
     h = await startAuthBridge(root);
     token = await h.login(ADMIN.username, ADMIN.password);
     put('skills/small/SKILL.md', '# small skill\n');
-    for (let i = 0; i < 100 && (await h.as(token, 'GET', '/armory')).body.entries.length < 1; i++)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(async () => (await h.as(token, 'GET', '/armory')).body.entries.length >= 1, 'the skill listed');
+    // Past the watcher's 500 ms debounce, so the tree the bridge serves is the settled one.
     await new Promise((resolve) => setTimeout(resolve, 600));
     ship = await startTestShip(join(root, 'ship'), {
       name: 'full',

@@ -166,6 +166,7 @@ class HttpProxy {
   }
 
   private async forward(target: number, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // The latency this proxy injects.
     if (this.delayMs) await sleep(this.delayMs);
     const upstream = httpRequest(
       { host: '127.0.0.1', port: target, method: request.method, path: request.url, headers: request.headers },
@@ -465,6 +466,7 @@ describe('ephemeral records through bridge crashes', () => {
         );
         await Promise.race([
           cloning,
+          // A deadline for the race, not a wait.
           sleep(20_000).then(() => Promise.reject(new Error(`${name}: the clone never reached the git server`))),
         ]);
         delay = Math.round(random() * (SHORT_CLONE_HOLD_MS - 100));
@@ -477,6 +479,7 @@ describe('ephemeral records through bridge crashes', () => {
           () => 'killed' as const,
         );
       }
+      // The kill point: `delay` into the clone.
       await sleep(delay);
       await fleet.killBridge();
       rounds.push({ name, window, delay, answer: await answer });
@@ -694,6 +697,7 @@ describe('ephemeral records through bridge crashes', () => {
         Promise.reject(new Error(`${name}: answered ${reply?.status} ${reply?.text} before any clone`)),
       ),
     ]);
+    // The kill point: the clone held mid-transfer, the create recorded.
     await sleep(200);
     await fleet.killBridge();
     await answer;

@@ -9,6 +9,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
 import { alive, killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
+import { until } from '../helpers/poll.js';
 
 let root: string;
 let remote: RemoteFixture;
@@ -103,10 +104,11 @@ describe('a ship out of file descriptors', () => {
     for (const socket of held) socket.terminate();
     execFileSync('prlimit', ['--pid', String(pid), `--nofile=${soft}:${hard}`]);
     let listed = await call(url, 'GET', '/workspaces').catch(() => null);
-    for (let i = 0; i < 40 && listed?.status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const answers = async () => {
       listed = await call(url, 'GET', '/workspaces').catch(() => null);
-    }
+      return listed?.status === 200;
+    };
+    await until(answers, 'GET /workspaces answered 200', 4_000, 100).catch(() => undefined);
     expect(listed?.status).toBe(200);
     expect(
       (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'after', branch: 'main' }))

@@ -109,11 +109,11 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
         await waitForPostgres();
       }
       let listed: { status: number; body: Array<{ name: string }> } | null = null;
-      for (let i = 0; i < 20; i++) {
+      const answers = async () => {
         listed = await h.as(token, 'GET', '/repos');
-        if (listed.status === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+        return listed.status === 200;
+      };
+      await until(answers, 'GET /repos answered 200', 5_000, 250).catch(() => undefined);
       expect(listed!.status).toBe(200);
       expect(listed!.body.map((repo) => repo.name).filter((name) => name.startsWith(`${prefix}-`))).toEqual([
         `${prefix}-before-1`,
@@ -177,10 +177,11 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
       freeze('CONT');
     }
     let listed = await h.as(token, 'GET', '/repos');
-    for (let i = 0; i < 20 && listed.status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    const answers = async () => {
       listed = await h.as(token, 'GET', '/repos');
-    }
+      return listed.status === 200;
+    };
+    await until(answers, 'GET /repos answered 200', 5_000, 250).catch(() => undefined);
     expect(listed.status).toBe(200);
     expect(
       (await h.as(token, 'POST', '/repos', { name: 'after-stall', url: 'https://example.com/after-stall.git' })).status,

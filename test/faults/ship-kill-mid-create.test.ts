@@ -83,6 +83,7 @@ describe('a ship killed mid-create', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const answer = create();
       await until(() => existsSync(staging) && readdirSync(staging).length > 0, 'the clone to start', 10_000, 10);
+      // The kill point: anywhere in the clone or just after it.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * cloneMs * 1.2));
       expect(await ship.stop('SIGKILL')).toBe(null);
       const killedAt = Date.now();

@@ -85,6 +85,7 @@ export class GitHttpRemote {
       const hold = this.holds.shift();
       if (hold) {
         hold.reached();
+        // The hold the test asked for: the clone stalls mid-transfer for hold.ms.
         await new Promise((resolve) => setTimeout(resolve, hold.ms));
       }
     }

@@ -155,6 +155,7 @@ describe('fake kube-api: watch knobs', () => {
     const watch = await collectWatch(kubeconfig, '/api/v1/namespaces/default/secrets', {
       resourceVersion: fake.currentResourceVersion(),
     });
+    // The watch is open on the fake but has no event to show it: give it a moment to be registered.
     await new Promise((resolve) => setTimeout(resolve, 50));
     fake.expireWatches();
     await watch.ended;
@@ -211,6 +212,7 @@ describe('fake kube-api: watch knobs', () => {
     });
     const plain = await collectWatch(kubeconfig, '/api/v1/namespaces/default/secrets', { resourceVersion: '1' });
     await allowed.next((event) => event.type === 'BOOKMARK', 'an interval bookmark');
+    // A window, not a condition: the plain watch (no allowWatchBookmarks) must get no bookmark.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(plain.events).toEqual([]);
     allowed.stop();
@@ -273,6 +275,7 @@ describe('fake kube-api: custom resources', () => {
         })
       ).status,
     ).toBe(201);
+    // The fake registers a CRD's schema after answering: give it a turn before a create is pruned by it.
     await new Promise((resolve) => setTimeout(resolve, 20));
     const pruned = (await custom.createNamespacedCustomObject({
       ...SHIPS,

@@ -110,6 +110,7 @@ describe.skipIf(!haveKubectl)(`kubectl ${KUBECTL_VERSION} against the fake API s
     expect(await ok(['get', 'wd', 'w1', '-o', 'jsonpath={.spec.size}'])).toBe('3');
 
     const waiting = kubectlRun(['wait', '--for=condition=Ready', 'widget/w1', '--timeout=30s']);
+    // Let `kubectl wait` start its watch before the patch it waits for (it prints nothing until then).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(
       await ok([

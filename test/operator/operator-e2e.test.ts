@@ -265,6 +265,7 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
       30_000,
       100,
     );
+    // The outage lasts a while (several bridge retry rounds) before the bridge answers again.
     await new Promise((done) => setTimeout(done, 5_000));
     proxy.unavailable = false;
     // waitAllReady gives up at CONVERGE_MS: every Ship Ready within 60 s of the bridge answering again.
@@ -282,6 +283,7 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
       100,
     );
     expect(condition(h.ship('patient'), 'Ready')).toMatchObject({ status: 'False', reason: 'BridgeUnavailable' });
+    // The outage lasts a while (a few retry rounds) before the bridge comes back.
     await new Promise((done) => setTimeout(done, 3_000));
     await h.startBridgeAgain();
     await waitAllReady('after the bridge came back');
@@ -325,6 +327,7 @@ describe.skipIf(!hasPostgres)('svc operator as a process: real bridge, real ship
         500,
       );
       const noticed = await failedBridgeCalls();
+      // The outage goes on for OUTAGE_MS, long enough for two retry rounds at the fixed interval.
       await new Promise((done) => setTimeout(done, OUTAGE_MS));
       // Still retrying at the fixed bridge retry interval (10 s): at least two more rounds of calls that failed.
       expect(noticed).toBeGreaterThan(before);

@@ -70,6 +70,7 @@ describe('leader election between two operator replicas', () => {
     // Changes for a while: only the leader reconciles them; the standby's cache follows all the same.
     for (let round = 0; round < 5; round += 1) {
       fake.create(ship(`b${round}`));
+      // Pacing: changes spread over time, so the standby's cache follows a stream, not one burst.
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     await until(async () => one.reconciled.includes('default/b4'), 'the leader to reconcile b4');
@@ -104,6 +105,7 @@ describe('leader election between two operator replicas', () => {
     one.runtime.start();
     await until(async () => one.runtime.isLeader, 'one to lead');
     two.runtime.start();
+    // A window, not a condition: the standby must not take the lease while the leader holds it.
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(two.runtime.isLeader).toBe(false);
     const killedAt = Date.now();
@@ -157,6 +159,7 @@ describe('leader election between two operator replicas', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(two.isLeader).toBe(false);
     now += 14_000;
+    // A window, not a condition: 14 s on the operator's clock is still short of the lease's expiry.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(two.isLeader).toBe(false);
     now += 1_500;

@@ -6,6 +6,7 @@ import { backoffDelay } from '../../protocol/backoff.js';
 import { WorkQueue, type QueueHandler, type ReconcileOutcome } from '../../operator/runtime/queue.js';
 import { until } from '../helpers/poll.js';
 
+// A pause: a reconcile that takes time, or (after the wait for what must happen) a window for what must not.
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function recordingQueue(
@@ -42,6 +43,7 @@ describe('operator work queue', () => {
     expect(queue.depth).toBe(2);
     queue.start();
     await until(async () => calls.length === 2, 'both keys reconciled');
+    // A window, not a condition: no third reconcile follows.
     await tick(30);
     expect(calls.sort()).toEqual(['ns/a', 'ns/b']);
   });
@@ -56,6 +58,7 @@ describe('operator work queue', () => {
         calls += 1;
         running += 1;
         maxRunningA = Math.max(maxRunningA, running);
+        // A reconcile that takes a while, so changes arrive while it runs.
         await tick(40);
         running -= 1;
       },
@@ -63,13 +66,14 @@ describe('operator work queue', () => {
     );
     queue.start();
     queue.add('ns/a');
-    await tick(10);
+    await until(async () => running === 1, 'the first reconcile of ns/a running');
     // Mid-reconcile: ten more changes to the same key, and other keys that may run in parallel.
     for (let index = 0; index < 10; index += 1) {
       queue.add('ns/a');
       queue.add(`ns/other-${index}`);
     }
     await until(async () => calls === 2 && running === 0, 'the second reconcile of ns/a to finish', 5_000);
+    // A window, not a condition: a third reconcile of ns/a would have started by now; none may overlap.
     await tick(80);
     expect(maxRunningA).toBe(1);
     expect(calls).toBe(2);
@@ -82,6 +86,7 @@ describe('operator work queue', () => {
       async () => {
         running += 1;
         maxRunning = Math.max(maxRunning, running);
+        // A reconcile that takes a while, so the parallel ones overlap.
         await tick(30);
         running -= 1;
       },
@@ -147,6 +152,7 @@ describe('operator work queue', () => {
     await until(async () => count === 1, 'first reconcile');
     counted.add('ns/b');
     await until(async () => count === 2, 'the event-driven reconcile');
+    // A window, not a condition: no timed requeue may follow the event-driven reconcile.
     await tick(200);
     expect(count).toBe(2);
     expect(counted.waiting).toBe(0);
@@ -160,6 +166,7 @@ describe('operator work queue', () => {
       seen.push(key);
       if (key === 'ns/slow') {
         await new Promise<void>((resolve) => {
+          // A slow reconcile, cut short by the abort this test is about.
           const timer = setTimeout(resolve, 5_000);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);
@@ -171,6 +178,7 @@ describe('operator work queue', () => {
       }
     });
     queue.add('ns/a');
+    // A window, not a condition: a stopped queue must not reconcile.
     await tick(50);
     expect(seen).toEqual([]);
     queue.start();
@@ -181,6 +189,7 @@ describe('operator work queue', () => {
     expect(aborted).toBe(1);
     // Added while stopped: held, with the aborted key, until the next start.
     queue.add('ns/c');
+    // A window, not a condition: a key added while stopped must wait for the next start.
     await tick(50);
     expect(seen.filter((key) => key === 'ns/c')).toEqual([]);
     expect(queue.depth).toBe(2);

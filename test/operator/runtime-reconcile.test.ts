@@ -129,6 +129,7 @@ describe('operator runtime and reconcilers', () => {
       metadata: { name: 'loose', namespace: 'default' },
       data: {},
     });
+    // A window, not a condition: a Secret nobody watches for must not trigger a reconcile.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(seen.length).toBe(before);
   });
@@ -139,6 +140,7 @@ describe('operator runtime and reconcilers', () => {
     const { fake, runtime } = await runtimeWith(recordingShipReconciler(seen, { fail: () => failures-- > 0 }));
     fake.create(ship('a'));
     await until(async () => seen.length === 4, 'three failures then a success', 5_000);
+    // A window, not a condition: no fifth reconcile follows the success.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen.length).toBe(4);
     expect(runtime.queueOf('Ship')!.retries('default/a')).toBe(0);
@@ -160,6 +162,7 @@ describe('operator runtime and reconcilers', () => {
         fake.dropWatches();
         fake.compact();
       }
+      // Pacing: a turn for the watches between rounds of changes.
       if (round % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await until(

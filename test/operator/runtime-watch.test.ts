@@ -243,6 +243,7 @@ describe('operator list/watch loop', () => {
       else if (!h.fake.read(SHIP_API, 'Ship', name, 'default')) h.fake.create(ship(name));
       else touch(h.fake, name, round);
       if (round % 4 === 0) faults[(round / 4) % faults.length]!();
+      // Pacing: a turn for the watches between rounds of changes and faults.
       if (round % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 15));
     }
     await converged(h, 15_000);

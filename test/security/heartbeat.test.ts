@@ -50,6 +50,7 @@ describe('the heartbeat', () => {
       const started = Date.now();
       expect(await dead.closed).toBe(1006);
       expect(Date.now() - started).toBeLessThan(2000);
+      // A window, not a condition: the live socket must survive the heartbeat that killed the dead one.
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(live.socket.readyState).toBe(WebSocket.OPEN);
       live.socket.close();

@@ -158,6 +158,7 @@ describe('long-lived sockets under the same limits', () => {
       socket.on('close', (code) => (closed = code));
       await new Promise((resolve, reject) => socket.once('message', resolve).once('error', reject));
       // request deadline 2 s, header deadline 1 s, idle socket 1.5 s, all checked every 100 ms
+      // A window, not a condition: past every deadline below, the socket must stay open.
       await new Promise((resolve) => setTimeout(resolve, 3500));
       expect(closed).toBeNull();
       expect(socket.readyState).toBe(WebSocket.OPEN);

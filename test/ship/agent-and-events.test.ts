@@ -95,6 +95,7 @@ describe('event stream', () => {
     const events = await connectEvents(ship.url);
     await call(ship.url, 'POST', '/workspaces', { url: remote.url, repoName: 'ag', name: 'during', branch: 'main' });
     await call(ship.url, 'POST', path('ag', 'during', '/activate'));
+    // A window, not a condition: no event may arrive for a workspace created before the subscription.
     await new Promise((r) => setTimeout(r, 50));
     expect(events.events).toEqual([]);
     gate = null;

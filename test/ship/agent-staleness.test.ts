@@ -80,9 +80,11 @@ it('building goes stale without output, once; output clears it, once; a report c
 it('idle and awaiting never go stale; awaiting carries the question', async () => {
   const before = agentEvents().length;
   expect((await report('idle', 'done')).body.stale).toBeUndefined();
+  // A window, not a condition: three staleness periods in which idle must not go stale.
   await sleep(3 * STALE_MS);
   const question = 'Push to main or open a pull request?';
   expect((await report('awaiting', question)).body).toMatchObject({ state: 'awaiting', description: question });
+  // A window, not a condition: three staleness periods in which awaiting must not go stale.
   await sleep(3 * STALE_MS);
   expect(
     agentEvents()

@@ -103,17 +103,10 @@ describe('svc client attach', () => {
     await cli.until((text) => /[$#] ?$/m.test(text));
     cli.pty.resize(100, 30);
     cli.view.resize(100, 30);
-    for (let i = 0; i < 100; i++) {
-      const pane = await fx.ship.ship.tmux.run([
-        'display-message',
-        '-p',
-        '-t',
-        `=${sessionName('cli', 'b')}:`,
-        '#{pane_width}x#{pane_height}',
-      ]);
-      if (pane.stdout.trim() === '100x30') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const size = ['display-message', '-p', '-t', `=${sessionName('cli', 'b')}:`, '#{pane_width}x#{pane_height}'];
+    const resized = async () => (await fx.ship.ship.tmux.run(size)).stdout.trim() === '100x30';
+    await until(resized, 'the pane at 100x30', 2_000, 20).catch(() => undefined);
+    // tmux tells the pane's tty of the new size after it resizes the window; nothing outside shows when.
     await new Promise((r) => setTimeout(r, 300));
     cli.pty.write('clear; stty size\r');
     await cli.until((text) => /^30 100\s*$/m.test(text));

@@ -8,6 +8,7 @@ import { connectEvents } from '../helpers/events.js';
 import { call, path, rawCall } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
+import { until } from '../helpers/poll.js';
 
 const fx = shipFixture();
 
@@ -166,6 +167,7 @@ describe('workspace lifecycle', () => {
     await create(repo, name);
     const reply = await call(fx.ship.url, 'POST', path(repo, name, '/activate'));
     expect(reply.status).toBe(200);
+    // A window, not a condition: a command smuggled into tmux would have run by now; nothing may appear.
     await new Promise((r) => setTimeout(r, 300));
     for (const dir of [homedir(), '/', process.cwd(), join(fx.ship.ship.fleetDirectory, repo, name)]) {
       expect(existsSync(join(dir, marker)), dir).toBe(false);
@@ -290,12 +292,11 @@ describe('workspace lifecycle', () => {
     ]);
     const [leader] = await fx.ship.ship.tmux.panePids(session);
     const { processesInSessions } = await import('../../ship/sessions/process-reaper.js');
-    for (let i = 0; i < 50 && processesInSessions(new Set([leader!])).length < 3; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    const inSession = () => processesInSessions(new Set([leader!])).length;
+    await until(() => inSession() >= 3, 'three processes in the session', 2_500).catch(() => undefined);
     expect(processesInSessions(new Set([leader!])).length).toBeGreaterThanOrEqual(3);
     await call(fx.ship.url, 'POST', path('reap', 'r', '/deactivate'));
-    for (let i = 0; i < 60 && processesInSessions(new Set([leader!])).length > 0; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await until(() => inSession() === 0, 'the session reaped', 3_000).catch(() => undefined);
     expect(processesInSessions(new Set([leader!]))).toEqual([]);
   });
 

@@ -81,6 +81,7 @@ describe('POST /workspaces/:repo/:name/input', () => {
       (await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: 'half a line', enter: false })).status,
     ).toBe(200);
     await until(async () => (await paneText(ship.ship.tmux, session)).endsWith('cat\nhalf a line'), 'the typed text');
+    // A window, not a condition: nothing more (no Enter) may reach the pane.
     await new Promise((r) => setTimeout(r, 200));
     expect(await paneText(ship.ship.tmux, session)).toMatch(/cat\nhalf a line$/);
     expect((await call(ship.url, 'POST', path('app', 'partial', '/input'), { text: '', enter: true })).status).toBe(

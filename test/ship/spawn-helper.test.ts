@@ -89,6 +89,7 @@ describe.each([
   it('kills the whole process group on abort', async () => {
     const stop = new AbortController();
     const running = spawner.run(sh('sleep 30 & echo $!; wait'), stop.signal);
+    // Let the shell start its background child before the abort (the group kill is what is tested).
     await new Promise((done) => setTimeout(done, 300));
     stop.abort();
     const result = await running;

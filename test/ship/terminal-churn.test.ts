@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { shipFixture } from '../helpers/fixture.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
+import { until } from '../helpers/poll.js';
 
 const fx = shipFixture({}, { repo: 'c', names: ['churn', 'slow', 'hostile', 'victim'] });
 
@@ -31,6 +32,7 @@ describe('terminal churn', () => {
     const warm = await connectTerminal(url);
     await warm.waitForFrames(1);
     await warm.close();
+    // Let the warm-up terminal's resources go before the baseline is taken (no signal for a settled process table).
     await new Promise((r) => setTimeout(r, 200));
     const before = resources();
     for (let i = 0; i < 100; i++) {
@@ -39,15 +41,16 @@ describe('terminal churn', () => {
       if (i % 10 === 0) client.input('echo x\r');
       await client.close();
     }
-    for (let i = 0; i < 50 && (fx.ship.ship.terminals.size > 0 || (await tmuxClients()) > 0); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    const released = async () => fx.ship.ship.terminals.size === 0 && (await tmuxClients()) === 0;
+    await until(released, 'every terminal and tmux client gone', 5_000, 100).catch(() => undefined);
     expect(fx.ship.ship.terminals.size).toBe(0);
     expect(await tmuxClients()).toBe(0);
     // No pane is still piped, and no pipe process is left.
-    for (let i = 0; i < 50 && pipeProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await until(() => pipeProcesses().length === 0, 'no pipe process left', 5_000, 100).catch(() => undefined);
     expect(pipeProcesses()).toEqual([]);
     const piped = await fx.ship.ship.tmux.run(['list-panes', '-a', '-F', '#{pane_pipe}']);
     expect(piped.stdout.split('\n').filter((flag) => flag === '1')).toEqual([]);
+    // The same settling before the count is compared with the baseline.
     await new Promise((r) => setTimeout(r, 200));
     expect(resources()).toBeLessThanOrEqual(before + 2);
     // The guard is free: a new connection attaches normally.
@@ -100,7 +103,7 @@ describe('terminal churn', () => {
     await client.waitForFrames(1);
     await fx.ship.stopShipOnly();
     expect((await client.closed).code).toBe(1001);
-    for (let i = 0; i < 40 && (await tmuxClients()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await until(async () => (await tmuxClients()) === 0, 'no tmux client left', 2_000).catch(() => undefined);
     expect(await tmuxClients()).toBe(0);
     expect(fx.ship.ship.terminals.size).toBe(0);
     expect((await fx.ship.ship.tmux.listSessions()).size).toBeGreaterThan(1);

@@ -8,6 +8,7 @@ import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/te
 import type { CellObject, GridFrame } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { FILL_SCREEN, isFilled, offRule, tappedTerminal } from '../helpers/deflate-socket.js';
+import { until } from '../helpers/poll.js';
 
 const ACK_TIMEOUT_MS = 400;
 let root: string;
@@ -79,11 +80,12 @@ describe('terminal', () => {
     await client.until((screen) => screen.cols === 132 && screen.rows === 43);
     expect(client.frames.some((f) => f.type === 'grid' && f.seq > 0 && f.cols === 132 && f.rows === 43)).toBe(true);
     // tmux resizes the pane's tty asynchronously (and may delay it by up to 250 ms): ask until it has.
-    for (let attempt = 0; attempt < 20 && !/^43 132$/m.test(client.screen.text()); attempt++) {
+    const resized = async () => {
       client.input('clear; stty size\r');
       await client.until((screen) => /^\d+ \d+$/m.test(screen.text())).catch(() => undefined);
-      if (!/^43 132$/m.test(client.screen.text())) await new Promise((r) => setTimeout(r, 200));
-    }
+      return /^43 132$/m.test(client.screen.text());
+    };
+    await until(resized, "the pane's tty at 43x132", 20_000, 200).catch(() => undefined);
     expect(client.screen.text()).toMatch(/^43 132$/m);
     await client.close();
   });
@@ -98,6 +100,8 @@ describe('terminal', () => {
     client.send({ type: 'resize', cols: 111, rows: 33 });
     await client.until((screen) => screen.cols === 111 && screen.rows === 33, 10_000);
     const elapsed = performance.now() - started;
+    // A window, not a condition: re-seeds still coming from the burst must have had time to arrive before they are
+    // counted.
     await new Promise((resolve) => setTimeout(resolve, 300));
     // 401 resizes in a burst: one re-seed now, then at most one per 100 ms while they keep coming. The
     // bound follows how long the burst really took to arrive (a loaded machine stretches it), never 401.
@@ -191,6 +195,8 @@ describe('terminal', () => {
     // The close's reason tells this refusal apart from a missing or inactive workspace (below).
     expect(await second.closed).toEqual({ code: 1000, reason: 'Terminal open elsewhere' });
     await first.close();
+    // No outside signal says the ship has released the first terminal once the close handshake ends: give its close
+    // handler a turn.
     await new Promise((r) => setTimeout(r, 50));
     const third = await open(name);
     await third.waitForFrames(1);
@@ -232,12 +238,14 @@ describe('terminal', () => {
     await client.waitForFrames(1);
     client.input('while :; do date +%N; done\r');
     await client.waitForFrames(2);
+    // A window, not a condition: without an ack nothing may arrive for half the ack timeout.
     await new Promise((r) => setTimeout(r, ACK_TIMEOUT_MS / 2));
     expect(client.frames.length).toBe(2);
     await client.waitForFrames(3, ACK_TIMEOUT_MS * 3);
     expect(client.frames[2]).toMatchObject({ type: 'grid', seq: 2 });
     await client.waitForFrames(4, ACK_TIMEOUT_MS * 3);
     expect(client.frames[3]).toMatchObject({ type: 'patch', seq: 3 });
+    // A window, not a condition: again nothing may arrive unacked for half the ack timeout.
     await new Promise((r) => setTimeout(r, ACK_TIMEOUT_MS / 2));
     expect(client.frames.length).toBe(4);
     // Acking resumes the stream at once.
@@ -293,6 +301,7 @@ describe('terminal with and without permessage-deflate (issue #18)', () => {
       expect(offRule(terminal.client, deflate)).toEqual([]);
       grids.push(terminal.frames[index] as GridFrame);
       await terminal.client.close();
+      // Let the ship release this terminal before the next one opens (no outside signal for it).
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The same screen seeded twice from tmux: identical cells whether or not they travelled compressed.
@@ -304,6 +313,7 @@ describe('terminal with and without permessage-deflate (issue #18)', () => {
       // offRule checks it), down to the prompt alone.
       terminal.input('clear\r');
       await terminal.until((screen) => /^\S*[$#]$/.test(screen.text().trim()));
+      // Quiet, not a condition: the clear's last patches land before the frames below are counted as the typing's.
       await new Promise((resolve) => setTimeout(resolve, 100));
       // Typing on the cleared screen: a short line and its echo are a few small patches, never compressed.
       const before = terminal.frames.length;
@@ -314,6 +324,7 @@ describe('terminal with and without permessage-deflate (issue #18)', () => {
       expect(terminal.client.texts.slice(before).every((text) => text.length < 1024)).toBe(true);
       expect(offRule(terminal.client, deflate)).toEqual([]);
       await terminal.client.close();
+      // Let the ship release this terminal before the next one opens (no outside signal for it).
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });
@@ -365,16 +376,18 @@ describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', (
       b.input(key);
       await b.until((screen) => new RegExp(`[$#] ${typed}$`, 'm').test(screen.text()), 10_000);
       echoMs.push(Date.now() - started);
+      // Pacing: one keystroke at a time, as a person types, so each echo is timed alone.
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(Math.max(...echoMs), `echo times ${echoMs.join(', ')} ms`).toBeLessThanOrEqual(500);
     // tmux shows a full row of a's (it repeats up to the right margin) and the prompt below it.
     const row = 'a'.repeat(80);
     let pane = await tmuxPane(hostile);
-    for (let attempt = 0; attempt < 100 && !(pane.text.startsWith(`${row}\n`) && /[$#]$/m.test(pane.text)); attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const drawn = async () => {
       pane = await tmuxPane(hostile);
-    }
+      return pane.text.startsWith(`${row}\n`) && /[$#]$/m.test(pane.text);
+    };
+    await until(drawn, 'the row of a and the prompt in the pane', 10_000, 100).catch(() => undefined);
     expect(pane.text.split('\n')[0]).toBe(row);
     await a.until((screen) => screen.text() === pane.text, 5_000).catch(() => undefined);
     expect(a.screen.text()).toBe(pane.text);
@@ -450,8 +463,10 @@ describe('terminal close codes', () => {
     const client = await open(name);
     await prompt(client);
     client.input('stty -icanon -echo; cat > /dev/null; stty sane; echo still-here\r');
+    // `cat` with echo off shows nothing to wait for: give the shell a moment to start it.
     await new Promise((r) => setTimeout(r, 300));
     client.input('a'.repeat(256 * 1024));
+    // Pacing: let the pasted input drain into cat before the interrupt.
     await new Promise((r) => setTimeout(r, 300));
     client.input('\u0003');
     await client.until((screen) => screen.text().includes('still-here'), 20_000);

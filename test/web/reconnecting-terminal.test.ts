@@ -47,6 +47,7 @@ function harness(queueBytes?: number) {
     },
     { cols: 4, rows: 1 },
   );
+  // A macrotask turn: the socket's promise callbacks run before the test looks.
   const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
   return {
     terminal,

@@ -358,6 +358,7 @@ export class FakeKubeApi {
   async restart(options: { rewind?: boolean; downMs?: number } = {}): Promise<void> {
     await this.stopListening();
     this.store.newHistory(options.rewind);
+    // The API server stays down for downMs (an outage the caller asked for).
     if (options.downMs) await new Promise((resolve) => setTimeout(resolve, options.downMs));
     await this.listen();
   }
