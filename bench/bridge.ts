@@ -110,12 +110,12 @@ async function fanOut(
 }
 
 /**
- * Concurrency 16 is measured in steady state. Each target first takes this much c16 traffic untimed: in six
- * 2-second rounds after a 0.5 s warm-up, the bridge spent 199 and 189 µs per request in the first two and
- * 166–181 µs from then on (its p50 2.8 → 2.5 ms), while the bare pass-through was flat from the first (bench/RESULTS.md).
+ * Concurrency 16 is measured in steady state. Each target first takes this much c16 traffic untimed: the
+ * bridge's CPU per request falls over its first rounds and then holds, while the bare pass-through is flat from
+ * the first (bench/RESULTS.md, "Bridge routing at c16 (issue #18): measured in steady state").
  */
 const C16_WARM_UP_MS = 4000;
-/** Five rounds: in steady state single rounds spread 0.93–1.09× around the floor; the median of five holds still. */
+/** Five rounds: in steady state single rounds spread a little around the floor; the median of five holds still. */
 const C16_ROUNDS = 5;
 const C16_ROUND_MS = 4000;
 /** Event fan-out: untimed rounds per set of 500 subscribers, then timed rounds. */
@@ -155,7 +155,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
 
     // Routing overhead, with its floor: a bare fastify pass-through to the same ship, measured in the same
     // interleaved rounds (what any Node HTTP hop costs on this machine). One untimed round first: the first
-    // few hundred calls of each process run cold code (the ship directly takes 0.40 ms then, 0.12 ms after),
+    // few hundred calls of each process run cold code (several times slower than later ones: bench/RESULTS.md),
     // and at c16 the bridge's longer path takes seconds to settle (C16_WARM_UP_MS).
     const floor = await startBareProxy(ship.url);
     children.push(floor);
@@ -294,7 +294,7 @@ export async function benchBridge(): Promise<BenchRow[]> {
         const referenceTimes: FanOutTimes[] = [];
         let frame = '';
         // Three untimed rounds first (the first broadcasts to a new set run cold code), then 25 timed: the
-        // spreads of single rounds move 2–3× from round to round on two cores, and the median of 9 did too.
+        // spreads of single rounds move severalfold from round to round on two cores, and the median of 9 did too.
         for (let i = 0; i < FAN_OUT_WARM_UP + FAN_OUT_ROUNDS; i++) {
           // An agent status change is the cheapest change a ship makes: what is timed is the fan-out.
           const description = `round ${round++}`;

@@ -4,7 +4,7 @@
 // `strace -ff -e trace=openat` when strace is installed (rows needing a missing tool are left out, with a
 // note). Wall time is what the issue bounds, but on a shared two-core machine it moves with everyone else's
 // load; the CPU rows barely do. The commands run as `node bin/svc.js`, not through npx, whose own start-up
-// (~0.45 s) is not ours to measure.
+// is not ours to measure.
 import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';

@@ -278,9 +278,9 @@ async function fleetAt(ships: number, root: string, repoUrl: string): Promise<Fi
 
     // A ship's sync: its stream dropped, the bridge reconnects (after its backoff) and the fake ship sends
     // `sync` on the new stream; timed from that send to the aggregate sync at the first and the last
-    // subscriber. 15 rounds: the time to the first subscriber is bimodal on 2 cores (2.4–3.9 ms, or 5–8 ms
+    // subscriber. 15 rounds: the time to the first subscriber is bimodal on 2 cores (fast, or about twice that
     // when the probe's wake-ups and its inflate wait behind the 500 subscribers' process, which the bridge's
-    // next writes wake), and a median of 7 fell in either mode from run to run.
+    // next writes wake; bench/RESULTS.md), and a median of 7 fell in either mode from run to run.
     const syncFirst: number[] = [];
     const syncAll: number[] = [];
     before = cpuMs(pid);

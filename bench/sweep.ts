@@ -45,7 +45,7 @@ const ADMIN = { username: 'bench', email: 'bench@example.com', password: 'bench-
 const GET_RATE = 100;
 /**
  * Windows of each kind, interleaved: 8 of 6 s give 4,800 GETs a side, so the p99 is the 48th slowest (with 4
- * of 4 s it was the 16th, and the no-sweep p99 alone moved 4.9–8.6 ms from run to run).
+ * of 4 s it was the 16th, and the no-sweep p99 alone moved too much from run to run: bench/RESULTS.md).
  */
 const WINDOW_MS = 6000;
 const WINDOWS = 8;

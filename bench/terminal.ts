@@ -163,7 +163,7 @@ export async function benchTerminal(): Promise<BenchRow[]> {
       const bareTimes: number[] = [];
       let bareTmuxCpu = 0;
       // Six rounds: the bare run and each mode take each of the three positions twice. A median of three
-      // moved by ±8 % between runs of the same code (bare tmux alone: 901–1,018 ms in one run).
+      // moved too much between runs of the same code, bare tmux's alone included (bench/RESULTS.md).
       for (let round = 0; round < (Number(process.env.SVC_BENCH_ROUNDS) || 6); round++) {
         const marker = `MARK-${megabytes}-${round}-${Date.now()}`;
         const file = join(root, `out-${megabytes}-${round}.txt`);

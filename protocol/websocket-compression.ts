@@ -4,8 +4,8 @@
 // `threshold` applies only without context takeover), once per socket, through zlib's thread pool: a
 // 300-byte event cost 500 deflate calls to reach 500 subscribers, and a one-cell terminal patch waited for a
 // thread-pool round trip. So every send site says per message: small frames go as they are, large ones
-// (a `sync` of many workspaces, a `grid`, a full-screen patch) compressed, where 1,000 workspaces shrink from
-// 113 KB to 3 KB and a 240×70 grid of coloured text from 195 KB to 8.5 KB. Figures in docs/DECISIONS.md.
+// (a `sync` of many workspaces, a `grid`, a full-screen patch) compressed, where repetitive JSON and
+// coloured cells shrink to a small fraction. Figures in docs/DECISIONS.md.
 //
 // The negotiation itself stays ws's default (`perMessageDeflate: true` on both servers): any offer is
 // accepted. A smaller server window would halve what a compressing socket keeps, but ws then refuses a client

@@ -6,8 +6,8 @@
 // the server's onResponse hook. The ship writes synchronously (`batched: false`): its few lines are each
 // a state change someone waits to read.
 // Lines are written in batches (issue #18): each write to stdout is a hand-off to libuv's thread pool and
-// back, and one per request line cost the routed path more than the rest of its logging (measured as 14 %
-// of the bridge's CPU per request at c16, where not logging at all saved 18 %). A batch goes out once it
+// back, and one per request line cost the routed path more than the rest of its logging (bench/RESULTS.md,
+// "Where the bridge's CPU per routed request went"). A batch goes out once it
 // holds BATCH_BYTES or is FLUSH_MS old (a timer armed only while lines wait: sonic-boom's own periodicFlush
 // writes an empty string every period, idle or not), and a line at warn or above goes out at once with what
 // is pending, so what matters reaches the terminal without delay. The bridge's close flushes first thing

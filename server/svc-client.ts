@@ -8,7 +8,7 @@
 //
 // Transport: node:http(s), one connection per call (`agent: false`), not `fetch`, and the modules come from
 // `process.getBuiltinModule` at the call, not an `import` (docs/DECISIONS.md, "How does the CLI make HTTP
-// calls?": `fetch` costs the CLI's start-up 60–100 ms and an ESM import of node:http loads undici anyway).
+// calls?": `fetch` costs the CLI's start-up, and an ESM import of node:http loads undici anyway).
 import type { IncomingMessage } from 'node:http';
 import { type FailedCall, RequestFailed, type RequestFailureKind } from './request-failed.js';
 

@@ -2,7 +2,7 @@
 // libuv's thread pool so a login burst never stalls the event loop (and with it proxied terminals). The
 // parameters travel inside the PHC string stored per user, so raising them later still verifies old hashes.
 // At most 8 hashes wait behind the ones running; past that a caller gets 503 with Retry-After (security
-// notes H17: ~15 ms of CPU per login would otherwise let a burst saturate both cores).
+// notes H17: a hash is costly by design, and a burst of logins would otherwise saturate the cores).
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 import { BridgeError } from '../errors.js';
 

@@ -45,9 +45,8 @@ const SHIP_LIST_TIMEOUT_MS = 30_000;
 const FOREGROUND_WAIT_MS = 20;
 /**
  * While the bridge has answered a request within this window, a pass takes at most one step (a forge
- * call's answer, a delete) per PACED_STEP_MS over all its workers: a pass over 420 records then takes ~6 s
- * of wall time instead of ~0.15 s, and leaves the CPU to the routed calls (with passes back to back, they
- * shared it at ~60 %).
+ * call's answer, a delete) per PACED_STEP_MS over all its workers: a pass then takes longer in wall time and
+ * leaves the CPU to the routed calls, which unpaced passes back to back shared it with (bench/RESULTS.md).
  */
 const FOREGROUND_WINDOW_MS = 250;
 const PACED_STEP_MS = 8;

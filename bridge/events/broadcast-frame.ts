@@ -1,9 +1,9 @@
 // A frame of the bridge's `/events` broadcast, encoded once, and the adapter that writes it to one
 // subscriber's socket. A large frame (protocol/websocket-compression.ts decides which) is compressed once per
 // broadcast and the same compressed bytes are written to every subscriber that negotiated
-// permessage-deflate, instead of `ws` deflating it again on each socket: at 10,000 workspaces an aggregate
-// `sync` to 500 subscribers cost the bridge ~4 s of CPU in zlib per ship reconnect, and the 500 per-socket
-// zlib streams ~215 MiB (bench/fleet.ts, issue #18).
+// permessage-deflate, instead of `ws` deflating it again on each socket: per socket, an aggregate `sync` to
+// every subscriber cost the bridge seconds of CPU in zlib per ship reconnect, and each socket's zlib stream
+// its own memory (bench/fleet.ts, issue #18; the figures in bench/RESULTS.md).
 //
 // Why the shared bytes are valid: a socket that takes them is never compressed through `ws`, so every
 // compressed message it gets is a whole deflate stream of its own, flushed and trailer-stripped as RFC 7692
@@ -26,8 +26,8 @@
 // and re-compresses only the runs its workspaces are in. Each segment is compressed by a deflate stream of its
 // own and sync-flushed, so it ends on a byte boundary and refers to nothing before it: the segments' bytes
 // one after another are one valid deflate stream of the whole text (RFC 1951 blocks need not be final; a
-// back-reference only ever reaches inside its own segment). Runs of 256–512 workspaces compress to ~11% more
-// bytes than the whole text in one stream (bridge/ships/aggregate-json.ts).
+// back-reference only ever reaches inside its own segment). Runs compress to a little more than the whole
+// text in one stream (bridge/ships/aggregate-json.ts says how much).
 import { deflateRawSync, constants } from 'node:zlib';
 import * as wsModule from 'ws';
 import WebSocket from 'ws';

@@ -2,8 +2,8 @@
 // every accepted ship event with `ship` (and `ephemeral`) on the workspace and no top-level `ship`. Each
 // subscriber has its own bound (subscriber-delivery.ts: more than 256 KiB of events waiting closes it with
 // 1009; a newer `sync` replaces one still waiting). A broadcast is encoded once and the same bytes are
-// handed to every socket (at 10,000 workspaces, 500 encodings of a 1.6 MB `sync` held the event loop for
-// half a second, bench/fleet.ts). Only large frames (a fleet's `sync`) are compressed for a subscriber that
+// handed to every socket (one encoding per subscriber of a large fleet's `sync` held the event loop too
+// long, bench/fleet.ts). Only large frames (a fleet's `sync`) are compressed for a subscriber that
 // negotiated deflate: a change is one frame written 500 times, not 500 deflate calls
 // (protocol/websocket-compression.ts); a large frame is compressed once per broadcast and the same bytes go
 // to every subscriber that negotiated deflate (broadcast-frame.ts), from the segments of it the registry keeps
@@ -16,8 +16,8 @@
 // latest state it was sent.
 // A broadcast is handed to every subscriber at once (each keeps it in order in its inbox) and written out in
 // turns of the event loop of at most SLICE_BYTES or SLICE_SUBSCRIBERS each, subscribers in the order they
-// connected: writing a 92 KB aggregate to 500 sockets is 20–90 ms of system calls, and one change to 500
-// 5–16 ms; in one turn every routed call waited behind it.
+// connected: writing an aggregate, or even one change, to hundreds of sockets is many system calls, and in
+// one turn every routed call waited behind them (figures in bench/RESULTS.md).
 import type { WebSocket } from 'ws';
 import type {
   BridgeWorkspaceChange,

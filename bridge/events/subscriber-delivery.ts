@@ -1,9 +1,9 @@
 // Delivery to one bridge `/events` subscriber, with its bound. Events are sent as they come; more than
 // 256 KiB waiting in the socket closes it with 1009, so a slow reader never slows the others. An aggregate
 // `sync` is a whole snapshot and supersedes everything before it, so it is treated as such:
-//   - the bytes of the latest `sync` still being written do not count against the bound (at 10,000
-//     workspaces one `sync` is 1.6 MB: counted, it closed every subscriber that got an event before its
-//     snapshot had left);
+//   - the bytes of the latest `sync` still being written do not count against the bound (a large fleet's
+//     `sync` is far past it: counted, it closed every subscriber that got an event before its snapshot had
+//     left);
 //   - a `sync` published while the previous one is still being written waits, replacing any older one
 //     waiting, with the events published after it (256 KiB of those at most, else 1009), and goes out once
 //     the previous one is written. A storm of ship reconnects then costs a subscriber one snapshot per

@@ -4,8 +4,8 @@
 // 403/429, or GraphQL's RATE_LIMITED inside a 200) is waited out once when its reset is near, else the
 // forge's answer is left to the caller; writes (any non-GET, GraphQL mutations) go one at a time at least a
 // second apart, three for content that notifies people (comments, reviews), as GitHub asks.
-// It replaces @octokit/plugin-retry and plugin-throttling, whose Bottleneck limiters cost 1–2.5 ms of CPU
-// and ~10–20 ms of latency per request here and paced by the wall clock (docs/DECISIONS.md, issue #17).
+// It replaces @octokit/plugin-retry and plugin-throttling, whose Bottleneck limiters cost CPU and latency on
+// every request and paced by the wall clock (docs/DECISIONS.md, issue #17; the figures in bench/RESULTS.md).
 // Every wait is a monotonic setTimeout, so a wall clock stepped back delays nothing.
 import type { Octokit } from '@octokit/rest';
 

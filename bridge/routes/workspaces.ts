@@ -75,8 +75,8 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     // Listings share a refresh only if it started after they arrived, so a change made on a ship before the
     // request is always in the answer; a burst still costs each ship about one call per refresh (H17).
     // A ship's listing that reads exactly as the one last applied, with its view unchanged since, would change
-    // nothing: it is not parsed, validated and applied again (at 100 ships × 100 that was ~30 ms of a ~65 ms
-    // listing, bench/fleet.ts). Every ship is still asked on every listing.
+    // nothing: it is not parsed, validated and applied again (at fleet scale that was about half of a
+    // listing, bench/fleet.ts; bench/RESULTS.md). Every ship is still asked on every listing.
     const applied = new Map<string, { text: string; version: number }>();
     const refresh = new SingleFlight(async () => {
       // A ship removed since the last listing leaves its entry behind otherwise.

@@ -3,16 +3,16 @@
 // compressed bytes until one of its entries changes. Whoever owns the truth says which keys' entries may have
 // changed (`touch`: the ownership index for owners and summaries, the registry for ephemeral views); the next
 // build asks for those keys' entries again and re-renders only the runs they are in. So a ship's `sync` costs
-// the runs its own workspaces are in, not the fleet's 10,000 (bench/fleet.ts: a sorted walk, 10,000 lookups,
-// a 1.6 MB join and one deflate of it, ~10 ms per aggregate, before). What a build says never depends on
+// the runs its own workspaces are in, not the whole fleet's (bench/fleet.ts: before, each aggregate was a sorted
+// walk, a lookup per workspace, one join and one deflate of all of it). What a build says never depends on
 // what was kept: aggregate-json.test.ts checks it against a fresh build after random changes.
 import { segmentOf, type FrameSegment } from '../events/broadcast-frame.js';
 
 /**
  * A run is split in two past this many entries, and merged into a neighbour when it falls under a quarter
- * of it. At ~160 bytes an entry a run is 40–80 KB: compressed by a stream of its own it loses ~11% against one
- * stream over the whole aggregate (92 KB against 82 KB at 10,000; 256 entries lost 23%), and a changed entry
- * costs re-encoding and re-compressing its run, ~0.2 ms.
+ * of it: compressed by a stream of its own a run loses a little against one stream over the whole aggregate
+ * (smaller runs lose more), and a changed entry costs re-encoding and re-compressing its run (the sizes and
+ * times for each run length are in bench/RESULTS.md).
  */
 const RUN_MAX = 512;
 

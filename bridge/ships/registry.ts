@@ -246,8 +246,8 @@ export class ShipRegistry {
 
   /**
    * `snapshotJson()` as the segments of a frame (bridge/events/broadcast-frame.ts): a ship's sync re-renders
-   * and re-compresses the runs of keys its own workspaces are in, the rest is kept (at 10,000 workspaces the
-   * whole aggregate cost ~10 ms per ship sync, bench/fleet.ts).
+   * and re-compresses the runs of keys its own workspaces are in, the rest is kept (the whole aggregate of a
+   * large fleet, rebuilt per ship sync, was the bridge's main cost in bench/fleet.ts).
    */
   aggregateSegments(): FrameSegment[] {
     this.touchEphemeralChanges();

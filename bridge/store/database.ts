@@ -88,8 +88,8 @@ const PGLITE_CONF = 'shared_buffers = 4MB';
 
 /**
  * V8 tiers hot WebAssembly functions up to its optimising compiler; PostgreSQL's start runs enough of the
- * 9 MB module to tier up most of it at once, on background threads whose ~70 MB of compiler memory glibc
- * keeps for life. A budget a hundred times V8's default keeps the start on the baseline compiler and still
+ * module to tier up most of it at once, on background threads whose compiler memory glibc keeps for life
+ * (bench/RESULTS.md). A budget a hundred times V8's default keeps the start on the baseline compiler and still
  * optimises what a long-lived bridge runs hot.
  */
 const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1300000000';
@@ -109,9 +109,10 @@ function pgliteTemplate(): string | null {
 
 /**
  * Fills a new PGlite data directory: a copy of the build's template (a fraction of a second), else PGlite's
- * initdb in a child process. initdb grows the WebAssembly heap to ~800 MiB and a heap never shrinks: done in
- * the bridge itself, an idle bridge kept that for life. Either way the directory is filled beside `dataDir`
- * and renamed into place, so a start killed midway leaves no half directory for the next one to open.
+ * initdb in a child process. initdb grows the WebAssembly heap far past what serving needs, and a heap never
+ * shrinks: done in the bridge itself, an idle bridge kept that for life (bench/RESULTS.md). Either way the
+ * directory is filled beside `dataDir` and renamed into place, so a start killed midway leaves no half
+ * directory for the next one to open.
  */
 async function initialisePglite(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
@@ -120,8 +121,8 @@ async function initialisePglite(dataDir: string): Promise<void> {
   try {
     const template = pgliteTemplate();
     if (template) {
-      // Synchronous on purpose: nothing is served yet, and fs.promises.cp took 750 ms for the template's
-      // ~1,000 files against 300 ms here (the write of 39 MB).
+      // Synchronous on purpose: nothing is served yet, and fs.promises.cp took over twice as long for the
+      // template's many small files (bench/RESULTS.md).
       cpSync(template, filling, { recursive: true });
     } else {
       const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');

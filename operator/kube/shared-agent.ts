@@ -1,11 +1,11 @@
 // One kept-alive agent for every call the operator makes to the API server. client-node 1.4 builds a new
 // https.Agent for each call (KubeConfig.applySecurityAuthentication and applyToHTTPSOptions), so each call
 // was a new TCP connection and TLS handshake with the CA parsed into a fresh secure context: at 500 Ships that
-// cost the operator ~100 MiB of RSS (bench/operator.ts) and a handshake per write. KubeConfig still decides
-// everything per call (headers, including a bearer token re-read from a rotating file; CA and client
-// certificate); the throwaway agent it builds only says which TLS material to use, and the shared agent is
-// replaced when that material changes (a rotated client certificate). Connections of a replaced agent end
-// with the requests on them.
+// cost the operator memory (bench/operator.ts; the figure in bench/RESULTS.md) and a handshake per write.
+// KubeConfig still decides everything per call (headers, including a bearer token re-read from a rotating file; CA
+// and client certificate); the throwaway agent it builds only says which TLS material to use, and the shared agent
+// is replaced when that material changes (a rotated client certificate). Connections of a replaced agent end with
+// the requests on them.
 import http from 'node:http';
 import https from 'node:https';
 import {

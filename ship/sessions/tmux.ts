@@ -197,7 +197,8 @@ export class Tmux {
     await this.ok(['set-option', '-g', 'status', 'off']);
     await this.ok(['set-option', '-g', 'escape-time', '10']);
     // tmux's own default, said explicitly. Nothing of svc reads tmux's history (terminals show the screen);
-    // only someone attaching to this server sees it, and 10,000 lines cost tmux ~10% more CPU on a flood.
+    // only someone attaching to this server sees it, and a longer history costs tmux CPU on a flood
+    // (bench/RESULTS.md).
     await this.ok(['set-option', '-g', 'history-limit', '2000']);
     await this.ok(['set-option', '-g', 'default-terminal', 'tmux-256color']);
     // The attached client's terminal (our pty, TERM=xterm-256color) renders everything the emulator

@@ -1,8 +1,8 @@
 // The ship's side of the spawn helper: a small long-lived `node` child, started once while the ship is still
 // small, that runs every git and tmux command the ship needs on a request path (helper-script.ts). Why: a
 // fork copies the forking process's page tables, so each spawn from the ship's main thread stalled every
-// terminal on the ship for milliseconds, and an active workspace's status costs two git processes per read
-// (soak, 2026-11-23: 100 status reads/s spent 45% of the main thread forking). The helper forks instead,
+// terminal on the ship, and an active workspace's status costs two git processes per read (under the soak's
+// status load most of the main thread went to forking: bench/RESULTS.md). The helper forks instead,
 // from a process a fraction of the ship's size, and the ship only passes messages.
 //
 // Owns: starting the helper, matching answers to calls, aborts, and the helper's death. A helper that dies
