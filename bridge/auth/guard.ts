@@ -2,9 +2,11 @@
 // handler or WebSocket upgrade. It resolves the principal (a `?ticket=` on a genuine upgrade, else the
 // bearer header), asks the access policy, and answers 401/403 itself; routes never check auth. With
 // `--insecure-no-auth` every request is an admin before any header is read (spec "Disabled authentication").
+// It declares its 401 and 403 on every route it gates (server/route-responses.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RouteInfo } from '../../protocol/index.js';
-import { AUTHENTICATION_REQUIRED, accessOf, decide } from './access-policy.js';
+import { ErrorBody, type RouteInfo } from '../../protocol/index.js';
+import { answer, declareAnswers } from '../../server/route-responses.js';
+import { AUTHENTICATION_REQUIRED, accessOf, decide, type Access } from './access-policy.js';
 import type { Authenticator } from './authenticator.js';
 import { INSECURE_ADMIN, type Principal } from './principal.js';
 import type { TicketBook } from './tickets.js';
@@ -45,6 +47,23 @@ function bearerOf(request: FastifyRequest): string | null {
   return match ? match[1]! : '';
 }
 
+const UNAUTHENTICATED = answer('No credential, or one the bridge does not know.', ErrorBody);
+/** Who is refused a route of each access (access-policy.ts), as its 403 says. */
+const FORBIDDEN: Record<Exclude<Access, 'open'>, string> = {
+  user: 'A ship or ship-agent credential: the route is for users.',
+  admin: 'A member, or a ship or ship-agent credential: the route is for admins.',
+  'self-or-admin': 'A member changing another account, or a ship or ship-agent credential.',
+  'user-or-ship': 'A ship-agent credential.',
+  'user-or-agent': 'A ship credential.',
+};
+
+/** The guard's answers on a route: none on an open one. */
+function guardAnswers(method: string, url: string) {
+  const access = accessOf(method, url);
+  if (access === undefined || access === 'open') return {};
+  return { 401: UNAUTHENTICATED, 403: answer(FORBIDDEN[access], ErrorBody) };
+}
+
 /** Installs the guard; returns the routes registered after it (HEAD mirrors left out). */
 export function installAuthGuard(app: FastifyInstance, options: GuardOptions): RouteInfo[] {
   const routes: RouteInfo[] = [];
@@ -56,6 +75,7 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): R
       if (method !== 'HEAD') routes.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
     }
   });
+  declareAnswers(app, (route) => guardAnswers([route.method].flat()[0]!, route.url));
 
   const refuse = (reply: FastifyReply, status: number, message: string) =>
     void reply.code(status).send({ error: message });

@@ -3,7 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
-import { ArmoryFileQuery, ArmorySyncState, type ShipArmoryState } from '../../protocol/index.js';
+import { Type } from 'typebox';
+import { ArmoryFile, ArmoryFileQuery, ArmoryManifest, ArmorySyncState, ShipArmoryState } from '../../protocol/index.js';
+import { answer, failures } from '../../server/route-responses.js';
 import type { Armory } from '../armory/armory.js';
 import type { ShipRegistry } from '../ships/registry.js';
 import { parseJson } from '../ships/ship-client.js';
@@ -13,11 +15,34 @@ const checkState = Compile(ArmorySyncState);
 export function armoryRoutes(armory: Armory, registry: ShipRegistry) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
-    app.get('/armory', async () => armory.manifest());
-    app.get('/armory/file', { schema: { querystring: ArmoryFileQuery } }, async (request) =>
-      armory.file(request.query.path),
-    );
-    app.get('/armory/ships', async () =>
+    const manifest = {
+      response: {
+        200: answer('The manifest (empty when there is no armory directory).', ArmoryManifest),
+        ...failures({ 400: 'invalid <path>/dotfile-map.json: one indented line per offending entry' }),
+      },
+    };
+    app.get('/armory', { schema: manifest }, async () => armory.manifest());
+    const file = {
+      querystring: ArmoryFileQuery,
+      response: {
+        200: answer('The file, as text or base64.', ArmoryFile),
+        ...failures({
+          400: 'unsafe armory file path (absolute, with `..`, or a backslash segment)',
+          404: 'armory file not found: <path>',
+          413: 'armory file too large (<size> bytes, limit 10485760): <path>',
+        }),
+      },
+    };
+    app.get('/armory/file', { schema: file }, async (request) => armory.file(request.query.path));
+    const ships = {
+      response: {
+        200: answer(
+          "Every ship's sync state; null for an offline ship or one whose answer failed.",
+          Type.Array(ShipArmoryState),
+        ),
+      },
+    };
+    app.get('/armory/ships', { schema: ships }, async () =>
       Promise.all(
         registry.list().map(async (info): Promise<ShipArmoryState> => {
           const ship = registry.get(info.name);

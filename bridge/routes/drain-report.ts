@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import { describeFindings, DrainReport, DrainReportAccepted, identifierProblem } from '../../protocol/index.js';
+import { answer, failures } from '../../server/route-responses.js';
 import { invalidShipIdentifier } from '../errors.js';
 
 const NameParams = Type.Object({ name: Type.String() });
@@ -17,7 +18,16 @@ export function drainReportRoutes(logger: Logger) {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.post(
       '/ships/:name/drain-report',
-      { schema: { params: NameParams, body: DrainReport, response: { 200: DrainReportAccepted } } },
+      {
+        schema: {
+          params: NameParams,
+          body: DrainReport,
+          response: {
+            200: answer('Logged: how many workspaces the report named.', DrainReportAccepted),
+            ...failures({ 400: 'invalid ship identifier' }),
+          },
+        },
+      },
       async (request) => {
         const problem = identifierProblem(request.params.name);
         if (problem) throw invalidShipIdentifier(problem);

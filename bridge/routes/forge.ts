@@ -1,13 +1,15 @@
 // The forge routes of docs/architecture.md §8 under /repos/:name/…: each resolves the repo, picks the provider its
 // `provider` names (none → 501), and answers the provider's docs/architecture.md §8 shape. ProviderError is mapped to a
 // BridgeError once, by bridgeErrorOf: a forge 5xx (or no answer) is 502, any other forge status passes through.
-// Who may call them is the access table's business (users and the ship-agent), not these routes'.
+// Who may call them is the access table's business (users and the ship-agent), not these routes'. Each
+// declares its answers (server/route-responses.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { identifierProblem, type Repo } from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { BridgeError, invalidRepoIdentifier, repoNotFound } from '../errors.js';
+import { answer, failures } from '../../server/route-responses.js';
 import {
   bridgeErrorOf,
   providerFor,
@@ -100,6 +102,18 @@ const FailedJob = Type.Object({
 
 export const CHECKS_TARGET_REQUIRED = 'checks require a ref or pr';
 
+/** The failures of every forge route; any other status the forge answers (401, 403, 422…) passes through. */
+const FORGE_FAILURES = failures({
+  400: 'invalid repo identifier',
+  404: 'repo not found: <name>, or the forge has no such issue or pull request',
+  501: 'provider "<provider>" is not supported yet',
+  502: 'the forge failed or did not answer',
+});
+const CHECK_FAILURES = {
+  ...FORGE_FAILURES,
+  ...failures({ 400: `invalid repo identifier; ${CHECKS_TARGET_REQUIRED}, or give a ref or a pr, not both` }),
+};
+
 export function forgeRoutes(options: ForgeRouteOptions) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -129,22 +143,49 @@ export function forgeRoutes(options: ForgeRouteOptions) {
       throw new BridgeError(400, CHECKS_TARGET_REQUIRED);
     };
 
-    app.get('/repos/:name/info', { schema: { params: Name, response: { 200: RepoInfo } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.repoInfo(repo)),
+    app.get(
+      '/repos/:name/info',
+      {
+        schema: {
+          params: Name,
+          response: { 200: answer('The repo as the forge describes it.', RepoInfo), ...FORGE_FAILURES },
+        },
+      },
+      (request) => forge(request.params.name, (p, repo) => p.repoInfo(repo)),
     );
     app.get(
       '/repos/:name/issues',
-      { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(IssueSummary)) } } },
+      {
+        schema: {
+          params: Name,
+          querystring: StateQuery,
+          response: {
+            200: answer('The issues in that state (default open).', Type.Array(Type.Object(IssueSummary))),
+            ...FORGE_FAILURES,
+          },
+        },
+      },
       (request) => forge(request.params.name, (p, repo) => p.listIssues(repo, request.query.state ?? 'open')),
     );
     app.get(
       '/repos/:name/issues/:number',
-      { schema: { params: NameNumber, response: { 200: IssueView } } },
+      {
+        schema: {
+          params: NameNumber,
+          response: { 200: answer('The issue with its comments.', IssueView), ...FORGE_FAILURES },
+        },
+      },
       (request) => forge(request.params.name, (p, repo) => p.viewIssue(repo, request.params.number)),
     );
     app.post(
       '/repos/:name/issues/:number/comments',
-      { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } },
+      {
+        schema: {
+          params: NameNumber,
+          body: CommentBody,
+          response: { 201: answer('The comment posted.', Comment), ...FORGE_FAILURES },
+        },
+      },
       async (request, reply) => {
         const posted = await forge(request.params.name, (p, repo) =>
           p.commentIssue(repo, request.params.number, request.body.body),
@@ -164,15 +205,37 @@ export function forgeRoutes(options: ForgeRouteOptions) {
     );
     app.get(
       '/repos/:name/pulls',
-      { schema: { params: Name, querystring: StateQuery, response: { 200: Type.Array(Type.Object(PullSummary)) } } },
+      {
+        schema: {
+          params: Name,
+          querystring: StateQuery,
+          response: {
+            200: answer('The pull requests in that state (default open).', Type.Array(Type.Object(PullSummary))),
+            ...FORGE_FAILURES,
+          },
+        },
+      },
       (request) => forge(request.params.name, (p, repo) => p.listPulls(repo, request.query.state ?? 'open')),
     );
-    app.get('/repos/:name/pulls/:number', { schema: { params: NameNumber, response: { 200: PullView } } }, (request) =>
-      forge(request.params.name, (p, repo) => p.viewPull(repo, request.params.number)),
+    app.get(
+      '/repos/:name/pulls/:number',
+      {
+        schema: {
+          params: NameNumber,
+          response: { 200: answer('The pull request.', PullView), ...FORGE_FAILURES },
+        },
+      },
+      (request) => forge(request.params.name, (p, repo) => p.viewPull(repo, request.params.number)),
     );
     app.post(
       '/repos/:name/pulls/:number/comments',
-      { schema: { params: NameNumber, body: CommentBody, response: { 201: Comment } } },
+      {
+        schema: {
+          params: NameNumber,
+          body: CommentBody,
+          response: { 201: answer('The comment posted.', Comment), ...FORGE_FAILURES },
+        },
+      },
       async (request, reply) => {
         const posted = await forge(request.params.name, (p, repo) =>
           p.commentPull(repo, request.params.number, request.body.body),
@@ -192,7 +255,13 @@ export function forgeRoutes(options: ForgeRouteOptions) {
     );
     app.post(
       '/repos/:name/pulls/:number/reviews',
-      { schema: { params: NameNumber, body: ReviewBody, response: { 201: Review } } },
+      {
+        schema: {
+          params: NameNumber,
+          body: ReviewBody,
+          response: { 201: answer('The review posted.', Review), ...FORGE_FAILURES },
+        },
+      },
       async (request, reply) => {
         const posted = await forge(request.params.name, (p, repo) =>
           p.reviewPull(repo, request.params.number, request.body.event, request.body.body),
@@ -213,12 +282,27 @@ export function forgeRoutes(options: ForgeRouteOptions) {
     );
     app.get(
       '/repos/:name/checks',
-      { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(Check) } } },
+      {
+        schema: {
+          params: Name,
+          querystring: CheckQuery,
+          response: { 200: answer('The checks of that ref or pull request.', Type.Array(Check)), ...CHECK_FAILURES },
+        },
+      },
       (request) => forge(request.params.name, (p, repo) => p.checks(repo, checkTarget(request.query))),
     );
     app.get(
       '/repos/:name/checks/logs',
-      { schema: { params: Name, querystring: CheckQuery, response: { 200: Type.Array(FailedJob) } } },
+      {
+        schema: {
+          params: Name,
+          querystring: CheckQuery,
+          response: {
+            200: answer('The logs of the failed jobs of that ref or pull request.', Type.Array(FailedJob)),
+            ...CHECK_FAILURES,
+          },
+        },
+      },
       (request) => forge(request.params.name, (p, repo) => p.failedJobLogs(repo, checkTarget(request.query))),
     );
   };

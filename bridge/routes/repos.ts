@@ -7,9 +7,13 @@ import {
   DEFAULT_REPO_PROVIDER,
   identifierProblem,
   redactUrlCredentials,
+  Repo,
+  RepoBranch,
   RepoParams,
-  type Repo,
+  OkResponse,
 } from '../../protocol/index.js';
+import { Type } from 'typebox';
+import { answer, failures } from '../../server/route-responses.js';
 import { principalName } from '../auth/principal.js';
 import { branchListingFailed, invalidRepo, invalidRepoIdentifier, repoExists, repoNotFound } from '../errors.js';
 import { BranchListingError, listBranches, type BranchProbeLimits } from '../repos/branches.js';
@@ -23,6 +27,9 @@ export interface RepoRouteOptions {
   onRemoved?: (name: string) => Promise<void>;
 }
 
+/** The failures of a route on one registered repo. */
+const NAMED = failures({ 400: 'invalid repo identifier', 404: 'repo not found: <name>' });
+
 export function repoRoutes(options: RepoRouteOptions) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
@@ -34,11 +41,25 @@ export function repoRoutes(options: RepoRouteOptions) {
       return repo;
     };
 
-    app.get('/repos', async () => options.repos.list());
+    app.get('/repos', { schema: { response: { 200: answer('Every registered repo.', Type.Array(Repo)) } } }, async () =>
+      options.repos.list(),
+    );
 
     app.post(
       '/repos',
-      { schema: { body: CreateRepoRequest }, config: { identifierFields: { '/name': 'invalid repo identifier' } } },
+      {
+        schema: {
+          body: CreateRepoRequest,
+          response: {
+            201: answer('Registered: the repo (`provider` defaults to `custom`).', Repo),
+            ...failures({
+              400: 'invalid repo identifier, or invalid repo: <reason> (a clone URL svc refuses)',
+              409: 'repo already registered: <name>',
+            }),
+          },
+        },
+        config: { identifierFields: { '/name': 'invalid repo identifier' } },
+      },
       async (request, reply) => {
         const { name, url } = request.body;
         const provider = request.body.provider ?? DEFAULT_REPO_PROVIDER;
@@ -59,7 +80,14 @@ export function repoRoutes(options: RepoRouteOptions) {
       },
     );
 
-    app.delete('/repos/:name', { schema: { params: RepoParams } }, async (request) => {
+    const removal = {
+      params: RepoParams,
+      response: {
+        200: answer('Removed (workspaces cloned from it are left alone): `{ok: true}`.', OkResponse),
+        ...NAMED,
+      },
+    };
+    app.delete('/repos/:name', { schema: removal }, async (request) => {
       const repo = await requireRepo(request.params.name);
       await options.repos.remove(repo.name);
       request.log.info(
@@ -70,7 +98,15 @@ export function repoRoutes(options: RepoRouteOptions) {
       return { ok: true } as const;
     });
 
-    app.get('/repos/:name/branches', { schema: { params: RepoParams } }, async (request) => {
+    const branches = {
+      params: RepoParams,
+      response: {
+        200: answer('The branches the remote advertises, sorted by name.', Type.Array(RepoBranch)),
+        ...NAMED,
+        ...failures({ 502: 'could not list branches for repo "<name>": <git stderr, credentials redacted>' }),
+      },
+    };
+    app.get('/repos/:name/branches', { schema: branches }, async (request) => {
       const repo = await requireRepo(request.params.name);
       try {
         return await listBranches(repo.url, { allowLocalRepos: options.allowLocalRepos, ...options.probe });

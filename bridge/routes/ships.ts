@@ -5,11 +5,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
 import {
   identifierProblem,
+  OkResponse,
   RegisterShipRequest,
+  ShipInfo,
+  ShipSystemResources,
   SystemResources,
-  type ShipSystemResources,
   messageOf,
 } from '../../protocol/index.js';
+import { answer, failures } from '../../server/route-responses.js';
 import { BridgeError, invalidShipIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable } from '../ships/ship-client.js';
 import type { LiveShip, ShipRegistry } from '../ships/registry.js';
@@ -25,15 +28,37 @@ export function shipRoutes(registry: ShipRegistry) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
-    app.get('/ships', async () => registry.list());
+    app.get(
+      '/ships',
+      { schema: { response: { 200: answer('Every registered ship, online or offline.', Type.Array(ShipInfo)) } } },
+      async () => registry.list(),
+    );
 
-    app.post('/ships', { schema: { body: RegisterShipRequest } }, async (request, reply) => {
+    const registration = {
+      body: RegisterShipRequest,
+      response: {
+        201: answer('Registered: the ship, named by its first sync event.', ShipInfo),
+        ...failures({
+          400: 'a ship is registered with both a shipToken and a bridgeToken, or neither',
+          409: 'ship already registered: <name>, or ship "<name>" has workspaces already hosted elsewhere: <keys>',
+          502: 'ship at <url> did not respond: <message>',
+        }),
+      },
+    };
+    app.post('/ships', { schema: registration }, async (request, reply) => {
       const info = await registry.register(request.body);
       reply.code(201);
       return info;
     });
 
-    app.delete('/ships/:name', { schema: { params: NameParams } }, async (request) => {
+    const removal = {
+      params: NameParams,
+      response: {
+        200: answer('Deregistered: `{ok: true}`.', OkResponse),
+        ...failures({ 400: 'invalid ship identifier', 404: 'ship not found: <name>' }),
+      },
+    };
+    app.delete('/ships/:name', { schema: removal }, async (request) => {
       const problem = identifierProblem(request.params.name);
       if (problem) throw invalidShipIdentifier(problem);
       await registry.remove(request.params.name);
@@ -51,7 +76,18 @@ export function shipRoutes(registry: ShipRegistry) {
     };
 
     // Not registered is the spec's 400 `unknown ship`, offline its 503 (registry.target).
-    app.get('/ships/:ship/system-resources', { schema: { params: ShipParams } }, async (request) => {
+    const oneShip = {
+      params: ShipParams,
+      response: {
+        200: answer("The ship's resources, as it answers them.", SystemResources),
+        ...failures({
+          400: 'invalid ship identifier, or unknown ship: <name>',
+          502: 'ship "<name>" returned invalid system resources',
+          503: 'ship "<name>" is offline, or unreachable: <message>',
+        }),
+      },
+    };
+    app.get('/ships/:ship/system-resources', { schema: oneShip }, async (request) => {
       const problem = identifierProblem(request.params.ship);
       if (problem) throw invalidShipIdentifier(problem);
       const ship = registry.target(request.params.ship);
@@ -83,6 +119,14 @@ export function shipRoutes(registry: ShipRegistry) {
         }),
       ),
     );
-    app.get('/system-resources', async () => fleetResources.get());
+    const fleet = {
+      response: {
+        200: answer(
+          "Every ship's resources; an offline ship or a failed call is reported inline.",
+          Type.Array(ShipSystemResources),
+        ),
+      },
+    };
+    app.get('/system-resources', { schema: fleet }, async () => fleetResources.get());
   };
 }

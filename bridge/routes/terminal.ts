@@ -5,13 +5,23 @@ import { identifierProblem, WorkspaceParams, workspacePath } from '../../protoco
 import type { ShipRegistry } from '../ships/registry.js';
 import { proxyTerminal, type Upstream } from '../terminal/terminal-proxy.js';
 import type { UserSockets } from '../auth/user-sockets.js';
+import { SHOWN_WEBSOCKET_ROUTE, webSocketAnswers } from '../../server/route-responses.js';
 
 export function terminalRoutes(registry: ShipRegistry, sockets: UserSockets, heartbeatMs?: number) {
   return async (instance: FastifyInstance) => {
     const app = instance.withTypeProvider<TypeBoxTypeProvider>();
     app.get(
       '/workspaces/:repo/:name/terminal',
-      { websocket: true, schema: { params: WorkspaceParams } },
+      {
+        websocket: true,
+        schema: {
+          params: WorkspaceParams,
+          response: webSocketAnswers(
+            "Upgraded (credential: `?ticket=` from POST /auth/ws-ticket): a pipe to the owning ship's terminal socket (protocol/terminal.ts, docs/terminal.md); `exit 1` for an unknown or offline workspace.",
+          ),
+        },
+        config: SHOWN_WEBSOCKET_ROUTE,
+      },
       (socket, request) => {
         const { repo, name } = request.params;
         sockets.track(request.principal, socket);

@@ -1,7 +1,8 @@
 // The workspace surface of the bridge: every ship workspace route, forwarded to the owning ship (which must
 // be online), with responses re-validated and `ship`/`ephemeral` added; a ship's own error passes through
 // with its status and message; a transport failure makes the ship offline and the call a 503. The ship's
-// `branchCreated` on create and branch answers is passed on (protocol/workspace.ts).
+// `branchCreated` on create and branch answers is passed on (protocol/workspace.ts). Each route declares its
+// answers (server/route-responses.ts); a ship's own failure passes through with its status.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Compile } from 'typebox/compile';
@@ -9,11 +10,16 @@ import { Type } from 'typebox';
 import {
   AgentHistoryList,
   BridgeCreateWorkspaceRequest,
+  BridgeCreateWorkspaceResponse,
+  BridgeSwitchBranchResponse,
+  BridgeWorkspaceStatus,
+  BridgeWorkspaceSummary,
   DeleteWorkspaceQuery,
   DiffQuery,
   identifierProblem,
   ListWorkspacesQuery,
   INPUT_BODY_LIMIT,
+  OkResponse,
   SendInputRequest,
   SwitchBranchRequest,
   workspaceKey,
@@ -22,11 +28,21 @@ import {
   WorkspaceStatus,
   WorkspaceSummary,
 } from '../../protocol/index.js';
+import { answer, failures, sendJsonText, textAnswer } from '../../server/route-responses.js';
 import { BridgeError, invalidRepoIdentifier, invalidWorkspaceIdentifier } from '../errors.js';
 import { parseJson, ShipUnreachable, type ShipCall, type ShipReply } from '../ships/ship-client.js';
 import { branchOutcome, shipError } from '../ships/ship-replies.js';
 import { createWorkspace, type CreateWorkspaceDeps } from './create-workspace.js';
 import { SingleFlight } from '../../protocol/single-flight.js';
+
+/** The failures of a route on one workspace, forwarded to its ship. */
+const ROUTED = failures({
+  400: "invalid repo or workspace identifier, or the ship's 400 passed through",
+  404: 'workspace not found: <repo>/<name>',
+  502: 'the ship answered no valid body, or for another workspace',
+  503: 'ship "<ship>" hosting <repo>/<name> is offline, or unreachable: <message>',
+});
+const DONE = answer('Done on the ship: `{ok: true}`.', OkResponse);
 
 const checkStatus = Compile(WorkspaceStatus);
 const checkSummaries = Compile(Type.Array(WorkspaceSummary));
@@ -104,7 +120,16 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       );
     });
 
-    app.get('/workspaces', { schema: { querystring: ListWorkspacesQuery } }, async (request, reply) => {
+    const listing = {
+      querystring: ListWorkspacesQuery,
+      response: {
+        200: answer(
+          'Every workspace of every ship, refreshed from the online ones (only the active or inactive ones with `active`).',
+          Type.Array(BridgeWorkspaceSummary),
+        ),
+      },
+    };
+    app.get('/workspaces', { schema: listing }, async (request, reply) => {
       await refresh.get();
       const { active } = request.query;
       // The registry's JSON of the snapshot (each workspace's text kept while its ship reports it unchanged).
@@ -114,14 +139,18 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
           : active === 'false'
             ? (w: WorkspaceSummary) => !w.active
             : undefined;
-      return reply.type('application/json; charset=utf-8').send(registry.snapshotJson(filter));
+      return sendJsonText(reply, registry.snapshotJson(filter));
     });
 
     // The agents' recent past the bridge kept from its ships' streams (protocol/agent-history.ts), for the
     // workspaces it holds now: what a GUI opened later needs for its inbox.
     app.get(
       '/workspaces/agent-history',
-      { schema: { response: { 200: AgentHistoryList } } },
+      {
+        schema: {
+          response: { 200: answer("The agents' recent past, for the workspaces the bridge holds.", AgentHistoryList) },
+        },
+      },
       async (): Promise<AgentHistoryList> => ({
         workspaces: registry.histories
           .list()
@@ -129,7 +158,11 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       }),
     );
 
-    app.get('/workspaces/:repo/:name', { schema: { params: WorkspaceParams } }, async (request, reply) => {
+    const status = {
+      params: WorkspaceParams,
+      response: { 200: answer("The ship's status with `ship` and `ephemeral`.", BridgeWorkspaceStatus), ...ROUTED },
+    };
+    app.get('/workspaces/:repo/:name', { schema: status }, async (request, reply) => {
       const { repo, name } = request.params;
       const { ship, reply: answer } = await forward(repo, name, { method: 'GET', path: workspacePath(repo, name) });
       if (answer.status !== 200) throw shipError(answer);
@@ -143,12 +176,18 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
       }
       // The validated object, re-serialized once with the bridge's two fields (no schema serializer).
       const decorated = JSON.stringify({ ...body, ship, ephemeral: registry.ephemeralOf(ship, repo, name) });
-      return reply.type('application/json; charset=utf-8').send(decorated);
+      return sendJsonText(reply, decorated);
     });
 
     app.get(
       '/workspaces/:repo/:name/diff',
-      { schema: { params: WorkspaceParams, querystring: DiffQuery } },
+      {
+        schema: {
+          params: WorkspaceParams,
+          querystring: DiffQuery,
+          response: { 200: textAnswer('The diff as the ship answers it.'), ...ROUTED },
+        },
+      },
       async (request, reply) => {
         const { repo, name } = request.params;
         const query = new URLSearchParams();
@@ -167,7 +206,22 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     app.post(
       '/workspaces',
       {
-        schema: { body: BridgeCreateWorkspaceRequest },
+        schema: {
+          body: BridgeCreateWorkspaceRequest,
+          response: {
+            201: answer(
+              "Cloned: the ship's summary with `ship`, `ephemeral` and, when the ship said it, `branchCreated`.",
+              BridgeCreateWorkspaceResponse,
+            ),
+            ...failures({
+              400: "invalid identifier, unknown ship or repo, a branch and an issueNumber both or neither, a blank branch, a bad issueNumber, `ephemeral` without `issueNumber`; or the ship's 400",
+              409: "workspace already exists, a create of it in progress or undecided, the ship removed meanwhile, or the issue's branch neither creatable nor found",
+              501: 'provider "<provider>" is not supported yet',
+              502: 'ship "<ship>" returned an invalid workspace summary',
+              503: 'ship "<ship>" is offline, or unreachable: <message>',
+            }),
+          },
+        },
         config: {
           identifierFields: { '/repoName': 'invalid repo identifier', '/name': 'invalid workspace identifier' },
         },
@@ -181,7 +235,16 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
 
     app.post(
       '/workspaces/:repo/:name/branch',
-      { schema: { params: WorkspaceParams, body: SwitchBranchRequest } },
+      {
+        schema: {
+          params: WorkspaceParams,
+          body: SwitchBranchRequest,
+          response: {
+            200: answer('Switched: `ok` and, when the ship said it, `branchCreated`.', BridgeSwitchBranchResponse),
+            ...ROUTED,
+          },
+        },
+      },
       async (request) => {
         const { repo, name } = request.params;
         const { reply } = await forward(repo, name, {
@@ -193,15 +256,15 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
         return { ...ok, ...branchOutcome(parseJson(reply)) };
       },
     );
-    app.post('/workspaces/:repo/:name/activate', { schema: { params: WorkspaceParams } }, simple('POST', '/activate'));
-    app.post(
-      '/workspaces/:repo/:name/deactivate',
-      { schema: { params: WorkspaceParams } },
-      simple('POST', '/deactivate'),
-    );
+    const onWorkspace = { params: WorkspaceParams, response: { 200: DONE, ...ROUTED } };
+    app.post('/workspaces/:repo/:name/activate', { schema: onWorkspace }, simple('POST', '/activate'));
+    app.post('/workspaces/:repo/:name/deactivate', { schema: onWorkspace }, simple('POST', '/deactivate'));
     app.post(
       '/workspaces/:repo/:name/input',
-      { schema: { params: WorkspaceParams, body: SendInputRequest }, bodyLimit: INPUT_BODY_LIMIT },
+      {
+        schema: { params: WorkspaceParams, body: SendInputRequest, response: { 200: DONE, ...ROUTED } },
+        bodyLimit: INPUT_BODY_LIMIT,
+      },
       simple('POST', '/input', (request) => request.body),
     );
     // `force` absent (or true) deletes unconditionally, as the spec says. `force=false` is our extension
@@ -209,7 +272,17 @@ export function workspaceRoutes(deps: CreateWorkspaceDeps) {
     // through, so `svc client rm` and the GUI can refuse to lose unpushed work.
     app.delete(
       '/workspaces/:repo/:name',
-      { schema: { params: WorkspaceParams, querystring: DeleteWorkspaceQuery } },
+      {
+        schema: {
+          params: WorkspaceParams,
+          querystring: DeleteWorkspaceQuery,
+          response: {
+            200: DONE,
+            ...ROUTED,
+            ...failures({ 409: 'with `force=false`: the ship found work that is not on a remote' }),
+          },
+        },
+      },
       async (request) => {
         const { repo, name } = request.params;
         const guarded = request.query.force === false ? '?force=false' : '';
