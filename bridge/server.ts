@@ -8,7 +8,7 @@ import { BRIDGE_DEFAULT_PORT, identifierProblem, type HttpLimits, type RouteInfo
 import type { FirstAdminSource } from '../protocol/first-admin.js';
 import type { Clock } from '../protocol/clock.js';
 import { createLogger } from '../server/logger.js';
-import { listenFailure, reservePort, type PortReservation } from '../server/port-reservation.js';
+import { listenOnReservation, reservePort } from '../server/port-reservation.js';
 import { startMetricsPort } from '../server/metrics-port.js';
 import type { PlainHttpServer } from '../server/plain-http-server.js';
 import type { ForgeProviders } from './providers/forge-provider.js';
@@ -105,12 +105,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   let services: BridgeServices | undefined;
   let built: BridgeApp | undefined;
   let metricsPort: PlainHttpServer | null = null;
+  let bound = port;
   try {
     services = await openBridgeServices({ ...options, store, metrics, logger, bridgeUrl: () => publicUrl });
     await createFirstAdmin(options, services);
     built = await buildBridgeApp({ ...options, services, publicUrl, allowedHosts });
     await services.registry.load();
-    await listen(built.app, reservation, host, port);
+    bound = await listenOnReservation(built.app, reservation, host, port);
     if (options.metricsPort !== undefined)
       metricsPort = await startMetricsPort({ port: options.metricsPort, host, allowedHosts, metrics });
   } catch (error) {
@@ -124,7 +125,6 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     }
     throw error;
   }
-  const bound = boundPort(built.app, port);
   const url = `http://localhost:${bound}`;
   publicUrl = options.publicUrl ?? url;
   announce(logger, { name, url, publicUrl, store, options, metricsPort });
@@ -149,22 +149,6 @@ async function createFirstAdmin(options: BridgeOptions, services: BridgeServices
   if (options.insecureNoAuth) return;
   const created = await ensureFirstAdmin(services.store.users, services.accounts, options.firstAdmin);
   if (created) services.logger.info({ username: created }, 'created the first admin');
-}
-
-/** Every route is registered: the port passes from the reservation to fastify within a few turns. */
-async function listen(app: FastifyInstance, reservation: PortReservation, host: string, port: number): Promise<void> {
-  await app.ready();
-  await reservation.release();
-  try {
-    await app.listen({ port, host });
-  } catch (error) {
-    throw listenFailure(error, host, port);
-  }
-}
-
-function boundPort(app: FastifyInstance, fallback: number): number {
-  const address = app.server.address();
-  return typeof address === 'object' && address ? address.port : fallback;
 }
 
 function announce(

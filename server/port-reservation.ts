@@ -7,6 +7,7 @@
 //
 // Node only: server/ holds what the servers share; protocol/ stays browser-safe.
 import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { messageOf } from '../protocol/index.js';
 
 export interface PortReservation {
@@ -47,4 +48,25 @@ export async function reservePort(port: number, host: string): Promise<PortReser
       return released;
     },
   };
+}
+
+/**
+ * Hands the reserved port to fastify: the routes are registered first (`ready`), so the port is free for
+ * only a few event-loop turns. Answers the port bound (the one asked for, or the system's pick for 0).
+ */
+export async function listenOnReservation(
+  app: FastifyInstance,
+  reservation: PortReservation,
+  host: string,
+  port: number,
+): Promise<number> {
+  await app.ready();
+  await reservation.release();
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    throw listenFailure(error, host, port);
+  }
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }

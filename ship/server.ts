@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { identifierProblem, type HttpLimits, type RouteInfo } from '../protocol/index.js';
 import type { HarnessChoice } from '../protocol/agent-harnesses.js';
 import { createLogger } from '../server/logger.js';
-import { listenFailure, reservePort, type PortReservation } from '../server/port-reservation.js';
+import { listenOnReservation, reservePort, type PortReservation } from '../server/port-reservation.js';
 import { startMetricsPort } from '../server/metrics-port.js';
 import type { PlainHttpServer } from '../server/plain-http-server.js';
 import type { BridgeCredentials } from './agents/bridge-credentials.js';
@@ -174,7 +174,7 @@ async function assembleShip(options: ShipOptions, context: StartContext): Promis
   const allowedHosts = [...(options.allowedHosts ?? []), os.hostname(), ...(options.host ? [options.host] : [])];
   const built = await buildShipApp({ ...options, services, allowedHosts });
   undo.push(() => built.app.close());
-  const port = await listen(built.app, context.reservation, host, options.port);
+  const port = await listenOnReservation(built.app, context.reservation, host, options.port);
   shipUrl = `http://localhost:${port}`;
   const metricsPort =
     options.metricsPort === undefined
@@ -193,19 +193,6 @@ async function assembleShip(options: ShipOptions, context: StartContext): Promis
     'ship listening',
   );
   return shipHandle({ port, url: shipUrl, services, built, metricsPort, spawner: context.spawner });
-}
-
-/** Every route is registered: the port passes from the reservation to fastify within a few turns. */
-async function listen(app: FastifyInstance, reservation: PortReservation, host: string, port: number): Promise<number> {
-  await app.ready();
-  await reservation.release();
-  try {
-    await app.listen({ port, host });
-  } catch (error) {
-    throw listenFailure(error, host, port);
-  }
-  const address = app.server.address();
-  return typeof address === 'object' && address ? address.port : port;
 }
 
 function shipHandle(started: {
