@@ -143,7 +143,7 @@ describe("the README's conditions section", () => {
     sources
       .filter(({ file }) => file.startsWith('reconcile'))
       .flatMap(({ text }) =>
-        [...text.matchAll(/type: '(?:Normal|Warning)', reason: '(\w+)'/g)].map((match) => match[1]!),
+        [...text.matchAll(/type: '(?:Normal|Warning)',\s*reason: '(\w+)'/g)].map((match) => match[1]!),
       ),
   );
   const rows = new Set([...text.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1]!));
