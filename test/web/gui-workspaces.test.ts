@@ -161,9 +161,15 @@ describe.skipIf(!found)('workspaces in the GUI', () => {
     const historyFetched = page.waitForResponse(
       (response) => new URL(response.url()).pathname === '/workspaces/agent-history',
     );
+    // The Switch branch box lists the repo's branches once the workspace is known: on a slow machine that
+    // request can leave after the state shows, so it is awaited too before recording starts.
+    const branchesFetched = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/repos/demo/branches',
+    );
     await page.goto(`${gui.fleet.bridgeUrl}/ui/workspaces/demo/alpha-one`);
     await eventually(() => page.getByTestId('state').textContent()).toBe('active');
     await historyFetched;
+    await branchesFetched;
     const requests: string[] = [];
     page.on('request', (request) => requests.push(new URL(request.url()).pathname));
     expect((await gui.api('POST', '/workspaces/demo/alpha-one/deactivate')).status).toBe(200);
