@@ -105,11 +105,15 @@ export function launchCommand(): Command {
               launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken })),
             )
           : null;
-      process.stdout.write(summary(launched, configPath, tokensFile));
-      await runUntilSignal(
+      // The handlers first: whoever reads "Ctrl-C stops everything." may press it at once, and on a busy
+      // machine this process can be descheduled between the write and the next line (Node's default action
+      // would then kill it mid-run, leaving the ships' tmux servers behind).
+      const stopped = runUntilSignal(
         () => launched.close(),
         () => process.stderr.write('svc: stopping ships and bridge\n'),
       );
+      process.stdout.write(summary(launched, configPath, tokensFile));
+      await stopped;
     });
 
   launch
