@@ -126,7 +126,7 @@ describe('scrolled rows', () => {
   });
 
   it('counts on once the scrollback is full, and a frame carries at most SCROLLED_MAX_ROWS: the newest', async () => {
-    const { term, patch } = ship(30, 5, 1024 * 1024); // a budget beyond the rows: this case is about the row cap
+    const { term, patch } = ship(30, 5);
     let last = 0;
     for (let round = 0; round < 3; round++) {
       await write(term, `${numbered(last + 1, last + 700).join('\r\n')}\r\n`);

@@ -17,7 +17,7 @@ export const SHIP_SCROLLBACK_ROWS = TERMINAL_MAX_SCROLLED_ROWS;
 /** Scrolled rows one patch carries at most. */
 export const SCROLLED_MAX_ROWS = TERMINAL_MAX_SCROLLED_ROWS;
 /** Their JSON at most (UTF-16 units, near enough bytes), so a flood's frames stay a bounded size. */
-export const SCROLLED_MAX_BYTES = 32 * 1024;
+export const SCROLLED_MAX_BYTES = 128 * 1024;
 
 /** The active buffer's scrolling region (private in @xterm/headless; pinned by scrolled-rows.test.ts). */
 interface CoreWithBuffer {
