@@ -10,16 +10,7 @@ import { EphemeralRecords } from '../ephemeral/ephemeral-records.js';
 import type { EphemeralRecord, EphemeralStore } from '../store/ephemeral-store.js';
 import type { ShipsStore } from '../store/ships-store.js';
 import { ShipRegistry } from './registry.js';
-
-/** A deterministic pseudo-random sequence (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 
 function memoryEphemeralStore(): EphemeralStore {
   const store = {
@@ -39,7 +30,7 @@ const KEYS = Array.from({ length: 1200 }, (_, i) => ({ repoName: `repo-${i % 13}
 
 describe('aggregate JSON kept between builds', () => {
   it('equals a fresh build after every random sync, event, delete, deregistration and ephemeral change', async () => {
-    const next = random(18);
+    const next = seededRandom(18);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const registry = new ShipRegistry({} as ShipsStore);
     const records = await EphemeralRecords.load(memoryEphemeralStore());

@@ -2,34 +2,12 @@
 // headless terminal; after every write the builder's grid/patch, applied by the client's TerminalScreen,
 // must equal what the emulator shows, cell for cell, cursor included.
 import { describe, expect, it } from 'vitest';
-import xterm from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
+import { headlessTerminal, writeParsed } from '../../test/helpers/headless-terminal.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 import { TerminalScreen } from '../../protocol/index.js';
 import { diffRow, FrameBuilder } from './frame-builder.js';
 import { CellInterner, readScreen } from './screen-reader.js';
 import { frameJson } from './frame-json.js';
-
-const { Terminal } = xterm;
-const { Unicode11Addon } = unicode11;
-
-function makeTerminal(cols: number, rows: number) {
-  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
-  term.loadAddon(new Unicode11Addon());
-  term.unicode.activeVersion = '11';
-  return term;
-}
-const write = (term: InstanceType<typeof Terminal>, data: string) =>
-  new Promise<void>((resolve) => term.write(data, resolve));
-
-/** A deterministic pseudo-random source (mulberry32). */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [() => 'plain text ', () => '漢字かな', () => '😀🎉', () => 'é\u0301', () => '\r\n', () => '\t'];
 function chunk(next: () => number, cols: number, rows: number): string {
@@ -73,9 +51,9 @@ function chunk(next: () => number, cols: number, rows: number): string {
 
 describe('frames reconstruct the emulator screen', () => {
   it.each([1, 2, 3, 4, 5])('random output, seed %i', async (seed) => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const [cols, rows] = [40 + Math.floor(next() * 60), 8 + Math.floor(next() * 20)];
-    const term = makeTerminal(cols, rows);
+    const term = headlessTerminal(cols, rows);
     const builder = new FrameBuilder();
     const client = new TerminalScreen();
     // Interned cells (seed-dependent) and the hand-written serializer must change nothing on the wire.
@@ -83,7 +61,7 @@ describe('frames reconstruct the emulator screen', () => {
     let seq = 0;
     client.apply(JSON.parse(frameJson(builder.grid(seq++, readScreen(term, interner)))));
     for (let step = 0; step < 60; step++) {
-      await write(term, chunk(next, cols, rows));
+      await writeParsed(term, chunk(next, cols, rows));
       const screen = readScreen(term, interner);
       const frame = step % 17 === 16 ? builder.grid(seq, screen) : builder.patch(seq, screen);
       if (frame) {
@@ -99,10 +77,10 @@ describe('frames reconstruct the emulator screen', () => {
   });
 
   it('a patch holds only changed runs, never past the right edge', async () => {
-    const term = makeTerminal(20, 3);
+    const term = headlessTerminal(20, 3);
     const builder = new FrameBuilder();
     builder.grid(0, readScreen(term));
-    await write(term, '\x1b[2;3Hab\x1b[2;19Hyz');
+    await writeParsed(term, '\x1b[2;3Hab\x1b[2;19Hyz');
     const patch = builder.patch(1, readScreen(term))!;
     expect(patch.runs).toEqual([
       [1, 2, [{ t: 'a' }, { t: 'b' }]],
@@ -115,20 +93,20 @@ describe('frames reconstruct the emulator screen', () => {
   });
 
   it('reads the cursor shape and visibility set by the application', async () => {
-    const term = makeTerminal(10, 3);
-    await write(term, 'ab\x1b[?25l\x1b[5 q');
+    const term = headlessTerminal(10, 3);
+    await writeParsed(term, 'ab\x1b[?25l\x1b[5 q');
     expect(readScreen(term).cursor).toEqual({ x: 2, y: 0, visible: false, shape: 'bar', blinking: true });
-    await write(term, '\x1b[?25h\x1b[4 q');
+    await writeParsed(term, '\x1b[?25h\x1b[4 q');
     expect(readScreen(term).cursor).toEqual({ x: 2, y: 0, visible: true, shape: 'underline' });
   });
 
   it('carries the bracketed-paste mode: a change of the mode alone is a patch, and the JSON holds it only while on', async () => {
-    const term = makeTerminal(10, 3);
+    const term = headlessTerminal(10, 3);
     const builder = new FrameBuilder();
     const client = new TerminalScreen();
     client.apply(JSON.parse(frameJson(builder.grid(0, readScreen(term)))));
     expect(client.bracketedPaste).toBe(false);
-    await write(term, '\x1b[?2004h');
+    await writeParsed(term, '\x1b[?2004h');
     const on = builder.patch(1, readScreen(term))!;
     expect(on).toMatchObject({ runs: [], bracketedPaste: true });
     client.apply(JSON.parse(frameJson(on)));
@@ -137,7 +115,7 @@ describe('frames reconstruct the emulator screen', () => {
     const grid = JSON.parse(frameJson(builder.grid(2, readScreen(term))));
     expect(grid.bracketedPaste).toBe(true);
     client.apply(grid);
-    await write(term, '\x1b[?2004l');
+    await writeParsed(term, '\x1b[?2004l');
     const off = frameJson(builder.patch(3, readScreen(term))!);
     expect(off).not.toContain('bracketedPaste');
     client.apply(JSON.parse(off));

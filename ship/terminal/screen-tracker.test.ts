@@ -3,35 +3,13 @@
 // up/down, erase, the alternate screen, DECALN, a full reset, wide and combining characters), its screen
 // must equal a full read of the emulator, cell for cell, and a frame built from it must too.
 import { describe, expect, it } from 'vitest';
-import xterm from '@xterm/headless';
-import unicode11 from '@xterm/addon-unicode11';
+import { headlessTerminal, writeParsed } from '../../test/helpers/headless-terminal.js';
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 import { TerminalScreen } from '../../protocol/index.js';
 import { FrameBuilder } from './frame-builder.js';
 import { frameJson } from './frame-json.js';
 import { CellInterner, readScreen } from './screen-reader.js';
 import { ScreenTracker } from './screen-tracker.js';
-
-const { Terminal } = xterm;
-const { Unicode11Addon } = unicode11;
-type Term = InstanceType<typeof Terminal>;
-
-function makeTerminal(cols: number, rows: number): Term {
-  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
-  term.loadAddon(new Unicode11Addon());
-  term.unicode.activeVersion = '11';
-  return term;
-}
-const write = (term: Term, data: string) => new Promise<void>((resolve) => term.write(data, resolve));
-
-/** A deterministic pseudo-random source (mulberry32). */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One random piece of output: text, or a sequence that moves, scrolls, erases or switches screens. */
 function piece(next: () => number, cols: number, rows: number): string {
@@ -71,12 +49,12 @@ function piece(next: () => number, cols: number, rows: number): string {
 
 describe('ScreenTracker', () => {
   it('uses the emulator’s dirty rows (an echo re-reads one row)', async () => {
-    const term = makeTerminal(40, 10);
+    const term = headlessTerminal(40, 10);
     const tracker = new ScreenTracker(term, new CellInterner());
     expect(tracker.incremental).toBe(true);
-    await write(term, 'line\r\n'.repeat(9));
+    await writeParsed(term, 'line\r\n'.repeat(9));
     const before = tracker.read();
-    await write(term, 'x');
+    await writeParsed(term, 'x');
     const after = tracker.read();
     const reread = after.cells.filter((row, index) => row !== before.cells[index]).length;
     expect(reread).toBe(1);
@@ -84,9 +62,9 @@ describe('ScreenTracker', () => {
   });
 
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('equals a full read after every write of random output (seed %i)', async (seed) => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const [cols, rows] = [20 + Math.floor(next() * 40), 5 + Math.floor(next() * 15)];
-    const term = makeTerminal(cols, rows);
+    const term = headlessTerminal(cols, rows);
     const tracker = new ScreenTracker(term, new CellInterner());
     const builder = new FrameBuilder();
     const client = new TerminalScreen();
@@ -96,7 +74,7 @@ describe('ScreenTracker', () => {
       let chunk = '';
       const pieces = 1 + Math.floor(next() * 6);
       for (let i = 0; i < pieces; i++) chunk += piece(next, cols, rows);
-      await write(term, chunk);
+      await writeParsed(term, chunk);
       // Some frames are skipped (the pacer holds them): the tracker must still gather every change.
       if (next() < 0.3) continue;
       const screen = tracker.read();
@@ -112,9 +90,9 @@ describe('ScreenTracker', () => {
   });
 
   it('reads every row after a resize and when asked for a full screen', async () => {
-    const term = makeTerminal(30, 8);
+    const term = headlessTerminal(30, 8);
     const tracker = new ScreenTracker(term, new CellInterner());
-    await write(term, 'a\r\nb\r\nc');
+    await writeParsed(term, 'a\r\nb\r\nc');
     const first = tracker.read();
     term.resize(25, 6);
     const resized = tracker.read();
