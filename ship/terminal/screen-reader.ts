@@ -149,10 +149,20 @@ export function readRow(term: Terminal, row: number, scratch: IBufferCell, inter
   return cells;
 }
 
-export function readScreen(term: Terminal, interner?: CellInterner): Screen {
+/** Rows a read may keep from an earlier screen of the same size: all but `from`..`to` are taken as they are. */
+export interface KeptRows {
+  cells: Cell[][];
+  from: number;
+  to: number;
+}
+
+/** The visible screen, every row read, or only `kept`'s changed ones (screen-tracker.ts). */
+export function readScreen(term: Terminal, interner?: CellInterner, kept?: KeptRows): Screen {
   const scratch = term.buffer.active.getNullCell();
-  const cells: Cell[][] = [];
-  for (let row = 0; row < term.rows; row++) cells.push(readRow(term, row, scratch, interner));
+  const cells: Cell[][] = kept ? kept.cells.slice() : new Array(term.rows);
+  const from = kept ? Math.max(0, kept.from) : 0;
+  const to = kept ? Math.min(term.rows - 1, kept.to) : term.rows - 1;
+  for (let row = from; row <= to; row++) cells[row] = readRow(term, row, scratch, interner);
   return {
     cols: term.cols,
     rows: term.rows,

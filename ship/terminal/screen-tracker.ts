@@ -6,7 +6,7 @@
 // (docs/terminal.md, "Keystroke echo"). The dirty range lives behind @xterm/headless's private
 // `_core._inputHandler`; where that is missing every read is a full one, and `full` always is.
 import type { IDisposable, Terminal } from '@xterm/headless';
-import { readCursor, readRow, readScreen, type CellInterner, type Screen } from './screen-reader.js';
+import { readScreen, type CellInterner, type Screen } from './screen-reader.js';
 
 interface RefreshEvents {
   onRequestRefreshRows?: (listener: (range: { start: number; end: number } | undefined) => void) => IDisposable;
@@ -55,22 +55,11 @@ export class ScreenTracker {
     const term = this.term;
     const last = this.last;
     const whole = full || this.all || !this.incremental || !last || last.cols !== term.cols || last.rows !== term.rows;
-    let screen: Screen;
-    if (whole) screen = readScreen(term, this.interner);
-    else {
-      const cells = last.cells.slice();
-      const scratch = term.buffer.active.getNullCell();
-      const from = Math.max(0, this.start);
-      const to = Math.min(term.rows - 1, this.end);
-      for (let row = from; row <= to; row++) cells[row] = readRow(term, row, scratch, this.interner);
-      screen = {
-        cols: term.cols,
-        rows: term.rows,
-        cells,
-        cursor: readCursor(term),
-        bracketedPaste: term.modes.bracketedPasteMode,
-      };
-    }
+    const screen = readScreen(
+      term,
+      this.interner,
+      whole ? undefined : { cells: last.cells, from: this.start, to: this.end },
+    );
     this.all = false;
     this.start = Number.POSITIVE_INFINITY;
     this.end = Number.NEGATIVE_INFINITY;
