@@ -166,36 +166,26 @@ export function withOwnRegistration(scene: Scene, own: string, ownRegistration: 
  */
 function tokensChanged(facts: ShipFacts, own: string): ShipAction | undefined {
   const status = facts.ship.status;
+  const again = (message: string): ShipAction => ({
+    kind: 'deregister',
+    name: own,
+    why: 'tokens',
+    event: { type: 'Normal', reason: 'TokensChanged', message },
+  });
   // spec.auth now names another Secret (or mode).
   const before = status?.tokenSecretName;
   const now = currentSecretName(facts);
-  if ((before ?? null) !== (now ?? null)) {
-    return {
-      kind: 'deregister',
-      name: own,
-      why: 'tokens',
-      event: {
-        type: 'Normal',
-        reason: 'TokensChanged',
-        message: `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}`,
-      },
-    };
-  }
+  if ((before ?? null) !== (now ?? null))
+    return again(
+      `ship ${own} was registered with the tokens of ${before ? `Secret ${before}` : 'no Secret'}; deregistered it to register with ${now ? `Secret ${now}` : 'no tokens'}`,
+    );
   // The same Secret holds another pair (rotated, or edited by its owner). A status without a fingerprint
   // (written before fingerprints) is taken to match.
   const made = status?.tokenFingerprint;
-  if (made !== undefined && made !== currentFingerprint(facts)) {
-    return {
-      kind: 'deregister',
-      name: own,
-      why: 'tokens',
-      event: {
-        type: 'Normal',
-        reason: 'TokensChanged',
-        message: `the token pair in ${now ? `Secret ${now}` : 'no Secret'} changed; deregistered ship ${own} to register it with the new pair`,
-      },
-    };
-  }
+  if (made !== undefined && made !== currentFingerprint(facts))
+    return again(
+      `the token pair in ${now ? `Secret ${now}` : 'no Secret'} changed; deregistered ship ${own} to register it with the new pair`,
+    );
   return undefined;
 }
 
