@@ -3,24 +3,18 @@
 // what needs the process or a socket (upgrades, timeouts, signals) stays with the listening bridge.
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { InjectOptions } from 'fastify';
 import { buildBridgeApp, type BridgeApp, type BridgeAppDeps } from '../../bridge/app.js';
 import { openBridgeServices, type BridgeServiceOptions, type BridgeServices } from '../../bridge/services.js';
 import { BridgeMetrics } from '../../bridge/metrics/bridge-metrics.js';
 import { ensureFirstAdmin } from '../../bridge/auth/first-admin.js';
 import { openStore } from '../../bridge/store/store.js';
 import type { FirstAdminSource } from '../../protocol/first-admin.js';
-import { injected, type InjectedReply } from './inject.js';
+import { type Inject, injector } from './inject.js';
 
 export interface TestBridgeApp extends BridgeApp {
   services: BridgeServices;
   /** A request through `app.inject`; `body` is sent as JSON. */
-  inject(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers?: Record<string, string | string[]>,
-  ): Promise<InjectedReply>;
+  inject: Inject;
   close(): Promise<void>;
 }
 
@@ -50,11 +44,7 @@ export async function buildTestBridge(root: string, options: TestBridgeOptions =
   return {
     ...built,
     services,
-    async inject(method, path, body, headers = {}) {
-      const request: InjectOptions = { method: method as InjectOptions['method'], url: path, headers };
-      if (body !== undefined) request.payload = body as InjectOptions['payload'];
-      return injected(await built.app.inject(request));
-    },
+    inject: injector(built.app),
     async close() {
       await services.close();
       await built.app.close();

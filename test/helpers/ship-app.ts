@@ -3,17 +3,16 @@
 // of HTTP. For suites about routes and guards; upgrades, timeouts and signals stay with the listening ship.
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { InjectOptions } from 'fastify';
 import { buildShipApp, type ShipApp, type ShipAppDeps } from '../../ship/app.js';
 import { openShipServices, type ShipServiceOptions, type ShipServices, type StartUndo } from '../../ship/services.js';
 import { SpawnHelper } from '../../ship/processes/spawn-helper/spawn-helper.js';
-import { injected, type InjectedReply } from './inject.js';
+import { type Inject, injector } from './inject.js';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
 export interface TestShipApp extends ShipApp {
   services: ShipServices;
   /** A request through `app.inject`; `body` is sent as JSON. */
-  inject(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<InjectedReply>;
+  inject: Inject;
   /** Closes the app and the ship's parts, and ends its tmux server. */
   close(): Promise<void>;
 }
@@ -46,11 +45,7 @@ export async function buildTestShip(root: string, options: TestShipOptions = {})
   return {
     ...built,
     services,
-    async inject(method, path, body, headers = {}) {
-      const request: InjectOptions = { method: method as InjectOptions['method'], url: path, headers };
-      if (body !== undefined) request.payload = body as InjectOptions['payload'];
-      return injected(await built.app.inject(request));
-    },
+    inject: injector(built.app),
     async close() {
       try {
         await built.app.close();
