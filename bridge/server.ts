@@ -75,9 +75,7 @@ export interface Bridge {
   readonly metrics: BridgeMetrics;
   /** The port of --metrics-port as bound, or null when it is not served. */
   readonly metricsPort: number | null;
-  /** Every route served, as `METHOD /pattern` (the authorization matrix test checks each has a row). */
-  readonly routes: readonly string[];
-  /** The same routes with their schemas. */
+  /** Every route served, with its schemas (HEAD mirrors left out). */
   readonly routeCatalog: readonly RouteInfo[];
   close(): Promise<void>;
 }
@@ -202,7 +200,6 @@ function bridgeHandle(started: {
     sweeper: services.sweeper,
     metrics: services.metrics,
     metricsPort: metricsPort?.port ?? null,
-    routes: routes.map((route) => `${route.method} ${route.url}`),
     routeCatalog: routes,
     async close() {
       // What the log holds goes out before anything else: a supervisor's SIGKILL may follow the SIGTERM closely.
