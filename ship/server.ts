@@ -26,7 +26,6 @@ import type { WorkspaceService } from './workspaces/service.js';
 import { openShipServices, type ShipServices, type StartUndo } from './services.js';
 import { buildShipApp, type ShipApp } from './app.js';
 
-export { REPO_CACHE_MAX_IDLE_MS, resolveFleetDirectory } from './services.js';
 export { tmuxSocketFor } from './sessions/tmux-socket.js';
 
 export interface ShipOptions {
