@@ -16,6 +16,7 @@ import { validatorCompiler } from '../server/validator-compiler.js';
 import { installErrorHandler } from '../server/error-handler.js';
 import { requestLine, requestSerializers } from '../server/logger.js';
 import { probeRoutes } from '../server/probe-routes.js';
+import { catalogRoutes } from '../server/route-catalog.js';
 import { endAnsweredUpgrade, limitPendingUpgrades, registerWebSockets } from '../server/websocket-hygiene.js';
 import { installBrowserGuard } from './http/browser-guard.js';
 import { BRIDGE_ERRORS } from './http/error-handler.js';
@@ -80,7 +81,8 @@ export async function buildBridgeApp(deps: BridgeAppDeps): Promise<BridgeApp> {
       allowedHosts: [...(deps.allowedHosts ?? [])],
       authenticated: !insecure,
     });
-    const routes = installAuthGuard(app, {
+    const routes = catalogRoutes(app);
+    installAuthGuard(app, {
       insecureNoAuth: insecure,
       authenticator: services.authenticator,
       tickets: services.tickets,

@@ -10,6 +10,7 @@ import { validatorCompiler } from '../server/validator-compiler.js';
 import { installErrorHandler } from '../server/error-handler.js';
 import { requestSerializers } from '../server/logger.js';
 import { probeRoutes } from '../server/probe-routes.js';
+import { catalogRoutes } from '../server/route-catalog.js';
 import { endAnsweredUpgrade, limitPendingUpgrades, registerWebSockets } from '../server/websocket-hygiene.js';
 import { badUrlError, SHIP_ERRORS } from './http/error-handler.js';
 import { installRequestGuard } from './http/request-guard.js';
@@ -103,16 +104,6 @@ function createFastify(services: ShipServices, limits: HttpLimits): FastifyInsta
       void (reply as FastifyReply).code(status).send({ error: failure?.message ?? error.message });
     },
   });
-}
-
-/** The routes as they are registered, for the OpenAPI test and the route list. */
-function catalogRoutes(app: FastifyInstance): RouteInfo[] {
-  const routeCatalog: RouteInfo[] = [];
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat())
-      if (method !== 'HEAD') routeCatalog.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
-  });
-  return routeCatalog;
 }
 
 async function registerRoutes(

@@ -4,7 +4,7 @@
 // `--insecure-no-auth` every request is an admin before any header is read (spec "Disabled authentication").
 // It declares its 401 and 403 on every route it gates (server/route-responses.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorBody, type RouteInfo } from '../../protocol/index.js';
+import { ErrorBody } from '../../protocol/index.js';
 import { answer, declareAnswers } from '../../server/route-responses.js';
 import { AUTHENTICATION_REQUIRED, accessOf, decide, type Access } from './access-policy.js';
 import type { Authenticator } from './authenticator.js';
@@ -64,16 +64,13 @@ function guardAnswers(method: string, url: string) {
   return { 401: UNAUTHENTICATED, 403: answer(FORBIDDEN[access], ErrorBody) };
 }
 
-/** Installs the guard; returns the routes registered after it (HEAD mirrors left out). */
-export function installAuthGuard(app: FastifyInstance, options: GuardOptions): RouteInfo[] {
-  const routes: RouteInfo[] = [];
+/** Installs the guard on the routes registered after it. */
+export function installAuthGuard(app: FastifyInstance, options: GuardOptions): void {
   app.decorateRequest('principal', null);
   // Default-deny at start-up too: every route must have a row in the access table.
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) {
+    for (const method of [route.method].flat())
       if (!accessOf(method, route.url)) throw new Error(`route ${method} ${route.url} has no row in the access policy`);
-      if (method !== 'HEAD') routes.push({ method, url: route.url, schema: route.schema as RouteInfo['schema'] });
-    }
   });
   declareAnswers(app, (route) => guardAnswers([route.method].flat()[0]!, route.url));
 
@@ -119,5 +116,4 @@ export function installAuthGuard(app: FastifyInstance, options: GuardOptions): R
       },
     );
   });
-  return routes;
 }
