@@ -21,7 +21,7 @@ import {
   ShipInfo,
 } from '../protocol/index.js';
 import { SHIP_UNREACHABLE_STATUS } from '../protocol/ship-registration.js';
-import { type FailedCall, RequestFailed } from '../server/request-failed.js';
+import { type FailedCall, isRefusal, RequestFailed } from '../server/request-failed.js';
 import { type ObservedCall, type SvcCall, SvcClient } from '../server/svc-client.js';
 import { type BridgeCredentials, type LoginPair, OperatorLogin } from './bridge-login.js';
 
@@ -142,7 +142,7 @@ export class BridgeClient {
       });
       return 'removed';
     } catch (error) {
-      if (error instanceof RequestFailed && error.kind === 'refused' && error.status === 404) return 'absent';
+      if (isRefusal(error) && error.status === 404) return 'absent';
       throw error;
     }
   }
