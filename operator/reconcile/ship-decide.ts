@@ -80,7 +80,7 @@ export function decideShip(facts: ShipFacts): ShipAction {
   if (!facts.roster) return { kind: 'readRoster' };
   const scene = sceneOf(facts, facts.roster);
   if (facts.posted) return afterPost(scene, facts.posted);
-  if (scene.own && scene.ownRegistration) return withOwnRegistration(scene, scene.own, scene.ownRegistration);
+  if (scene.ownRegistration) return withOwnRegistration(scene, scene.ownRegistration);
   return withoutRegistration(scene);
 }
 

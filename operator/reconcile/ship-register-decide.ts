@@ -25,7 +25,7 @@ interface Scene {
   expected: string | undefined;
   removed: Set<string>;
   roster: readonly ShipInfo[];
-  /** The name this Ship's status holds, and its roster entry while the bridge still has it. */
+  /** The name this Ship's status holds, and its roster entry (named `own`) while the bridge still has it. */
   own: string | undefined;
   ownRegistration: ShipInfo | undefined;
 }
@@ -44,7 +44,7 @@ function held(scene: Pick<Scene, 'removed' | 'roster'>, name: string | undefined
 
 /** The registration this Ship still holds, as its status keeps it while another is refused. */
 function ownHeld(scene: Scene): Held {
-  return scene.own && scene.ownRegistration ? registration(scene.ownRegistration) : null;
+  return scene.ownRegistration ? registration(scene.ownRegistration) : null;
 }
 
 function conflict(scene: Scene, name: string, claim: Claim, heldNow: Held): ShipAction {
@@ -150,8 +150,9 @@ function afterTaken(scene: Scene, name: string): ShipAction {
 }
 
 /** No POST yet, and the bridge still has the registration this Ship holds: keep it, or make it again. */
-export function withOwnRegistration(scene: Scene, own: string, ownRegistration: ShipInfo): ShipAction {
+export function withOwnRegistration(scene: Scene, ownRegistration: ShipInfo): ShipAction {
   const { facts, expected, url } = scene;
+  const own = ownRegistration.name;
   const claim = facts.claims.get(own);
   if (claim?.senior) return conflict(scene, own, claim, null);
   if (expected !== undefined && own !== expected) return { kind: 'deregister', name: own, why: 'mismatch' };
