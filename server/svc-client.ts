@@ -82,7 +82,7 @@ interface Answer {
 type Exchange = { answered: true; answer: Answer } | { answered: false; error: unknown; timedOut: boolean };
 
 /** `request failed (<status>): <detail>`, or `cannot reach <url> (<reason>)` and the hint, when nothing answered. */
-export function defaultFailureMessage(failure: FailedCall, unreachableHint?: string): string {
+function defaultFailureMessage(failure: FailedCall, unreachableHint?: string): string {
   if (failure.status === undefined)
     return `cannot reach ${failure.url} (${failure.reason})${unreachableHint ? `: ${unreachableHint}` : ''}`;
   return `request failed (${failure.status}): ${failure.detail}`;
