@@ -115,18 +115,15 @@ seccompProfile:
 {{- end -}}
 
 {{/*
-Pod security context of the ship and session-holder pods. With `ship.sessionUser` every container runs as
-root and there is no fsGroup, so the kubelet writes the projected token files 0600 root:root (its fsUser is
-the containers' one runAsUser; an fsGroup would make them 0640 to that group): no session reads a token
-(README "Sessions as another user", docs/security.md H24). Root writes the volumes without a group.
+Pod security context of the ship and session-holder pods: svc.podSecurityContext, and with `ship.sessionUser`
+the same without its fsGroup. Every container then runs as root, so the kubelet writes the projected token
+files 0600 root:root (its fsUser is the containers' one runAsUser; an fsGroup would make them 0640 to that
+group): no session reads a token (README "Sessions as another user", docs/security.md H24). Root writes the
+volumes without a group.
 */}}
 {{- define "svc.shipPodSecurityContext" -}}
 {{- if include "svc.sessionUser" . -}}
-runAsNonRoot: true
-runAsUser: 10001
-runAsGroup: 10001
-seccompProfile:
-  type: RuntimeDefault
+{{- omit (include "svc.podSecurityContext" . | fromYaml) "fsGroup" "fsGroupChangePolicy" | toYaml | trim -}}
 {{- else -}}
 {{- include "svc.podSecurityContext" . -}}
 {{- end -}}
