@@ -33,6 +33,9 @@ const find = (objects: KubeObject[], kind: string, name: string) =>
 const shipSet = (objects: KubeObject[]) => find(objects, 'DaemonSet', 'svc-ship')!;
 const shipPod = (objects: KubeObject[]) => podSpecOf(shipSet(objects))!;
 const shipArgs = (objects: KubeObject[]) => shipPod(objects).containers[0].args as string[];
+/** The session holders' DaemonSet, where the values run one. */
+const holderSet = (objects: KubeObject[]) => find(objects, 'DaemonSet', 'svc-sessions');
+const holderPod = (objects: KubeObject[]) => podSpecOf(holderSet(objects)!)!;
 const flag = (args: string[], name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 
 async function refusal(set: string[], setJson: string[] = []): Promise<string> {
@@ -177,7 +180,7 @@ describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Securit
       ports: [{ name: 'http', port: 4700, targetPort: 'http', protocol: 'TCP' }],
     });
     expect(shipPod(objects).containers[0].ports).toContainEqual({ name: 'http', containerPort: 4700, protocol: 'TCP' });
-    expect(find(objects, 'DaemonSet', 'svc-sessions')).toBeUndefined();
+    expect(holderSet(objects)).toBeUndefined();
     expect(shipArgs(objects)).not.toContain('--session-holder');
     // nodeIP renders no such Service.
     expect(find(await renderCase('defaults'), 'Service', 'svc-ship')).toBeUndefined();
@@ -281,7 +284,6 @@ describe.skipIf(!haveHelm)('where the workspaces live: quota and disk guard', ()
 });
 
 describe.skipIf(!haveHelm)('sharedClaim: one ReadWriteMany claim, a directory per node that outlives every pod', () => {
-  const holderSet = (objects: KubeObject[]) => find(objects, 'DaemonSet', 'svc-sessions');
   /** Every pod of the release that mounts the fleet: the ships and, where they run, the session holders. */
   const fleetPods = (objects: KubeObject[]) =>
     [shipSet(objects), holderSet(objects)].filter((set): set is KubeObject => !!set).map((set) => podSpecOf(set)!);
@@ -576,7 +578,6 @@ describe.skipIf(!haveHelm)('ship.sessionUser: sessions as another user (docs/sec
     capabilities: { drop: ['ALL'], add: ['SETUID', 'SETGID', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL'] },
     seccompProfile: { type: 'RuntimeDefault' },
   };
-  const holderPod = (objects: KubeObject[]) => podSpecOf(find(objects, 'DaemonSet', 'svc-sessions')!)!;
   const envOf = (container: Json) =>
     Object.fromEntries((container.env as Json[]).map((entry) => [entry.name, entry.value]));
 
