@@ -42,25 +42,27 @@ export function ReposPage() {
               <td>
                 <Text value={repo.provider} />
               </td>
-              <td className="actions">
-                <button
-                  type="button"
-                  aria-label={`Branches of ${repo.name}`}
-                  aria-expanded={shown === repo.name}
-                  onClick={() => setShown(shown === repo.name ? '' : repo.name)}
-                >
-                  Branches
-                </button>
-                <ConfirmButton
-                  label="Remove"
-                  target={`repo ${repo.name}`}
-                  question={
-                    <>
-                      Remove repo <Text value={repo.name} />? Workspaces cloned from it stay.
-                    </>
-                  }
-                  onConfirm={() => void removing.run(() => api.removeRepo(repo.name)).then(repos.reload)}
-                />
+              <td>
+                <span className="actions">
+                  <button
+                    type="button"
+                    aria-label={`Branches of ${repo.name}`}
+                    aria-expanded={shown === repo.name}
+                    onClick={() => setShown(shown === repo.name ? '' : repo.name)}
+                  >
+                    Branches
+                  </button>
+                  <ConfirmButton
+                    label="Remove"
+                    target={`repo ${repo.name}`}
+                    question={
+                      <>
+                        Remove repo <Text value={repo.name} />? Workspaces cloned from it stay.
+                      </>
+                    }
+                    onConfirm={() => void removing.run(() => api.removeRepo(repo.name)).then(repos.reload)}
+                  />
+                </span>
               </td>
             </tr>
           ))}
