@@ -6,6 +6,7 @@
 // for the addresses that matter: the cloud metadata address, the bridge, DNS, the allowlists. And the repo
 // cache's place on the fleet volume (issue #29). And `ship.sessionUser` (docs/security.md H24): root with six
 // capabilities, the flag and one shared TMUX_TMPDIR on both containers, and the level that costs.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SHIP_ADDRESS_ANNOTATION } from '../../operator/reconcile/names.js';
 import { helmAvailable, NAMESPACE, parseObjects, template, valuesFile, type KubeObject } from './render.js';
@@ -184,6 +185,41 @@ describe.skipIf(!haveHelm)('where the bridge reaches a ship, and the Pod Securit
     expect(shipArgs(objects)).not.toContain('--session-holder');
     // nodeIP renders no such Service.
     expect(find(await renderCase('defaults'), 'Service', 'svc-ship')).toBeUndefined();
+  });
+
+  // Issue #30: "Document which modes need which level". Each row of the README's Pod Security table, rendered
+  // with the values it names (every fleet mode it lists), labels the namespace with the level the row says.
+  it("README's Pod Security table: each row's level is the one the chart enforces for the values it names", async () => {
+    const readme = readFileSync(new URL('../../charts/svc/README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## Pod Security\n'));
+    const rows = section
+      .split('\n')
+      .filter((line) => /^\| `(nodeIP|podIP)`/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim()));
+    expect(rows).toHaveLength(7);
+    const fleetModes = ['hostPath', 'emptyDir', 'volumeClaim', 'sharedClaim'];
+    const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    for (const [, registrationCell, modeCell, , levelCell] of rows as string[][]) {
+      const registration = ticked(registrationCell!)[0]!;
+      const network = registrationCell!.includes('hostNetwork') ? 'hostNetwork' : 'hostPort';
+      const sessionUser = registrationCell!.includes('ship.sessionUser') ? ['ship.sessionUser.uid=10002'] : [];
+      const modes = modeCell === 'any' ? fleetModes : ticked(modeCell!).filter((mode) => fleetModes.includes(mode));
+      const level = ticked(levelCell!)[0];
+      expect(modes.length, modeCell).toBeGreaterThan(0);
+      for (const mode of modes) {
+        const claim =
+          mode === 'volumeClaim' || mode === 'sharedClaim'
+            ? ['ship.fleet.size=1Ti', 'ship.fleet.storageClassName=nfs']
+            : [];
+        const set = [`ship.registration=${registration}`, `ship.fleet.mode=${mode}`, ...claim, ...sessionUser];
+        if (registration === 'nodeIP') set.push(`ship.network=${network}`);
+        const objects = await render(['--set', 'namespace.create=true', ...set.flatMap((value) => ['--set', value])]);
+        expect(
+          find(objects, 'Namespace', NAMESPACE)!.metadata.labels?.['pod-security.kubernetes.io/enforce'],
+          set.join(' '),
+        ).toBe(level);
+      }
+    }
   });
 
   it('podSecurity.enforce stricter than the ships meet is refused, naming the way out; restricted is accepted with podIP', async () => {
