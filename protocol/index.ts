@@ -26,3 +26,4 @@ export * from './heartbeat.js';
 export * from './http-limits.js';
 export * from './probes.js';
 export * from './drain-report.js';
+export * from './forge.js';

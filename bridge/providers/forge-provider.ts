@@ -1,11 +1,20 @@
-// The forge behind a repo (docs/architecture.md §8): one interface the /repos/:name/… forge routes call, with the
-// answer shapes of docs/architecture.md §8, and ProviderError, the one error a provider throws (status and a message
-// that is safe to show: no token, URL credentials redacted). The routes map it to a BridgeError once.
-// Which provider serves a repo is the routes' choice (by `repo.provider`); this module knows no forge.
-import type { IssueSummary } from '../../protocol/forge.js';
-import type { Repo } from '../../protocol/index.js';
-
-export type { IssueSummary } from '../../protocol/forge.js';
+// The forge behind a repo (docs/architecture.md §8): one interface the /repos/:name/… forge routes call, answering
+// the shapes of docs/architecture.md §8 (protocol/forge.ts), and ProviderError, the one error a provider throws
+// (status and a message that is safe to show: no token, URL credentials redacted). The routes map it to a
+// BridgeError once. Which provider serves a repo is the routes' choice (by `repo.provider`); this module knows
+// no forge.
+import type {
+  CheckRun,
+  FailedJobLog,
+  ForgeComment,
+  ForgeReview,
+  IssueSummary,
+  IssueView,
+  PullSummary,
+  PullView,
+  Repo,
+  RepoInfo,
+} from '../../protocol/index.js';
 import { BridgeError } from '../errors.js';
 
 export class ProviderError extends Error {
@@ -28,63 +37,6 @@ export type IssueState = 'open' | 'closed' | 'all';
 export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
 /** Exactly one of them (the routes check). */
 export type CheckTarget = { ref: string; pr?: undefined } | { pr: number; ref?: undefined };
-
-export interface RepoInfo {
-  name: string;
-  fullName: string;
-  description: string | null;
-  url: string;
-  defaultBranch: string;
-  private: boolean;
-  stars: number;
-  openIssues: number;
-}
-export interface ForgeComment {
-  id: number;
-  author: string | null;
-  body: string;
-  url: string;
-  createdAt: string;
-}
-export interface IssueView extends IssueSummary {
-  body: string | null;
-  comments: ForgeComment[];
-}
-export interface PullSummary extends IssueSummary {
-  draft: boolean;
-  baseBranch: string;
-  headBranch: string;
-}
-export interface PullView extends PullSummary {
-  body: string | null;
-  merged: boolean;
-  mergeable: boolean | null;
-  additions: number;
-  deletions: number;
-  changedFiles: number;
-  headSha: string;
-}
-export interface ForgeReview {
-  id: number;
-  state: string;
-  author: string | null;
-  body: string | null;
-  url: string;
-}
-export interface CheckRun {
-  name: string;
-  status: string;
-  conclusion: string | null;
-  detailsUrl: string | null;
-  startedAt: string | null;
-  completedAt: string | null;
-}
-export interface FailedJobLog {
-  workflow: string;
-  job: string;
-  jobId: number;
-  log: string;
-}
 
 /** What issue-linked create needs of an issue (docs/architecture.md §9). */
 export interface IssueBrief {

@@ -11,23 +11,26 @@ import { Octokit } from '@octokit/rest';
 import { GitHubTransport } from './github-fetch.js';
 import { GitHubReads } from './github-reads.js';
 import { installRequestPolicy, requestPolicy } from './github-request-policy.js';
-import { redactUrlCredentials, type Repo } from '../../protocol/index.js';
 import {
-  ProviderError,
+  redactUrlCredentials,
   type CheckRun,
-  type CheckTarget,
   type FailedJobLog,
   type ForgeComment,
-  type ForgeProvider,
   type ForgeReview,
-  type IssueBrief,
-  type IssueState,
   type IssueSummary,
   type IssueView,
-  type PullRef,
   type PullSummary,
   type PullView,
+  type Repo,
   type RepoInfo,
+} from '../../protocol/index.js';
+import {
+  ProviderError,
+  type CheckTarget,
+  type ForgeProvider,
+  type IssueBrief,
+  type IssueState,
+  type PullRef,
   type ReviewEvent,
 } from './forge-provider.js';
 

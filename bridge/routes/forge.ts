@@ -2,11 +2,23 @@
 // `provider` names (none → 501), and answers the provider's docs/architecture.md §8 shape. ProviderError is mapped to a
 // BridgeError once, by bridgeErrorOf: a forge 5xx (or no answer) is 502, any other forge status passes through.
 // Who may call them is the access table's business (users and the ship-agent), not these routes'. Each
-// declares its answers (server/route-responses.ts).
+// declares its answers (server/route-responses.ts) with the shapes of protocol/forge.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { identifierProblem, type Repo } from '../../protocol/index.js';
+import {
+  CheckRun,
+  FailedJobLog,
+  ForgeComment,
+  ForgeReview,
+  identifierProblem,
+  IssueSummary,
+  IssueView,
+  PullSummary,
+  PullView,
+  RepoInfo,
+  type Repo,
+} from '../../protocol/index.js';
 import { principalName } from '../auth/principal.js';
 import { BridgeError, invalidRepoIdentifier, repoNotFound } from '../errors.js';
 import { answer, failures } from '../../server/route-responses.js';
@@ -37,67 +49,6 @@ const CommentBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 6
 const ReviewBody = Type.Object({
   event: Type.Union([Type.Literal('APPROVE'), Type.Literal('REQUEST_CHANGES'), Type.Literal('COMMENT')]),
   body: Type.Optional(Type.String({ maxLength: 65536 })),
-});
-
-const nullableString = Type.Union([Type.String(), Type.Null()]);
-const IssueSummary = {
-  number: Type.Integer(),
-  title: Type.String(),
-  state: Type.String(),
-  author: nullableString,
-  url: Type.String(),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-};
-const Comment = Type.Object({
-  id: Type.Integer(),
-  author: nullableString,
-  body: Type.String(),
-  url: Type.String(),
-  createdAt: Type.String(),
-});
-const PullSummary = { ...IssueSummary, draft: Type.Boolean(), baseBranch: Type.String(), headBranch: Type.String() };
-const RepoInfo = Type.Object({
-  name: Type.String(),
-  fullName: Type.String(),
-  description: nullableString,
-  url: Type.String(),
-  defaultBranch: Type.String(),
-  private: Type.Boolean(),
-  stars: Type.Integer(),
-  openIssues: Type.Integer(),
-});
-const IssueView = Type.Object({ ...IssueSummary, body: nullableString, comments: Type.Array(Comment) });
-const PullView = Type.Object({
-  ...PullSummary,
-  body: nullableString,
-  merged: Type.Boolean(),
-  mergeable: Type.Union([Type.Boolean(), Type.Null()]),
-  additions: Type.Integer(),
-  deletions: Type.Integer(),
-  changedFiles: Type.Integer(),
-  headSha: Type.String(),
-});
-const Review = Type.Object({
-  id: Type.Integer(),
-  state: Type.String(),
-  author: nullableString,
-  body: nullableString,
-  url: Type.String(),
-});
-const Check = Type.Object({
-  name: Type.String(),
-  status: Type.String(),
-  conclusion: nullableString,
-  detailsUrl: nullableString,
-  startedAt: nullableString,
-  completedAt: nullableString,
-});
-const FailedJob = Type.Object({
-  workflow: Type.String(),
-  job: Type.String(),
-  jobId: Type.Integer(),
-  log: Type.String(),
 });
 
 export const CHECKS_TARGET_REQUIRED = 'checks require a ref or pr';
@@ -160,7 +111,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
           params: Name,
           querystring: StateQuery,
           response: {
-            200: answer('The issues in that state (default open).', Type.Array(Type.Object(IssueSummary))),
+            200: answer('The issues in that state (default open).', Type.Array(IssueSummary)),
             ...FORGE_FAILURES,
           },
         },
@@ -183,7 +134,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
         schema: {
           params: NameNumber,
           body: CommentBody,
-          response: { 201: answer('The comment posted.', Comment), ...FORGE_FAILURES },
+          response: { 201: answer('The comment posted.', ForgeComment), ...FORGE_FAILURES },
         },
       },
       async (request, reply) => {
@@ -210,7 +161,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
           params: Name,
           querystring: StateQuery,
           response: {
-            200: answer('The pull requests in that state (default open).', Type.Array(Type.Object(PullSummary))),
+            200: answer('The pull requests in that state (default open).', Type.Array(PullSummary)),
             ...FORGE_FAILURES,
           },
         },
@@ -233,7 +184,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
         schema: {
           params: NameNumber,
           body: CommentBody,
-          response: { 201: answer('The comment posted.', Comment), ...FORGE_FAILURES },
+          response: { 201: answer('The comment posted.', ForgeComment), ...FORGE_FAILURES },
         },
       },
       async (request, reply) => {
@@ -259,7 +210,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
         schema: {
           params: NameNumber,
           body: ReviewBody,
-          response: { 201: answer('The review posted.', Review), ...FORGE_FAILURES },
+          response: { 201: answer('The review posted.', ForgeReview), ...FORGE_FAILURES },
         },
       },
       async (request, reply) => {
@@ -286,7 +237,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
         schema: {
           params: Name,
           querystring: CheckQuery,
-          response: { 200: answer('The checks of that ref or pull request.', Type.Array(Check)), ...CHECK_FAILURES },
+          response: { 200: answer('The checks of that ref or pull request.', Type.Array(CheckRun)), ...CHECK_FAILURES },
         },
       },
       (request) => forge(request.params.name, (p, repo) => p.checks(repo, checkTarget(request.query))),
@@ -298,7 +249,7 @@ export function forgeRoutes(options: ForgeRouteOptions) {
           params: Name,
           querystring: CheckQuery,
           response: {
-            200: answer('The logs of the failed jobs of that ref or pull request.', Type.Array(FailedJob)),
+            200: answer('The logs of the failed jobs of that ref or pull request.', Type.Array(FailedJobLog)),
             ...CHECK_FAILURES,
           },
         },
