@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { bridgeUrlIn, processesMatching, startNpx, type NpxProcess } from '../helpers/npx.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 const SHIPS = 5;
 const SUBSCRIBERS = 500;
@@ -54,7 +54,7 @@ describe('a bridge stopped with SIGTERM', () => {
     const signalled = performance.now();
     bridge.signalGroup('SIGTERM');
     const exited = () => processesMatching('/svc bridge', data).length === 0;
-    await until(exited, 'the bridge to exit on SIGTERM', 10_000, 10).catch(() => undefined);
+    await settles(until(exited, 'the bridge to exit on SIGTERM', 10_000, 10));
     const took = performance.now() - signalled;
     expect(processesMatching('/svc bridge', data)).toEqual([]);
     if (process.env.SVC_TEST_REPORT) console.info(`SIGTERM to exit: ${Math.round(took)} ms`);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
 import { call, makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { terminalUrl } from '../helpers/terminal.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 let root: string;
 let bridge: Bridge;
@@ -81,7 +81,7 @@ describe('terminal proxy before the upstream opens', () => {
       { type: 'resync' },
     ];
     for (const frame of frames) socket.send(JSON.stringify(frame));
-    await until(() => received.length >= frames.length, 'every frame at the ship', 2_000, 20).catch(() => undefined);
+    await settles(until(() => received.length >= frames.length, 'every frame at the ship', 2_000, 20));
     expect(received.map((text) => JSON.parse(text))).toEqual(frames);
     socket.close();
     expect(await upstreamClosed).toBe(1000);

@@ -36,7 +36,7 @@ import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js
 import { git, makeRemote } from '../helpers/git-fixtures.js';
 import { serveHttpBackend } from '../helpers/git-http-remote.js';
 import { bridgeUrlIn, startNpx, type NpxProcess } from '../helpers/npx.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 import { freePort } from '../helpers/ports.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 
@@ -424,7 +424,7 @@ async function settle<T>(probe: () => Promise<T>, holds: (value: T) => boolean, 
     last = await probe();
     return holds(last);
   };
-  await until(settled, 'settled', timeoutMs, 100).catch(() => undefined);
+  await settles(until(settled, 'settled', timeoutMs, 100));
   return last ?? probe();
 }
 

@@ -9,7 +9,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot } from '../helpers/ship.js';
 import { alive, killFleetTmux, startShipCli, type RunningCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 let root: string;
 let remote: RemoteFixture;
@@ -108,7 +108,7 @@ describe('a ship out of file descriptors', () => {
       listed = await call(url, 'GET', '/workspaces').catch(() => null);
       return listed?.status === 200;
     };
-    await until(answers, 'GET /workspaces answered 200', 4_000, 100).catch(() => undefined);
+    await settles(until(answers, 'GET /workspaces answered 200', 4_000, 100));
     expect(listed?.status).toBe(200);
     expect(
       (await call(url, 'POST', '/workspaces', { url: remote.url, repoName: 'app', name: 'after', branch: 'main' }))

@@ -14,7 +14,7 @@ import { TOO_MANY_PENDING_UPGRADES } from '../../protocol/index.js';
 import { postgresSchema } from '../helpers/databases.js';
 import { makeTempRoot, removeRoot } from '../helpers/ship.js';
 import { ADMIN, startAuthBridge, type AuthHarness } from '../auth/harness.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 const canRestart = (() => {
   if (!process.env.TEST_DATABASE_URL) return false;
@@ -113,7 +113,7 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
         listed = await h.as(token, 'GET', '/repos');
         return listed.status === 200;
       };
-      await until(answers, 'GET /repos answered 200', 5_000, 250).catch(() => undefined);
+      await settles(until(answers, 'GET /repos answered 200', 5_000, 250));
       expect(listed!.status).toBe(200);
       expect(listed!.body.map((repo) => repo.name).filter((name) => name.startsWith(`${prefix}-`))).toEqual([
         `${prefix}-before-1`,
@@ -181,7 +181,7 @@ describe.skipIf(!canRestart)('a PostgreSQL outage', () => {
       listed = await h.as(token, 'GET', '/repos');
       return listed.status === 200;
     };
-    await until(answers, 'GET /repos answered 200', 5_000, 250).catch(() => undefined);
+    await settles(until(answers, 'GET /repos answered 200', 5_000, 250));
     expect(listed.status).toBe(200);
     expect(
       (await h.as(token, 'POST', '/repos', { name: 'after-stall', url: 'https://example.com/after-stall.git' })).status,

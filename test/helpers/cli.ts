@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
-import { until } from './poll.js';
+import { untilOutput } from './output-wait.js';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -124,9 +124,13 @@ export function ptyCli(
   let done = false;
   void exited.then(() => (done = true));
   const waitFor = async (pattern: RegExp | string, timeoutMs = 15_000) => {
-    const shown = () => `waited for ${String(pattern)}; the terminal showed:\n${output}`;
-    const seen = await until(() => matches(output, pattern) || (done && 'exited'), shown, timeoutMs, 20);
-    if (seen === 'exited' && !matches(output, pattern)) throw new Error(shown());
+    await untilOutput(
+      () => output,
+      () => done,
+      pattern,
+      timeoutMs,
+      'the terminal showed:',
+    );
   };
   return {
     pty,
@@ -179,15 +183,16 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
-  const matches = (pattern: RegExp | string) =>
-    typeof pattern === 'string' ? output.includes(pattern) : pattern.test(output);
   return {
     child,
     output: () => output,
     async waitFor(pattern, timeoutMs = 30_000) {
-      const shown = () => `waited for ${String(pattern)}; output:\n${output}`;
-      const seen = await until(() => matches(pattern) || (child.exitCode !== null && 'exited'), shown, timeoutMs, 25);
-      if (seen === 'exited' && !matches(pattern)) throw new Error(shown());
+      await untilOutput(
+        () => output,
+        () => child.exitCode !== null,
+        pattern,
+        timeoutMs,
+      );
     },
     async stop(signal = 'SIGINT') {
       if (child.exitCode === null) child.kill(signal);

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { signalGroupOf } from './process-group.js';
-import { until } from './poll.js';
+import { untilOutput } from './output-wait.js';
 import { TEST_SESSION_COMMAND } from './ship.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -51,14 +51,9 @@ export function startNpx(
     output: () => output,
     exited,
     signalGroup,
-    async waitFor(pattern, timeoutMs = 30_000) {
-      const match = () =>
-        typeof pattern === 'string' ? (output.includes(pattern) ? pattern : null) : pattern.exec(output)?.[0];
+    waitFor(pattern, timeoutMs = 30_000) {
       const ended = () => child.exitCode !== null || child.signalCode !== null;
-      const shown = () => `waited for ${String(pattern)}; output:\n${output}`;
-      const seen = await until(() => match() || (ended() && { ended: true }), shown, timeoutMs, 20);
-      if (typeof seen !== 'string') throw new Error(shown());
-      return seen;
+      return untilOutput(() => output, ended, pattern, timeoutMs);
     },
     /** SIGTERM to the group; SIGKILL to what is left once the leader exited or `graceMs` passed, as a supervisor does. */
     async terminateThenKill(graceMs = 10_000) {

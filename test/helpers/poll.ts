@@ -43,3 +43,15 @@ export async function msUntil(check: () => Promise<boolean>, what: string, timeo
   await until(check, what, timeoutMs);
   return performance.now() - started;
 }
+
+/**
+ * Whether `waiting` (an `until`, a terminal client's `until`) fulfilled, its failure taken as `false`: for a
+ * wait the test follows with its own assertion, which shows the state where a timeout would only name it, or
+ * one whose miss the caller handles (a SIGKILL after the SIGTERM's grace).
+ */
+export function settles(waiting: Promise<unknown>): Promise<boolean> {
+  return waiting.then(
+    () => true,
+    () => false,
+  );
+}

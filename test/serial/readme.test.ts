@@ -19,7 +19,7 @@ import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { makeTempRoot, removeRoot, TEST_SESSION_COMMAND } from '../helpers/ship.js';
 import { killFleetTmux } from '../helpers/cli.js';
 import { groupAlive, signalGroupOf } from '../helpers/process-group.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 import type { FakeGitHub } from '../fakes/github.js';
 import { cloneHome, startBackedForge } from '../helpers/github-clone.js';
 
@@ -120,7 +120,7 @@ async function stopServer(child: ChildProcess): Promise<void> {
   child.removeAllListeners('exit');
   signalGroupOf(child, 'SIGTERM');
   const gone = () => !groupAlive(child);
-  await until(gone, 'the group to exit on SIGTERM', 10_000, 25).catch(() => signalGroupOf(child, 'SIGKILL'));
+  if (!(await settles(until(gone, 'the group to exit on SIGTERM', 10_000, 25)))) signalGroupOf(child, 'SIGKILL');
   await until(gone, 'the group to exit on SIGKILL', 10_000, 25);
 }
 

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 import { call } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
@@ -105,7 +105,7 @@ describe('svc client attach', () => {
     cli.view.resize(100, 30);
     const size = ['display-message', '-p', '-t', `=${sessionName('cli', 'b')}:`, '#{pane_width}x#{pane_height}'];
     const resized = async () => (await fx.ship.ship.tmux.run(size)).stdout.trim() === '100x30';
-    await until(resized, 'the pane at 100x30', 2_000, 20).catch(() => undefined);
+    await settles(until(resized, 'the pane at 100x30', 2_000, 20));
     // tmux tells the pane's tty of the new size after it resizes the window; nothing outside shows when.
     await new Promise((r) => setTimeout(r, 300));
     cli.pty.write('clear; stty size\r');

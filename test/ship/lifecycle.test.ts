@@ -8,7 +8,7 @@ import { connectEvents } from '../helpers/events.js';
 import { call, path, rawCall } from '../helpers/ship.js';
 import { shipFixture } from '../helpers/fixture.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 const fx = shipFixture();
 
@@ -293,10 +293,10 @@ describe('workspace lifecycle', () => {
     const [leader] = await fx.ship.ship.tmux.panePids(session);
     const { processesInSessions } = await import('../../ship/sessions/process-reaper.js');
     const inSession = () => processesInSessions(new Set([leader!])).length;
-    await until(() => inSession() >= 3, 'three processes in the session', 2_500).catch(() => undefined);
+    await settles(until(() => inSession() >= 3, 'three processes in the session', 2_500));
     expect(processesInSessions(new Set([leader!])).length).toBeGreaterThanOrEqual(3);
     await call(fx.ship.url, 'POST', path('reap', 'r', '/deactivate'));
-    await until(() => inSession() === 0, 'the session reaped', 3_000).catch(() => undefined);
+    await settles(until(() => inSession() === 0, 'the session reaped', 3_000));
     expect(processesInSessions(new Set([leader!]))).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { shipFixture } from '../helpers/fixture.js';
 import { connectTerminal, terminalUrl } from '../helpers/terminal.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 const fx = shipFixture({}, { repo: 'c', names: ['churn', 'slow', 'hostile', 'victim'] });
 
@@ -42,11 +42,11 @@ describe('terminal churn', () => {
       await client.close();
     }
     const released = async () => fx.ship.ship.terminals.size === 0 && (await tmuxClients()) === 0;
-    await until(released, 'every terminal and tmux client gone', 5_000, 100).catch(() => undefined);
+    await settles(until(released, 'every terminal and tmux client gone', 5_000, 100));
     expect(fx.ship.ship.terminals.size).toBe(0);
     expect(await tmuxClients()).toBe(0);
     // No pane is still piped, and no pipe process is left.
-    await until(() => pipeProcesses().length === 0, 'no pipe process left', 5_000, 100).catch(() => undefined);
+    await settles(until(() => pipeProcesses().length === 0, 'no pipe process left', 5_000, 100));
     expect(pipeProcesses()).toEqual([]);
     const piped = await fx.ship.ship.tmux.run(['list-panes', '-a', '-F', '#{pane_pipe}']);
     expect(piped.stdout.split('\n').filter((flag) => flag === '1')).toEqual([]);
@@ -103,7 +103,7 @@ describe('terminal churn', () => {
     await client.waitForFrames(1);
     await fx.ship.stopShipOnly();
     expect((await client.closed).code).toBe(1001);
-    await until(async () => (await tmuxClients()) === 0, 'no tmux client left', 2_000).catch(() => undefined);
+    await settles(until(async () => (await tmuxClients()) === 0, 'no tmux client left', 2_000));
     expect(await tmuxClients()).toBe(0);
     expect(fx.ship.ship.terminals.size).toBe(0);
     expect((await fx.ship.ship.tmux.listSessions()).size).toBeGreaterThan(1);

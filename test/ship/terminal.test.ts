@@ -8,7 +8,7 @@ import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/te
 import type { CellObject, GridFrame } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { FILL_SCREEN, isFilled, offRule, tappedTerminal } from '../helpers/deflate-socket.js';
-import { until } from '../helpers/poll.js';
+import { settles, until } from '../helpers/poll.js';
 
 const ACK_TIMEOUT_MS = 400;
 let root: string;
@@ -82,10 +82,10 @@ describe('terminal', () => {
     // tmux resizes the pane's tty asynchronously (and may delay it by up to 250 ms): ask until it has.
     const resized = async () => {
       client.input('clear; stty size\r');
-      await client.until((screen) => /^\d+ \d+$/m.test(screen.text())).catch(() => undefined);
+      await settles(client.until((screen) => /^\d+ \d+$/m.test(screen.text())));
       return /^43 132$/m.test(client.screen.text());
     };
-    await until(resized, "the pane's tty at 43x132", 20_000, 200).catch(() => undefined);
+    await settles(until(resized, "the pane's tty at 43x132", 20_000, 200));
     expect(client.screen.text()).toMatch(/^43 132$/m);
     await client.close();
   });
@@ -387,9 +387,9 @@ describe('terminal under hostile output (issue #14, docs/security.md F1/H11)', (
       pane = await tmuxPane(hostile);
       return pane.text.startsWith(`${row}\n`) && /[$#]$/m.test(pane.text);
     };
-    await until(drawn, 'the row of a and the prompt in the pane', 10_000, 100).catch(() => undefined);
+    await settles(until(drawn, 'the row of a and the prompt in the pane', 10_000, 100));
     expect(pane.text.split('\n')[0]).toBe(row);
-    await a.until((screen) => screen.text() === pane.text, 5_000).catch(() => undefined);
+    await settles(a.until((screen) => screen.text() === pane.text, 5_000));
     expect(a.screen.text()).toBe(pane.text);
     expect({ x: a.screen.cursor.x, y: a.screen.cursor.y }).toEqual(pane.cursor);
     await Promise.all([a.close(), b.close()]);
