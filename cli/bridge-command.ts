@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { BRIDGE_DEFAULT_PORT } from '../protocol/ports.js';
 import { metricsPortOption, parseIdentifier, parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
-import { runUntilSignal } from './run-until-signal.js';
+import { serveUntilSignal } from './run-until-signal.js';
 
 function parseMilliseconds(value: string): number {
   const ms = Number(value);
@@ -55,21 +55,22 @@ export function bridgeCommand(): Command {
         const firstAdmin = firstAdminSource(!databaseUrl && !existsSync(options.dataDirectory));
         // Loaded on use, like the ship's: see the start-up note in main.ts.
         const { startBridge } = await import('../bridge/server.js');
-        const bridge = await startBridge({
-          port: options.port,
-          name: options.name,
-          dataDirectory: options.dataDirectory,
-          publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
-          databaseUrl,
-          insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
-          firstAdmin,
-          host: options.host,
-          allowedHosts: options.allowedHost ?? [],
-          allowLocalRepos: options.localRepos,
-          sweepIntervalMs: options.sweepIntervalMs,
-          metricsPort: options.metricsPort,
-        });
-        await runUntilSignal(() => bridge.close());
+        await serveUntilSignal(() =>
+          startBridge({
+            port: options.port,
+            name: options.name,
+            dataDirectory: options.dataDirectory,
+            publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
+            databaseUrl,
+            insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
+            firstAdmin,
+            host: options.host,
+            allowedHosts: options.allowedHost ?? [],
+            allowLocalRepos: options.localRepos,
+            sweepIntervalMs: options.sweepIntervalMs,
+            metricsPort: options.metricsPort,
+          }),
+        );
       },
     );
 }

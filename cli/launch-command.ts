@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import type { LaunchPlan } from './launch/plan.js';
 import type { Launched } from './launch/run-launch.js';
 import { launchScaffold } from './launch/scaffold.js';
-import { runUntilSignal } from './run-until-signal.js';
+import { serveUntilSignal } from './run-until-signal.js';
 import { svcCommand } from './invocation.js';
 import { shownPath } from './shown-path.js';
 
@@ -93,27 +93,26 @@ export function launchCommand(): Command {
       const { storeNotice } = await import('./launch/store-notice.js');
       const notice = storeNotice(plan.bridge);
       if (notice) process.stderr.write(`${notice}\n`);
-      const launched = await runLaunch(plan, {
-        firstAdmin,
-        sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
-      });
       const { recordLocalShips } = await import('./local-ship-tokens.js');
-      const tokensFile =
-        launched.local.length > 0
-          ? recordLocalShips(
-              plan.bridge.dataDirectory,
-              launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken })),
-            )
-          : null;
-      // The handlers first: whoever reads "Ctrl-C stops everything." may press it at once, and on a busy
-      // machine this process can be descheduled between the write and the next line (Node's default action
-      // would then kill it mid-run, leaving the ships' tmux servers behind).
-      const stopped = runUntilSignal(
-        () => launched.close(),
+      await serveUntilSignal(
+        async () => {
+          const launched = await runLaunch(plan, {
+            firstAdmin,
+            sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
+          });
+          const tokensFile =
+            launched.local.length > 0
+              ? recordLocalShips(
+                  plan.bridge.dataDirectory,
+                  launched.local.map(({ name, url, bridgeToken }) => ({ name, url, bridgeToken })),
+                )
+              : null;
+          // Whoever reads "Ctrl-C stops everything." may press it at once: the handlers are already in place.
+          process.stdout.write(summary(launched, configPath, tokensFile));
+          return launched;
+        },
         () => process.stderr.write('svc: stopping ships and bridge\n'),
       );
-      process.stdout.write(summary(launched, configPath, tokensFile));
-      await stopped;
     });
 
   launch

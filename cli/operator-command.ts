@@ -3,7 +3,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parsePort } from './ship-command.js';
 import { normalizeUrl } from './url.js';
-import { runUntilSignal } from './run-until-signal.js';
+import { serveUntilSignal } from './run-until-signal.js';
 import { parseDuration } from './duration.js';
 import { messageOf } from '../protocol/thrown.js';
 
@@ -60,21 +60,23 @@ export function operatorCommand(): Command {
         leaderElect?: boolean;
         daemonsetGrace: number;
       }) => {
-        if (!options.bridgeUrl) throw new Error('--bridge-url (or SVC_BRIDGE_URL) is required');
+        const bridgeUrl = options.bridgeUrl;
+        if (!bridgeUrl) throw new Error('--bridge-url (or SVC_BRIDGE_URL) is required');
         if (options.namespace && options.allNamespaces)
           throw new Error('--namespace and --all-namespaces exclude each other');
         // Loaded on use, like the servers: see the start-up note in main.ts.
         const { startOperator } = await import('../operator/runtime/start.js');
-        const operator = await startOperator({
-          bridgeUrl: options.bridgeUrl,
-          namespace: options.namespace,
-          allNamespaces: Boolean(options.allNamespaces),
-          healthPort: options.healthPort,
-          tokenExchangePort: options.tokenExchangePort,
-          leaderElect: Boolean(options.leaderElect),
-          daemonsetGraceMs: options.daemonsetGrace,
-        });
-        await runUntilSignal(() => operator.close());
+        await serveUntilSignal(() =>
+          startOperator({
+            bridgeUrl,
+            namespace: options.namespace,
+            allNamespaces: Boolean(options.allNamespaces),
+            healthPort: options.healthPort,
+            tokenExchangePort: options.tokenExchangePort,
+            leaderElect: Boolean(options.leaderElect),
+            daemonsetGraceMs: options.daemonsetGrace,
+          }),
+        );
       },
     );
 }

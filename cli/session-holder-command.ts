@@ -4,7 +4,7 @@
 // signal it first reports the workspaces with unpushed work (ship/sessions/drain-report.ts), then ends them.
 import { Command, Option } from 'commander';
 import { parseDuration } from './duration.js';
-import { runUntilSignal } from './run-until-signal.js';
+import { serveUntilSignal } from './run-until-signal.js';
 import { parsedSessionUser } from './ship-command.js';
 
 export function sessionHolderCommand(): Command {
@@ -49,28 +49,29 @@ export function sessionHolderCommand(): Command {
         const logger = createLogger(SHIP_LOGGER);
         const sessionUser =
           options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
-        const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
-        const ended = holder.exited.then((code) => {
-          throw new Error(`the tmux server ended (exit code ${code})`);
-        });
-        await Promise.race([
-          runUntilSignal(
-            async () => {
-              // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
-              await reportDrain({
-                fleetDirectory: options.fleetDirectory,
-                reportTo: options.drainReportTo,
-                credentialFile: options.drainReportCredential,
-                timeoutMs: options.drainTimeout,
-                logger,
-                sessionUser,
-              }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
-              await holder.close();
-            },
-            (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
-          ),
-          ended,
-        ]);
+        await serveUntilSignal(
+          async () => {
+            const holder = await startSessionHolder({ fleetDirectory: options.fleetDirectory, logger, sessionUser });
+            return {
+              ended: holder.exited.then((code): never => {
+                throw new Error(`the tmux server ended (exit code ${code})`);
+              }),
+              close: async () => {
+                // Before anything is killed: a failed scan or report must not keep the sessions (or the drain) waiting.
+                await reportDrain({
+                  fleetDirectory: options.fleetDirectory,
+                  reportTo: options.drainReportTo,
+                  credentialFile: options.drainReportCredential,
+                  timeoutMs: options.drainTimeout,
+                  logger,
+                  sessionUser,
+                }).catch((error: unknown) => logger.warn({ err: error }, 'drain: the scan for unpushed work failed'));
+                await holder.close();
+              },
+            };
+          },
+          (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
+        );
       },
     );
 }

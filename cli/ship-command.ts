@@ -9,7 +9,7 @@ import { identifierProblem } from '../protocol/identifier-rules.js';
 import { SHIP_DEFAULT_PORT } from '../protocol/ports.js';
 import { normalizeUrl } from './url.js';
 import { parseDuration } from './duration.js';
-import { runUntilSignal } from './run-until-signal.js';
+import { serveUntilSignal } from './run-until-signal.js';
 import { messageOf } from '../protocol/thrown.js';
 
 export function parsePort(value: string): number {
@@ -137,35 +137,35 @@ export function shipCommand(): Command {
           options.sessionUser === undefined ? undefined : await parsedSessionUser(options.sessionUser);
         // Loaded on use: `svc --help` and the client verbs should not pay for the server's modules.
         const { startShip } = await import('../ship/server.js');
-        const ship = await startShip({
-          port: options.port,
-          name: options.name ?? os.hostname(),
-          fleetDirectory: options.fleetDirectory,
-          bridgeUrl: options.bridgeUrl ? normalizeUrl(options.bridgeUrl) : undefined,
-          host: options.host,
-          allowedHosts: options.allowedHost ?? [],
-          allowLocalRepos: options.localRepos,
-          bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
-          shipToken: process.env.SVC_SHIP_TOKEN || undefined,
-          sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
-          sessionEnv,
-          sessionHolder: options.sessionHolder === true,
-          sessionUser,
-          agentHarness,
-          // Sessions run svc as this process was started: this Node and the real path of its bin.
-          selfCommand: [process.execPath, realpathSync(process.argv[1]!)],
-          sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
-          repoCacheDirectory: options.repoCache === false ? null : options.repoCache,
-          repoCacheMaxIdleMs: options.repoCacheMaxIdle,
-          metricsPort: options.metricsPort,
-          maxDiskFill: options.maxDiskFill,
-          tokenExchange: options.tokensFrom
-            ? { url: options.tokensFrom, credentialFile: options.tokensCredential! }
-            : undefined,
-        });
-        await runUntilSignal(
-          () => ship.close(),
-          (signal) => ship.app.log.info({ signal }, 'ship stopping'),
+        await serveUntilSignal(
+          () =>
+            startShip({
+              port: options.port,
+              name: options.name ?? os.hostname(),
+              fleetDirectory: options.fleetDirectory,
+              bridgeUrl: options.bridgeUrl ? normalizeUrl(options.bridgeUrl) : undefined,
+              host: options.host,
+              allowedHosts: options.allowedHost ?? [],
+              allowLocalRepos: options.localRepos,
+              bridgeToken: process.env.SVC_BRIDGE_TOKEN || undefined,
+              shipToken: process.env.SVC_SHIP_TOKEN || undefined,
+              sessionCommand: process.env.SVC_SESSION_COMMAND || undefined,
+              sessionEnv,
+              sessionHolder: options.sessionHolder === true,
+              sessionUser,
+              agentHarness,
+              // Sessions run svc as this process was started: this Node and the real path of its bin.
+              selfCommand: [process.execPath, realpathSync(process.argv[1]!)],
+              sessionUrl: options.sessionUrl ? normalizeUrl(options.sessionUrl) : undefined,
+              repoCacheDirectory: options.repoCache === false ? null : options.repoCache,
+              repoCacheMaxIdleMs: options.repoCacheMaxIdle,
+              metricsPort: options.metricsPort,
+              maxDiskFill: options.maxDiskFill,
+              tokenExchange: options.tokensFrom
+                ? { url: options.tokensFrom, credentialFile: options.tokensCredential! }
+                : undefined,
+            }),
+          (signal, ship) => ship.app.log.info({ signal }, 'ship stopping'),
         );
       },
     );
