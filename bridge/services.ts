@@ -71,41 +71,12 @@ export async function openBridgeServices(options: BridgeServiceOptions): Promise
   const clock = forwardOnly(options.clock ?? systemClock);
   // What lives only in memory runs on the monotonic clock; an injected clock (tests) drives both.
   const memoryClock = options.clock ? clock : monotonicClock;
-  const registry = new ShipRegistry(store.ships, {
-    backoff: options.reconnect,
-    heartbeatMs: options.heartbeatMs,
-    probeMs: options.registrationProbeMs,
-    // Audit (docs/security.md H9): who holds a workspace decides where its keystrokes go.
-    onOwnerChange: (key, from, to) =>
-      logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
-  });
-  const hub = new EventHub(() => registry.aggregateSegments());
-  registry.useEvents(hub);
-  hub.observe(metrics.events);
+  const { registry, hub } = openShipRoster(options);
   const ephemeral = await EphemeralRecords.load(store.ephemeral);
   followShipsWithEphemeral(registry, ephemeral, logger);
-  const authenticator = new Authenticator(store.credentials, clock);
-  const tickets = new TicketBook(memoryClock);
-  const sockets = new UserSockets();
-  const accounts = new Accounts({
-    store,
-    authenticator,
-    tickets,
-    sockets,
-    clock,
-    memoryClock,
-    onLoginFailed: metrics.loginFailed,
-  });
+  const { authenticator, tickets, sockets, accounts } = openAccounts(options, clock, memoryClock);
   metrics.watchFleet({ ships: () => registry.list(), workspaces: () => registry.snapshot() });
-  const agentCredentials = new AgentCredentials({
-    store: store.agentTokens,
-    authenticator,
-    clock,
-    bridgeUrl: options.bridgeUrl,
-    logger,
-  });
-  registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
-  registry.onShipRemoved((name) => authenticator.forgetShip(name));
+  pushAgentCredentials(options, registry, authenticator, clock);
   const forgeProviders = options.forgeProviders ?? githubFromEnvironment(logger);
   const foreground = new Foreground();
   const sweeper = new Sweeper({
@@ -118,23 +89,10 @@ export async function openBridgeServices(options: BridgeServiceOptions): Promise
     clock,
     log: logger,
   });
-  const armory = new Armory(join(options.dataDirectory, 'armory'), logger);
-  new ArmoryPush({ armory, registry, bridgeUrl: options.bridgeUrl, logger }).start();
+  const armory = openArmory(options, registry);
   return {
-    store,
-    metrics,
-    logger,
-    registry,
-    hub,
-    ephemeral,
-    authenticator,
-    tickets,
-    sockets,
-    accounts,
-    forgeProviders,
-    foreground,
-    sweeper,
-    armory,
+    ...{ store, metrics, logger, registry, hub, ephemeral, authenticator, tickets, sockets, accounts },
+    ...{ forgeProviders, foreground, sweeper, armory },
     async close(sweepWaitMs) {
       await sweeper.stop(sweepWaitMs);
       armory.close();
@@ -142,6 +100,67 @@ export async function openBridgeServices(options: BridgeServiceOptions): Promise
       registry.close();
     },
   };
+}
+
+/** The ship roster and the event hub over it, whose events the metrics count. */
+function openShipRoster(options: BridgeServiceOptions): { registry: ShipRegistry; hub: EventHub } {
+  const { store, metrics, logger } = options;
+  const registry = new ShipRegistry(store.ships, {
+    backoff: options.reconnect,
+    heartbeatMs: options.heartbeatMs,
+    probeMs: options.registrationProbeMs,
+    // Audit (docs/security.md H9): who holds a workspace decides where its keystrokes go.
+    onOwnerChange: (key, from, to) =>
+      logger.info({ audit: 'ownership', key, from, to }, `workspace ${key} owner ${from ?? '-'} → ${to ?? '-'}`),
+  });
+  const hub = new EventHub(() => registry.aggregateSegments());
+  registry.useEvents(hub);
+  hub.observe(metrics.events);
+  return { registry, hub };
+}
+
+/** Accounts and what they mint: the authenticator, WebSocket tickets and the sockets of each user. */
+function openAccounts(options: BridgeServiceOptions, clock: Clock, memoryClock: Clock) {
+  const { store, metrics } = options;
+  const authenticator = new Authenticator(store.credentials, clock);
+  const tickets = new TicketBook(memoryClock);
+  const sockets = new UserSockets();
+  const accounts = new Accounts({
+    store,
+    authenticator,
+    tickets,
+    sockets,
+    clock,
+    memoryClock,
+    onLoginFailed: metrics.loginFailed,
+  });
+  return { authenticator, tickets, sockets, accounts };
+}
+
+/** Agents' credentials pushed to each ship that comes online; a removed ship's credentials forgotten. */
+function pushAgentCredentials(
+  options: BridgeServiceOptions,
+  registry: ShipRegistry,
+  authenticator: Authenticator,
+  clock: Clock,
+): void {
+  const agentCredentials = new AgentCredentials({
+    store: options.store.agentTokens,
+    authenticator,
+    clock,
+    bridgeUrl: options.bridgeUrl,
+    logger: options.logger,
+  });
+  registry.onShipOnline((ship) => void agentCredentials.push(ship.name, ship.client));
+  registry.onShipRemoved((name) => authenticator.forgetShip(name));
+}
+
+/** The armory in the data directory, pushed to the ships. */
+function openArmory(options: BridgeServiceOptions, registry: ShipRegistry): Armory {
+  const { logger, bridgeUrl } = options;
+  const armory = new Armory(join(options.dataDirectory, 'armory'), logger);
+  new ArmoryPush({ armory, registry, bridgeUrl, logger }).start();
+  return armory;
 }
 
 /**

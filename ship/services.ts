@@ -32,7 +32,7 @@ import { ExchangedTokens } from './tokens/exchanged-tokens.js';
 import type { CloneLimits } from './workspaces/clone.js';
 import { Fleet, SHIP_STATE_DIR } from './workspaces/fleet.js';
 import { RepoCache } from './workspaces/repo-cache.js';
-import { WorkspaceService } from './workspaces/service.js';
+import { WorkspaceService, type WorkspaceServiceDeps } from './workspaces/service.js';
 
 /** How long a repo cache may go unused before the ship removes it. */
 export const REPO_CACHE_MAX_IDLE_MS = 14 * 86_400_000;
@@ -101,76 +101,27 @@ export async function resolveFleetDirectory(path: string): Promise<string> {
 
 export async function openShipServices(options: ShipServiceOptions): Promise<ShipServices> {
   const { logger, undo } = options;
-  const fleetExisted = existsSync(resolve(options.fleetDirectory));
-  const fleetDirectory = await resolveFleetDirectory(options.fleetDirectory);
-  if (!fleetExisted) undo.push(() => removeNewFleetDirectory(fleetDirectory));
-  const fleet = new Fleet(fleetDirectory, options.sessionUser !== undefined);
-  await fleet.prepare();
+  const { fleet, fleetDirectory } = await openFleet(options);
   const metrics = new ShipMetrics();
-  const git = new GitRunner(
-    { allowLocalRepos: options.allowLocalRepos ?? true },
-    metrics.timedGit(options.spawner),
-    undefined,
-    sessionUserFor(fleetDirectory, options.sessionUser),
-  );
+  const git = openGit(options, fleetDirectory, metrics);
   const repoCaches = await openRepoCache(options, fleetDirectory, git, metrics);
   const tmux = openTmux(options, fleetDirectory);
   const tokens = new McpTokenRegistry();
   const exchanged = await startTokenExchange(options);
-  const armory = new ArmorySync({
-    home: options.homeDirectory ?? os.homedir(),
-    fleetDirectory,
-    pinnedBridgeUrl: options.bridgeUrl,
-    shipToken: exchanged ? () => exchanged.shipToken : options.shipToken,
-    logger,
-  });
-  // Re-apply the cached armory now, without waiting for the bridge.
-  void armory.reapply();
+  const armory = openArmory(options, fleetDirectory, exchanged);
   const events = new EventBus(options.name);
   const agents = new AgentStatusStore();
-  let service: WorkspaceService | undefined;
-  const sessions = new SessionRegistry(tmux, (session) => {
-    void service
-      ?.sessionEnded(session)
-      .catch((error) => logger.warn({ err: error }, 'could not report an ended session'));
-  });
-  service = new WorkspaceService({
-    shipName: options.name,
-    shipUrl: options.shipUrl,
-    allowLocalRepos: options.allowLocalRepos ?? true,
-    fleet,
-    git,
-    tmux,
-    sessions,
-    agents,
-    tokens,
-    events,
-    cloneLimits: options.cloneLimits,
-    repoCache: repoCaches.cache,
-    sessionUser: options.sessionUser,
-  });
+  const workspaceParts = { fleet, git, tmux, agents, tokens, events, repoCache: repoCaches.cache };
+  const { service, sessions } = openWorkspaceService(options, workspaceParts);
   await fleet.clearLeftovers();
   await adoptSessions(tmux, sessions, service, undo);
   const staleness = watchAgentActivity(options, agents, service, tmux, events);
   metrics.watchWorkspaces(() => service.list());
-  // The session user's tmux writes the FIFOs: they go where it can reach them.
-  const pipes = options.sessionUser
-    ? new PipeDirectory(sharedTemporaryDirectory(), options.sessionUser)
-    : new PipeDirectory();
-  undo.push(async () => pipes.dispose());
+  const pipes = openPipes(options);
+  const credentials = new BridgeCredentials();
   return {
-    name: options.name,
-    fleetDirectory,
-    logger,
-    metrics,
-    tmux,
-    service,
-    events,
-    tokens,
-    credentials: new BridgeCredentials(),
-    armory,
-    exchanged,
-    pipes,
+    ...{ name: options.name, fleetDirectory, logger, metrics, tmux, service, events, tokens, credentials, armory },
+    ...{ exchanged, pipes },
     async close() {
       repoCaches.stopSweeping();
       exchanged?.stop();
@@ -185,10 +136,30 @@ export async function openShipServices(options: ShipServiceOptions): Promise<Shi
   };
 }
 
+/** The fleet directory, made when missing (and removed again by `undo` if nothing came into it), prepared. */
+async function openFleet(options: ShipServiceOptions): Promise<{ fleet: Fleet; fleetDirectory: string }> {
+  const fleetExisted = existsSync(resolve(options.fleetDirectory));
+  const fleetDirectory = await resolveFleetDirectory(options.fleetDirectory);
+  if (!fleetExisted) options.undo.push(() => removeNewFleetDirectory(fleetDirectory));
+  const fleet = new Fleet(fleetDirectory, options.sessionUser !== undefined);
+  await fleet.prepare();
+  return { fleet, fleetDirectory };
+}
+
 /** A fleet directory this start created goes again if nothing but the ship's own state came into it. */
 async function removeNewFleetDirectory(fleetDirectory: string): Promise<void> {
   const entries = await readdir(fleetDirectory);
   if (entries.every((entry) => entry === SHIP_STATE_DIR)) await rm(fleetDirectory, { recursive: true, force: true });
+}
+
+/** Git through the spawner, timed for the metrics; in a workspace it runs as the session user. */
+function openGit(options: ShipServiceOptions, fleetDirectory: string, metrics: ShipMetrics): GitRunner {
+  return new GitRunner(
+    { allowLocalRepos: options.allowLocalRepos ?? true },
+    metrics.timedGit(options.spawner),
+    undefined,
+    sessionUserFor(fleetDirectory, options.sessionUser),
+  );
 }
 
 /** Git in a workspace (not in the ship's own state directory, where clones are staged) runs as the session user. */
@@ -280,4 +251,56 @@ function watchAgentActivity(
   staleness.start();
   options.undo.push(() => staleness.stop());
   return staleness;
+}
+
+/** The armory, its cached files re-applied now, without waiting for the bridge. */
+function openArmory(
+  options: ShipServiceOptions,
+  fleetDirectory: string,
+  exchanged: ExchangedTokens | undefined,
+): ArmorySync {
+  const armory = new ArmorySync({
+    home: options.homeDirectory ?? os.homedir(),
+    fleetDirectory,
+    pinnedBridgeUrl: options.bridgeUrl,
+    shipToken: exchanged ? () => exchanged.shipToken : options.shipToken,
+    logger: options.logger,
+  });
+  void armory.reapply();
+  return armory;
+}
+
+/**
+ * The workspace service and the session registry it hears ended sessions from (the registry is made first,
+ * so its callback reaches the service through a variable set just after).
+ */
+function openWorkspaceService(
+  options: ShipServiceOptions,
+  parts: Pick<WorkspaceServiceDeps, 'fleet' | 'git' | 'tmux' | 'agents' | 'tokens' | 'events' | 'repoCache'>,
+): { service: WorkspaceService; sessions: SessionRegistry } {
+  let service: WorkspaceService | undefined;
+  const sessions = new SessionRegistry(parts.tmux, (session) => {
+    void service
+      ?.sessionEnded(session)
+      .catch((error) => options.logger.warn({ err: error }, 'could not report an ended session'));
+  });
+  service = new WorkspaceService({
+    ...parts,
+    shipName: options.name,
+    shipUrl: options.shipUrl,
+    allowLocalRepos: options.allowLocalRepos ?? true,
+    sessions,
+    cloneLimits: options.cloneLimits,
+    sessionUser: options.sessionUser,
+  });
+  return { service, sessions };
+}
+
+/** Where terminals' FIFOs are made: the session user's tmux writes them, so they go where it can reach them. */
+function openPipes(options: ShipServiceOptions): PipeDirectory {
+  const pipes = options.sessionUser
+    ? new PipeDirectory(sharedTemporaryDirectory(), options.sessionUser)
+    : new PipeDirectory();
+  options.undo.push(async () => pipes.dispose());
+  return pipes;
 }
