@@ -767,7 +767,13 @@ describe.skipIf(!helmAvailable('test/chart/service-e2e.test.ts') || !hasPostgres
     const shipAnswer = async (node: string, token: string) =>
       (await call(`http://${HOSTS[node]}:4700`, 'GET', '/workspaces', undefined, { authorization: `Bearer ${token}` }))
         .status;
-    const pairOf = (node: string) => secret(`${node}-tokens`)!;
+    /** The node's tokens Secret, decoded; throws (a probe polls on) until it holds both tokens. */
+    const pairOf = (node: string) => {
+      const data = secret(`${node}-tokens`);
+      const { shipToken, bridgeToken } = data ?? {};
+      if (shipToken === undefined || bridgeToken === undefined) throw new Error(`no token pair in ${node}-tokens`);
+      return { ...data, shipToken, bridgeToken };
+    };
     const shipArg = (flag: string) => launches.ship!.launch.argv[launches.ship!.launch.argv.indexOf(flag) + 1]!;
 
     it(
