@@ -91,8 +91,20 @@ export async function openBridgeServices(options: BridgeServiceOptions): Promise
   });
   const armory = openArmory(options, registry);
   return {
-    ...{ store, metrics, logger, registry, hub, ephemeral, authenticator, tickets, sockets, accounts },
-    ...{ forgeProviders, foreground, sweeper, armory },
+    store,
+    metrics,
+    logger,
+    registry,
+    hub,
+    ephemeral,
+    authenticator,
+    tickets,
+    sockets,
+    accounts,
+    forgeProviders,
+    foreground,
+    sweeper,
+    armory,
     async close(sweepWaitMs) {
       await sweeper.stop(sweepWaitMs);
       armory.close();

@@ -120,8 +120,18 @@ export async function openShipServices(options: ShipServiceOptions): Promise<Shi
   const pipes = openPipes(options);
   const credentials = new BridgeCredentials();
   return {
-    ...{ name: options.name, fleetDirectory, logger, metrics, tmux, service, events, tokens, credentials, armory },
-    ...{ exchanged, pipes },
+    name: options.name,
+    fleetDirectory,
+    logger,
+    metrics,
+    tmux,
+    service,
+    events,
+    tokens,
+    credentials,
+    armory,
+    exchanged,
+    pipes,
     async close() {
       repoCaches.stopSweeping();
       exchanged?.stop();
