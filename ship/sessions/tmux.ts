@@ -22,17 +22,24 @@ import { ensureSocketDirectory, tmuxSocketArgs, userEnvironment, type SessionUse
 
 /** What tmux says when the session to create already exists (another activation, or the keeper, got there first). */
 export const DUPLICATE_SESSION = /duplicate session/;
+/** What tmux says when the target session (or its whole server) is gone. */
+const NO_SESSION = /can't find|no such session|no server running/i;
 
 /**
  * A tmux command that exited non-zero, classified here, where tmux's words are known: `duplicate-session`
- * when the session to create already exists (a race with another activation), else `failed`.
+ * when the session to create already exists (a race with another activation), `no-session` when the session
+ * it targets (or the server) is gone (it ended meanwhile), else `failed`.
  */
 export class TmuxCommandFailed extends Error {
-  readonly kind: 'duplicate-session' | 'failed';
+  readonly kind: 'duplicate-session' | 'no-session' | 'failed';
 
   constructor(command: string, code: number, stderr: string) {
     super(`tmux ${command} failed: ${stderr.trim() || `exit code ${code}`}`);
-    this.kind = DUPLICATE_SESSION.test(stderr) ? 'duplicate-session' : 'failed';
+    this.kind = DUPLICATE_SESSION.test(stderr)
+      ? 'duplicate-session'
+      : NO_SESSION.test(stderr)
+        ? 'no-session'
+        : 'failed';
   }
 }
 
@@ -321,7 +328,7 @@ export class Tmux {
         const pasted = await this.run(['paste-buffer', '-p', '-d', '-b', buffer, '-t', target]);
         if (pasted.code !== 0) {
           await this.run(['delete-buffer', '-b', buffer]);
-          throw new Error(`tmux paste-buffer failed: ${pasted.stderr.trim() || `exit code ${pasted.code}`}`);
+          throw new TmuxCommandFailed('paste-buffer', pasted.code, pasted.stderr);
         }
       } finally {
         await rm(dir, { recursive: true, force: true });

@@ -4,7 +4,6 @@
 // files and the session cache only: no process per workspace.
 import { rename, rm } from 'node:fs/promises';
 import {
-  messageOf,
   classifyCloneUrl,
   workspaceKey,
   type AgentInitRequest,
@@ -298,7 +297,7 @@ export class WorkspaceService {
     try {
       await this.deps.tmux.paste(session, text, enter);
     } catch (error) {
-      if (/can't find|no such session|no server running/i.test(messageOf(error))) throw notActive(repo, name);
+      if (error instanceof TmuxCommandFailed && error.kind === 'no-session') throw notActive(repo, name);
       throw error;
     }
   }
