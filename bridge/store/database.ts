@@ -80,11 +80,13 @@ export function postgresDatabase(connectionString: string, options: { max?: numb
 
 /**
  * The embedded engine's memory (the idle bridge's RSS bar; figures in bench/RESULTS.md, choice in
- * docs/DECISIONS.md). PostgreSQL's default 128 MB of shared buffers is sized for a server, and each buffer is
- * zeroed (so resident) at start: the bridge's tables hold users, ships and repos, a few hundred kB, and the
- * catalogs live in PostgreSQL's own caches, so 4 MB is plenty.
+ * docs/DECISIONS.md). All of PostgreSQL's shared memory is zeroed (so resident) at start. Its default 128 MB
+ * of shared buffers is sized for a server: the bridge's tables hold users, ships and repos, a few hundred kB,
+ * and the catalogs live in PostgreSQL's own caches, so 4 MB is plenty. Its default 100 connections size the
+ * per-connection tables (processes, locks, predicate locks), 4 MB of the 12: PGlite serves one connection,
+ * and 4 is that one beside the 3 PostgreSQL keeps for superusers.
  */
-const PGLITE_CONF = 'shared_buffers = 4MB';
+const PGLITE_CONF = 'shared_buffers = 4MB\nmax_connections = 4';
 
 /**
  * V8 tiers hot WebAssembly functions up to its optimising compiler; PostgreSQL's start runs enough of the
