@@ -7,10 +7,12 @@
 // Issue-linked branches go through GraphQL (`octokit.graphql`: same auth and request policy; its URL is
 // `<baseUrl>/graphql`, or `…/api/graphql` for a GitHub Enterprise `…/api/v3` base). GraphQL answers its
 // errors with HTTP 200, so they are mapped to a status here (graphqlFailure), not by call().
-import { Octokit } from '@octokit/rest';
+// Octokit is loaded by the first operation, not with the bridge: it is ~10 MiB of an idle bridge's memory
+// (bench/RESULTS.md, session 18), and a bridge without GitHub repos never needs it.
+import type { Octokit } from '@octokit/rest';
 import { GitHubTransport } from './github-fetch.js';
 import { GitHubReads } from './github-reads.js';
-import { installRequestPolicy, requestPolicy } from './github-request-policy.js';
+import { installRequestPolicy, requestPolicy, type RequestPolicy } from './github-request-policy.js';
 import {
   redactUrlCredentials,
   type CheckRun,
@@ -92,37 +94,62 @@ export function githubRepoPath(url: string): { owner: string; name: string } | n
   return { owner, name };
 }
 
-export class GitHubProvider implements ForgeProvider {
-  private readonly octokit: Octokit;
+interface Client {
+  octokit: Octokit;
   /** A branch's pull requests and an issue, read without Octokit's pipeline (github-reads.ts). */
-  private readonly reads: GitHubReads;
+  reads: GitHubReads;
+}
+
+export class GitHubProvider implements ForgeProvider {
   private readonly token: string | undefined;
+  private readonly baseUrl: string;
+  private readonly transport = new GitHubTransport();
+  private readonly policy: RequestPolicy;
+  private client: Client | null = null;
+  private connecting: Promise<void> | null = null;
   /** Clone URL → owner/name (or null: not GitHub's), parsed once: a sweep asks about each repo many times. */
   private readonly paths = new Map<string, { owner: string; name: string } | null>();
 
   constructor(options: GitHubProviderOptions = {}) {
     this.token = options.token || undefined;
-    const baseUrl = (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
-    const transport = new GitHubTransport();
-    this.octokit = new Octokit({
-      auth: this.token,
-      baseUrl,
-      userAgent: 'svc-bridge',
-      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-      request: { redirect: 'follow', fetch: transport.fetch() },
-    });
-    const policy = requestPolicy({
+    this.baseUrl = (options.baseUrl || DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
+    this.policy = requestPolicy({
       retries: options.retries,
       maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds,
       secondMs: options.retryAfterBaseValueMs,
       log: options.log,
     });
-    installRequestPolicy(this.octokit, policy);
-    // The sweep's reads send what Octokit sends: its accept and user-agent, its authorization.
-    const { accept, 'user-agent': userAgent } = this.octokit.request.endpoint.DEFAULTS.headers;
-    const headers: Record<string, string> = { accept: String(accept), 'user-agent': String(userAgent) };
-    if (this.token) headers.authorization = authorizationOf(this.token);
-    this.reads = new GitHubReads(transport, policy, baseUrl, headers);
+  }
+
+  /** Loads Octokit and makes the client, once; call() waits for it before any operation's work. */
+  private connect(): Promise<void> {
+    this.connecting ??= import('@octokit/rest').then(({ Octokit }) => {
+      const octokit = new Octokit({
+        auth: this.token,
+        baseUrl: this.baseUrl,
+        userAgent: 'svc-bridge',
+        log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+        request: { redirect: 'follow', fetch: this.transport.fetch() },
+      });
+      installRequestPolicy(octokit, this.policy);
+      // The sweep's reads send what Octokit sends: its accept and user-agent, its authorization.
+      const { accept, 'user-agent': userAgent } = octokit.request.endpoint.DEFAULTS.headers;
+      const headers: Record<string, string> = { accept: String(accept), 'user-agent': String(userAgent) };
+      if (this.token) headers.authorization = authorizationOf(this.token);
+      this.client = { octokit, reads: new GitHubReads(this.transport, this.policy, this.baseUrl, headers) };
+    });
+    return this.connecting;
+  }
+
+  /** The client, inside an operation's work (call() has connected). */
+  private get octokit(): Octokit {
+    if (!this.client) throw new Error('GitHubProvider: Octokit used outside call()');
+    return this.client.octokit;
+  }
+
+  private get reads(): GitHubReads {
+    if (!this.client) throw new Error('GitHubProvider: the reads used outside call()');
+    return this.client.reads;
   }
 
   private target(repo: Repo): { owner: string; repo: string } {
@@ -146,6 +173,7 @@ export class GitHubProvider implements ForgeProvider {
   /** Runs one forge operation; every failure becomes a ProviderError with the forge's status. */
   private async call<T>(work: () => Promise<T>): Promise<T> {
     try {
+      await this.connect();
       return await work();
     } catch (error) {
       if (error instanceof ProviderError) throw error;
