@@ -3,20 +3,19 @@
 // parallel"; issue #14): a change made on a ship directly, a ship registered, failing or stopped a moment
 // ago are all in the very next answer. A real bridge with a real ship, plus small fake ships speaking the
 // ship's wire protocol (`/events` sync, `/workspaces`, `/system-resources`) where a ship must be slow or fail.
-import { insecureBridge } from './../helpers/bridge.js';
+// The bridge is built without a socket and asked through app.inject (test/helpers/bridge-app.ts).
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShipSystemResources, SystemResources } from '../../protocol/index.js';
-import { startBridge, type Bridge } from '../../bridge/server.js';
+import { buildTestBridge, type TestBridgeApp } from '../helpers/bridge-app.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 
 let root: string;
 let remote: RemoteFixture;
-let bridge: Bridge;
+let bridge: TestBridgeApp;
 let alpha: TestShip;
 /** A real snapshot (alpha's), served by the fake ships so the bridge's validation is the real one. */
 let snapshot: SystemResources;
@@ -58,17 +57,18 @@ async function fakeShip(name: string, delayMs = 0): Promise<FakeShip> {
   return fake;
 }
 
-const register = async (url: string) => expect((await call(bridge.url, 'POST', '/ships', { url })).status).toBe(201);
-const deregister = async (name: string) =>
-  expect((await call(bridge.url, 'DELETE', `/ships/${name}`)).status).toBe(200);
+/** A request to the bridge, through app.inject. */
+const bridgeCall = (method: string, path: string, body?: unknown) => bridge.inject(method, path, body);
+const register = async (url: string) => expect((await bridgeCall('POST', '/ships', { url })).status).toBe(201);
+const deregister = async (name: string) => expect((await bridgeCall('DELETE', `/ships/${name}`)).status).toBe(200);
 const fleetResources = async () => {
-  const reply = await call<ShipSystemResources[]>(bridge.url, 'GET', '/system-resources');
+  const reply = await bridgeCall('GET', '/system-resources');
   expect(reply.status).toBe(200);
-  return reply.body;
+  return reply.body as ShipSystemResources[];
 };
 const rowOf = (rows: ShipSystemResources[], ship: string) => rows.find((row) => row.ship === ship);
 const listing = async () =>
-  (await call(bridge.url, 'GET', '/workspaces')).body as Array<{
+  (await bridgeCall('GET', '/workspaces')).body as Array<{
     repoName: string;
     name: string;
     branch: string;
@@ -79,13 +79,7 @@ beforeAll(async () => {
   root = await makeTempRoot();
   remote = makeRemote(root);
   alpha = await startTestShip(root, { name: 'alpha', fleetDirectory: join(root, 'fleet-alpha') });
-  bridge = await startBridge({
-    ...insecureBridge,
-    port: 0,
-    dataDirectory: join(root, 'bridge'),
-    logger: pino({ level: 'silent' }),
-    reconnect: { initialMs: 50, maxMs: 200 },
-  });
+  bridge = await buildTestBridge(root, { insecureNoAuth: true, reconnect: { initialMs: 50, maxMs: 200 } });
   snapshot = (await call(alpha.url, 'GET', '/system-resources')).body;
   await register(alpha.url);
 }, 60_000);
@@ -166,7 +160,7 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
       resources: null,
       error: 'cannot sample the CPU',
     });
-    expect(await call(bridge.url, 'GET', '/ships/flaky/system-resources')).toMatchObject({
+    expect(await bridgeCall('GET', '/ships/flaky/system-resources')).toMatchObject({
       status: 500,
       body: { error: 'cannot sample the CPU' },
     });
@@ -174,11 +168,11 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
   });
 
   it('answers 400 unknown ship for the resources of a ship that is not registered', async () => {
-    expect(await call(bridge.url, 'GET', '/ships/ghost/system-resources')).toMatchObject({
+    expect(await bridgeCall('GET', '/ships/ghost/system-resources')).toMatchObject({
       status: 400,
       body: { error: 'unknown ship: ghost' },
     });
-    expect(await call(bridge.url, 'GET', '/ships/slow1/system-resources')).toMatchObject({
+    expect(await bridgeCall('GET', '/ships/slow1/system-resources')).toMatchObject({
       status: 400,
       body: { error: 'unknown ship: slow1' },
     });
@@ -200,7 +194,7 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
       resources: null,
       error: null,
     });
-    expect(await call(bridge.url, 'GET', '/ships/doomed/system-resources')).toMatchObject({
+    expect(await bridgeCall('GET', '/ships/doomed/system-resources')).toMatchObject({
       status: 503,
       body: { error: 'ship "doomed" is offline' },
     });
@@ -211,10 +205,8 @@ describe('fleet-wide reads see the fleet as it is when they arrive', () => {
     expect(rowOf(await fleetResources(), 'alpha')).toMatchObject({ status: 'online', error: null });
     await alpha.stopShipOnly();
     expect(await fleetResources()).toEqual([{ ship: 'alpha', status: 'offline', resources: null, error: null }]);
-    expect((await call(bridge.url, 'GET', '/ships')).body).toEqual([
-      { name: 'alpha', url: alpha.url, status: 'offline' },
-    ]);
-    expect(await call(bridge.url, 'GET', '/ships/alpha/system-resources')).toMatchObject({
+    expect((await bridgeCall('GET', '/ships')).body).toEqual([{ name: 'alpha', url: alpha.url, status: 'offline' }]);
+    expect(await bridgeCall('GET', '/ships/alpha/system-resources')).toMatchObject({
       status: 503,
       body: { error: 'ship "alpha" is offline' },
     });
