@@ -2,15 +2,14 @@
 // repository (its createLinkedBranch makes a real branch there, which the ship then clones through git's
 // `insteadOf`, as a GitHub URL would be cloned): the spec's validation rows, the canonical branch, each
 // fallback (linked, plain ref), the 409 substitution rule, provider errors passed through, the branch kept
-// when the clone fails, and an ephemeral create's record on the answer, the status and the list.
+// when the clone fails, and an ephemeral create's record on the answer, the status and the list. The bridge is
+// built without a socket and asked through app.inject (test/helpers/bridge-app.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridge, type Bridge } from '../../bridge/server.js';
 import { GitHubProvider } from '../../bridge/providers/github.js';
 import type { FakeGitHub } from '../fakes/github.js';
-import { insecureBridge } from '../helpers/bridge.js';
+import { buildTestBridge, type TestBridgeApp } from '../helpers/bridge-app.js';
 import { git, makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { cloneHome, startBackedForge, useHome } from '../helpers/github-clone.js';
@@ -20,12 +19,14 @@ const GITHUB_URL = 'https://github.example/acme/widget.git';
 let root: string;
 let remote: RemoteFixture;
 let fake: FakeGitHub;
-let bridge: Bridge;
+let bridge: TestBridgeApp;
 let ship: TestShip;
 let restoreHome: (() => void) | undefined;
+/** A request to the bridge, through app.inject. */
+const bridgeCall = (method: string, path: string, body?: unknown) => bridge.inject(method, path, body);
 
 const create = (body: Record<string, unknown>) =>
-  call(bridge.url, 'POST', '/workspaces', { ship: 'forge-ship', repoName: 'widget', ...body });
+  bridgeCall('POST', '/workspaces', { ship: 'forge-ship', repoName: 'widget', ...body });
 const remoteBranches = () =>
   git(remote.bare, 'for-each-ref', '--format=%(refname:short)', 'refs/heads').trim().split('\n').sort();
 
@@ -36,22 +37,18 @@ beforeAll(async () => {
   restoreHome = useHome(cloneHome(root, remote.bare, GITHUB_URL));
   fake = await startBackedForge(remote.bare, TOKEN);
   ship = await startTestShip(root, { name: 'forge-ship' });
-  bridge = await startBridge({
-    ...insecureBridge,
-    port: 0,
-    dataDirectory: join(root, 'bridge'),
-    logger: pino({ level: 'silent' }),
-    sweepIntervalMs: 0,
+  bridge = await buildTestBridge(root, {
+    insecureNoAuth: true,
     forgeProviders: { github: new GitHubProvider({ token: TOKEN, baseUrl: fake.url, retryAfterBaseValueMs: 1 }) },
   });
-  expect((await call(bridge.url, 'POST', '/ships', { url: ship.url })).status).toBe(201);
-  expect(
-    (await call(bridge.url, 'POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status,
-  ).toBe(201);
-  expect((await call(bridge.url, 'POST', '/repos', { name: 'plain', url: remote.url })).status).toBe(201);
+  expect((await bridgeCall('POST', '/ships', { url: ship.url })).status).toBe(201);
+  expect((await bridgeCall('POST', '/repos', { name: 'widget', url: GITHUB_URL, provider: 'github' })).status).toBe(
+    201,
+  );
+  expect((await bridgeCall('POST', '/repos', { name: 'plain', url: remote.url })).status).toBe(201);
   expect(
     (
-      await call(bridge.url, 'POST', '/repos', {
+      await bridgeCall('POST', '/repos', {
         name: 'lab',
         url: 'https://gitlab.example/acme/widget.git',
         provider: 'gitlab',
@@ -168,7 +165,7 @@ describe('when the forge will not create the branch', () => {
       error: `issue #${issue.number} is linked to branch "my-own-name", not "${issue.number}-renamed"; svc never substitutes a differently named branch`,
     });
     expect((await call(ship.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
-    expect((await call(bridge.url, 'GET', path('widget', 'renamed'))).status).toBe(404);
+    expect((await bridgeCall('GET', path('widget', 'renamed'))).status).toBe(404);
   });
 
   it("goes on to the lookup whatever the forge's refusal says: a branch linked under another name is 409, nothing cloned", async () => {
@@ -186,7 +183,7 @@ describe('when the forge will not create the branch', () => {
       error: `issue #${issue.number} is linked to branch "${issue.number}-old-name", not "${issue.number}-reworded"; svc never substitutes a differently named branch`,
     });
     expect((await call(ship.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
-    expect((await call(bridge.url, 'GET', path('widget', 'reworded'))).status).toBe(404);
+    expect((await bridgeCall('GET', path('widget', 'reworded'))).status).toBe(404);
   });
 });
 
@@ -246,9 +243,9 @@ describe('the branch is made before the clone and kept when the clone fails', ()
     const reply = await create({ name: 'blocked', issueNumber: issue.number, ephemeral: true });
     expect(reply).toMatchObject({ status: 409, body: { error: 'workspace already exists: widget/blocked' } });
     expect(remoteBranches()).toContain(`${issue.number}-clone-fails`);
-    expect((await call(bridge.url, 'GET', path('widget', 'blocked'))).status).toBe(404);
+    expect((await bridgeCall('GET', path('widget', 'blocked'))).status).toBe(404);
     // No record either.
-    expect((await bridge.store.ephemeral.list()).some((r) => r.name === 'blocked')).toBe(false);
+    expect((await bridge.services.store.ephemeral.list()).some((r) => r.name === 'blocked')).toBe(false);
   });
 });
 
@@ -267,11 +264,11 @@ describe('ephemeral: true', () => {
     const reply = await create({ name: 'eph', issueNumber: issue.number, ephemeral: true });
     expect(reply.status).toBe(201);
     expect(reply.body.ephemeral).toEqual(expected);
-    expect((await call(bridge.url, 'GET', path('widget', 'eph'))).body.ephemeral).toEqual(expected);
-    const listed = (await call(bridge.url, 'GET', '/workspaces')).body as Array<{ name: string; ephemeral: unknown }>;
+    expect((await bridgeCall('GET', path('widget', 'eph'))).body.ephemeral).toEqual(expected);
+    const listed = (await bridgeCall('GET', '/workspaces')).body as Array<{ name: string; ephemeral: unknown }>;
     expect(listed.find((w) => w.name === 'eph')!.ephemeral).toEqual(expected);
     expect(listed.find((w) => w.name === 'crash')!.ephemeral).toBeNull();
-    const rows = await bridge.store.ephemeral.list();
+    const rows = await bridge.services.store.ephemeral.list();
     expect(rows.find((r) => r.name === 'eph')).toMatchObject({
       repoName: 'widget',
       ship: 'forge-ship',
@@ -285,7 +282,7 @@ describe('ephemeral: true', () => {
   it('a workspace deleted through the bridge takes its record with it', async () => {
     const issue = fake.addIssue({ title: 'Short lived' });
     expect((await create({ name: 'short', issueNumber: issue.number, ephemeral: true })).status).toBe(201);
-    expect((await call(bridge.url, 'DELETE', path('widget', 'short'))).status).toBe(200);
-    expect((await bridge.store.ephemeral.list()).some((r) => r.name === 'short')).toBe(false);
+    expect((await bridgeCall('DELETE', path('widget', 'short'))).status).toBe(200);
+    expect((await bridge.services.store.ephemeral.list()).some((r) => r.name === 'short')).toBe(false);
   });
 });
