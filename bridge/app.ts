@@ -13,6 +13,7 @@ import {
 } from '../protocol/index.js';
 import { singleFlightReadiness } from '../protocol/probes.js';
 import { validatorCompiler } from '../server/validator-compiler.js';
+import { lazySerializers } from '../server/lazy-serializers.js';
 import { installErrorHandler } from '../server/error-handler.js';
 import { requestLine, requestSerializers } from '../server/logger.js';
 import { probeRoutes } from '../server/probe-routes.js';
@@ -124,6 +125,8 @@ function createFastify(
     },
     // Fastify's two lines per request (incoming, completed) become one, written in onResponse (installRequestLog).
     logController: new LogController({ disableRequestLogging: true }),
+    // Each response serializer is compiled by its first use, not at start (the idle bridge's memory, issue #26).
+    schemaController: lazySerializers(),
   });
   return { app, silent: () => silent };
 }

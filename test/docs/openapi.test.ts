@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type Bridge } from '../../bridge/server.js';
+import { fastifySerializerFactory } from '../../server/lazy-serializers.js';
 import { insecureBridge } from '../helpers/bridge.js';
 import { call, makeTempRoot, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { pino } from 'pino';
@@ -81,6 +82,30 @@ describe('the OpenAPI documents', () => {
     expect(reply.body.paths['/openapi.json']).toBeUndefined();
     expect(undocumented(reply.body)).toEqual([]);
     compare(reply.body, 'openapi.json');
+  });
+
+  it("every answer the bridge's routes declare compiles to a serializer (the bridge compiles each at its first use)", () => {
+    const compile = fastifySerializerFactory()({}, {});
+    const failures: string[] = [];
+    let compiled = 0;
+    for (const { method, url, schema } of bridge.routeCatalog) {
+      const responses = (schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+      for (const [httpStatus, answer] of Object.entries(responses)) {
+        // As fastify compiles them: one serializer per media type where the answer names its content.
+        const content = (answer as { content?: Record<string, { schema: unknown }> }).content;
+        const schemas = content ? Object.values(content).map((media) => media.schema) : [answer];
+        for (const one of schemas) {
+          try {
+            compile({ schema: one, method, url, httpStatus });
+            compiled++;
+          } catch (error) {
+            failures.push(`${method} ${url} ${httpStatus}: ${error}`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(compiled).toBeGreaterThan(50);
   });
 
   it('the ship serves its own at /openapi.json, even when it requires a token, equal to docs/openapi-ship.json', async () => {
