@@ -1,9 +1,7 @@
 // The client side of the terminal protocol: applies grid and patch frames to a cell buffer and says what
 // to answer (ack the applied seq, or one resync on a gap). Used by the CLI, the GUI, tests and benchmarks.
 // A patch replaces the rows it touches with new arrays instead of writing into them, so a caller that kept
-// `cells.slice()` from before still holds the previous screen (the GUI compares the two to find scrolling
-// when the ship does not report it). The rows a patch says scrolled off the top (`scrolled`, docs/terminal.md
-// "Scrolled rows") are kept for the caller's scrollback until the next frame.
+// `cells.slice()` from before still holds the previous screen (the GUI compares the two to find scrolling).
 import type { Cell, Cursor, GridFrame, PatchFrame } from './terminal.js';
 
 export interface ApplyResult {
@@ -22,13 +20,6 @@ export class TerminalScreen {
   seq = -1;
   /** The application asked for bracketed paste (the frames' optional `bracketedPaste`). */
   bracketedPaste = false;
-  /** The rows the last applied frame said left the top of the screen (`scrolled`), oldest first. */
-  scrolled: Cell[][] = [];
-  /**
-   * The ship reports scrolling (the last grid carried `scrolled: []`): `scrolled` is then exact, a patch
-   * without the field scrolled nothing. False for a ship from before the addition.
-   */
-  reportsScrolled = false;
   private awaitingGrid = true;
 
   apply(frame: GridFrame | PatchFrame): ApplyResult {
@@ -39,18 +30,14 @@ export class TerminalScreen {
       this.cursor = frame.cursor;
       this.seq = frame.seq;
       this.bracketedPaste = frame.bracketedPaste === true;
-      this.scrolled = [];
-      this.reportsScrolled = frame.scrolled !== undefined;
       this.awaitingGrid = false;
       return { ack: frame.seq };
     }
-    this.scrolled = [];
     if (this.awaitingGrid) return {};
     if (frame.seq !== this.seq + 1 || frame.cols !== this.cols || frame.rows !== this.rows) {
       this.awaitingGrid = true;
       return { resync: true };
     }
-    if (frame.scrolled) this.scrolled = frame.scrolled;
     const copied = new Set<number>();
     for (const [row, col, cells] of frame.runs) {
       const old = this.cells[row];

@@ -8,8 +8,6 @@ export const TERMINAL_INPUT_MAX_BYTES = 256 * 1024;
 export const TERMINAL_INIT_TIMEOUT_MS = 5000;
 export const TERMINAL_MAX_UNACKED_FRAMES = 2;
 export const TERMINAL_ACK_TIMEOUT_MS = 5000;
-/** At most this many rows in a patch's `scrolled` (the ship's own cap may be lower: docs/terminal.md). */
-export const TERMINAL_MAX_SCROLLED_ROWS = 1000;
 
 export const TERMINAL_CLOSE = {
   initTimeout: { code: 1008, reason: 'terminal init timeout' },
@@ -89,17 +87,6 @@ export type Cursor = Static<typeof Cursor>;
  */
 const BracketedPaste = Type.Optional(Type.Literal(true));
 
-/** One row that left the top of the screen; its trailing blank cells may be left out. */
-const ScrolledRow = Type.Array(Cell, { maxItems: TERMINAL_MAX_COLS });
-
-/**
- * `scrolled` (an optional addition, docs/terminal.md "Scrolled rows"): on a patch, the rows that left the
- * top of the screen into the scrollback since the previous frame, oldest first; on a grid always empty, where
- * it says that the ship reports scrolling (a patch without it then scrolled nothing).
- */
-const Scrolled = Type.Optional(Type.Array(ScrolledRow, { maxItems: TERMINAL_MAX_SCROLLED_ROWS }));
-const GridScrolled = Type.Optional(Type.Array(ScrolledRow, { maxItems: 0 }));
-
 export const GridFrame = Type.Object({
   type: Type.Literal('grid'),
   seq: Type.Integer({ minimum: 0 }),
@@ -108,9 +95,8 @@ export const GridFrame = Type.Object({
   cursor: Cursor,
   cells: Type.Array(Type.Array(Cell)),
   bracketedPaste: BracketedPaste,
-  scrolled: GridScrolled,
 });
-export type GridFrame = Omit<Static<typeof GridFrame>, 'cells' | 'scrolled'> & { cells: Cell[][]; scrolled?: [] };
+export type GridFrame = Omit<Static<typeof GridFrame>, 'cells'> & { cells: Cell[][] };
 
 /** A run: `[row, col, cells]`, cells replacing the row from `col` on, never past the right edge. */
 export const Run = Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 }), Type.Array(Cell)]);
@@ -124,9 +110,8 @@ export const PatchFrame = Type.Object({
   cursor: Cursor,
   runs: Type.Array(Run),
   bracketedPaste: BracketedPaste,
-  scrolled: Scrolled,
 });
-export type PatchFrame = Omit<Static<typeof PatchFrame>, 'runs' | 'scrolled'> & { runs: Run[]; scrolled?: Cell[][] };
+export type PatchFrame = Omit<Static<typeof PatchFrame>, 'runs'> & { runs: Run[] };
 
 export const ExitFrame = Type.Object({ type: Type.Literal('exit'), code: Type.Integer() });
 export type ExitFrame = Static<typeof ExitFrame>;

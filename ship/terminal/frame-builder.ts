@@ -1,9 +1,6 @@
 // Turns successive screens into frames: a full `grid`, or a `patch` holding only the runs of cells that
 // changed since the last frame actually sent (nearby changes within a row merge into one run). A change of
-// the bracketed-paste mode alone is a patch too, so a client learns it before the next paste, and so are rows
-// that scrolled off without changing the screen (`yes` prints the same line again): the page's scrollback
-// gets every row (`scrolled`, docs/terminal.md "Scrolled rows"). A grid carries `scrolled: []`: this ship
-// reports scrolling.
+// the bracketed-paste mode alone is a patch too, so a client learns it before the next paste.
 import { cellEquals, type Cell, type Cursor, type GridFrame, type PatchFrame, type Run } from '../../protocol/index.js';
 import type { Screen } from './screen-reader.js';
 
@@ -44,17 +41,13 @@ export class FrameBuilder {
       rows: screen.rows,
       cursor: screen.cursor,
       cells: screen.cells,
-      scrolled: [],
     };
     if (screen.bracketedPaste) frame.bracketedPaste = true;
     return frame;
   }
 
-  /**
-   * A patch against the last sent screen carrying `scrolled` (the rows that left its top since, oldest
-   * first), or null when nothing changed and nothing scrolled. Needs a prior grid.
-   */
-  patch(seq: number, screen: Screen, scrolled: Cell[][] = []): PatchFrame | null {
+  /** A patch against the last sent screen, or null when nothing visible changed. Needs a prior grid. */
+  patch(seq: number, screen: Screen): PatchFrame | null {
     const sent = this.sent;
     if (!sent || sent.cols !== screen.cols || sent.rows !== screen.rows)
       throw new Error('a patch needs a grid of the same size first');
@@ -66,12 +59,10 @@ export class FrameBuilder {
       if (before !== after) runs.push(...diffRow(row, before, after));
     }
     const samePaste = Boolean(sent.bracketedPaste) === Boolean(screen.bracketedPaste);
-    if (runs.length === 0 && scrolled.length === 0 && cursorEquals(sent.cursor, screen.cursor) && samePaste)
-      return null;
+    if (runs.length === 0 && cursorEquals(sent.cursor, screen.cursor) && samePaste) return null;
     this.sent = screen;
     const frame: PatchFrame = { type: 'patch', seq, cols: screen.cols, rows: screen.rows, cursor: screen.cursor, runs };
     if (screen.bracketedPaste) frame.bracketedPaste = true;
-    if (scrolled.length) frame.scrolled = scrolled;
     return frame;
   }
 

@@ -15,13 +15,6 @@ function cellText(cell: Cell): string {
   return text;
 }
 
-/** The length of `cells` as frameJson writes them, without building the text (the scrolled rows' budget). */
-export function cellsJsonLength(cells: Cell[]): number {
-  let length = cells.length ? 1 + cells.length : 2;
-  for (let i = 0; i < cells.length; i++) length += cellText(cells[i]!).length;
-  return length;
-}
-
 function cellsText(cells: Cell[]): string {
   let out = '[';
   for (let i = 0; i < cells.length; i++) out += (i ? ',' : '') + cellText(cells[i]!);
@@ -30,8 +23,7 @@ function cellsText(cells: Cell[]): string {
 
 export function frameJson(frame: GridFrame | PatchFrame): string {
   const paste = frame.bracketedPaste ? ',"bracketedPaste":true' : '';
-  const scrolled = frame.scrolled ? `,"scrolled":[${frame.scrolled.map(cellsText).join(',')}]` : '';
-  const head = `{"type":"${frame.type}","seq":${frame.seq},"cols":${frame.cols},"rows":${frame.rows},"cursor":${JSON.stringify(frame.cursor)}${paste}${scrolled}`;
+  const head = `{"type":"${frame.type}","seq":${frame.seq},"cols":${frame.cols},"rows":${frame.rows},"cursor":${JSON.stringify(frame.cursor)}${paste}`;
   if (frame.type === 'grid') return `${head},"cells":[${frame.cells.map(cellsText).join(',')}]}`;
   return `${head},"runs":[${frame.runs.map(([row, col, cells]) => `[${row},${col},${cellsText(cells)}]`).join(',')}]}`;
 }

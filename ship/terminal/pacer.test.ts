@@ -31,13 +31,10 @@ class ManualTimers implements PacerTimers {
 function setup(options: { coalesceMs?: number; ackTimeoutMs?: number } = {}) {
   const timers = new ManualTimers();
   const sent: Array<{ seq: number; full: boolean; at: number }> = [];
-  /** Whether each frame in `sent` was calm. */
-  const calm: boolean[] = [];
   let seq = 0;
   const pacer = new FramePacer(
-    (full, isCalm) => {
+    (full) => {
       sent.push({ seq, full, at: timers.time });
-      calm.push(isCalm);
       return seq++;
     },
     { timers, coalesceMs: options.coalesceMs ?? 16, ackTimeoutMs: options.ackTimeoutMs ?? 5000 },
@@ -52,7 +49,7 @@ function setup(options: { coalesceMs?: number; ackTimeoutMs?: number } = {}) {
       timers.advance(gapMs);
     }
   };
-  return { timers, sent, calm, pacer, ackLast, flood };
+  return { timers, sent, pacer, ackLast, flood };
 }
 
 /** A pacer whose first snapshot went out and was acknowledged: an attached, idle terminal. */
@@ -271,59 +268,6 @@ describe('frame pacer', () => {
       expect(sent.at(-1)).toMatchObject({ seq: key + 1, at: timers.time });
       pacer.ack(key + 1);
     }
-  });
-
-  it('calls a frame calm only when every earlier one is acknowledged and no flood runs', () => {
-    const { timers, sent, calm, pacer, ackLast, flood } = attached();
-    pacer.markDirty(10); // a keystroke's echo, the snapshot acknowledged
-    expect([sent.at(-1)!.seq, calm.at(-1)]).toEqual([1, true]);
-    timers.advance(5);
-    pacer.markDirty(10); // before the echo's ack: the client may be behind
-    timers.advance(16);
-    expect([sent.at(-1)!.seq, calm.at(-1)]).toEqual([2, false]);
-    pacer.ack(2);
-    timers.advance(5);
-    pacer.markDirty(10);
-    expect([sent.at(-1)!.seq, calm.at(-1)]).toEqual([3, true]);
-    // A flood, every frame acknowledged at once: none of its frames is calm.
-    ackLast();
-    timers.advance(5);
-    const before = sent.length;
-    flood(10, 20);
-    timers.advance(50);
-    ackLast();
-    const flooded = sent.length;
-    expect(flooded).toBeGreaterThan(before + 3);
-    expect(calm.slice(before)).toEqual(calm.slice(before).map(() => false));
-    // Once it has died down (its level decays by e every 100 ms: still above the threshold 130 ms after the
-    // last output, below it 300 ms after) with its frames acknowledged, one more goes out, calm: for the
-    // rows its frames left out.
-    timers.advance(60);
-    expect(sent.length).toBe(flooded);
-    timers.advance(300);
-    expect(sent.length).toBe(flooded + 1);
-    expect(calm.at(-1)).toBe(true);
-    // After it, output is calm again.
-    ackLast();
-    timers.advance(5);
-    pacer.markDirty(10);
-    expect(calm.at(-1)).toBe(true);
-  });
-
-  it('looks for calm only after a frame that was not, and sends nothing when nothing is left', () => {
-    const { timers, sent, pacer, ackLast } = attached();
-    pacer.markDirty(10);
-    ackLast();
-    timers.advance(1000);
-    expect(sent.length).toBe(2); // calm frames leave nothing behind to send
-    pacer.markDirty(10);
-    timers.advance(5);
-    pacer.markDirty(10); // the echo's frame unacknowledged: not calm
-    timers.advance(16);
-    expect(sent.length).toBe(4);
-    ackLast();
-    timers.advance(100);
-    expect(sent.length).toBe(5); // the calm one, with the scrolled rows the other left out
   });
 
   it('stop() cancels everything pending', () => {

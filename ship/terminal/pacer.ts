@@ -6,11 +6,7 @@
 // after which the next frame is a full snapshot. A resync or resize asks for a snapshot too, but snapshots
 // are spaced at least 100 ms apart, so a client asking for one in a loop costs the ship and the bridge ten
 // grids a second, not one per frame interval (docs/DECISIONS.md, "How often can a client have a full
-// snapshot?"). Each frame is told whether the stream is calm: no flood, and the client has acknowledged every
-// frame before it. Only a calm frame carries the rows that scrolled off (docs/terminal.md, "Scrolled rows"),
-// so a flood or a slow link never pays for them; once a stream that was not calm is (its flood decayed, every
-// frame acknowledged), one more frame goes out, calm, for what the others left out. Pure: the clock and timers are injected, frames are
-// produced by `flush`.
+// snapshot?"). Pure: the clock and timers are injected, frames are produced by `flush`.
 import { TERMINAL_ACK_TIMEOUT_MS, TERMINAL_MAX_UNACKED_FRAMES } from '../../protocol/index.js';
 
 export interface PacerTimers {
@@ -40,16 +36,11 @@ export interface PacerOptions {
   snapshotIntervalMs?: number;
   ackTimeoutMs?: number;
   maxUnacked?: number;
-  /** After a frame that was not calm, how often to look whether the stream has become calm. */
-  settleCheckMs?: number;
   timers?: PacerTimers;
 }
 
-/**
- * Sends one frame: a grid when `full`, else a patch; `calm` when there is no flood and the client has
- * acknowledged every earlier frame. Returns the seq sent, or null when nothing changed.
- */
-export type FrameSender = (full: boolean, calm: boolean) => number | null;
+/** Sends one frame: a grid when `full`, else a patch; returns the seq sent, or null when nothing changed. */
+export type FrameSender = (full: boolean) => number | null;
 
 export class FramePacer {
   private readonly coalesceMs: number;
@@ -65,7 +56,6 @@ export class FramePacer {
   private readonly snapshotIntervalMs: number;
   private readonly ackTimeoutMs: number;
   private readonly maxUnacked: number;
-  private readonly settleCheckMs: number;
   private readonly timers: PacerTimers;
   private lastSentSeq = -1;
   private lastAckedSeq = -1;
@@ -76,7 +66,6 @@ export class FramePacer {
   private wantFull = true;
   private flushTimer: unknown = null;
   private ackTimer: unknown = null;
-  private settleTimer: unknown = null;
   private stopped = false;
 
   constructor(
@@ -92,7 +81,6 @@ export class FramePacer {
     this.snapshotIntervalMs = options.snapshotIntervalMs ?? 100;
     this.ackTimeoutMs = options.ackTimeoutMs ?? TERMINAL_ACK_TIMEOUT_MS;
     this.maxUnacked = options.maxUnacked ?? TERMINAL_MAX_UNACKED_FRAMES;
-    this.settleCheckMs = options.settleCheckMs ?? 100;
     this.timers = options.timers ?? realTimers;
   }
 
@@ -181,10 +169,7 @@ export class FramePacer {
     this.dirty = false;
     const full = this.wantFull;
     this.wantFull = false;
-    // A flood is as the last output found it: its last frame, sent after it stopped, is not calm either.
-    const calm = this.unacked === 0 && this.floodStartedAt === null;
-    const seq = this.send(full, calm);
-    if (!calm) this.awaitCalm();
+    const seq = this.send(full);
     if (seq === null) return;
     this.lastSentSeq = seq;
     this.lastSentAt = this.timers.now();
@@ -192,24 +177,6 @@ export class FramePacer {
     if (this.blocked && this.ackTimer === null) {
       this.ackTimer = this.timers.setTimeout(() => this.ackTimedOut(), this.ackTimeoutMs);
     }
-  }
-
-  /** Looks every `settleCheckMs` until the stream is calm, then sends a calm frame (null if nothing is left). */
-  private awaitCalm(): void {
-    if (this.settleTimer !== null) return;
-    this.settleTimer = this.timers.setTimeout(() => {
-      this.settleTimer = null;
-      if (this.stopped) return;
-      const now = this.timers.now();
-      const decayed = this.floodLevel * Math.exp(-(now - this.lastDirtyAt) / this.floodDecayMs);
-      // Still flooding, still owed acks, or a frame already waiting for its turn: look again later.
-      if (decayed > this.floodBytes || this.unacked > 0 || this.dirty) {
-        this.awaitCalm();
-        return;
-      }
-      this.floodStartedAt = null;
-      this.flush();
-    }, this.settleCheckMs);
   }
 
   private ackTimedOut(): void {
@@ -226,9 +193,7 @@ export class FramePacer {
     this.stopped = true;
     if (this.flushTimer !== null) this.timers.clearTimeout(this.flushTimer);
     if (this.ackTimer !== null) this.timers.clearTimeout(this.ackTimer);
-    if (this.settleTimer !== null) this.timers.clearTimeout(this.settleTimer);
     this.flushTimer = null;
     this.ackTimer = null;
-    this.settleTimer = null;
   }
 }

@@ -2,7 +2,7 @@
 // attributes become the docs/terminal.md bit set, wide characters their width markers, and the cursor its
 // position, visibility and DECSCUSR shape. The visible cursor flag and underline style are not in the
 // public typings; both are read defensively and pinned by tests.
-import type { Terminal, IBufferCell, IBufferLine } from '@xterm/headless';
+import type { Terminal, IBufferCell } from '@xterm/headless';
 import { ATTRIBUTE, WIDTH, type Cell, type CellColor, type CellObject, type Cursor } from '../../protocol/index.js';
 
 export interface Screen {
@@ -137,29 +137,16 @@ export class CellInterner {
   }
 }
 
-/** One buffer line as `cols` cells (a fresh array). */
-export function readLine(
-  line: IBufferLine | undefined,
-  cols: number,
-  scratch: IBufferCell,
-  interner?: CellInterner,
-): Cell[] {
-  const cells: Cell[] = new Array(cols);
-  for (let x = 0; x < cols; x++) {
+/** One row of the visible screen as cells (a fresh array). */
+export function readRow(term: Terminal, row: number, scratch: IBufferCell, interner?: CellInterner): Cell[] {
+  const buffer = term.buffer.active;
+  const line = buffer.getLine(buffer.viewportY + row);
+  const cells: Cell[] = new Array(term.cols);
+  for (let x = 0; x < term.cols; x++) {
     const cell = line?.getCell(x, scratch);
     cells[x] = cell ? (interner ? interner.cell(cell) : toCell(cell)) : 0;
   }
   return cells;
-}
-
-/**
- * One row of the screen as cells (a fresh array). The screen starts at `baseY`, the first line below the
- * scrollback (the viewport follows it: nothing scrolls the ship's emulator back), and xterm's dirty rows
- * (screen-tracker.ts) count from there.
- */
-export function readRow(term: Terminal, row: number, scratch: IBufferCell, interner?: CellInterner): Cell[] {
-  const buffer = term.buffer.active;
-  return readLine(buffer.getLine(buffer.baseY + row), term.cols, scratch, interner);
 }
 
 /** Rows a read may keep from an earlier screen of the same size: all but `from`..`to` are taken as they are. */

@@ -7,8 +7,7 @@
 // few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
 // (csi-clamp.ts, docs/security.md F1/F2). With deflate negotiated, only large frames (a grid, a full-screen
 // patch) are compressed: a keystroke's patch goes out at once, not after a zlib thread-pool round trip
-// (protocol/websocket-compression.ts). Each patch carries the rows that scrolled off the top since the last
-// frame (scrolled-rows.ts), so the page's scrollback is exact.
+// (protocol/websocket-compression.ts).
 import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
 import type { Terminal } from '@xterm/headless';
@@ -31,7 +30,6 @@ import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
 import { CellInterner } from './screen-reader.js';
 import { ScreenTracker } from './screen-tracker.js';
-import { ScrolledRows, SHIP_SCROLLBACK_ROWS } from './scrolled-rows.js';
 import { frameJson } from './frame-json.js';
 import type { TerminalGuard } from './terminal-guard.js';
 
@@ -77,7 +75,6 @@ export class TerminalConnection {
   private stream: PaneStream | null = null;
   private term: Terminal | null = null;
   private screens: ScreenTracker | null = null;
-  private scrolled: ScrolledRows | null = null;
   private pacer: FramePacer | null = null;
   /** Resize coalescing (docs/security.md H17): the latest size asked for, and whether a re-seed is running. */
   private pendingSize: { cols: number; rows: number } | null = null;
@@ -162,16 +159,14 @@ export class TerminalConnection {
     // from the session when this client attaches.
     const variables = await this.deps.tmux.sessionVariables(session);
     if (this.phase === 'closed') return;
-    // The scrollback holds the rows a patch carries in `scrolled`, until the patch is built, and no more.
-    const term = new HeadlessTerminal({ cols, rows, scrollback: SHIP_SCROLLBACK_ROWS, allowProposedApi: true });
+    const term = new HeadlessTerminal({ cols, rows, scrollback: 0, allowProposedApi: true });
     clampCsiCounts(term);
     // tmux measures emoji and CJK with Unicode 11+ widths; the emulator must agree or wide cells shift.
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     this.term = term;
     this.screens = new ScreenTracker(term, this.interner);
-    this.scrolled = new ScrolledRows(term, this.interner);
-    this.pacer = new FramePacer((full, calm) => this.sendFrame(full, calm), this.deps.options.pacing);
+    this.pacer = new FramePacer((full) => this.sendFrame(full), this.deps.options.pacing);
     term.onWriteParsed(() => {
       this.pacer?.markDirty(this.parsedBytes);
       this.parsedBytes = 0;
@@ -252,8 +247,6 @@ export class TerminalConnection {
         // tmux has no format for the bracketed-paste mode: what this emulator learnt survives the re-seed.
         const bracketedPaste = term.modes.bracketedPasteMode ? '\x1b[?2004h' : '';
         term.reset();
-        // The seed starts the emulator afresh: nothing has scrolled (and the next frame is a grid).
-        this.scrolled?.reset();
         this.screens?.markAll();
         if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
         const setup = (alternate === '1' ? '\x1b[?1049h' : '') + bracketedPaste;
@@ -292,18 +285,13 @@ export class TerminalConnection {
     });
   }
 
-  private sendFrame(full: boolean, calm: boolean): number | null {
+  private sendFrame(full: boolean): number | null {
     const screens = this.screens;
     if (!screens || this.phase === 'closed') return null;
     const screen = screens.read(full);
     const seq = this.nextSeq;
-    const grid = full || this.frames.needsGrid(screen);
-    // A grid carries no scrolled rows: what scrolled before it is dropped with the screen it replaces.
-    if (grid) this.scrolled?.reset();
-    // Scrolled rows only in a calm stream: left out of a flood's frames, they wait (the newest within the
-    // scrollback) for the next calm one, and the page's scrollback has a gap there.
-    const scrolled = calm ? this.scrolled?.take() : undefined;
-    const frame = grid ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen, scrolled);
+    const frame =
+      full || this.frames.needsGrid(screen) ? this.frames.grid(seq, screen) : this.frames.patch(seq, screen);
     if (!frame) return null;
     const text = frameJson(frame);
     this.socket.send(text, compressionFor(text));
@@ -353,8 +341,6 @@ export class TerminalConnection {
     void stream?.close();
     this.screens?.dispose();
     this.screens = null;
-    this.scrolled?.dispose();
-    this.scrolled = null;
     this.term?.dispose();
     this.term = null;
     if (this.holdsGuard && this.session) this.deps.guard.release(this.session);

@@ -1,4 +1,4 @@
-// A headless xterm as the ship runs one (Unicode 11 widths, no scrollback, unless told otherwise), and a write
+// A headless xterm as the ship runs one (no scrollback, Unicode 11 widths unless told otherwise), and a write
 // that resolves once the emulator has parsed it: for the terminal path's unit tests.
 import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
@@ -8,12 +8,8 @@ const { Terminal } = xterm;
 const { Unicode11Addon } = unicode11;
 export type HeadlessTerminal = InstanceType<typeof Terminal>;
 
-export function headlessTerminal(
-  cols: number,
-  rows: number,
-  { unicode11: wide = true, scrollback = 0 } = {},
-): HeadlessTerminal {
-  const term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+export function headlessTerminal(cols: number, rows: number, { unicode11: wide = true } = {}): HeadlessTerminal {
+  const term = new Terminal({ cols, rows, scrollback: 0, allowProposedApi: true });
   if (wide) {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';

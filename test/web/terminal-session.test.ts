@@ -142,28 +142,6 @@ describe('the GUI terminal session', () => {
     expect(seen.scrolled).toEqual([[], ['a', 'b'], [], ['c'], []]);
   });
 
-  it("takes a reporting ship's `scrolled` rows as they are, in order, and guesses nothing", () => {
-    const { socket, seen } = session();
-    socket.open();
-    const cells = (line: string) => [...line].map((t): Cell => (t === ' ' ? 0 : { t }));
-    const screen = (seq: number, lines: string[], scrolled?: string[]): PatchFrame => ({
-      type: 'patch',
-      seq,
-      cols: 3,
-      rows: 2,
-      cursor,
-      runs: lines.map((line, row): [number, number, Cell[]] => [row, 0, cells(line.padEnd(3))]),
-      ...(scrolled ? { scrolled: scrolled.map(cells) } : {}),
-    });
-    // `scrolled: []` on the grid: this ship reports scrolling.
-    socket.frame({ type: 'grid', seq: 0, cols: 3, rows: 2, cursor, cells: [cells('a  '), cells('b  ')], scrolled: [] });
-    // More than a screen passed between two frames: every row arrives, which no shift could show.
-    socket.frame(screen(1, ['y', 'z'], ['a', 'b', 'c', 'x']));
-    // The screen moved up by one, yet nothing scrolled (an application redrew it): no row is made up.
-    socket.frame(screen(2, ['z', '']));
-    expect(seen.scrolled).toEqual([[], ['a', 'b', 'c', 'x'], []]);
-  });
-
   it('ignores frames that are not JSON or not terminal frames', () => {
     const { socket, seen } = session();
     socket.open();

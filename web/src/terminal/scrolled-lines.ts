@@ -1,6 +1,6 @@
 // Finds the lines that scrolled off the top between two screens of the same size, for the terminal page's
-// scrollback when the ship does not report them: a ship from before `scrolled` (docs/terminal.md, "Scrolled
-// rows") sends the screen, never the lines above it, so a scroll shows up only as the rows moving up. The smallest shift k is taken for which the new screen's first rows continue
+// scrollback: the ship sends the screen, never the lines above it (docs/terminal.md), so a scroll shows up
+// only as the rows moving up. The smallest shift k is taken for which the new screen's first rows continue
 // the old screen from row k on (an overlap that is not all blank), allowing the old screen's bottom row to
 // differ: output usually lands on the cursor's row before it scrolls. The old screen's first k rows left
 // it. More than a screen's height scrolled between two frames leaves no overlap and is not seen, nor is a

@@ -1,8 +1,7 @@
 // The client side of one terminal socket (docs/terminal.md), without any DOM: sends `init` with
 // the fitted size once the socket opens, applies grid/patch frames to a TerminalScreen (protocol/), sends
 // one `resync` on a gap, forwards `input` and `resize`, and reports each applied frame with the lines it
-// scrolled off (the frame's own `scrolled` rows, docs/terminal.md "Scrolled rows"; from a ship that does
-// not report them, guessed from the screen's shift by scrolled-lines.ts), the exit and the close. Acks are the caller's: it sends `ack(seq)` once
+// scrolled off (scrolled-lines.ts), the exit and the close. Acks are the caller's: it sends `ack(seq)` once
 // the frame is drawn. Reconnecting is not its job (reconnecting-terminal.ts makes a new session).
 import { TerminalScreen } from '../../../protocol/terminal-screen.js';
 import type { Cell, TerminalClientMessage, TerminalServerFrame } from '../../../protocol/terminal.js';
@@ -94,15 +93,11 @@ export class TerminalSession {
     if (frame.type !== 'grid' && frame.type !== 'patch') return;
     this.framesSeen++;
     const screen = this.screen;
-    // The screen before, to guess what scrolled, only while the ship has not said it reports scrolling.
     const before =
-      !screen.reportsScrolled && screen.seq >= 0 && screen.cols === frame.cols && screen.rows === frame.rows
-        ? screen.cells.slice()
-        : null;
+      screen.seq >= 0 && screen.cols === frame.cols && screen.rows === frame.rows ? screen.cells.slice() : null;
     const answer = screen.apply(frame);
     if (answer.resync) this.send({ type: 'resync' });
-    if (answer.ack === undefined) return;
-    const scrolled = screen.reportsScrolled ? screen.scrolled : before ? scrolledLines(before, screen.cells) : [];
-    this.events.screen(screen, scrolled, answer.ack);
+    if (answer.ack !== undefined)
+      this.events.screen(screen, before ? scrolledLines(before, screen.cells) : [], answer.ack);
   }
 }
