@@ -139,6 +139,7 @@ export async function openShipServices(options: ShipServiceOptions): Promise<Shi
       pipes.dispose();
       await staleness.stop();
       await sessions.close();
+      service.close();
       const live = [...(await tmux.listSessions())].filter(isWorkspaceSessionName);
       // Active workspaces keep their sessions for the next start; an idle server is not left behind.
       if (live.length === 0) await tmux.killServer();

@@ -50,6 +50,11 @@ export class DiffNumbersReader {
       });
   }
 
+  /** Ends the stamps' stat thread (the ship's shutdown). */
+  close(): void {
+    this.stamps.close();
+  }
+
   async read(dir: string): Promise<WorkspaceDiff> {
     // Taken before git reads anything: a change made while git runs moves the next stamp, never this one.
     const stamp = await this.stamps.take(dir);

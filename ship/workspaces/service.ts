@@ -72,10 +72,17 @@ export class WorkspaceService {
 
   /** Status diff numbers, read live and shared only among concurrent calls (see diff-numbers-readings.ts). */
   private readonly diffNumbers: DiffNumbersReadings;
+  private readonly diffReader: DiffNumbersReader;
 
   constructor(private readonly deps: WorkspaceServiceDeps) {
     const reader = new DiffNumbersReader(deps.git);
+    this.diffReader = reader;
     this.diffNumbers = new DiffNumbersReadings((dir) => reader.read(dir));
+  }
+
+  /** Stops what the service runs beside its calls (the stat thread of status reads); sessions live on. */
+  close(): void {
+    this.diffReader.close();
   }
 
   private summary(entry: WorkspaceEntry): WorkspaceSummary {

@@ -5,7 +5,8 @@
 //         config and attributes;
 //   tree: the index (by identity: git replaces it by rename), every tracked file, and a `.gitattributes`
 //         in every directory holding one (git reads untracked ones too).
-// Each part is the lstat of those paths (inode, mode, size, mtime, ctime in nanoseconds), hashed. Any write,
+// Each part is the lstat of those paths (inode, mode, size, mtime, ctime), hashed; the tree's many calls run
+// on a worker thread (tree-stat-thread.ts), never on the ship's main thread. Any write,
 // rename or chmod moves a file's ctime, which no user call can set back, so an equal stamp means untouched,
 // exactly as git's own diff trusts its index's stat data. Like git's racy-clean rule, a stamp is `settled`
 // only when every timestamp in it is older than `settleMs` before it was taken: a file changed within the
@@ -17,8 +18,8 @@
 // through `include.path` is not stamped.
 import { createHash, type Hash } from 'node:crypto';
 import { lstatSync, readdirSync, type BigIntStats, type Dirent } from 'node:fs';
-import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { TreeStatThread, type StatList } from './tree-stat-thread.js';
 
 export interface TreeStamp {
   refs: string;
@@ -27,11 +28,11 @@ export interface TreeStamp {
   treeSettled: boolean;
 }
 
-/** What a stamp lists: the tracked paths and the directories that may hold a `.gitattributes`. */
+/** What a stamp lists: the tracked paths, and every path it stats (those, then each possible `.gitattributes`). */
 interface Tracked {
   index: string;
   paths: string[];
-  directories: string[];
+  stamped: StatList;
 }
 
 export interface WorktreeStampOptions {
@@ -43,6 +44,8 @@ export interface WorktreeStampOptions {
   /** At least the coarsest timestamp granularity of the filesystems in use (2 s: FAT; ext4 and tmpfs are finer). */
   settleMs?: number;
   maxEntries?: number;
+  /** Where the tree's lstat calls run (one thread per ship: the stamps close it). */
+  statThread?: TreeStatThread;
 }
 
 /** Repository files (under `.git`) besides loose refs that decide HEAD, the upstream or the commit graph. */
@@ -133,11 +136,19 @@ export class WorktreeStamps {
   private readonly now: () => number;
   private readonly settleMs: number;
   private readonly maxEntries: number;
+  private readonly statThread: TreeStatThread;
+  private nextList = 0;
 
   constructor(private readonly options: WorktreeStampOptions) {
     this.now = options.now ?? Date.now;
     this.settleMs = options.settleMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 2000;
+    this.statThread = options.statThread ?? new TreeStatThread();
+  }
+
+  /** Ends the stat thread; a later stamp starts a new one. */
+  close(): void {
+    this.statThread.close();
   }
 
   /** The working tree at `dir` stamped now, or null when only git can tell whether it changed. */
@@ -162,11 +173,12 @@ export class WorktreeStamps {
     const tracked = await this.trackedOf(dir, indexIdentity(indexStats));
     if (!tracked) return null;
     const tree = createHash('sha1');
-    let treeNewest = addStat(tree, indexPath, indexStats);
-    const attributes = tracked.directories.map((directory) => join(dir, directory, '.gitattributes'));
-    const paths = [...tracked.paths.map((path) => join(dir, path)), ...attributes];
-    const stats = await Promise.all(paths.map((path) => lstat(path, { bigint: true }).catch(() => undefined)));
-    for (let i = 0; i < paths.length; i++) treeNewest = Math.max(treeNewest, addStat(tree, paths[i]!, stats[i]));
+    const indexNewest = addStat(tree, indexPath, indexStats);
+    // A failed thread leaves the tree to git, as any tree a stamp cannot vouch for.
+    const files = await this.statThread.stat(tracked.stamped).catch(() => null);
+    if (!files) return null;
+    tree.update(files.digest);
+    const treeNewest = Math.max(indexNewest, files.newest);
 
     const settledBefore = takenAt - this.settleMs;
     return {
@@ -185,9 +197,17 @@ export class WorktreeStamps {
     if (stdout === null) return null;
     const { paths, gitlink } = parseIndexListing(stdout);
     const stampable = !gitlink && paths.length <= this.maxEntries;
-    const directories = [...ancestorsOf(paths)];
+    const stamped: StatList = {
+      id: ++this.nextList,
+      paths: stampable
+        ? [
+            ...paths.map((path) => join(dir, path)),
+            ...[...ancestorsOf(paths)].map((directory) => join(dir, directory, '.gitattributes')),
+          ]
+        : [],
+    };
     // An unstampable tree is remembered as empty, so its index is not listed again on every read.
-    const entry: Tracked = stampable ? { index, paths, directories } : { index, paths: [], directories: [] };
+    const entry: Tracked = stampable ? { index, paths, stamped } : { index, paths: [], stamped };
     this.tracked.delete(dir);
     if (this.tracked.size >= REMEMBERED) this.tracked.delete(this.tracked.keys().next().value!);
     this.tracked.set(dir, entry);
