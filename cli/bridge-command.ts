@@ -55,9 +55,8 @@ export function bridgeCommand(): Command {
         const firstAdmin = firstAdminSource(!databaseUrl && !existsSync(options.dataDirectory));
         // Loaded on use, like the ship's: see the start-up note in main.ts.
         const { startBridge } = await import('../bridge/server.js');
-        const { releaseHeapWhenIdle } = await import('../server/idle-heap.js');
-        await serveUntilSignal(async () => {
-          const bridge = await startBridge({
+        await serveUntilSignal(() =>
+          startBridge({
             port: options.port,
             name: options.name,
             dataDirectory: options.dataDirectory,
@@ -70,16 +69,8 @@ export function bridgeCommand(): Command {
             allowLocalRepos: options.localRepos,
             sweepIntervalMs: options.sweepIntervalMs,
             metricsPort: options.metricsPort,
-          });
-          // Here, not in startBridge: the process's memory is the command's (tests start many bridges in one).
-          const stopReleasing = releaseHeapWhenIdle();
-          return {
-            close: () => {
-              stopReleasing();
-              return bridge.close();
-            },
-          };
-        });
+          }),
+        );
       },
     );
 }

@@ -4,7 +4,9 @@
 // soon as the server answers (or print its ready line), and a process descheduled between the two would
 // otherwise die by Node's default action, mid-run. A signal during the start stops the server as soon as it
 // has started. A second signal while closing is ignored (the close is already under way and bounded by each
-// server's own shutdown).
+// server's own shutdown). While it runs, an idle process gives its unused heap back (server/idle-heap.ts):
+// here, for every long-running command (`svc launch` runs the bridge in-process), not in a server's start
+// (tests start many servers in one process).
 
 /** What a started server gives back. */
 export interface Served {
@@ -49,6 +51,10 @@ export async function serveUntilSignal<S extends Served>(
     process.off('SIGTERM', stop);
     throw error;
   }
+  // Loaded with the server, not with the command tree (docs/DECISIONS.md, "What does `svc` load…").
+  const { releaseHeapWhenIdle } = await import('../server/idle-heap.js');
+  const stopReleasing = releaseHeapWhenIdle();
+  void closed.then(stopReleasing);
   if (signalled) close(server, signalled);
   // An end the close itself brings about (a holder's tmux server killed on purpose) is no failure.
   const ended = server.ended?.catch((error: unknown) => (signalled ? closed : Promise.reject(error)));
