@@ -44,6 +44,9 @@ export async function serveUntilSignal<S extends Served>(
   // got the same SIGINT, forwards it again.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Loaded with the server, not with the command tree (docs/DECISIONS.md, "What does `svc` load…"), and
+  // before the start: nothing may wait between the start and the handler on `ended` below.
+  const { releaseHeapWhenIdle } = await import('../server/idle-heap.js');
   try {
     server = await start();
   } catch (error) {
@@ -51,8 +54,6 @@ export async function serveUntilSignal<S extends Served>(
     process.off('SIGTERM', stop);
     throw error;
   }
-  // Loaded with the server, not with the command tree (docs/DECISIONS.md, "What does `svc` load…").
-  const { releaseHeapWhenIdle } = await import('../server/idle-heap.js');
   const stopReleasing = releaseHeapWhenIdle();
   void closed.then(stopReleasing);
   if (signalled) close(server, signalled);
