@@ -109,9 +109,12 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
       );
     await eventually(selectedBackground).not.toBeNull();
 
-    // Ctrl+C without a selection interrupts the shell's foreground command.
+    // Ctrl+C without a selection interrupts the shell's foreground command. It is pressed once the marker
+    // printed just before `cat` shows: by then bash has put the tty back in cooked mode, so ^C is a signal.
+    // Pressed earlier, readline's raw mode would queue it as a plain byte for cat to read.
     await page.mouse.click(box.x + box.width - 5, box.y + box.height / 2);
-    await typeLine(page, 'cat');
+    await typeLine(page, `echo cat-${t}; cat`);
+    await showsRow(page, `cat-${t}`);
     await page.keyboard.press('Control+C');
     await typeLine(page, `echo interrupted-${t}`);
     await showsRow(page, `interrupted-${t}`);
