@@ -97,7 +97,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const terminal: Terminal = { socket, screen: new TerminalScreen() };
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as TerminalServerFrame;
-      if (frame.type === 'exit') return;
+      if (frame.type === 'exit' || frame.type === 'history') return;
       const result = terminal.screen.apply(frame);
       if (result.resync) socket.send(JSON.stringify({ type: 'resync' }));
       if (result.ack !== undefined) socket.send(JSON.stringify({ type: 'ack', seq: result.ack }));

@@ -34,7 +34,16 @@ export const InputMessage = Type.Object({ type: Type.Literal('input'), data: Ter
 export const ResizeMessage = Type.Object({ type: Type.Literal('resize'), cols: Cols, rows: Rows });
 export const AckMessage = Type.Object({ type: Type.Literal('ack'), seq: Type.Integer({ minimum: 0 }) });
 export const ResyncMessage = Type.Object({ type: Type.Literal('resync') });
-export const TerminalClientMessage = Type.Union([InitMessage, InputMessage, ResizeMessage, AckMessage, ResyncMessage]);
+/** Asks for the rows above the screen (docs/terminal.md, "History"); only to a server whose grid offered it. */
+export const HistoryMessage = Type.Object({ type: Type.Literal('history') });
+export const TerminalClientMessage = Type.Union([
+  InitMessage,
+  InputMessage,
+  ResizeMessage,
+  AckMessage,
+  ResyncMessage,
+  HistoryMessage,
+]);
 export type TerminalClientMessage = Static<typeof TerminalClientMessage>;
 
 /** RGB colour as `[r, g, b]`, or a palette index 0-255. */
@@ -87,6 +96,12 @@ export type Cursor = Static<typeof Cursor>;
  */
 const BracketedPaste = Type.Optional(Type.Literal(true));
 
+/** Present (and true) on a grid when the server answers `history`; an optional addition, like the above. */
+const HistoryOffered = Type.Optional(Type.Literal(true));
+
+/** Rows a history answer carries at most: tmux's default `history-limit`. */
+export const TERMINAL_HISTORY_MAX_ROWS = 2000;
+
 export const GridFrame = Type.Object({
   type: Type.Literal('grid'),
   seq: Type.Integer({ minimum: 0 }),
@@ -95,6 +110,7 @@ export const GridFrame = Type.Object({
   cursor: Cursor,
   cells: Type.Array(Type.Array(Cell)),
   bracketedPaste: BracketedPaste,
+  history: HistoryOffered,
 });
 export type GridFrame = Omit<Static<typeof GridFrame>, 'cells'> & { cells: Cell[][] };
 
@@ -116,8 +132,16 @@ export type PatchFrame = Omit<Static<typeof PatchFrame>, 'runs'> & { runs: Run[]
 export const ExitFrame = Type.Object({ type: Type.Literal('exit'), code: Type.Integer() });
 export type ExitFrame = Static<typeof ExitFrame>;
 
-export const TerminalServerFrame = Type.Union([GridFrame, PatchFrame, ExitFrame]);
-export type TerminalServerFrame = GridFrame | PatchFrame | ExitFrame;
+/** The answer to `history`: the rows above the screen, oldest first, `cols` wide. Outside `seq`. */
+export const HistoryFrame = Type.Object({
+  type: Type.Literal('history'),
+  cols: Cols,
+  rows: Type.Array(Type.Array(Cell), { maxItems: TERMINAL_HISTORY_MAX_ROWS }),
+});
+export type HistoryFrame = Omit<Static<typeof HistoryFrame>, 'rows'> & { rows: Cell[][] };
+
+export const TerminalServerFrame = Type.Union([GridFrame, PatchFrame, ExitFrame, HistoryFrame]);
+export type TerminalServerFrame = GridFrame | PatchFrame | ExitFrame | HistoryFrame;
 
 export function cellEquals(a: Cell, b: Cell): boolean {
   if (a === b) return true;

@@ -37,7 +37,7 @@ export class BenchTerminal {
   private constructor(private readonly socket: WebSocket) {
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as TerminalServerFrame;
-      if (frame.type === 'exit') return;
+      if (frame.type === 'exit' || frame.type === 'history') return;
       this.frames++;
       const result = this.screen.apply(frame);
       this.drawnRows =

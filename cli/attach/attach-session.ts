@@ -111,6 +111,8 @@ export async function attach(options: AttachOptions): Promise<AttachResult> {
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as TerminalServerFrame;
       if (frame.type === 'exit') return finish({ exitCode: frame.code, reason: 'exit' });
+      // Never asked for (the attach draws only the screen).
+      if (frame.type === 'history') return;
       const result = screen.apply(frame);
       if (result.resync) send({ type: 'resync' });
       if (result.ack === undefined) return;

@@ -72,14 +72,19 @@ export class ControlClient {
     if (this.closing) this.child.stdin.end();
   }
 
-  /** The same, awaited. Rejects when tmux answers with an error. */
-  ask(line: string): Promise<string[]> {
+  /** The same, awaited (`commands` as above). Rejects when tmux answers with an error or the client ended. */
+  ask(line: string, commands = 1): Promise<string[]> {
+    if (this.exited) return Promise.reject(new Error('tmux: the control client has ended'));
     return new Promise((resolve, reject) =>
-      this.command(line, (lines, error) => {
-        const text = lines.map((l) => l.toString('utf8'));
-        if (error) reject(new Error(`tmux: ${text.join(' ')}`));
-        else resolve(text);
-      }),
+      this.command(
+        line,
+        (lines, error) => {
+          const text = lines.map((l) => l.toString('utf8'));
+          if (error) reject(new Error(`tmux: ${text.join(' ')}`));
+          else resolve(text);
+        },
+        commands,
+      ),
     );
   }
 

@@ -41,6 +41,8 @@ export class FrameBuilder {
       rows: screen.rows,
       cursor: screen.cursor,
       cells: screen.cells,
+      // The ship's terminal answers `history` (terminal-connection.ts).
+      history: true,
     };
     if (screen.bracketedPaste) frame.bracketedPaste = true;
     return frame;

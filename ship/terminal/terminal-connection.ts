@@ -1,8 +1,8 @@
 // One terminal WebSocket (spec "WS …/terminal"): waits for `init`, attaches a tmux control-mode client to
 // the workspace's session (for typing, sizing and reading the screen), seeds a headless terminal with the
 // pane's screen, feeds it the pane's raw output from a `pipe-pane` FIFO, and sends that screen as grid/patch
-// frames paced by acks. Validates every client message, closes with the
-// spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
+// frames paced by acks; `history` is answered from tmux's own (history-reader.ts). Validates every client
+// message, closes with the spec's codes, ends with `exit`, and disposes the client, emulator and timers on every path. Output is
 // flow-controlled against the emulator's parse backlog, so a burst accumulates in the emulator and costs a
 // few frames, not one per chunk. The pane's raw bytes reach the emulator, so CSI counts are clamped
 // (csi-clamp.ts, docs/security.md F1/F2). With deflate negotiated, only large frames (a grid, a full-screen
@@ -30,7 +30,8 @@ import { FrameBuilder } from './frame-builder.js';
 import { FramePacer, type PacerOptions } from './pacer.js';
 import { CellInterner } from './screen-reader.js';
 import { ScreenTracker } from './screen-tracker.js';
-import { frameJson } from './frame-json.js';
+import { frameJson, historyJson } from './frame-json.js';
+import { readHistory } from './history-reader.js';
 import type { TerminalGuard } from './terminal-guard.js';
 
 // Both packages are CommonJS bundles: named imports fail in Node's ESM loader.
@@ -66,6 +67,8 @@ export interface TerminalMetrics {
 
 /** Resizes closer together than this are merged into one re-seed. */
 const RESEED_INTERVAL_MS = 100;
+/** History captures closer together than this are merged into one (docs/security.md H17's bound). */
+const HISTORY_INTERVAL_MS = 1000;
 
 export class TerminalConnection {
   private phase: 'awaiting-init' | 'attaching' | 'attached' | 'closed' = 'awaiting-init';
@@ -90,6 +93,10 @@ export class TerminalConnection {
   private parsedBytes = 0;
   private paused = false;
   private holdsGuard = false;
+  /** History requests: whether a capture runs, whether another was asked for meanwhile, when the last began. */
+  private historyRunning = false;
+  private historyAgain = false;
+  private historyAt = 0;
 
   /** @param session the workspace's tmux session, or null when the workspace is missing or inactive. */
   constructor(
@@ -146,6 +153,9 @@ export class TerminalConnection {
       case 'resync':
         this.deps.metrics?.resyncRequested();
         this.pacer?.requestSnapshot();
+        return;
+      case 'history':
+        this.sendHistory();
         return;
     }
   }
@@ -259,6 +269,44 @@ export class TerminalConnection {
       },
       3,
     );
+  }
+
+  /**
+   * Answers `history` with tmux's rows above the screen (history-reader.ts). One capture at a time, at most
+   * one a second: requests meanwhile are answered by one more capture once that second has passed.
+   */
+  private sendHistory(): void {
+    if (this.historyRunning) {
+      this.historyAgain = true;
+      return;
+    }
+    const control = this.control;
+    const term = this.term;
+    if (!control || !term || !this.session) return;
+    this.historyRunning = true;
+    void (async () => {
+      const wait = this.historyAt + HISTORY_INTERVAL_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (this.isClosed()) return;
+      this.historyAt = Date.now();
+      const cols = term.cols;
+      const history = await readHistory(control, `=${this.session}:`, cols, this.interner);
+      if (this.isClosed()) return;
+      const text = historyJson(cols, history.json);
+      this.socket.send(text, compressionFor(text));
+    })()
+      .catch((error) => this.deps.logger.warn({ err: error }, 'terminal history failed'))
+      .finally(() => {
+        this.historyRunning = false;
+        if (!this.historyAgain || this.phase === 'closed') return;
+        this.historyAgain = false;
+        this.sendHistory();
+      });
+  }
+
+  /** A method, not a field read: TypeScript would keep an earlier narrowing of `phase` across an await. */
+  private isClosed(): boolean {
+    return this.phase === 'closed';
   }
 
   private failed(error: unknown): void {

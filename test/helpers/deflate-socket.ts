@@ -116,7 +116,7 @@ export async function tappedTerminal(
     onText: (text) => {
       const frame = JSON.parse(text) as TerminalServerFrame;
       frames.push(frame);
-      if (frame.type === 'exit') return;
+      if (frame.type === 'exit' || frame.type === 'history') return;
       const result = screen.apply(frame);
       if (result.resync) send({ type: 'resync' });
       if (result.ack !== undefined) send({ type: 'ack', seq: result.ack });

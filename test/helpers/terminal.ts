@@ -53,7 +53,7 @@ export function connectTerminal(url: string, options: TerminalClientOptions = {}
     const frame = JSON.parse(data.toString()) as TerminalServerFrame;
     frames.push(frame);
     if (frame.type === 'exit') resolveExit(frame.code);
-    else {
+    else if (frame.type !== 'history') {
       const result = screen.apply(frame);
       if (result.resync) send({ type: 'resync' });
       if (result.ack !== undefined && options.autoAck !== false) send({ type: 'ack', seq: result.ack });

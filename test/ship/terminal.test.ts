@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { makeRemote, type RemoteFixture } from '../helpers/git-fixtures.js';
 import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } from '../helpers/ship.js';
 import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/terminal.js';
-import type { CellObject, GridFrame } from '../../protocol/index.js';
+import type { Cell, CellObject, GridFrame, HistoryFrame } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
 import { FILL_SCREEN, isFilled, offRule, tappedTerminal } from '../helpers/deflate-socket.js';
 import { settles, until } from '../helpers/poll.js';
@@ -125,6 +125,46 @@ describe('terminal', () => {
     client.send({ type: 'resync' });
     await client.waitForFrames(before + 1);
     expect(client.frames[before]).toMatchObject({ type: 'grid', seq: before });
+    await client.close();
+  });
+
+  it('answers history with the rows above the screen: everything a burst scrolled off, styles kept, in order', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { cols: 40, rows: 6 });
+    await prompt(client);
+    expect(client.frames[0]).toMatchObject({ type: 'grid', history: true });
+    const histories = () => client.frames.filter((frame): frame is HistoryFrame => frame.type === 'history');
+    // A fresh pane has no history yet: the answer is empty, never the screen's first line.
+    client.send({ type: 'history' });
+    const empty = await until(() => histories()[0], 'the first history answer');
+    expect(empty).toEqual({ type: 'history', cols: 40, rows: [] });
+
+    // 300 lines in one burst (far more than a screen between two frames), the first two red in one SGR.
+    client.input("clear; printf '\\033[31mred-1\\nred-2\\033[0m\\n'; seq -f 'h%03g' 1 300\r");
+    await client.until((screen) => screen.text().includes('h300') && /[$#] ?$/m.test(screen.text()));
+    client.send({ type: 'history' });
+    // At most one capture a second: this one is answered once a second has passed since the first.
+    const answer = await until(() => histories()[1], 'the second history answer');
+    expect(answer.cols).toBe(40);
+    expect(answer.rows.every((row) => row.length === 40)).toBe(true);
+    const text = (row: Cell[]) =>
+      row
+        .map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' ')))
+        .join('')
+        .trimEnd();
+    const lines = [...answer.rows.map(text), ...client.screen.text().split('\n')].filter((line) =>
+      /^h\d{3}$/.test(line),
+    );
+    expect(lines).toEqual(Array.from({ length: 300 }, (_, i) => `h${String(i + 1).padStart(3, '0')}`));
+    const red2 = answer.rows.find((row) => text(row) === 'red-2')!;
+    expect(red2[0]).toEqual({ t: 'r', f: 1 });
+
+    // A burst of requests costs two captures: the one it starts and one for those that came meanwhile.
+    for (let i = 0; i < 5; i++) client.send({ type: 'history' });
+    await until(() => histories().length === 4, 'two more history answers');
+    // Long enough for a fifth answer, were one coming (the captures are a second apart).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(histories()).toHaveLength(4);
     await client.close();
   });
 

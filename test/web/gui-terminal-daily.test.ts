@@ -1,7 +1,8 @@
 // The GUI terminal as a daily user meets it (issue #31), in Chromium through `npx svc bridge` to `npx svc
 // ship` and real tmux: the bridge restarted under an open terminal the way a supervisor does (SIGTERM, then
 // started again on the same port) while the user types, the clipboard keys and bracketed paste, search
-// through lines that scrolled off the screen, wide characters at the ship's Unicode 11 widths, and what
+// through lines that scrolled off the screen (also within a burst longer than a screen, and before the page
+// opened: the ship's history), wide characters at the ship's Unicode 11 widths, and what
 // xterm.js styles per cell (24-bit colours, a selection) drawn under the GUI's CSP.
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -11,7 +12,7 @@ import { startGuiFleet, type GuiFleet, eventually, screenRows } from './gui-flee
 
 const found = chromiumAvailable('test/web/gui-terminal-daily');
 let gui: GuiFleet;
-const WORKSPACES = ['restart', 'clip', 'colour', 'scheme', 'search'];
+const WORKSPACES = ['restart', 'clip', 'colour', 'scheme', 'search', 'history'];
 
 beforeAll(async () => {
   if (!found) return;
@@ -217,4 +218,34 @@ describe.skipIf(!found)('the GUI terminal, day to day', () => {
     expect(bars[0]).toBe(bars[1]);
     await clean(watch);
   }, 120_000);
+
+  it("holds what scrolled off before it opened and within a burst longer than a screen (the ship's history)", async () => {
+    const { page, watch } = await openTerminal('history');
+    const t = tag();
+    // One burst: hundreds of lines between two frames, none of which shows the screen moving up.
+    await typeLine(page, `echo early-${t}; seq -f 'burst-%g' 1 400; echo done-${t}`);
+    await showsRow(page, `done-${t}`, 30_000);
+    const field = page.getByRole('searchbox', { name: 'Search the terminal' });
+    const results = page.getByTestId('terminal-search-results');
+    /** The search's summary for `needle`, asked again until it reads `expected` (history arrives once calm). */
+    const finds = async (needle: string, expected: RegExp) => {
+      await page.keyboard.press('Control+Shift+F');
+      await field.fill(needle);
+      await eventually(async () => {
+        await field.press('Enter');
+        return results.textContent();
+      }).toMatch(expected);
+      await page.keyboard.press('Escape');
+    };
+    // The command line and the output line; a line from the middle of the burst.
+    await finds(`early-${t}`, /^\d of 2$/);
+    await finds('burst-123', /^1 of 1$/);
+
+    // A new page is a new connection: what scrolled off before it opened is there too.
+    await page.reload();
+    await eventually(() => status(page), 15_000).toBe('Connected.');
+    await finds(`early-${t}`, /^\d of 2$/);
+    await finds('burst-321', /^1 of 1$/);
+    await clean(watch);
+  }, 90_000);
 });

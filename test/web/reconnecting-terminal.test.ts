@@ -41,6 +41,7 @@ function harness(queueBytes?: number) {
         drawn.push(screen.text());
         acknowledge();
       },
+      history: () => undefined,
       status: (status) => statuses.push(status),
       backoff: new Backoff({ baseMs: 100, maxMs: 400 }),
       queueBytes,

@@ -2,7 +2,7 @@
 // (scrolled-lines.ts), without xterm.js: frames that arrive between two animation frames are drawn once
 // (the latest screen), the ack goes only once xterm has parsed the drawing, lines that scrolled off are
 // written before the screen (into the terminal's scrollback) and bounded, the session's bracketed-paste mode
-// is mirrored once per change, and nothing is drawn after dispose (issue #31, "Speed" and "Search and
+// is mirrored once per change, the ship's history replaces the scrollback, and nothing is drawn after dispose (issue #31, "Speed" and "Search and
 // scrollback").
 import { describe, expect, it } from 'vitest';
 import type { Cell, GridFrame } from '../../protocol/terminal.js';
@@ -65,6 +65,24 @@ describe('screen painter', () => {
     expect(out.indexOf('rowA')).toBeGreaterThanOrEqual(0);
     expect(out.indexOf('rowA')).toBeLessThan(out.indexOf('rowB'));
     expect(out.indexOf('rowB')).toBeLessThan(out.indexOf('rowE'));
+  });
+
+  it("replaces the scrollback with the ship's history: saved lines erased, its rows scrolled out, then the screen", () => {
+    const h = harness(2);
+    h.painter.frame(screenOf(['rowC', 'rowD']), [row('inferred')], () => undefined);
+    h.runFrame();
+    h.painter.frame(screenOf(['rowD', 'rowE']), [row('guessed')], () => undefined);
+    h.painter.history([row('old1'), row('old2'), row('old3')]);
+    h.runFrame();
+    const out = h.writes[1]!.data;
+    // ED 3 first; only the newest `scrollback` rows, oldest first; rows inferred meanwhile dropped.
+    expect(out.startsWith('\x1b[3J')).toBe(true);
+    expect(out).not.toContain('old1');
+    expect(out).not.toContain('guessed');
+    expect(out.indexOf('old2')).toBeLessThan(out.indexOf('old3'));
+    // The screen is drawn whole again after them (the renderer forgot what it had drawn).
+    expect(out.indexOf('old3')).toBeLessThan(out.indexOf('rowD'));
+    expect(out.indexOf('rowD')).toBeLessThan(out.indexOf('rowE'));
   });
 
   it("mirrors the session's bracketed-paste mode into xterm once per change", () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cell, GridFrame, PatchFrame } from '../../protocol/terminal.js';
 import { closeMessage, exitMessage, OPEN_ELSEWHERE } from '../../web/src/terminal/terminal-messages.js';
-import { TerminalSession } from '../../web/src/terminal/terminal-session.js';
+import { HISTORY_CALM_MS, TerminalSession } from '../../web/src/terminal/terminal-session.js';
 import { ScriptedSocket } from './scripted-socket.js';
 
 const cursor = { x: 0, y: 0, visible: true };
@@ -26,35 +26,65 @@ const patch = (seq: number, col: number, t: string): PatchFrame => ({
   runs: [[0, col, [{ t }]]],
 });
 
+const rowText = (row: Cell[]) =>
+  row
+    .map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' ')))
+    .join('')
+    .trimEnd();
+
+/** A 4×3 grid of `lines`, from a ship that answers `history` unless told otherwise. */
+const screen3 = (seq: number, lines: string[], history = true): GridFrame => ({
+  type: 'grid',
+  seq,
+  cols: 4,
+  rows: 3,
+  cursor,
+  cells: lines.map((line) => [...line.padEnd(4)].map((t): Cell => (t === ' ' ? 0 : { t }))),
+  ...(history ? { history: true as const } : {}),
+});
+const rowPatch = (seq: number, row: number, text: string): PatchFrame => ({
+  type: 'patch',
+  seq,
+  cols: 4,
+  rows: 3,
+  cursor,
+  runs: [[row, 0, [...text].map((t): Cell => ({ t }))]],
+});
+const historyAsks = (socket: ScriptedSocket) => socket.sent.filter((message) => message.type === 'history').length;
+
 function session() {
   const socket = new ScriptedSocket();
+  /** The session's timers, run by hand. */
+  const timers: { run: () => void; ms: number }[] = [];
   const seen = {
     screens: [] as string[],
     scrolled: [] as string[][],
     exits: [] as [number, boolean][],
     closes: [] as [number, string][],
+    histories: [] as string[][],
   };
   const terminal: TerminalSession = new TerminalSession(
     socket,
     { cols: 90, rows: 30 },
     {
+      setTimeout: (run, ms) => timers.push({ run, ms }),
+      clearTimeout: (handle) => timers.splice(timers.indexOf(handle as (typeof timers)[number]), 1),
+    },
+    {
       screen: (screen, scrolled, seq) => {
         seen.screens.push(screen.text());
-        seen.scrolled.push(
-          scrolled.map((row) =>
-            row
-              .map((cell) => (cell === 0 ? ' ' : (cell.t ?? ' ')))
-              .join('')
-              .trimEnd(),
-          ),
-        );
+        seen.scrolled.push(scrolled.map(rowText));
         terminal.ack(seq);
       },
+      history: (rows) => seen.histories.push(rows.map(rowText)),
       exit: (code, before) => seen.exits.push([code, before]),
       closed: (code, reason) => seen.closes.push([code, reason]),
     },
   );
-  return { socket, terminal, seen };
+  const runTimers = () => {
+    for (const timer of timers.splice(0)) timer.run();
+  };
+  return { socket, terminal, seen, timers, runTimers };
 }
 
 describe('the GUI terminal session', () => {
@@ -168,5 +198,59 @@ describe('terminal messages', () => {
     expect(closeMessage(1011, '')).toBe('The terminal was closed: no reason given (1011).');
     expect(closeMessage(1006, '')).toBe('The connection to the bridge was lost (1006).');
     expect(closeMessage(1000, 'bye')).toBeNull();
+  });
+
+  it('asks a ship that offers history for it after the first grid, and a ship that does not, never', () => {
+    const offered = session();
+    offered.socket.open();
+    offered.socket.frame(screen3(0, ['a', 'b', 'c']));
+    expect(offered.socket.sent.slice(1)).toEqual([{ type: 'history' }, { type: 'ack', seq: 0 }]);
+
+    const older = session();
+    older.socket.open();
+    older.socket.frame(screen3(0, ['a', 'b', 'c'], false));
+    older.socket.frame(screen3(1, ['d', 'e', 'f'], false));
+    older.socket.frame(rowPatch(2, 0, 'g'));
+    expect(historyAsks(older.socket)).toBe(0);
+  });
+
+  it('asks again once output calms after frames that replaced the screen with no scroll to be seen', () => {
+    const { socket, timers, runTimers } = session();
+    socket.open();
+    socket.frame(screen3(0, ['a', 'b', 'c']));
+    // A one-line scroll is seen (its row goes to the scrollback): nothing was lost, nothing to ask.
+    socket.frame(screen3(1, ['b', 'c', 'd']));
+    expect(historyAsks(socket)).toBe(1);
+    expect(timers).toEqual([]);
+    // More than a screen between two frames: every row new, no overlap. Not asked mid-flood: each such
+    // frame restarts the wait for calm.
+    socket.frame(screen3(2, ['x1', 'x2', 'x3']));
+    socket.frame(screen3(3, ['y1', 'y2', 'y3']));
+    socket.frame(rowPatch(4, 2, 'y4'));
+    expect(historyAsks(socket)).toBe(1);
+    expect(timers.map((timer) => timer.ms)).toEqual([HISTORY_CALM_MS]);
+    // Calm: asked once.
+    runTimers();
+    expect(historyAsks(socket)).toBe(2);
+    socket.frame(rowPatch(5, 2, 'y5'));
+    expect(historyAsks(socket)).toBe(2);
+  });
+
+  it('drops a waiting ask when the socket closes', () => {
+    const { socket, timers } = session();
+    socket.open();
+    socket.frame(screen3(0, ['a', 'b', 'c']));
+    socket.frame(screen3(1, ['x1', 'x2', 'x3']));
+    expect(timers).toHaveLength(1);
+    socket.close(1006, '');
+    expect(timers).toEqual([]);
+  });
+
+  it('hands a history answer to the page', () => {
+    const { socket, seen } = session();
+    socket.open();
+    socket.frame(screen3(0, ['a', 'b', 'c']));
+    socket.frame({ type: 'history', cols: 4, rows: [[{ t: 'o' }, { t: 'l' }, { t: 'd' }, 0]] });
+    expect(seen.histories).toEqual([['old']]);
   });
 });

@@ -14,6 +14,7 @@ export type { TerminalStatus };
 /** Where the feed draws: the view's ScreenPainter. */
 export interface TerminalCanvas {
   frame(screen: TerminalScreen, scrolled: Cell[][], acknowledge: () => void): void;
+  history(rows: Cell[][]): void;
 }
 
 /** What the terminal view drives: start with the fitted size and its canvas, then input and resizes. */
@@ -55,6 +56,7 @@ export function useTerminal(
             open: () => api.openSocket(api.terminalPath(repo, name)),
             timers: browserTimers,
             screen: (screen, scrolled, acknowledge) => canvas.frame(screen, scrolled, acknowledge),
+            history: (rows) => canvas.history(rows),
             status: (next) => {
               if (current.current === terminal) setStatus(next);
             },

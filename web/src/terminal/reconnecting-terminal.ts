@@ -11,7 +11,9 @@ import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
 import { Backoff, GUI_RECONNECT } from '../../../protocol/backoff.js';
 import { InputQueue } from './input-queue.js';
 import { closeMessage, exitMessage } from './terminal-messages.js';
-import { TerminalSession, type SocketLike, type TerminalSize } from './terminal-session.js';
+import { TerminalSession, type SocketLike, type TerminalSize, type Timers } from './terminal-session.js';
+
+export type { Timers };
 
 export type TerminalState =
   | { kind: 'connecting' }
@@ -36,17 +38,14 @@ const FATAL_CLOSES = new Set<number>([
   TERMINAL_CLOSE.bufferLimit.code,
 ]);
 
-export interface Timers {
-  setTimeout(run: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 export interface ReconnectingTerminalDeps {
   /** A socket to the terminal path with a ticket minted just now. */
   open(): Promise<SocketLike>;
   timers: Timers;
   /** A frame was applied: draw it (scrolled lines first), then call `acknowledge`. */
   screen(screen: TerminalScreen, scrolled: Cell[][], acknowledge: () => void): void;
+  /** The ship's rows above the screen: they replace the scrollback. */
+  history(rows: Cell[][]): void;
   status(status: TerminalStatus): void;
   backoff?: Backoff;
   queueBytes?: number;
@@ -121,11 +120,14 @@ export class ReconnectingTerminal {
 
   private attach(socket: SocketLike): void {
     let exit: { code: number; beforeFirstFrame: boolean } | null = null;
-    const session: TerminalSession = new TerminalSession(socket, this.size, {
+    const session: TerminalSession = new TerminalSession(socket, this.size, this.deps.timers, {
       screen: (screen, scrolled, seq) => {
         if (this.session !== session) return;
         if (this.state.kind !== 'open') this.opened(session);
         this.deps.screen(screen, scrolled, () => session.ack(seq));
+      },
+      history: (rows) => {
+        if (this.session === session) this.deps.history(rows);
       },
       exit: (code, beforeFirstFrame) => {
         exit = { code, beforeFirstFrame };
