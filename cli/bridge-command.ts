@@ -55,21 +55,23 @@ export function bridgeCommand(): Command {
         const firstAdmin = firstAdminSource(!databaseUrl && !existsSync(options.dataDirectory));
         // Loaded on use, like the ship's: see the start-up note in main.ts.
         const { startBridge } = await import('../bridge/server.js');
-        await serveUntilSignal(() =>
-          startBridge({
-            port: options.port,
-            name: options.name,
-            dataDirectory: options.dataDirectory,
-            publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
-            databaseUrl,
-            insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
-            firstAdmin,
-            host: options.host,
-            allowedHosts: options.allowedHost ?? [],
-            allowLocalRepos: options.localRepos,
-            sweepIntervalMs: options.sweepIntervalMs,
-            metricsPort: options.metricsPort,
-          }),
+        await serveUntilSignal(
+          () =>
+            startBridge({
+              port: options.port,
+              name: options.name,
+              dataDirectory: options.dataDirectory,
+              publicUrl: options.publicUrl ? normalizeUrl(options.publicUrl) : undefined,
+              databaseUrl,
+              insecureNoAuth: options.insecureNoAuth || process.env.SVC_INSECURE_NO_AUTH === '1',
+              firstAdmin,
+              host: options.host,
+              allowedHosts: options.allowedHost ?? [],
+              allowLocalRepos: options.localRepos,
+              sweepIntervalMs: options.sweepIntervalMs,
+              metricsPort: options.metricsPort,
+            }),
+          { releaseIdleHeap: true },
         );
       },
     );

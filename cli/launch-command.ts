@@ -111,7 +111,7 @@ export function launchCommand(): Command {
           process.stdout.write(summary(launched, configPath, tokensFile));
           return launched;
         },
-        () => process.stderr.write('svc: stopping ships and bridge\n'),
+        { announce: () => process.stderr.write('svc: stopping ships and bridge\n'), releaseIdleHeap: true },
       );
     });
 

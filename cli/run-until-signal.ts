@@ -4,9 +4,11 @@
 // soon as the server answers (or print its ready line), and a process descheduled between the two would
 // otherwise die by Node's default action, mid-run. A signal during the start stops the server as soon as it
 // has started. A second signal while closing is ignored (the close is already under way and bounded by each
-// server's own shutdown). While it runs, an idle process gives its unused heap back (server/idle-heap.ts):
-// here, for every long-running command (`svc launch` runs the bridge in-process), not in a server's start
-// (tests start many servers in one process).
+// server's own shutdown). A command that runs a bridge (`svc bridge`, `svc launch`, which runs it
+// in-process) asks for `releaseIdleHeap`: while idle, the process gives its unused heap back
+// (server/idle-heap.ts). Here, not in a server's start (tests start many servers in one process), and not
+// for a ship: the collection is one pause of up to a few hundred ms, which a ship would spend under a
+// terminal whose user has just paused typing (docs/DECISIONS.md, "The embedded store's memory").
 
 /** What a started server gives back. */
 export interface Served {
@@ -15,9 +17,16 @@ export interface Served {
   ended?: Promise<never>;
 }
 
+export interface ServeOptions<S> {
+  /** Told of the signal that stops the server, once. */
+  announce?: (signal: NodeJS.Signals, server: S) => void;
+  /** Give the unused heap back while idle (server/idle-heap.ts). */
+  releaseIdleHeap?: boolean;
+}
+
 export async function serveUntilSignal<S extends Served>(
   start: () => Promise<S>,
-  announce: (signal: NodeJS.Signals, server: S) => void = () => undefined,
+  { announce = () => undefined, releaseIdleHeap = false }: ServeOptions<S> = {},
 ): Promise<void> {
   let server: S | null = null;
   let signalled: NodeJS.Signals | null = null;
@@ -46,7 +55,7 @@ export async function serveUntilSignal<S extends Served>(
   process.on('SIGTERM', stop);
   // Loaded with the server, not with the command tree (docs/DECISIONS.md, "What does `svc` load…"), and
   // before the start: nothing may wait between the start and the handler on `ended` below.
-  const { releaseHeapWhenIdle } = await import('../server/idle-heap.js');
+  const idleHeap = releaseIdleHeap ? await import('../server/idle-heap.js') : null;
   try {
     server = await start();
   } catch (error) {
@@ -54,8 +63,8 @@ export async function serveUntilSignal<S extends Served>(
     process.off('SIGTERM', stop);
     throw error;
   }
-  const stopReleasing = releaseHeapWhenIdle();
-  void closed.then(stopReleasing);
+  const stopReleasing = idleHeap?.releaseHeapWhenIdle();
+  if (stopReleasing) void closed.then(stopReleasing);
   if (signalled) close(server, signalled);
   // An end the close itself brings about (a holder's tmux server killed on purpose) is no failure.
   const ended = server.ended?.catch((error: unknown) => (signalled ? closed : Promise.reject(error)));

@@ -70,7 +70,7 @@ export function sessionHolderCommand(): Command {
               },
             };
           },
-          (signal) => logger.info({ signal }, 'session holder stopping: every session ends'),
+          { announce: (signal) => logger.info({ signal }, 'session holder stopping: every session ends') },
         );
       },
     );

@@ -165,7 +165,7 @@ export function shipCommand(): Command {
                 ? { url: options.tokensFrom, credentialFile: options.tokensCredential! }
                 : undefined,
             }),
-          (signal, ship) => ship.app.log.info({ signal }, 'ship stopping'),
+          { announce: (signal, ship) => ship.app.log.info({ signal }, 'ship stopping') },
         );
       },
     );
