@@ -261,7 +261,8 @@ export class TerminalConnection {
         if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
         const setup = (alternate === '1' ? '\x1b[?1049h' : '') + bracketedPaste;
         const cursor = `\x1b[0m\x1b[${Number(cursorY) + 1};${Number(cursorX) + 1}H${cursorFlag === '0' ? '\x1b[?25l' : ''}`;
-        term.write(`${setup}\x1b[H${screen.slice(0, rows).join('\x1b[0m\r\n')}${cursor}`);
+        // No reset between lines: tmux's capture carries a style over a line break (one SGR for a red block).
+        term.write(`${setup}\x1b[H${screen.slice(0, rows).join('\r\n')}${cursor}`);
         const pending = held ?? [];
         held = null;
         for (const chunk of pending) this.feed(chunk);

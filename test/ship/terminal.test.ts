@@ -168,6 +168,23 @@ describe('terminal', () => {
     await client.close();
   });
 
+  it('keeps a style that runs across lines through the seed of a new connection', async () => {
+    const name = await activeWorkspace();
+    const first = await open(name, { cols: 40, rows: 8 });
+    await prompt(first);
+    // One SGR for two lines: tmux's capture carries it over the line break, as the pane did.
+    first.input("clear; printf '\\033[31mtop\\nnext\\033[0m\\n'\r");
+    await first.until((screen) => screen.text().includes('next'));
+    await first.close();
+    const second = await open(name, { cols: 40, rows: 8 });
+    await second.until((screen) => screen.text().includes('next'));
+    const row = second.screen.cells.find(
+      (cells) => (cells[0] as CellObject | 0) !== 0 && (cells[0] as CellObject).t === 'n',
+    )!;
+    expect(row[0]).toEqual({ t: 'n', f: 1 });
+    await second.close();
+  });
+
   it('a patch out of sequence makes the client resync once and recover', async () => {
     const name = await activeWorkspace();
     const client = await open(name);
