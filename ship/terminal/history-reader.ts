@@ -5,11 +5,11 @@
 // terminal's own emulator. The newest rows are kept when their JSON would pass HISTORY_MAX_BYTES.
 import xterm from '@xterm/headless';
 import unicode11 from '@xterm/addon-unicode11';
-import { TERMINAL_HISTORY_MAX_ROWS, type Cell } from '../../protocol/index.js';
+import { TERMINAL_HISTORY_MAX_ROWS } from '../../protocol/index.js';
 import type { ControlClient } from './control-client.js';
 import { clampCsiCounts } from './csi-clamp.js';
 import { rowJson } from './frame-json.js';
-import type { CellInterner } from './screen-reader.js';
+import { readLine, type CellInterner } from './screen-reader.js';
 
 // Both packages are CommonJS bundles: named imports fail in Node's ESM loader.
 const { Terminal: HeadlessTerminal } = xterm;
@@ -18,19 +18,16 @@ const { Unicode11Addon } = unicode11;
 /** JSON of the rows an answer carries at most (the newest kept): 1 MiB, compressed on the wire. */
 export const HISTORY_MAX_BYTES = 1024 * 1024;
 
-export interface History {
-  rows: Cell[][];
-  /** Each row's JSON, for the answer (frame-json.ts). */
-  json: string[];
-}
-
-/** tmux's history above the screen of `target` (`=session:`), as `cols`-wide rows, oldest first. */
+/**
+ * tmux's history above the screen of `target` (`=session:`), as `cols`-wide rows, oldest first, each as its
+ * JSON for the answer (frame-json.ts).
+ */
 export async function readHistory(
   control: ControlClient,
   target: string,
   cols: number,
   interner: CellInterner,
-): Promise<History> {
+): Promise<string[]> {
   // One command list: the size is that of the history the capture reads. With no history, a capture ending
   // at -1 would return the screen's first line instead, so its answer is then ignored.
   const [size = '0', ...lines] = await control.ask(
@@ -38,7 +35,7 @@ export async function readHistory(
       `capture-pane -p -e -S -${TERMINAL_HISTORY_MAX_ROWS} -E -1 -t ${target}`,
     2,
   );
-  if (Number(size) <= 0) return { rows: [], json: [] };
+  if (Number(size) <= 0) return [];
   const term = new HeadlessTerminal({ cols, rows: 1, scrollback: TERMINAL_HISTORY_MAX_ROWS, allowProposedApi: true });
   try {
     clampCsiCounts(term);
@@ -48,24 +45,16 @@ export async function readHistory(
     await new Promise<void>((resolve) => term.write(lines.join('\r\n'), resolve));
     const buffer = term.buffer.active;
     const scratch = buffer.getNullCell();
-    const rows: Cell[][] = [];
-    const json: string[] = [];
+    const rows: string[] = [];
     let bytes = 0;
     // Newest first, so the budget keeps the rows nearest the screen; the scratch's last row is the last line.
     for (let y = buffer.length - 1; y >= 0 && rows.length < TERMINAL_HISTORY_MAX_ROWS; y--) {
-      const line = buffer.getLine(y);
-      const row: Cell[] = new Array(cols);
-      for (let x = 0; x < cols; x++) {
-        const cell = line?.getCell(x, scratch);
-        row[x] = cell ? interner.cell(cell) : 0;
-      }
-      const text = rowJson(row);
+      const text = rowJson(readLine(term, y, scratch, interner));
       if (bytes + text.length + 1 > HISTORY_MAX_BYTES) break;
       bytes += text.length + 1;
-      rows.push(row);
-      json.push(text);
+      rows.push(text);
     }
-    return { rows: rows.reverse(), json: json.reverse() };
+    return rows.reverse();
   } finally {
     term.dispose();
   }

@@ -139,8 +139,12 @@ export class CellInterner {
 
 /** One row of the visible screen as cells (a fresh array). */
 export function readRow(term: Terminal, row: number, scratch: IBufferCell, interner?: CellInterner): Cell[] {
-  const buffer = term.buffer.active;
-  const line = buffer.getLine(buffer.viewportY + row);
+  return readLine(term, term.buffer.active.viewportY + row, scratch, interner);
+}
+
+/** Line `y` of the active buffer (scrollback included, 0 the oldest) as cells (a fresh array). */
+export function readLine(term: Terminal, y: number, scratch: IBufferCell, interner?: CellInterner): Cell[] {
+  const line = term.buffer.active.getLine(y);
   const cells: Cell[] = new Array(term.cols);
   for (let x = 0; x < term.cols; x++) {
     const cell = line?.getCell(x, scratch);

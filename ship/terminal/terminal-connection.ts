@@ -291,9 +291,9 @@ export class TerminalConnection {
       if (this.isClosed()) return;
       this.historyAt = Date.now();
       const cols = term.cols;
-      const history = await readHistory(control, `=${this.session}:`, cols, this.interner);
+      const rows = await readHistory(control, `=${this.session}:`, cols, this.interner);
       if (this.isClosed()) return;
-      const text = historyJson(cols, history.json);
+      const text = historyJson(cols, rows);
       this.socket.send(text, compressionFor(text));
     })()
       .catch((error) => this.deps.logger.warn({ err: error }, 'terminal history failed'))
