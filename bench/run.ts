@@ -28,6 +28,8 @@ groups.fanout = async () => (await import('./fanout.js')).benchFanout();
 groups.gui = async () => (await import('./gui.js')).benchGui();
 // The terminal end to end (issue #31): keystroke echo against an attached tmux client, the GUI's `cat` against `svc client attach`.
 groups['terminal-e2e'] = async () => (await import('./terminal-e2e.js')).benchTerminalE2e();
+// A healthy ship's routed calls beside a ship streaming over a 64 KB/s link (docs/security.md X6).
+groups['slow-link'] = async () => (await import('./slow-link.js')).benchSlowLink();
 // Two minutes of the soak with the abusive clients, held to its full bars (bench/soak-bars.ts).
 groups.soak = async () => {
   const [{ runSoak }, { soakRows }] = await Promise.all([import('./soak-load.js'), import('./soak-bars.js')]);
