@@ -76,4 +76,14 @@ describe('TreeStatThread', () => {
     thread = new TreeStatThread();
     expect((await thread.stat({ id: 1, paths })).newest).toBeGreaterThan(0);
   });
+
+  it('fails the calls of a thread that dies by itself, and starts a new one for the next call', async () => {
+    thread = new TreeStatThread();
+    const paths = files('dies', 2);
+    const before = await thread.stat({ id: 1, paths });
+    // A path git can never list (a NUL byte) makes lstat throw inside the thread: nothing catches it there.
+    await expect(thread.stat({ id: 2, paths: ['bad\0path'] })).rejects.toThrow(/^the stat thread failed: /);
+    // The new thread has not seen list 1: its paths are sent again and the digest is the same.
+    expect(await thread.stat({ id: 1, paths })).toEqual(before);
+  });
 });

@@ -28,11 +28,13 @@ export interface TreeStamp {
   treeSettled: boolean;
 }
 
-/** What a stamp lists: the tracked paths, and every path it stats (those, then each possible `.gitattributes`). */
+/**
+ * What a stamp lists for one index: every path it stats (the tracked files, then each possible
+ * `.gitattributes`), or null for a tree it cannot stamp.
+ */
 interface Tracked {
   index: string;
-  paths: string[];
-  stamped: StatList;
+  stamped: StatList | null;
 }
 
 export interface WorktreeStampOptions {
@@ -44,8 +46,6 @@ export interface WorktreeStampOptions {
   /** At least the coarsest timestamp granularity of the filesystems in use (2 s: FAT; ext4 and tmpfs are finer). */
   settleMs?: number;
   maxEntries?: number;
-  /** Where the tree's lstat calls run (one thread per ship: the stamps close it). */
-  statThread?: TreeStatThread;
 }
 
 /** Repository files (under `.git`) besides loose refs that decide HEAD, the upstream or the commit graph. */
@@ -136,17 +136,17 @@ export class WorktreeStamps {
   private readonly now: () => number;
   private readonly settleMs: number;
   private readonly maxEntries: number;
-  private readonly statThread: TreeStatThread;
+  /** Where the tree's lstat calls run: one thread per ship, ended by `close()`. */
+  private readonly statThread = new TreeStatThread();
   private nextList = 0;
 
   constructor(private readonly options: WorktreeStampOptions) {
     this.now = options.now ?? Date.now;
     this.settleMs = options.settleMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 2000;
-    this.statThread = options.statThread ?? new TreeStatThread();
   }
 
-  /** Ends the stat thread; a later stamp starts a new one. */
+  /** Ends the stat thread: later stamps are null (the caller runs git). */
   close(): void {
     this.statThread.close();
   }
@@ -170,12 +170,12 @@ export class WorktreeStamps {
 
     const indexPath = join(gitDir, 'index');
     const indexStats = lstatOrNone(indexPath);
-    const tracked = await this.trackedOf(dir, indexIdentity(indexStats));
-    if (!tracked) return null;
+    const stamped = await this.statListOf(dir, indexIdentity(indexStats));
+    if (!stamped) return null;
     const tree = createHash('sha1');
     const indexNewest = addStat(tree, indexPath, indexStats);
     // A failed thread leaves the tree to git, as any tree a stamp cannot vouch for.
-    const files = await this.statThread.stat(tracked.stamped).catch(() => null);
+    const files = await this.statThread.stat(stamped).catch(() => null);
     if (!files) return null;
     tree.update(files.digest);
     const treeNewest = Math.max(indexNewest, files.newest);
@@ -189,28 +189,27 @@ export class WorktreeStamps {
     };
   }
 
-  /** The index's tracked paths, listed again only when the index is a new one; null when not stampable. */
-  private async trackedOf(dir: string, index: string): Promise<Tracked | null> {
+  /** What a stamp of `dir` stats, listed again only when the index is a new one; null when not stampable. */
+  private async statListOf(dir: string, index: string): Promise<StatList | null> {
     const known = this.tracked.get(dir);
-    if (known && known.index === index) return known.paths.length ? known : null;
+    if (known && known.index === index) return known.stamped;
     const stdout = await this.options.listIndex(dir);
     if (stdout === null) return null;
     const { paths, gitlink } = parseIndexListing(stdout);
-    const stampable = !gitlink && paths.length <= this.maxEntries;
-    const stamped: StatList = {
-      id: ++this.nextList,
-      paths: stampable
-        ? [
+    const stampable = !gitlink && paths.length > 0 && paths.length <= this.maxEntries;
+    // An unstampable tree is remembered too, so its index is not listed again on every read.
+    const stamped: StatList | null = stampable
+      ? {
+          id: ++this.nextList,
+          paths: [
             ...paths.map((path) => join(dir, path)),
             ...[...ancestorsOf(paths)].map((directory) => join(dir, directory, '.gitattributes')),
-          ]
-        : [],
-    };
-    // An unstampable tree is remembered as empty, so its index is not listed again on every read.
-    const entry: Tracked = stampable ? { index, paths, stamped } : { index, paths: [], stamped };
+          ],
+        }
+      : null;
     this.tracked.delete(dir);
     if (this.tracked.size >= REMEMBERED) this.tracked.delete(this.tracked.keys().next().value!);
-    this.tracked.set(dir, entry);
-    return stampable && paths.length ? entry : null;
+    this.tracked.set(dir, { index, stamped });
+    return stamped;
   }
 }

@@ -7,6 +7,7 @@ import { call, makeTempRoot, path, removeRoot, startTestShip, type TestShip } fr
 import { connectTerminal, terminalUrl, type TerminalClient } from '../helpers/terminal.js';
 import type { Cell, CellObject, GridFrame, HistoryFrame } from '../../protocol/index.js';
 import { sessionName } from '../../ship/sessions/session-names.js';
+import { HISTORY_MAX_BYTES } from '../../ship/terminal/history-reader.js';
 import { FILL_SCREEN, isFilled, offRule, tappedTerminal } from '../helpers/deflate-socket.js';
 import { settles, until } from '../helpers/poll.js';
 
@@ -165,6 +166,35 @@ describe('terminal', () => {
     // Long enough for a fifth answer, were one coming (the captures are a second apart).
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(histories()).toHaveLength(4);
+    await client.close();
+  });
+
+  it('keeps the newest rows of a history whose JSON would pass 1 MiB, as many as fit', async () => {
+    const name = await activeWorkspace();
+    const client = await open(name, { cols: 200, rows: 6 });
+    await prompt(client);
+    // 1,500 red lines of 195 cells: ~3 KiB of JSON a row, ~4.6 MiB in all.
+    client.input(
+      `clear; awk 'BEGIN { for (i = 1; i <= 1500; i++) { printf "\\033[31mL%04d", i; for (j = 0; j < 190; j++) printf "x"; printf "\\033[0m\\n" } }'\r`,
+    );
+    await client.until((screen) => screen.text().includes('L1500') && /[$#] ?$/m.test(screen.text()), 30_000);
+    client.send({ type: 'history' });
+    const answer = await until(
+      () => client.frames.find((frame): frame is HistoryFrame => frame.type === 'history'),
+      'the history answer',
+    );
+    const sizes = answer.rows.map((row) => JSON.stringify(row).length + 1);
+    const bytes = sizes.reduce((sum, size) => sum + size, 0);
+    expect(bytes).toBeLessThanOrEqual(HISTORY_MAX_BYTES);
+    // As many as fit: one more row of the same size would pass the cap.
+    expect(bytes + sizes[0]!).toBeGreaterThan(HISTORY_MAX_BYTES);
+    const numbers = answer.rows.map((row) =>
+      Number(/^L(\d{4})/.exec(row.map((c) => (c === 0 ? ' ' : (c.t ?? ' '))).join(''))?.[1]),
+    );
+    const lastAbove = Number(/L(\d{4})/.exec(client.screen.text())?.[1]) - 1;
+    // The newest: contiguous, ending with the line just above the screen.
+    expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, i) => lastAbove - numbers.length + 1 + i));
+    expect(answer.rows.at(-1)![5]).toEqual({ t: 'x', f: 1 });
     await client.close();
   });
 

@@ -53,8 +53,9 @@ export class TerminalSession {
   private framesSeen = 0;
   private exited = false;
   private size: TerminalSize;
-  /** Whether the ship answers `history`, and whether frames since the last answer lost rows. */
+  /** Whether the ship answers `history` (its last grid said so). */
   private historyOffered = false;
+  /** A history ask waiting for output to be calm after frames that may have lost rows. */
   private historyTimer: unknown = null;
 
   constructor(
