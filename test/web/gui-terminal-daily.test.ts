@@ -3,8 +3,11 @@
 // started again on the same port) while the user types, the clipboard keys and bracketed paste, search
 // through lines that scrolled off the screen (also within a burst longer than a screen, and before the page
 // opened: the ship's history), wide characters at the ship's Unicode 11 widths, and what
-// xterm.js styles per cell (24-bit colours, a selection) drawn under the GUI's CSP.
+// xterm.js styles per cell (24-bit colours, a selection) drawn under the GUI's CSP. Both processes run from
+// a fresh, empty home directory, as a new user's or a container's first start would.
 import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
@@ -16,7 +19,12 @@ const WORKSPACES = ['restart', 'clip', 'colour', 'scheme', 'search', 'history'];
 
 beforeAll(async () => {
   if (!found) return;
-  gui = await startGuiFleet('daily-ship');
+  gui = await startGuiFleet('daily-ship', async (root) => {
+    const home = join(root, 'home');
+    await mkdir(home);
+    const fresh = { HOME: home, XDG_CONFIG_HOME: '', XDG_CACHE_HOME: '', XDG_DATA_HOME: '' };
+    return { bridge: fresh, ship: fresh };
+  });
   for (const name of WORKSPACES) {
     expect(
       (await gui.api('POST', '/workspaces', { ship: 'daily-ship', repoName: 'demo', name, branch: 'main' })).status,
