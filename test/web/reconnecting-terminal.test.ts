@@ -2,7 +2,7 @@
 // scripted clock: a drop is retried on the backoff with a new socket each time, keystrokes typed meanwhile
 // are sent once, in order, right after the new session's first grid, a full queue says so and takes
 // nothing more, "open elsewhere" (the ship's close reason) waits for the user to take over, a shell exit and
-// a protocol violation end it. Also the key map (clipboard-keys.ts) and the input queue's bound.
+// a protocol violation end it, and a buffer-limit close (a page that fell behind) is retried. Also the key map (clipboard-keys.ts) and the input queue's bound.
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_CLOSE, type Cell, type GridFrame } from '../../protocol/terminal.js';
 import { Backoff } from '../../protocol/backoff.js';
@@ -163,6 +163,23 @@ describe('the reconnecting terminal', () => {
     h.sockets[2]!.close(1008, 'Invalid terminal message');
     expect(h.state()).toEqual({ kind: 'ended', message: 'The terminal was closed: Invalid terminal message (1008).' });
     expect(h.timers).toEqual([]);
+  });
+
+  it('retries a buffer-limit close (the page fell behind reading a flood) like a drop, from a fresh grid', async () => {
+    const h = harness();
+    h.terminal.start();
+    await h.settle();
+    h.sockets[0]!.open();
+    h.sockets[0]!.frame(grid(0, 'old'));
+    h.sockets[0]!.close(TERMINAL_CLOSE.bufferLimit.code, TERMINAL_CLOSE.bufferLimit.reason);
+    expect(h.state()).toEqual({ kind: 'reconnecting', attempt: 1 });
+    h.terminal.input('x');
+    await h.tick();
+    h.sockets[1]!.open();
+    h.sockets[1]!.frame(grid(0, 'new'));
+    expect(h.state()).toEqual({ kind: 'open' });
+    expect(h.drawn.at(-1)).toBe('new');
+    expect(h.sockets[1]!.inputs()).toEqual(['x']);
   });
 
   it('stops for good when closed by the page', async () => {

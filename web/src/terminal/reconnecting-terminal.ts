@@ -5,7 +5,7 @@
 // order. Told apart from a drop: the ship's one-terminal refusal (`exit 1` closed with "Terminal open
 // elsewhere": no retry, the user takes over once the other viewer has closed), a shell exit and a protocol
 // violation (both end it). An `exit 1` before any frame for another reason (the ship not back yet after a
-// bridge restart) is retried like a drop.
+// bridge restart), and the bridge closing a page that fell behind reading (1009), are retried like a drop.
 import { TERMINAL_CLOSE, TERMINAL_INPUT_MAX_BYTES, type Cell } from '../../../protocol/terminal.js';
 import type { TerminalScreen } from '../../../protocol/terminal-screen.js';
 import { Backoff, GUI_RECONNECT } from '../../../protocol/backoff.js';
@@ -31,12 +31,13 @@ export interface TerminalStatus {
 /** Keystrokes kept while away; a paste is at most TERMINAL_INPUT_MAX_BYTES anyway. */
 export const INPUT_QUEUE_MAX_BYTES = 64 * 1024;
 
-/** Closes that say the client broke the protocol: retrying would break it again. */
-const FATAL_CLOSES = new Set<number>([
-  TERMINAL_CLOSE.binary.code,
-  TERMINAL_CLOSE.invalidMessage.code,
-  TERMINAL_CLOSE.bufferLimit.code,
-]);
+/**
+ * Closes that say the client broke the protocol: retrying would break it again. Not 1009 (buffer limit): this
+ * page never holds more than INPUT_QUEUE_MAX_BYTES for a socket, far under the bridge's 256 KiB, so a 1009
+ * means the page fell behind reading frames (its main thread busy through a flood). That is a drop, and a
+ * new session starts from a full grid.
+ */
+const FATAL_CLOSES = new Set<number>([TERMINAL_CLOSE.binary.code, TERMINAL_CLOSE.invalidMessage.code]);
 
 export interface ReconnectingTerminalDeps {
   /** A socket to the terminal path with a ticket minted just now. */
