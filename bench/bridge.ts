@@ -13,6 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
+import { post } from './lib/post.js';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, runLoad, sequential, timedRequest, type LoadResult } from './lib/load.js';
 import { cpuMs, cpuPerRequest } from './lib/cpu.js';
@@ -42,16 +43,6 @@ const MiB = 1024 * 1024;
 const MODES = [false, true] as const;
 
 type LoadRun = { result: LoadResult; micros: Record<string, number> };
-
-async function post(url: string, body?: unknown, headers: Record<string, string> = {}): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  await response.text();
-  return response.status;
-}
 
 async function openSubscribers(
   url: string,

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FaultProxy } from '../test/helpers/fault-proxy.js';
+import { post } from './lib/post.js';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { median, percentile, sequential } from './lib/load.js';
 import { freePort } from './lib/ports.js';
@@ -18,16 +19,6 @@ const CALLS = 200;
 const CAP = 64 * 1024;
 const prompt = /[$#] ?$/m;
 
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<number> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  await response.text();
-  return response.status;
-}
-
 /** The healthy ship's calls while the neighbour's terminal prints `seq` through the capped link. */
 async function beside(streamUrl: string, callUrl: string, auth: Record<string, string>, round: number) {
   const terminal = await BenchTerminal.open(streamUrl, 120, 40, auth, { deflate: false });
@@ -35,8 +26,9 @@ async function beside(streamUrl: string, callUrl: string, auth: Record<string, s
     await terminal.until(() => prompt.test(terminal.screen.text()), 30_000);
     const end = `end-of-round-${round}`;
     terminal.send({ type: 'input', data: `clear; seq 1 40000; echo ${end}\r` });
+    const framesBefore = terminal.frames;
     const times = await sequential(callUrl, CALLS, auth);
-    const streamed = terminal.frames;
+    const streamed = terminal.frames - framesBefore;
     await terminal.untilDrawn(end, 120_000);
     return { times, framesDuringCalls: streamed };
   } finally {

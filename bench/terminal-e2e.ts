@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
+import { post } from './lib/post.js';
 import { launchChromium } from './lib/chromium.js';
 import { makeBenchRemote } from './lib/fixtures.js';
 import { guiTerminalProbeScript, type GuiTerminalProbe } from './lib/gui-terminal-probe.js';
@@ -39,16 +40,6 @@ const BLOCKS = 6;
 const verbose = process.env.SVC_BENCH_VERBOSE === '1';
 const log = (line: string) => verbose && process.stderr.write(`terminal-e2e: ${line}\n`);
 const prompt = /[$#] ?$/m;
-
-async function post(url: string, body: unknown, auth: Record<string, string>): Promise<number> {
-  const answer = await fetch(url, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  await answer.arrayBuffer();
-  return answer.status;
-}
 
 /** Something a key can be typed into and its echo waited for. */
 interface EchoPath {
