@@ -2,7 +2,8 @@
 // scripted clock: a drop is retried on the backoff with a new socket each time, keystrokes typed meanwhile
 // are sent once, in order, right after the new session's first grid, a full queue says so and takes
 // nothing more, "open elsewhere" (the ship's close reason) waits for the user to take over, a shell exit and
-// a protocol violation end it, and a buffer-limit close (a page that fell behind) is retried. Also the key map (clipboard-keys.ts) and the input queue's bound.
+// a protocol violation end it, and a buffer-limit close (a page that fell behind) is retried. Also the key
+// map (clipboard-keys.ts) and the input queue's bound.
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_CLOSE, type Cell, type GridFrame } from '../../protocol/terminal.js';
 import { Backoff } from '../../protocol/backoff.js';

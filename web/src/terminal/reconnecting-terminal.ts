@@ -32,10 +32,10 @@ export interface TerminalStatus {
 export const INPUT_QUEUE_MAX_BYTES = 64 * 1024;
 
 /**
- * Closes that say the client broke the protocol: retrying would break it again. Not 1009 (buffer limit): this
- * page never holds more than INPUT_QUEUE_MAX_BYTES for a socket, far under the bridge's 256 KiB, so a 1009
- * means the page fell behind reading frames (its main thread busy through a flood). That is a drop, and a
- * new session starts from a full grid.
+ * Closes that say the client broke the protocol: retrying would break it again. Not 1009 (buffer limit):
+ * the bridge sends it when more than 256 KiB wait on one side, most often frames for a page that fell behind
+ * reading (its main thread busy through a flood). Nothing of it repeats on a new socket: the new session
+ * starts from a full grid and gets only what was typed meanwhile (INPUT_QUEUE_MAX_BYTES at most).
  */
 const FATAL_CLOSES = new Set<number>([TERMINAL_CLOSE.binary.code, TERMINAL_CLOSE.invalidMessage.code]);
 
